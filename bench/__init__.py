@@ -1,0 +1,1 @@
+"""Benchmarks (``make bench``): figures for the README, never asserted by tests."""

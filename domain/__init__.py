@@ -1,0 +1,63 @@
+"""The Canfield rules engine: pure Python, standard library only, no I/O.
+
+Commands go through ``decide`` to become events; ``evolve`` folds events into states.
+"""
+
+from .cards import CODES, Card, code, parse_card
+from .commands import Command, Draw, MoveCard, Recycle, Resign, Undo, command_to_api, parse_command
+from .deal import MAX_SEED, check_seed, parse_deck, shuffled_deck
+from .errors import DomainError, GameOver, IllegalMove, InvalidRequest, UnknownRuleset
+from .events import Event, GameDealt, event_type
+from .hints import Hint, hints
+from .rules import ReplayReport, apply, deal, decide, evolve, is_legal, legal_moves, replay, replay_commands
+from .rulesets import ALL_RULESETS, DEFAULT_RULESET_ID, Ruleset, get_ruleset
+from .state import GameState, Status, initial_state
+from .view import event_data, game_view, public_event_data, table_view
+
+__all__ = [
+    "ALL_RULESETS",
+    "CODES",
+    "DEFAULT_RULESET_ID",
+    "MAX_SEED",
+    "Card",
+    "Command",
+    "DomainError",
+    "Draw",
+    "Event",
+    "GameDealt",
+    "GameOver",
+    "GameState",
+    "Hint",
+    "IllegalMove",
+    "InvalidRequest",
+    "MoveCard",
+    "Recycle",
+    "ReplayReport",
+    "Resign",
+    "Ruleset",
+    "Status",
+    "Undo",
+    "UnknownRuleset",
+    "apply",
+    "check_seed",
+    "code",
+    "command_to_api",
+    "deal",
+    "decide",
+    "event_data",
+    "event_type",
+    "evolve",
+    "game_view",
+    "hints",
+    "initial_state",
+    "is_legal",
+    "legal_moves",
+    "parse_card",
+    "parse_command",
+    "parse_deck",
+    "public_event_data",
+    "replay",
+    "replay_commands",
+    "shuffled_deck",
+    "table_view",
+]

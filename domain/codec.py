@@ -1,0 +1,94 @@
+"""Plain-data forms of events and states for storage (JSON-ready dicts, no I/O here)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .cards import CODES
+from .deal import parse_deck
+from .events import (
+    EVENT_TYPES,
+    CardsMoved,
+    Event,
+    GameDealt,
+    MoveUndone,
+    ReserveRefilled,
+    StockDrawn,
+    WasteRecycled,
+)
+from .piles import COLUMN_OF
+from .rulesets import get_ruleset
+from .state import GameState, Status
+
+SNAPSHOT_FORMAT = 1
+_BY_CODE = {code: card for card, code in enumerate(CODES)}
+
+
+def _cards(items: Any) -> tuple[int, ...]:
+    return tuple(_BY_CODE[item] for item in items)
+
+
+def event_from_data(kind: str, data: Mapping[str, Any]) -> Event:
+    """The event stored as ``(kind, data)`` (the full form made by ``view.event_data``)."""
+    cls = EVENT_TYPES[kind]
+    if cls is GameDealt:
+        ruleset = data["ruleset"]
+        return GameDealt(ruleset["id"], int(ruleset["version"]), parse_deck(data["deck"]), dict(data.get("deal", {})))
+    if cls is StockDrawn:
+        return StockDrawn(_cards(data["cards"]))
+    if cls is WasteRecycled:
+        return WasteRecycled(int(data["count"]))
+    if cls is CardsMoved:
+        return CardsMoved(_cards(data["cards"]), data["from"], data["to"])
+    if cls is ReserveRefilled:
+        return ReserveRefilled(_BY_CODE[data["card"]], COLUMN_OF[data["to"]])
+    if cls is MoveUndone:
+        return MoveUndone(tuple(event_from_data(item["type"], item["data"]) for item in data["reverted"]))
+    return cls()  # type: ignore[call-arg]
+
+
+def state_to_snapshot(state: GameState) -> dict[str, Any]:
+    """A compact JSON-ready snapshot; ``snapshot_to_state`` reads it back exactly."""
+    return {
+        "format": SNAPSHOT_FORMAT,
+        "ruleset": [state.ruleset.id, state.ruleset.version],
+        "deck": list(state.deck),
+        "baseRank": state.base_rank,
+        "reserve": list(state.reserve),
+        "stock": list(state.stock),
+        "waste": list(state.waste),
+        "foundations": list(state.foundations),
+        "tableau": [list(column) for column in state.tableau],
+        "status": state.status.value,
+        "progress": state.progress,
+        "moveCount": state.move_count,
+        "undoCount": state.undo_count,
+        "assisted": state.assisted,
+        "version": state.version,
+        "undo": state.undo,
+    }
+
+
+def snapshot_to_state(snapshot: Mapping[str, Any]) -> GameState:
+    if snapshot.get("format") != SNAPSHOT_FORMAT:
+        raise ValueError(f"unknown snapshot format {snapshot.get('format')!r}")
+    f = snapshot["foundations"]
+    return GameState(
+        ruleset=get_ruleset(snapshot["ruleset"][0], int(snapshot["ruleset"][1])),
+        deck=tuple(snapshot["deck"]),
+        base_rank=snapshot["baseRank"],
+        reserve=tuple(snapshot["reserve"]),
+        stock=tuple(snapshot["stock"]),
+        waste=tuple(snapshot["waste"]),
+        foundations=(f[0], f[1], f[2], f[3]),
+        tableau=tuple(tuple(column) for column in snapshot["tableau"]),
+        status=Status(snapshot["status"]),
+        progress=bool(snapshot["progress"]),
+        move_count=snapshot["moveCount"],
+        undo_count=snapshot["undoCount"],
+        assisted=bool(snapshot["assisted"]),
+        version=snapshot["version"],
+        undo=snapshot["undo"],
+    )
+

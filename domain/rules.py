@@ -1,0 +1,397 @@
+"""decide / evolve and the one legal-move generator.
+
+``decide(state, command)`` checks every rule of the game's ruleset and returns the events
+of the move (the automatic reserve refill and the win come with the move that causes them),
+or raises ``IllegalMove`` / ``GameOver``. ``evolve(state, event)`` applies one event without
+checking anything, so replaying a stream never re-runs the rules. ``legal_moves`` lists
+every move ``decide`` accepts, by construction: both use ``_sources`` and ``_accepts``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from .cards import DECK_SIZE, SUIT_NAMES, Card, code, is_red, rank_of, suit_of
+from .commands import Command, Draw, MoveCard, Recycle, Resign, Undo
+from .errors import DomainError, GameOver, IllegalMove
+from .events import (
+    CardsMoved,
+    Event,
+    GameDealt,
+    GameResigned,
+    GameStalled,
+    GameWon,
+    MoveUndone,
+    ReserveRefilled,
+    SolverHintUsed,
+    StockDrawn,
+    WasteRecycled,
+)
+from .piles import COLUMN_OF, FOUNDATION, RESERVE, TABLEAU, TARGETS, WASTE
+from .rulesets import RecyclePolicy, Ruleset, TableauMoves
+from . import undo_stack
+from .state import GameState, Status, initial_state
+
+
+def deal(ruleset: Ruleset, deck: tuple[Card, ...], source: dict[str, str | int]) -> GameDealt:
+    """The first event of every game."""
+    return GameDealt(ruleset.id, ruleset.version, deck, dict(source))
+
+
+# ---------------------------------------------------------------- what can move, and where
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    card: Card  # the card a move names
+    pile: str  # where it is now
+    run: tuple[Card, ...]  # the card and every card after it in its pile
+
+
+def _sources(state: GameState) -> list[Source]:
+    """Every card a move may name now, with what would move along with it."""
+    found: list[Source] = []
+    if state.reserve:
+        top = state.reserve[-1]
+        found.append(Source(top, RESERVE, (top,)))
+    if state.waste:
+        top = state.waste[-1]
+        found.append(Source(top, WASTE, (top,)))
+    whole_column_only = state.ruleset.tableau_moves is TableauMoves.END_OR_WHOLE_COLUMN
+    for name, column in zip(TABLEAU, state.tableau):
+        if not column:
+            continue
+        if whole_column_only:
+            found.append(Source(column[-1], name, column[-1:]))
+            if len(column) > 1:
+                found.append(Source(column[0], name, column))
+        else:
+            for index, card in enumerate(column):
+                found.append(Source(card, name, column[index:]))
+    if state.ruleset.foundation_returns:
+        for suit in range(4):
+            returned = state.foundation_top(suit)
+            if returned is not None:
+                found.append(Source(returned, FOUNDATION, (returned,)))
+    return found
+
+
+def _accepts(state: GameState, source: Source, target: str) -> bool:
+    card = source.card
+    if target == FOUNDATION:
+        if source.pile == FOUNDATION or len(source.run) != 1:
+            return False
+        count = state.foundations[suit_of(card)]
+        return count < 13 and rank_of(card) == (state.base_rank + count) % 13
+    if target == source.pile:
+        return False
+    destination = state.tableau[COLUMN_OF[target]]
+    if not destination:
+        return not state.reserve
+    end = destination[-1]
+    return rank_of(card) == (rank_of(end) + 12) % 13 and is_red(card) != is_red(end)
+
+
+def _refusal(state: GameState, source: Source, target: str) -> str:
+    """Why ``_accepts`` said no, in words a player understands."""
+    card = code(source.card)
+    if target == FOUNDATION:
+        suit = suit_of(source.card)
+        count = state.foundations[suit]
+        if source.pile == FOUNDATION:
+            return f"{card} is already on its foundation"
+        if len(source.run) != 1:
+            above = len(source.run) - 1
+            return f"only a single card can go to a foundation: {card} has {above} card{'s' if above > 1 else ''} on it"
+        if count == 0:
+            base = "A23456789TJQK"[state.base_rank]
+            return f"{card} cannot start the {SUIT_NAMES[suit]} foundation: foundations start at the base rank, {base}"
+        needed = suit * 13 + (state.base_rank + count) % 13
+        return f"{card} cannot go on the {SUIT_NAMES[suit]} foundation: it takes {code(needed)} next"
+    if target == source.pile:
+        return f"{card} is already in {target}"
+    destination = state.tableau[COLUMN_OF[target]]
+    if not destination:
+        return f"{target} is empty and is filled from the reserve"
+    end = destination[-1]
+    if rank_of(source.card) != (rank_of(end) + 12) % 13:
+        return f"{card} cannot go on {code(end)}: ranks must be consecutive"
+    return f"{card} cannot go on {code(end)}: colours must alternate"
+
+
+def _pick_up(state: GameState, card: Card) -> Source:
+    for source in _sources(state):
+        if source.card == card:
+            return source
+    name = code(card)
+    for column_name, column in zip(TABLEAU, state.tableau):
+        if card in column:
+            return _raise(
+                f"{name} is inside {column_name}: {state.ruleset.id} moves only the end card or the whole column"
+            )
+    suit = suit_of(card)
+    if card in state.foundation_cards(suit):
+        if not state.ruleset.foundation_returns:
+            return _raise(f"{name} is on its foundation, and in {state.ruleset.id} foundation cards stay there")
+        return _raise(f"{name} is covered on its foundation: only the top card of a foundation can come back")
+    # Stock, covered reserve or covered waste: say nothing about where a hidden card is.
+    return _raise(f"{name} is not an exposed card: only the reserve top, the waste top and tableau cards can move")
+
+
+def _raise(reason: str) -> Source:
+    raise IllegalMove(reason)
+
+
+def legal_moves(state: GameState) -> list[Command]:
+    """Every command ``decide`` accepts now, in a fixed order (undo and resign last)."""
+    if state.status is not Status.PLAYING:
+        return []
+    moves: list[Command] = []
+    if state.stock:
+        moves.append(Draw())
+    elif state.waste:
+        moves.append(Recycle())
+    for source in _sources(state):
+        for target in TARGETS:
+            if _accepts(state, source, target):
+                moves.append(MoveCard(source.card, target))
+    if state.undo:
+        moves.append(Undo())
+    moves.append(Resign())
+    return moves
+
+
+def is_legal(state: GameState, command: Command) -> bool:
+    try:
+        decide(state, command)
+    except DomainError:
+        return False
+    return True
+
+
+# ---------------------------------------------------------------- decide
+
+
+def decide(state: GameState, command: Command) -> list[Event]:
+    """The events of ``command`` on ``state``, or ``IllegalMove`` / ``GameOver`` saying why not."""
+    if state.status is not Status.PLAYING:
+        raise GameOver(f"the game is over ({state.status.value}); it takes no more moves")
+    if isinstance(command, MoveCard):
+        return _decide_move(state, command)
+    if isinstance(command, Draw):
+        if not state.stock:
+            if state.waste:
+                raise IllegalMove("the stock is empty: recycle the waste to draw again")
+            raise IllegalMove("the stock and the waste are both empty: there is nothing to draw")
+        count = min(state.ruleset.draw_count, len(state.stock))
+        return [StockDrawn(tuple(reversed(state.stock[-count:])))]
+    if isinstance(command, Recycle):
+        if state.stock:
+            left = len(state.stock)
+            raise IllegalMove(f"the stock still has {left} card{'s' if left > 1 else ''}: recycle only when it is empty")
+        if not state.waste:
+            raise IllegalMove("the waste is empty: there is nothing to recycle")
+        if state.ruleset.recycle is RecyclePolicy.AFTER_PROGRESS and not state.progress:
+            return [GameStalled()]
+        return [WasteRecycled(len(state.waste))]
+    if isinstance(command, Undo):
+        if not state.undo:
+            raise IllegalMove("there is no move to undo")
+        return [MoveUndone(undo_stack.top(state.undo)[1])]
+    if isinstance(command, Resign):
+        return [GameResigned()]
+    raise IllegalMove(f"unknown command {command!r}")
+
+
+def _decide_move(state: GameState, command: MoveCard) -> list[Event]:
+    source = _pick_up(state, command.card)
+    if not _accepts(state, source, command.to):
+        raise IllegalMove(_refusal(state, source, command.to))
+    events: list[Event] = [CardsMoved(source.run, source.pile, command.to)]
+    column = COLUMN_OF.get(source.pile)
+    if column is not None and len(state.tableau[column]) == len(source.run) and state.reserve:
+        events.append(ReserveRefilled(state.reserve[-1], column))
+    if command.to == FOUNDATION and state.cards_on_foundations + 1 == DECK_SIZE:
+        events.append(GameWon())
+    return events
+
+
+def record_solver_hint(state: GameState) -> list[Event]:
+    """Taking a solver hint marks the game assisted (once)."""
+    if state.status is not Status.PLAYING:
+        raise GameOver(f"the game is over ({state.status.value})")
+    return [] if state.assisted else [SolverHintUsed()]
+
+
+# ---------------------------------------------------------------- evolve
+
+
+Piles = tuple[tuple[Card, ...], tuple[Card, ...], tuple[int, int, int, int], tuple[tuple[Card, ...], ...]]
+
+
+def _transfer(state: GameState, cards: tuple[Card, ...], source: str, target: str) -> Piles:
+    """Move ``cards`` from the end of ``source`` to the end of ``target`` (no checks)."""
+    reserve, waste, foundations, tableau = state.reserve, state.waste, state.foundations, state.tableau
+    count = len(cards)
+    if source == RESERVE:
+        reserve = reserve[:-count]
+    elif source == WASTE:
+        waste = waste[:-count]
+    elif source == FOUNDATION:
+        foundations = _add_to_foundation(foundations, suit_of(cards[0]), -1)
+    else:
+        index = COLUMN_OF[source]
+        tableau = _replace_column(tableau, index, tableau[index][:-count])
+    if target == RESERVE:
+        reserve = reserve + cards
+    elif target == WASTE:
+        waste = waste + cards
+    elif target == FOUNDATION:
+        foundations = _add_to_foundation(foundations, suit_of(cards[0]), 1)
+    else:
+        index = COLUMN_OF[target]
+        tableau = _replace_column(tableau, index, tableau[index] + cards)
+    return reserve, waste, foundations, tableau
+
+
+def _add_to_foundation(foundations: tuple[int, int, int, int], suit: int, delta: int) -> tuple[int, int, int, int]:
+    counts = list(foundations)
+    counts[suit] += delta
+    return (counts[0], counts[1], counts[2], counts[3])
+
+
+def _replace_column(
+    tableau: tuple[tuple[Card, ...], ...], index: int, column: tuple[Card, ...]
+) -> tuple[tuple[Card, ...], ...]:
+    return tableau[:index] + (column,) + tableau[index + 1 :]
+
+
+def evolve(state: GameState | None, event: Event) -> GameState:
+    """Apply one event. No rule is checked: the event is a fact."""
+    if isinstance(event, GameDealt):
+        return initial_state(event)
+    assert state is not None, "a stream starts with GameDealt"
+    version = state.version + 1
+    if isinstance(event, CardsMoved):
+        reserve, waste, foundations, tableau = _transfer(state, event.cards, event.source, event.target)
+        return state._replace(
+            reserve=reserve,
+            waste=waste,
+            foundations=foundations,
+            tableau=tableau,
+            progress=True,
+            move_count=state.move_count + 1,
+            version=version,
+            undo=undo_stack.push(state.undo, state.progress, event),
+        )
+    if isinstance(event, StockDrawn):
+        count = len(event.cards)
+        return state._replace(
+            stock=state.stock[:-count],
+            waste=state.waste + event.cards,
+            move_count=state.move_count + 1,
+            version=version,
+            undo=undo_stack.push(state.undo, state.progress, event),
+        )
+    if isinstance(event, ReserveRefilled):
+        reserve, waste, foundations, tableau = _transfer(state, (event.card,), RESERVE, TABLEAU[event.column])
+        return state._replace(
+            reserve=reserve, tableau=tableau, version=version, undo=undo_stack.join(state.undo, event)
+        )
+    if isinstance(event, WasteRecycled):
+        return state._replace(
+            stock=tuple(reversed(state.waste)),
+            waste=(),
+            progress=False,
+            move_count=state.move_count + 1,
+            version=version,
+            undo=undo_stack.push(state.undo, state.progress, event),
+        )
+    if isinstance(event, MoveUndone):
+        return _undo(state, version)
+    if isinstance(event, SolverHintUsed):
+        return state._replace(assisted=True, version=version)
+    if isinstance(event, GameWon):
+        return state._replace(status=Status.WON, version=version)
+    if isinstance(event, GameStalled):
+        return state._replace(status=Status.STALLED, version=version)
+    if isinstance(event, GameResigned):
+        return state._replace(status=Status.RESIGNED, version=version)
+    raise TypeError(f"not an event: {event!r}")
+
+
+def _undo(state: GameState, version: int) -> GameState:
+    assert state.undo, "MoveUndone needs a move to take back"
+    progress, events = undo_stack.top(state.undo)
+    restored = state
+    for event in reversed(events):
+        restored = _revert(restored, event)
+    return restored._replace(
+        progress=progress,
+        move_count=state.move_count + 1,
+        undo_count=state.undo_count + 1,
+        version=version,
+        undo=undo_stack.pop(state.undo),
+    )
+
+
+def _revert(state: GameState, event: Event) -> GameState:
+    if isinstance(event, CardsMoved):
+        reserve, waste, foundations, tableau = _transfer(state, event.cards, event.target, event.source)
+        return state._replace(reserve=reserve, waste=waste, foundations=foundations, tableau=tableau)
+    if isinstance(event, ReserveRefilled):
+        reserve, waste, foundations, tableau = _transfer(state, (event.card,), TABLEAU[event.column], RESERVE)
+        return state._replace(reserve=reserve, tableau=tableau)
+    if isinstance(event, StockDrawn):
+        count = len(event.cards)
+        return state._replace(stock=state.stock + tuple(reversed(event.cards)), waste=state.waste[:-count])
+    if isinstance(event, WasteRecycled):
+        return state._replace(stock=(), waste=tuple(reversed(state.stock)))
+    raise TypeError(f"{type(event).__name__} cannot be taken back")
+
+
+# ---------------------------------------------------------------- replay
+
+
+def replay(events: Iterable[Event]) -> GameState:
+    """A game's state: the fold of ``evolve`` over its events."""
+    state: GameState | None = None
+    for event in events:
+        state = evolve(state, event)
+    if state is None:
+        raise ValueError("an event stream starts with GameDealt")
+    return state
+
+
+def apply(state: GameState, command: Command) -> tuple[GameState, list[Event]]:
+    """``decide`` then ``evolve``: the new state and the events that made it."""
+    events = decide(state, command)
+    for event in events:
+        state = evolve(state, event)
+    return state, events
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayReport:
+    """How far a list of commands got: the state reached and the first refused command, if any."""
+
+    state: GameState
+    applied: int
+    failed_at: int | None = None
+    reason: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.failed_at is None
+
+
+def replay_commands(start: GameState, commands: Sequence[Command]) -> ReplayReport:
+    """Apply commands in order; stop at the first refused one and say which and why."""
+    state = start
+    for index, command in enumerate(commands):
+        try:
+            state, _ = apply(state, command)
+        except DomainError as error:
+            return ReplayReport(state, index, index, error.reason)
+    return ReplayReport(state, len(commands))

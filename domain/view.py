@@ -1,0 +1,105 @@
+"""What a player may see: the table of API.md's game view, and events in public form.
+
+While a game is in progress nothing here contains a face-down card: not the stock, not
+the covered reserve cards and not the covered waste cards (only the waste top shows).
+Once the game has ended every card may be shown.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .cards import CODES, RANKS, SUITS, codes
+from .events import (
+    CardsMoved,
+    Event,
+    GameDealt,
+    MoveUndone,
+    ReserveRefilled,
+    StockDrawn,
+    WasteRecycled,
+    event_type,
+)
+from .deal import FOUNDATION_INDEX, RESERVE_SLICE, STOCK_SLICE, TABLEAU_SLICE
+from .piles import TABLEAU
+from .state import GameState
+
+JSON = dict[str, Any]
+
+
+def table_view(state: GameState) -> JSON:
+    """The table, bottom to top in every list; hidden cards only once the game is over."""
+    reveal = not state.playing
+    reserve: JSON = {"count": len(state.reserve), "top": CODES[state.reserve[-1]] if state.reserve else None}
+    stock: JSON = {"count": len(state.stock)}
+    if reveal:
+        reserve["cards"] = codes(state.reserve)
+        stock["cards"] = codes(tuple(reversed(state.stock)))  # in the order they would be drawn
+        waste = codes(state.waste)
+    else:
+        waste = [CODES[state.waste[-1]]] if state.waste else []
+    return {
+        "stock": stock,
+        "waste": waste,
+        "reserve": reserve,
+        "foundations": {SUITS[suit]: codes(state.foundation_cards(suit)) for suit in range(4)},
+        "tableau": [codes(column) for column in state.tableau],
+    }
+
+
+def game_view(state: GameState) -> JSON:
+    """The domain part of the API's game view (the service adds id, player, deal and times)."""
+    return {
+        "ruleset": {"id": state.ruleset.id, "version": state.ruleset.version},
+        "baseRank": RANKS[state.base_rank],
+        "status": state.status.value,
+        "version": state.version,
+        "moveCount": state.move_count,
+        "undoCount": state.undo_count,
+        "assisted": state.assisted,
+        "table": table_view(state),
+    }
+
+
+# ---------------------------------------------------------------- events
+
+
+def event_data(event: Event) -> JSON:
+    """The full data of an event, as stored. ``event_from_data`` reads it back."""
+    if isinstance(event, GameDealt):
+        deck = event.deck
+        return {
+            "ruleset": {"id": event.ruleset_id, "version": event.ruleset_version},
+            "deal": dict(event.source),
+            "baseCard": CODES[deck[FOUNDATION_INDEX]],
+            "reserveTop": CODES[deck[RESERVE_SLICE][-1]],
+            "reserveCount": len(deck[RESERVE_SLICE]),
+            "tableau": codes(deck[TABLEAU_SLICE]),
+            "stockCount": len(deck[STOCK_SLICE]),
+            "deck": codes(deck),
+        }
+    if isinstance(event, StockDrawn):
+        return {"count": len(event.cards), "wasteTop": CODES[event.cards[-1]], "cards": codes(event.cards)}
+    if isinstance(event, WasteRecycled):
+        return {"count": event.count}
+    if isinstance(event, CardsMoved):
+        return {"card": CODES[event.cards[0]], "cards": codes(event.cards), "from": event.source, "to": event.target}
+    if isinstance(event, ReserveRefilled):
+        return {"card": CODES[event.card], "to": TABLEAU[event.column]}
+    if isinstance(event, MoveUndone):
+        return {"reverted": [{"type": event_type(e), "data": event_data(e)} for e in event.reverted]}
+    return {}
+
+
+def public_event_data(event: Event, game_over: bool) -> JSON:
+    """The data of an event as a client may see it: no face-down card while the game is on."""
+    data = event_data(event)
+    if game_over:
+        return data
+    if isinstance(event, GameDealt):
+        del data["deck"]
+    elif isinstance(event, StockDrawn):
+        del data["cards"]  # only the new waste top is face up and uncovered
+    elif isinstance(event, MoveUndone):
+        data["reverted"] = [{"type": event_type(e), "data": public_event_data(e, False)} for e in event.reverted]
+    return data

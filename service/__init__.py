@@ -1,0 +1,1 @@
+"""Adapters from the Canfield domain to the world: HTTP, the event store, settings, CLI."""

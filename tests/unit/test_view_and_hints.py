@@ -1,0 +1,83 @@
+import pytest
+
+from domain import (
+    ALL_RULESETS,
+    Draw,
+    MoveCard,
+    Recycle,
+    Resign,
+    apply,
+    deal,
+    game_view,
+    hints,
+    initial_state,
+    parse_card,
+    public_event_data,
+    shuffled_deck,
+)
+from domain.events import StockDrawn
+
+from .tables import table
+
+
+def test_the_view_has_the_api_table_and_no_hidden_card() -> None:
+    state = table("open-runs", base="Q", foundations={"S": 2}, tableau=[["9C", "8H"], ["4D"], ["JS"], ["5C"]],
+                  reserve=["3H", "QD"], waste=["7H", "2C"], stock=["6S"])
+    view = game_view(state)
+    assert view["baseRank"] == "Q" and view["status"] == "playing"
+    assert view["table"] == {
+        "stock": {"count": len(state.stock)},
+        "waste": ["2C"],
+        "reserve": {"count": 2, "top": "QD"},
+        "foundations": {"S": ["QS", "KS"], "H": [], "D": [], "C": []},
+        "tableau": [["9C", "8H"], ["4D"], ["JS"], ["5C"]],
+    }
+
+
+def test_a_finished_game_shows_every_card() -> None:
+    state = table("open-runs", tableau=[["9C"], ["4D"], ["JS"], ["5C"]], reserve=["3H", "QD"], waste=["7H", "2C"], stock=["6S", "8S"])
+    ended, _ = apply(state, Resign())
+    view = game_view(ended)["table"]
+    assert view["waste"][-2:] == ["7H", "2C"]
+    assert view["stock"]["cards"][:2] == ["6S", "8S"]
+    assert view["reserve"]["cards"] == ["3H", "QD"]
+
+
+def test_the_deal_event_withholds_the_deck_until_the_game_ends() -> None:
+    event = deal(ALL_RULESETS[2], shuffled_deck(3), {"source": "seed", "seed": 3})
+    public = public_event_data(event, game_over=False)
+    assert "deck" not in public and public["deal"] == {"source": "seed", "seed": 3}
+    assert public["reserveCount"] == 13 and public["stockCount"] == 34 and len(public["tableau"]) == 4
+    assert len(public_event_data(event, game_over=True)["deck"]) == 52
+
+
+def test_a_draw_event_shows_only_the_new_waste_top_while_playing() -> None:
+    event = StockDrawn(tuple(parse_card(c) for c in ("2H", "7C", "5S")))
+    assert public_event_data(event, game_over=False) == {"count": 3, "wasteTop": "5S"}
+    assert public_event_data(event, game_over=True)["cards"] == ["2H", "7C", "5S"]
+
+
+def test_hints_put_foundation_moves_first_and_give_reasons() -> None:
+    state = table("open-runs", base="4", foundations={"H": 1}, tableau=[["9S"], ["TD"], ["3D"], ["QC"]], reserve=["KD", "5H"], stock=["2C"])
+    ranked = hints(state)
+    assert ranked[0].move == MoveCard(parse_card("5H"), "foundation")
+    assert "reserve" in ranked[0].reason
+    assert all(h.reason for h in ranked)
+    assert Draw() in [h.move for h in ranked]
+
+
+def test_hints_warn_that_a_draw_one_recycle_would_stall() -> None:
+    state = table("draw-one", tableau=[["9S"], ["TD"], ["3D"], ["QC"]], reserve=["KD"], stock=[], waste=["2C"], rest_to="reserve")
+    ranked = hints(state)
+    assert ranked[-1].move == Recycle()
+    assert "stalled" in ranked[-1].reason
+
+
+@pytest.mark.parametrize("ruleset", ALL_RULESETS, ids=lambda r: r.id)
+def test_hints_list_every_legal_move_but_undo_and_resign(ruleset) -> None:
+    from domain import Undo, legal_moves
+
+    state = initial_state(deal(ruleset, shuffled_deck(11), {}))
+    state, _ = apply(state, Draw())
+    expected = [m for m in legal_moves(state) if not isinstance(m, Undo | Resign)]
+    assert sorted(map(repr, (h.move for h in hints(state)))) == sorted(map(repr, expected))
