@@ -12,7 +12,7 @@ from .hints import Hint, hints
 from .rules import ReplayReport, apply, deal, decide, evolve, is_legal, legal_moves, replay, replay_commands
 from .rulesets import ALL_RULESETS, DEFAULT_RULESET_ID, Ruleset, get_ruleset
 from .state import GameState, Status, initial_state
-from .view import event_data, game_view, public_event_data, table_view
+from .view import event_data, game_view, public_event_data, redact, table_view
 
 __all__ = [
     "ALL_RULESETS",
@@ -56,6 +56,7 @@ __all__ = [
     "parse_command",
     "parse_deck",
     "public_event_data",
+    "redact",
     "replay",
     "replay_commands",
     "shuffled_deck",

@@ -10,16 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from .cards import CODES, RANKS, SUITS, codes
-from .events import (
-    CardsMoved,
-    Event,
-    GameDealt,
-    MoveUndone,
-    ReserveRefilled,
-    StockDrawn,
-    WasteRecycled,
-    event_type,
-)
+from .events import CardsMoved, Event, GameDealt, MoveUndone, ReserveRefilled, StockDrawn, WasteRecycled, event_type
 from .deal import FOUNDATION_INDEX, RESERVE_SLICE, STOCK_SLICE, TABLEAU_SLICE
 from .piles import TABLEAU
 from .state import GameState
@@ -94,12 +85,15 @@ def event_data(event: Event) -> JSON:
 def public_event_data(event: Event, game_over: bool) -> JSON:
     """The data of an event as a client may see it: no face-down card while the game is on."""
     data = event_data(event)
-    if game_over:
-        return data
-    if isinstance(event, GameDealt):
-        del data["deck"]
-    elif isinstance(event, StockDrawn):
-        del data["cards"]  # only the new waste top is face up and uncovered
-    elif isinstance(event, MoveUndone):
-        data["reverted"] = [{"type": event_type(e), "data": public_event_data(e, False)} for e in event.reverted]
+    return data if game_over else redact(event_type(event), data)
+
+
+def redact(kind: str, data: JSON) -> JSON:
+    """The stored data of an event of type ``kind`` without the cards a player may not see yet."""
+    if kind == "GameDealt":
+        return {key: value for key, value in data.items() if key != "deck"}
+    if kind == "StockDrawn":
+        return {key: value for key, value in data.items() if key != "cards"}  # only the new waste top shows
+    if kind == "MoveUndone":
+        return {"reverted": [{"type": e["type"], "data": redact(e["type"], e["data"])} for e in data["reverted"]]}
     return data

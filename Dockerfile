@@ -1,0 +1,14 @@
+# The API as a container: installs the package and serves it against DATABASE_URL.
+FROM python:3.11-slim
+ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1
+WORKDIR /app
+COPY pyproject.toml README.md ./
+COPY domain ./domain
+COPY service ./service
+COPY migrations ./migrations
+RUN pip install --no-cache-dir .
+EXPOSE 8000
+ENV HOST=0.0.0.0 PORT=8000
+HEALTHCHECK --interval=10s --timeout=3s --retries=5 \
+  CMD python -c "import urllib.request,sys; sys.exit(0 if urllib.request.urlopen('http://127.0.0.1:8000/health', timeout=2).status == 200 else 1)"
+CMD ["canfield", "serve"]

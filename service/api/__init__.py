@@ -1,0 +1,1 @@
+"""HTTP controllers: parse, call one application function, shape the reply."""

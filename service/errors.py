@@ -1,0 +1,60 @@
+"""Errors of the service layer (the domain has its own); each maps to one problem response."""
+
+from __future__ import annotations
+
+
+class ServiceError(Exception):
+    status = 400
+    code = "invalid_request"
+    title = "Invalid request"
+
+    def __init__(self, detail: str, headers: dict[str, str] | None = None) -> None:
+        super().__init__(detail)
+        self.detail = detail
+        self.headers = headers or {}
+
+
+class BadRequest(ServiceError):
+    pass
+
+
+class NotFound(ServiceError):
+    status = 404
+    code = "not_found"
+    title = "Not found"
+
+
+class Unauthorized(ServiceError):
+    status = 401
+    code = "unauthorized"
+    title = "Unauthorized"
+
+    def __init__(self, detail: str) -> None:
+        super().__init__(detail, {"WWW-Authenticate": 'Bearer realm="canfield"'})
+
+
+class Forbidden(ServiceError):
+    status = 403
+    code = "forbidden"
+    title = "Forbidden"
+
+
+class VersionConflict(ServiceError):
+    status = 412
+    code = "version_conflict"
+    title = "Version conflict"
+
+
+class Unavailable(ServiceError):
+    status = 503
+    code = "unavailable"
+    title = "Service unavailable"
+
+    def __init__(self, detail: str, retry_after: int = 1) -> None:
+        super().__init__(detail, {"Retry-After": str(retry_after)})
+
+
+class UnsupportedMediaType(ServiceError):
+    status = 415
+    code = "unsupported_media_type"
+    title = "Unsupported media type"

@@ -1,0 +1,275 @@
+"""The application functions: every write goes through ``play`` or ``create_game``; reads are queries.
+
+``play``: load the snapshot row -> decide -> evolve -> append events and the new snapshot in one
+statement (conditional on the version loaded). A conflict retries on the fresh state, unless the
+client sent If-Match, which makes it a 412.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import random
+import secrets
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import msgspec
+
+from domain import (
+    MAX_SEED,
+    Event,
+    GameState,
+    command_to_api,
+    deal,
+    decide,
+    event_data,
+    event_type,
+    evolve,
+    game_view,
+    get_ruleset,
+    hints,
+    initial_state,
+    legal_moves,
+    parse_command,
+    parse_deck,
+    redact,
+    replay,
+    shuffled_deck,
+)
+from domain.codec import event_from_data, snapshot_to_state, state_to_snapshot
+from domain.rulesets import DEFAULT_RULESET_ID
+
+from .errors import BadRequest, Forbidden, NotFound, Unauthorized, Unavailable, VersionConflict
+from .schemas import DealRequest, NewGame
+from .settings import Settings
+from .store import ConcurrencyConflict, EventStore, GameRow, IdempotencyRace, NewEvent, StoredEvent
+
+JSON = dict[str, Any]
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+@dataclass(frozen=True, slots=True)
+class Played:
+    body: JSON  # {"game": view, "events": [...]}
+    version: int
+    replayed: bool  # True when an Idempotency-Key returned the first result again
+
+
+def view_of(game_id: uuid.UUID | str, player_id: uuid.UUID | str, deal_source: JSON, started_at: Any,
+            finished_at: Any, state: GameState) -> JSON:
+    """The API's game view: the domain's part plus who, where from and when."""
+    domain_view = game_view(state)
+    return {
+        "id": str(game_id),
+        "player": str(player_id),
+        "ruleset": domain_view["ruleset"],
+        "deal": deal_source,
+        "baseRank": domain_view["baseRank"],
+        "status": domain_view["status"],
+        "version": domain_view["version"],
+        "moveCount": domain_view["moveCount"],
+        "undoCount": domain_view["undoCount"],
+        "assisted": domain_view["assisted"],
+        "startedAt": started_at,
+        "finishedAt": finished_at,
+        "table": domain_view["table"],
+    }
+
+
+def public_event(version: int, kind: str, data: JSON, recorded_at: Any, game_over: bool) -> JSON:
+    return {"version": version, "type": kind, "data": data if game_over else redact(kind, data), "recordedAt": recorded_at}
+
+
+class Games:
+    def __init__(self, store: EventStore, settings: Settings, clock: Callable[[], datetime] = utc_now) -> None:
+        self.store = store
+        self.settings = settings
+        self.clock = clock
+
+    # ------------------------------------------------------------ players
+
+    async def create_player(self, name: str) -> JSON:
+        clean = " ".join(name.split())
+        if not clean or not clean.isprintable():
+            raise BadRequest("a player name needs at least one visible character and no control characters")
+        player_id = uuid.uuid4()
+        token = secrets.token_urlsafe(32)
+        created_at = await self.store.create_player(player_id, clean, token)
+        return {"id": str(player_id), "name": clean, "token": token, "createdAt": created_at}
+
+    async def player(self, player_id: uuid.UUID) -> JSON:
+        found = await self.store.get_player(player_id)
+        if found is None:
+            raise NotFound(f"no player {player_id}")
+        return {"id": str(found[0]), "name": found[1], "createdAt": found[2]}
+
+    async def authenticate(self, token: str | None) -> uuid.UUID:
+        if token is None:
+            raise Unauthorized("this request needs 'Authorization: Bearer <token>' (POST /players gives a token)")
+        player_id = await self.store.player_for_token(token)
+        if player_id is None:
+            raise Unauthorized("the bearer token is not valid")
+        return player_id
+
+    # ------------------------------------------------------------ games
+
+    async def create_game(self, token: str | None, request: NewGame) -> JSON:
+        player_id = await self.authenticate(token)
+        ruleset = get_ruleset(request.ruleset or DEFAULT_RULESET_ID)
+        deck, source = self._deal(request.deal)
+        first = deal(ruleset, deck, source)
+        state = initial_state(first)
+        game_id = uuid.uuid4()
+        now = self.clock()
+        await self.store.create_game(
+            game_id,
+            player_id,
+            (ruleset.id, ruleset.version),
+            source,
+            state.status.value,
+            state_to_snapshot(state),
+            [NewEvent(1, event_type(first), event_data(first))],
+            now,
+        )
+        return view_of(game_id, player_id, source, now, None, state)
+
+    def _deal(self, request: DealRequest | None) -> tuple[tuple[int, ...], JSON]:
+        given = {} if request is None else {
+            name: value for name, value in msgspec.structs.asdict(request).items() if value is not None
+        }
+        if len(given) > 1:
+            raise BadRequest(f"a deal names one source: seed, deck, pool or daily, not {' and '.join(sorted(given))}")
+        if "deck" in given:
+            return parse_deck(given["deck"]), {"source": "deck"}
+        if "pool" in given or "daily" in given:
+            raise BadRequest("pool and daily deals are not available on this server yet: deal by seed or deck")
+        seed = given.get("seed")
+        if seed is None:
+            seed = secrets.randbelow(MAX_SEED + 1)
+        return shuffled_deck(seed), {"source": "seed", "seed": seed}
+
+    async def _game(self, game_id: uuid.UUID) -> tuple[GameRow, GameState]:
+        game = await self.store.load_game(game_id)
+        if game is None:
+            raise NotFound(f"no game {game_id}")
+        return game, snapshot_to_state(game.snapshot)
+
+    async def view(self, game_id: uuid.UUID) -> JSON:
+        game, state = await self._game(game_id)
+        return view_of(game.id, game.player_id, game.deal, game.started_at, game.finished_at, state)
+
+    async def play(
+        self,
+        game_id: uuid.UUID,
+        token: str | None,
+        move: JSON,
+        if_match: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> Played:
+        command = parse_command(move)
+        if token is None:
+            raise Unauthorized("a move needs 'Authorization: Bearer <token>' of the game's player")
+        request_hash = hashlib.sha256(msgspec.json.encode(command_to_api(command))).digest()
+        for attempt in range(self.settings.move_retries):
+            if attempt:
+                await asyncio.sleep(random.uniform(0, 0.002 * attempt))  # spread racing retries apart
+            loaded = await self.store.load(game_id, token, idempotency_key)
+            if loaded.caller is None:
+                raise Unauthorized("the bearer token is not valid")
+            game = loaded.game
+            if game is None:
+                raise NotFound(f"no game {game_id}")
+            if loaded.caller != game.player_id:
+                raise Forbidden("this game belongs to another player")
+            if loaded.stored_response is not None:
+                if loaded.stored_request != request_hash:
+                    raise BadRequest("this Idempotency-Key was already used for a different move in this game")
+                return Played(loaded.stored_response, loaded.stored_response["game"]["version"], True)
+            if if_match is not None and if_match != game.version:
+                raise VersionConflict(f"the game is at version {game.version}, not {if_match}: reload and try again")
+            state = snapshot_to_state(game.snapshot)
+            events = decide(state, command)
+            for event in events:
+                state = evolve(state, event)
+            now = self.clock()
+            finished_at = game.finished_at or (None if state.playing else now)
+            new_events = [
+                NewEvent(game.version + index + 1, event_type(event), event_data(event))
+                for index, event in enumerate(events)
+            ]
+            body = self._move_body(game, state, new_events, now, finished_at)
+            try:
+                await self.store.append(
+                    game,
+                    new_events,
+                    status=state.status.value,
+                    snapshot=state_to_snapshot(state),
+                    finished_at=finished_at,
+                    now=now,
+                    idempotency_key=idempotency_key,
+                    request_hash=request_hash if idempotency_key else None,
+                    response=body if idempotency_key else None,
+                )
+            except ConcurrencyConflict:
+                if if_match is not None:
+                    raise VersionConflict(
+                        f"the game moved on from version {if_match} while this move was made: reload and try again"
+                    ) from None
+                continue
+            except IdempotencyRace:
+                continue  # the next load returns what the first request with this key stored
+            return Played(body, state.version, False)
+        raise Unavailable("the game is changing too fast to apply this move now; try again")
+
+    def _move_body(self, game: GameRow, state: GameState, events: list[NewEvent], now: datetime,
+                   finished_at: datetime | None) -> JSON:
+        over = not state.playing
+        return {
+            "game": view_of(game.id, game.player_id, game.deal, game.started_at, finished_at, state),
+            "events": [public_event(e.version, e.type, e.data, now, over) for e in events],
+        }
+
+    async def legal_moves(self, game_id: uuid.UUID) -> JSON:
+        _, state = await self._game(game_id)
+        return {"version": state.version, "moves": [command_to_api(m) for m in legal_moves(state)]}
+
+    async def hints(self, game_id: uuid.UUID) -> JSON:
+        _, state = await self._game(game_id)
+        return {
+            "version": state.version,
+            "hints": [{"move": command_to_api(h.move), "reason": h.reason} for h in hints(state)],
+        }
+
+    async def events(self, game_id: uuid.UUID, after: int, limit: int) -> JSON:
+        game = await self.store.load_game(game_id)
+        if game is None:
+            raise NotFound(f"no game {game_id}")
+        over = game.finished_at is not None
+        rows = await self.store.read_events(game_id, after, limit)
+        last = rows[-1].version if rows else after
+        return {
+            "events": [public_event(r.version, r.type, r.data, r.recorded_at, over) for r in rows],
+            "nextAfter": last if last < game.version else None,
+        }
+
+    async def state_at(self, game_id: uuid.UUID, version: int) -> JSON:
+        game = await self.store.load_game(game_id)
+        if game is None:
+            raise NotFound(f"no game {game_id}")
+        if not 1 <= version <= game.version:
+            raise NotFound(f"game {game_id} has versions 1 to {game.version}, not {version}")
+        rows = await self.store.read_events_upto(game_id, version)
+        state = replay(_decoded(rows))
+        finished_at = game.finished_at if not state.playing else None
+        return view_of(game.id, game.player_id, game.deal, game.started_at, finished_at, state)
+
+
+def _decoded(rows: list[StoredEvent]) -> list[Event]:
+    return [event_from_data(row.type, row.data) for row in rows]

@@ -1,0 +1,157 @@
+"""Every error becomes an RFC 9457 problem with a stable ``code``, here and nowhere else."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from litestar import MediaType, Request, Response
+from litestar.exceptions import HTTPException, ValidationException
+from litestar.openapi.datastructures import ResponseSpec
+
+from domain import DomainError, GameOver, IllegalMove
+
+from .errors import ServiceError
+from .schemas import Problem
+from .store import DatabaseDown
+
+PROBLEM_JSON = "application/problem+json"
+log = logging.getLogger("canfield")
+
+_TITLES = {
+    400: "Invalid request",
+    401: "Unauthorized",
+    403: "Forbidden",
+    404: "Not found",
+    405: "Method not allowed",
+    406: "Not acceptable",
+    409: "Game over",
+    412: "Version conflict",
+    413: "Request body too large",
+    415: "Unsupported media type",
+    422: "Illegal move",
+    429: "Too many requests",
+    500: "Internal error",
+    503: "Service unavailable",
+}
+_HTTP_CODES = {
+    400: "invalid_request",
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not_found",
+    405: "method_not_allowed",
+    406: "not_acceptable",
+    413: "payload_too_large",
+    415: "unsupported_media_type",
+    429: "rate_limited",
+    503: "unavailable",
+}
+
+
+def problem(status: int, code: str, detail: str, headers: dict[str, str] | None = None) -> Response[Problem]:
+    body = Problem(
+        type=f"urn:canfield:problem:{code}",
+        title=_TITLES.get(status, "Error"),
+        status=status,
+        detail=detail,
+        code=code,
+    )
+    return Response(body, status_code=status, media_type=PROBLEM_JSON, headers=headers or {})
+
+
+def _domain_error(_: Request[Any, Any, Any], error: DomainError) -> Response[Problem]:
+    if isinstance(error, IllegalMove):
+        return problem(422, "illegal_move", error.reason)
+    if isinstance(error, GameOver):
+        return problem(409, "game_over", error.reason)
+    return problem(400, "invalid_request", error.reason)
+
+
+def _service_error(_: Request[Any, Any, Any], error: ServiceError) -> Response[Problem]:
+    return problem(error.status, error.code, error.detail, error.headers)
+
+
+def _validation_error(_: Request[Any, Any, Any], error: ValidationException) -> Response[Problem]:
+    return problem(400, "invalid_request", _validation_detail(error))
+
+
+def _validation_detail(error: ValidationException) -> str:
+    """msgspec's message ('Expected `int`, got `str` - at `$.deal.seed`') or the parameter at fault."""
+    extra = error.extra
+    if isinstance(extra, list) and extra:
+        parts = []
+        for item in extra[:3]:
+            if isinstance(item, dict):
+                message = str(item.get("message", "invalid value"))
+                key = item.get("key")
+                source = item.get("source")
+                where = f"{source} parameter '{key}'" if key and source else None
+                parts.append(f"{where}: {message}" if where else message)
+        if parts:
+            return "; ".join(parts)[:500]
+    detail = str(error.detail or "").strip()
+    if "Expected" in detail or "at `$" in detail:
+        return detail[:500]
+    return f"the request body is not valid JSON ({detail[:200] or 'unreadable'})"
+
+
+def _http_error(_: Request[Any, Any, Any], error: HTTPException) -> Response[Problem]:
+    status = error.status_code
+    code = _HTTP_CODES.get(status, "invalid_request" if status < 500 else "unavailable")
+    if status == 404:
+        detail = "no such resource: see /schema/openapi.json for the API"
+    elif status == 405:
+        detail = "this path does not take that method"
+    elif status == 413:
+        detail = "the request body is larger than this service accepts"
+    elif status >= 500:
+        detail = "the service could not answer; try again"
+    else:
+        detail = str(error.detail)[:300] if error.detail else _TITLES.get(status, "error")
+    headers = dict(error.headers or {})
+    return problem(status, code, detail, headers)
+
+
+def _database_down(_: Request[Any, Any, Any], error: Exception) -> Response[Problem]:
+    log.warning("database unavailable: %s", type(error).__name__)
+    return problem(503, "unavailable", "the database is not answering; try again shortly", {"Retry-After": "1"})
+
+
+def _unexpected(request: Request[Any, Any, Any], error: Exception) -> Response[Problem]:
+    if isinstance(error, DatabaseDown):
+        return _database_down(request, error)
+    log.exception("unhandled error on %s %s", request.method, request.url.path)
+    return problem(500, "internal_error", "an unexpected error happened; it has been logged")
+
+
+EXCEPTION_HANDLERS: dict[Any, Any] = {
+    DomainError: _domain_error,
+    ServiceError: _service_error,
+    ValidationException: _validation_error,
+    HTTPException: _http_error,
+    Exception: _unexpected,
+}
+for _error_type in DatabaseDown:
+    EXCEPTION_HANDLERS[_error_type] = _database_down
+
+
+def documented(*statuses: int) -> dict[int, ResponseSpec]:
+    """OpenAPI entries for the problems an operation can answer with."""
+    return {
+        status: ResponseSpec(
+            data_container=Problem,
+            description=_TITLES.get(status, "Error") + f" (problem+json, code {_code_for(status)})",
+            media_type=PROBLEM_JSON,
+            generate_examples=False,
+        )
+        for status in statuses
+    }
+
+
+def _code_for(status: int) -> str:
+    return {409: "game_over", 412: "version_conflict", 422: "illegal_move"}.get(status) or _HTTP_CODES.get(
+        status, "invalid_request"
+    )
+
+
+__all__ = ["EXCEPTION_HANDLERS", "MediaType", "documented", "problem"]

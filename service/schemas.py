@@ -1,0 +1,179 @@
+"""Request and response bodies as msgspec Structs (camelCase on the wire), separate from the domain."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any, Literal
+from uuid import UUID
+
+from msgspec import Meta, Struct
+
+from domain import MAX_SEED
+
+Seed = Annotated[int, Meta(ge=0, le=MAX_SEED, description="0 .. 2^53 - 1")]
+CardCode = Annotated[str, Meta(description="rank then suit, e.g. 'TD'", examples=["TD"])]
+
+
+class Body(Struct, rename="camel", forbid_unknown_fields=True, omit_defaults=False):
+    pass
+
+
+# ---------------------------------------------------------------- requests
+
+
+class NewPlayer(Body):
+    name: Annotated[str, Meta(min_length=1, max_length=40, description="1-40 characters")]
+
+
+class DealRequest(Body):
+    """Exactly one of seed, deck, pool or daily."""
+
+    seed: Seed | None = None
+    deck: Annotated[list[CardCode], Meta(description="52 card codes in deal order (see API.md)")] | None = None
+    pool: Annotated[int, Meta(ge=1, description="a deal of the verified pool")] | None = None
+    daily: Annotated[str, Meta(description="'today' or a UTC date YYYY-MM-DD")] | None = None
+
+
+class NewGame(Body):
+    ruleset: Annotated[str, Meta(description="a ruleset id; open-runs when left out")] | None = None
+    deal: DealRequest | None = None
+
+
+class MoveRequest(Body):
+    """A move as in API.md: draw, recycle, undo, resign, or move a card (and its run) to a pile."""
+
+    type: Literal["draw", "recycle", "move", "undo", "resign"]
+    card: CardCode | None = None
+    to: Annotated[str, Meta(description="'foundation' or 'tableau-1' .. 'tableau-4'")] | None = None
+
+
+# ---------------------------------------------------------------- responses
+
+
+class Problem(Struct):
+    """RFC 9457 problem details, with a stable machine-readable ``code``."""
+
+    type: str
+    title: str
+    status: int
+    detail: str
+    code: str
+
+
+class PlayerCreated(Body):
+    id: UUID
+    name: str
+    token: Annotated[str, Meta(description="shown only once; send it as 'Authorization: Bearer <token>'")]
+    created_at: datetime
+
+
+class Player(Body):
+    id: UUID
+    name: str
+    created_at: datetime
+
+
+class RulesetView(Body):
+    id: str
+    version: int
+    key: str
+    draw_count: int
+    recycle: str
+    tableau_moves: str
+    foundation_returns: bool
+    default_deal: str
+    description: str
+
+
+class RulesetList(Body):
+    rulesets: list[RulesetView]
+
+
+class RulesetRef(Body):
+    id: str
+    version: int
+
+
+class Stock(Body, omit_defaults=True):
+    count: int
+    cards: list[str] | None = None  # only once the game has ended, in draw order
+
+
+class Reserve(Body, omit_defaults=True):
+    count: int
+    top: str | None
+    cards: list[str] | None = None  # only once the game has ended, bottom to top
+
+
+class Foundations(Struct):
+    S: list[str]
+    H: list[str]
+    D: list[str]
+    C: list[str]
+
+
+class Table(Body):
+    stock: Stock
+    waste: list[str]
+    reserve: Reserve
+    foundations: Foundations
+    tableau: list[list[str]]
+
+
+class GameView(Body):
+    id: UUID
+    player: UUID
+    ruleset: RulesetRef
+    deal: dict[str, Any]
+    base_rank: str
+    status: Literal["playing", "won", "stalled", "resigned"]
+    version: int
+    move_count: int
+    undo_count: int
+    assisted: bool
+    started_at: datetime
+    finished_at: datetime | None
+    table: Table
+
+
+class EventView(Body):
+    version: int
+    type: str
+    data: dict[str, Any]
+    recorded_at: datetime
+
+
+class MoveResult(Body):
+    game: GameView
+    events: list[EventView]
+
+
+class EventPage(Body):
+    events: list[EventView]
+    next_after: Annotated[int, Meta(description="pass as ?after= for the next page")] | None
+
+
+class MoveForm(Body, omit_defaults=True):
+    type: str
+    card: str | None = None
+    to: str | None = None
+
+
+class LegalMoves(Body):
+    version: int
+    moves: list[MoveForm]
+
+
+class HintView(Body):
+    move: MoveForm
+    reason: str
+
+
+class Hints(Body):
+    version: int
+    hints: list[HintView]
+
+
+class Health(Body):
+    status: str
+    database: str

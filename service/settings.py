@@ -1,0 +1,58 @@
+"""Settings from the environment, in one typed place."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+
+
+def _int(name: str, default: int) -> int:
+    raw = os.environ.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    try:
+        return int(raw)
+    except ValueError:
+        raise SystemExit(f"{name} must be an integer, not {raw!r}") from None
+
+
+def _list(name: str, default: list[str]) -> list[str]:
+    raw = os.environ.get(name)
+    if raw is None:
+        return default
+    return [item.strip() for item in raw.split(",") if item.strip()]
+
+
+@dataclass(frozen=True)
+class Settings:
+    database_url: str | None = None  # None: start the embedded PostgreSQL under data_dir
+    host: str = "127.0.0.1"
+    port: int = 8000
+    workers: int = 1
+    data_dir: Path = PROJECT_ROOT / ".data"
+    cors_origins: list[str] = field(default_factory=lambda: ["*"])
+    max_body_bytes: int = 64 * 1024
+    pool_min_size: int = 2
+    pool_max_size: int = 10
+    statement_timeout_ms: int = 5000
+    move_retries: int = 12
+    page_limit_default: int = 100
+    page_limit_max: int = 1000
+
+    @classmethod
+    def from_env(cls) -> Settings:
+        return cls(
+            database_url=os.environ.get("DATABASE_URL") or None,
+            host=os.environ.get("HOST", "127.0.0.1"),
+            port=_int("PORT", 8000),
+            workers=max(1, _int("WORKERS", 1)),
+            data_dir=Path(os.environ.get("CANFIELD_DATA_DIR", str(PROJECT_ROOT / ".data"))),
+            cors_origins=_list("CORS_ORIGINS", ["*"]),
+            max_body_bytes=_int("MAX_BODY_BYTES", 64 * 1024),
+            pool_min_size=_int("DB_POOL_MIN", 2),
+            pool_max_size=_int("DB_POOL_MAX", 10),
+            statement_timeout_ms=_int("DB_STATEMENT_TIMEOUT_MS", 5000),
+        )

@@ -1,0 +1,283 @@
+"""The event store in PostgreSQL: one row per game stream (with its snapshot) and its events.
+
+A move is two round trips: ``load`` (the snapshot row, the caller's identity and any stored
+idempotent response, in one query) and ``append`` (one statement that updates the snapshot
+only if the version is still the one loaded, inserts the events at the next versions and
+stores the idempotent response). ``UNIQUE (game_id, version)`` backs the version check: a
+violation is a concurrency conflict, like an update that found the version moved on.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import msgspec
+import psycopg
+from psycopg import errors as pg_errors
+from psycopg.rows import tuple_row
+from psycopg.types.json import Json, Jsonb, set_json_dumps, set_json_loads
+from psycopg_pool import AsyncConnectionPool, PoolTimeout
+
+set_json_dumps(msgspec.json.encode)
+set_json_loads(msgspec.json.decode)
+
+
+class ConcurrencyConflict(Exception):
+    """The stream moved on since it was loaded: nothing was written."""
+
+
+class IdempotencyRace(Exception):
+    """Another request with the same Idempotency-Key was stored first: nothing was written."""
+
+
+def token_hash(token: str) -> bytes:
+    return hashlib.sha256(token.encode()).digest()
+
+
+@dataclass(frozen=True, slots=True)
+class GameRow:
+    id: uuid.UUID
+    player_id: uuid.UUID
+    deal: dict[str, Any]
+    version: int
+    snapshot: dict[str, Any]
+    started_at: datetime
+    finished_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class Loaded:
+    game: GameRow | None
+    caller: uuid.UUID | None  # the player the bearer token belongs to, if any
+    stored_request: bytes | None  # the idempotency key's request hash, if the key was used
+    stored_response: dict[str, Any] | None
+
+
+@dataclass(frozen=True, slots=True)
+class StoredEvent:
+    version: int
+    type: str
+    data: dict[str, Any]
+    recorded_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class NewEvent:
+    version: int
+    type: str
+    data: dict[str, Any]
+
+
+_GAME_COLUMNS = "g.id, g.player_id, g.deal, g.version, g.snapshot, g.started_at, g.finished_at"
+
+_LOAD = f"""
+SELECT {_GAME_COLUMNS},
+       (SELECT p.id FROM players p WHERE p.token_hash = %(token_hash)s),
+       k.request_hash, k.response
+FROM (SELECT %(id)s::uuid AS id) AS wanted
+LEFT JOIN games g ON g.id = wanted.id
+LEFT JOIN idempotency_keys k ON k.game_id = wanted.id AND k.key = %(key)s
+"""
+
+_APPEND = """
+WITH updated AS (
+    UPDATE games
+    SET version = %(version)s, status = %(status)s, snapshot = %(snapshot)s, updated_at = %(now)s,
+        finished_at = %(finished_at)s
+    WHERE id = %(id)s AND version = %(expected)s
+    RETURNING id
+), inserted AS (
+    INSERT INTO events (game_id, version, type, data, recorded_at)
+    SELECT updated.id, e.version, e.type, e.data, %(now)s
+    FROM updated, jsonb_to_recordset(%(events)s) AS e(version integer, type text, data jsonb)
+    RETURNING 1
+), remembered AS (
+    INSERT INTO idempotency_keys (game_id, key, request_hash, response, created_at)
+    SELECT updated.id, %(key)s, %(request_hash)s, %(response)s, %(now)s
+    FROM updated WHERE %(key)s::text IS NOT NULL
+    RETURNING 1
+)
+SELECT (SELECT count(*) FROM updated), (SELECT count(*) FROM inserted)
+"""
+
+_CREATE = """
+WITH game AS (
+    INSERT INTO games (id, player_id, ruleset_id, ruleset_version, deal, status, version, snapshot,
+                       started_at, updated_at)
+    VALUES (%(id)s, %(player_id)s, %(ruleset_id)s, %(ruleset_version)s, %(deal)s, %(status)s, %(version)s,
+            %(snapshot)s, %(now)s, %(now)s)
+    RETURNING id
+)
+INSERT INTO events (game_id, version, type, data, recorded_at)
+SELECT game.id, e.version, e.type, e.data, %(now)s
+FROM game, jsonb_to_recordset(%(events)s) AS e(version integer, type text, data jsonb)
+"""
+
+
+def _events_json(events: list[NewEvent]) -> Jsonb:
+    return Jsonb([{"version": e.version, "type": e.type, "data": e.data} for e in events])
+
+
+class EventStore:
+    def __init__(self, pool: AsyncConnectionPool) -> None:
+        self.pool = pool
+
+    # ------------------------------------------------------------ players
+
+    async def create_player(self, player_id: uuid.UUID, name: str, token: str) -> datetime:
+        async with self.pool.connection() as conn:
+            cursor = await conn.execute(
+                "INSERT INTO players (id, name, token_hash) VALUES (%s, %s, %s) RETURNING created_at",
+                (player_id, name, token_hash(token)),
+            )
+            row = await cursor.fetchone()
+        assert row is not None
+        created_at: datetime = row[0]
+        return created_at
+
+    async def get_player(self, player_id: uuid.UUID) -> tuple[uuid.UUID, str, datetime] | None:
+        async with self.pool.connection() as conn:
+            cursor = await conn.execute("SELECT id, name, created_at FROM players WHERE id = %s", (player_id,))
+            row = await cursor.fetchone()
+        return None if row is None else (row[0], row[1], row[2])
+
+    async def player_for_token(self, token: str) -> uuid.UUID | None:
+        async with self.pool.connection() as conn:
+            cursor = await conn.execute("SELECT id FROM players WHERE token_hash = %s", (token_hash(token),))
+            row = await cursor.fetchone()
+        return None if row is None else row[0]
+
+    # ------------------------------------------------------------ games
+
+    async def create_game(
+        self,
+        game_id: uuid.UUID,
+        player_id: uuid.UUID,
+        ruleset: tuple[str, int],
+        deal: dict[str, Any],
+        status: str,
+        snapshot: dict[str, Any],
+        events: list[NewEvent],
+        now: datetime,
+    ) -> None:
+        async with self.pool.connection() as conn:
+            await conn.execute(
+                _CREATE,
+                {
+                    "id": game_id,
+                    "player_id": player_id,
+                    "ruleset_id": ruleset[0],
+                    "ruleset_version": ruleset[1],
+                    "deal": Jsonb(deal),
+                    "status": status,
+                    "version": events[-1].version,
+                    "snapshot": Jsonb(snapshot),
+                    "now": now,
+                    "events": _events_json(events),
+                },
+            )
+
+    async def load(self, game_id: uuid.UUID, token: str | None = None, key: str | None = None) -> Loaded:
+        """The game's snapshot row, who the token belongs to and what the idempotency key stored."""
+        async with self.pool.connection() as conn:
+            cursor = conn.cursor(row_factory=tuple_row)
+            await cursor.execute(
+                _LOAD,
+                {"id": game_id, "token_hash": token_hash(token) if token else None, "key": key},
+            )
+            row = await cursor.fetchone()
+        assert row is not None
+        game = None if row[0] is None else GameRow(*row[:7])
+        return Loaded(game, row[7], row[8], row[9])
+
+    async def load_game(self, game_id: uuid.UUID) -> GameRow | None:
+        async with self.pool.connection() as conn:
+            cursor = await conn.execute(f"SELECT {_GAME_COLUMNS} FROM games g WHERE g.id = %s", (game_id,))
+            row = await cursor.fetchone()
+        return None if row is None else GameRow(*row)
+
+    async def append(
+        self,
+        game: GameRow,
+        events: list[NewEvent],
+        *,
+        status: str,
+        snapshot: dict[str, Any],
+        finished_at: datetime | None,
+        now: datetime,
+        idempotency_key: str | None = None,
+        request_hash: bytes | None = None,
+        response: dict[str, Any] | None = None,
+    ) -> None:
+        """Write the events and the new snapshot if the stream is still at ``game.version``."""
+        params = {
+            "id": game.id,
+            "expected": game.version,
+            "version": events[-1].version,
+            "status": status,
+            "snapshot": Jsonb(snapshot),
+            "finished_at": finished_at,
+            "now": now,
+            "events": _events_json(events),
+            "key": idempotency_key,
+            "request_hash": request_hash,
+            "response": Json(response) if response is not None else None,
+        }
+        try:
+            async with self.pool.connection() as conn:
+                cursor = await conn.execute(_APPEND, params)
+                row = await cursor.fetchone()
+        except pg_errors.UniqueViolation as error:
+            constraint = error.diag.constraint_name
+            if constraint == "idempotency_keys_pkey":
+                raise IdempotencyRace() from None
+            raise ConcurrencyConflict() from None
+        assert row is not None
+        if row[0] == 0:
+            raise ConcurrencyConflict()
+
+    async def read_events(self, game_id: uuid.UUID, after: int, limit: int | None) -> list[StoredEvent]:
+        query = (
+            "SELECT version, type, data, recorded_at FROM events WHERE game_id = %s AND version > %s "
+            "ORDER BY version"
+        )
+        params: tuple[Any, ...] = (game_id, after)
+        if limit is not None:
+            query += " LIMIT %s"
+            params += (limit,)
+        async with self.pool.connection() as conn:
+            cursor = await conn.execute(query, params)
+            rows = await cursor.fetchall()
+        return [StoredEvent(*row) for row in rows]
+
+    async def read_events_upto(self, game_id: uuid.UUID, version: int) -> list[StoredEvent]:
+        async with self.pool.connection() as conn:
+            cursor = await conn.execute(
+                "SELECT version, type, data, recorded_at FROM events WHERE game_id = %s AND version <= %s "
+                "ORDER BY version",
+                (game_id, version),
+            )
+            rows = await cursor.fetchall()
+        return [StoredEvent(*row) for row in rows]
+
+    async def ping(self) -> None:
+        async with self.pool.connection(timeout=2) as conn:
+            await conn.execute("SELECT 1")
+
+
+def open_pool(url: str, min_size: int, max_size: int, statement_timeout_ms: int) -> AsyncConnectionPool:
+    return AsyncConnectionPool(
+        url,
+        min_size=min_size,
+        max_size=max_size,
+        open=False,
+        timeout=5,
+        kwargs={"autocommit": True, "options": f"-c statement_timeout={statement_timeout_ms}"},
+    )
+
+
+DatabaseDown = (psycopg.OperationalError, psycopg.InterfaceError, PoolTimeout)

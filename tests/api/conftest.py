@@ -1,0 +1,80 @@
+"""A real server for API tests: uvicorn on a free port in a thread, talked to over HTTP with httpx."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+import uvicorn
+
+from service.app import create_app
+from service.settings import Settings
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+@pytest.fixture(scope="session")
+def server_url(database_url: str) -> Iterator[str]:
+    port = free_port()
+    settings = Settings(database_url=database_url, port=port, max_body_bytes=16 * 1024)
+    config = uvicorn.Config(create_app(settings), host="127.0.0.1", port=port, log_level="warning", lifespan="on")
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            raise RuntimeError("the test server did not start")
+        time.sleep(0.02)
+    yield f"http://127.0.0.1:{port}"
+    server.should_exit = True
+    thread.join(timeout=10)
+
+
+@pytest.fixture
+def client(server_url: str, clean_database: str) -> Iterator[httpx.Client]:
+    with httpx.Client(base_url=server_url, timeout=10) as http:
+        yield http
+
+
+class Player:
+    def __init__(self, client: httpx.Client, name: str) -> None:
+        response = client.post("/players", json={"name": name})
+        assert response.status_code == 201, response.text
+        body = response.json()
+        self.id: str = body["id"]
+        self.token: str = body["token"]
+        self.client = client
+
+    @property
+    def auth(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.token}"}
+
+    def new_game(self, **body: Any) -> dict[str, Any]:
+        response = self.client.post("/games", json=body, headers=self.auth)
+        assert response.status_code == 201, response.text
+        game: dict[str, Any] = response.json()
+        return game
+
+    def move(self, game_id: str, move: dict[str, Any], **headers: str) -> httpx.Response:
+        return self.client.post(f"/games/{game_id}/moves", json=move, headers={**self.auth, **headers})
+
+
+@pytest.fixture
+def ann(client: httpx.Client) -> Player:
+    return Player(client, "Ann")
+
+
+@pytest.fixture
+def bob(client: httpx.Client) -> Player:
+    return Player(client, "Bob")

@@ -1,0 +1,77 @@
+from typing import Any
+
+import httpx
+
+from domain import CODES, shuffled_deck
+
+from .conftest import Player
+
+
+def play_a_while(player: Player, game_id: str, steps: int) -> list[dict[str, Any]]:
+    """Play the first hint (or draw) ``steps`` times; the views after each move."""
+    views = []
+    for _ in range(steps):
+        hints = player.client.get(f"/games/{game_id}/hints").json()["hints"]
+        if not hints:
+            break
+        response = player.move(game_id, hints[0]["move"])
+        assert response.status_code == 200, response.text
+        views.append(response.json()["game"])
+        if views[-1]["status"] != "playing":
+            break
+    return views
+
+
+def test_events_page_with_after_and_limit(ann: Player) -> None:
+    game = ann.new_game(ruleset="classic", deal={"seed": 9})
+    play_a_while(ann, game["id"], 6)
+    version = ann.client.get(f"/games/{game['id']}").json()["version"]
+    page = ann.client.get(f"/games/{game['id']}/events", params={"limit": 3}).json()
+    assert [e["version"] for e in page["events"]] == [1, 2, 3]
+    assert page["nextAfter"] == 3
+    rest = ann.client.get(f"/games/{game['id']}/events", params={"after": 3, "limit": 1000}).json()
+    assert [e["version"] for e in rest["events"]] == list(range(4, version + 1))
+    assert rest["nextAfter"] is None
+    assert all({"version", "type", "data", "recordedAt"} <= set(e) for e in page["events"])
+
+
+def test_events_as_ndjson(ann: Player) -> None:
+    import json
+
+    game = ann.new_game(deal={"seed": 9})
+    ann.move(game["id"], {"type": "draw"})
+    response = ann.client.get(f"/games/{game['id']}/events", headers={"Accept": "application/x-ndjson"})
+    assert response.status_code == 200
+    assert response.headers["content-type"].startswith("application/x-ndjson")
+    lines = [json.loads(line) for line in response.text.splitlines()]
+    assert [e["type"] for e in lines] == ["GameDealt", "StockDrawn"]
+
+
+def test_the_deck_is_withheld_while_playing_and_shown_after(ann: Player) -> None:
+    game = ann.new_game(deal={"seed": 77})
+    ann.move(game["id"], {"type": "draw"})
+    first = ann.client.get(f"/games/{game['id']}/events").json()["events"]
+    assert "deck" not in first[0]["data"] and "cards" not in first[1]["data"]
+    ann.move(game["id"], {"type": "resign"})
+    after = ann.client.get(f"/games/{game['id']}/events").json()["events"]
+    assert after[0]["data"]["deck"] == [CODES[c] for c in shuffled_deck(77)]
+    assert len(after[1]["data"]["cards"]) == 3
+    view = ann.client.get(f"/games/{game['id']}").json()["table"]
+    assert len(view["stock"]["cards"]) == 31 and len(view["reserve"]["cards"]) == 13
+
+
+def test_every_past_state_is_a_replay_of_the_log(ann: Player) -> None:
+    game = ann.new_game(ruleset="open-runs", deal={"seed": 21})
+    views = [game, *play_a_while(ann, game["id"], 15)]
+    for view in views:
+        response = ann.client.get(f"/games/{game['id']}/states/{view['version']}")
+        assert response.status_code == 200
+        past = response.json()
+        assert past["table"] == view["table"] and past["version"] == view["version"]
+        assert past["moveCount"] == view["moveCount"]
+
+
+def test_a_state_outside_the_log_is_404(ann: Player, client: httpx.Client) -> None:
+    game = ann.new_game(deal={"seed": 21})
+    assert client.get(f"/games/{game['id']}/states/2").status_code == 404
+    assert client.get(f"/games/{game['id']}/states/0").status_code == 400

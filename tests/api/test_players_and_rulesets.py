@@ -1,0 +1,56 @@
+import httpx
+import pytest
+
+from .conftest import Player
+
+
+def test_a_new_player_gets_a_token_shown_once(client: httpx.Client) -> None:
+    response = client.post("/players", json={"name": "  Ann   Lee "})
+    assert response.status_code == 201
+    body = response.json()
+    assert body["name"] == "Ann Lee" and len(body["token"]) >= 32
+    assert response.headers["location"] == f"/players/{body['id']}"
+    profile = client.get(f"/players/{body['id']}")
+    assert profile.status_code == 200
+    assert profile.json()["name"] == "Ann Lee"
+    assert "token" not in profile.json() and body["token"] not in profile.text
+
+
+@pytest.mark.parametrize("name", ["", "   ", "x" * 41, "bad\u0007bell"])
+def test_a_player_name_must_be_1_to_40_visible_characters(client: httpx.Client, name: str) -> None:
+    response = client.post("/players", json={"name": name})
+    assert response.status_code == 400
+    assert response.headers["content-type"].startswith("application/problem+json")
+    assert response.json()["code"] == "invalid_request"
+
+
+def test_an_unknown_player_is_404(client: httpx.Client) -> None:
+    response = client.get("/players/00000000-0000-4000-8000-000000000000")
+    assert response.status_code == 404 and response.json()["code"] == "not_found"
+
+
+def test_rulesets_list_their_parameters(client: httpx.Client) -> None:
+    response = client.get("/rulesets")
+    assert response.status_code == 200
+    rulesets = {r["id"]: r for r in response.json()["rulesets"]}
+    assert set(rulesets) == {"classic", "draw-one", "open-runs"}
+    assert rulesets["draw-one"]["drawCount"] == 1 and rulesets["draw-one"]["recycle"] == "after-progress"
+    assert rulesets["classic"]["foundationReturns"] is True and rulesets["classic"]["tableauMoves"] == "end-or-whole-column"
+    one = client.get("/rulesets/open-runs")
+    assert one.status_code == 200 and one.json()["key"] == "open-runs@1"
+
+
+def test_an_unknown_ruleset_is_404(client: httpx.Client) -> None:
+    response = client.get("/rulesets/klondike")
+    assert response.status_code == 404
+    assert "classic, draw-one, open-runs" in response.json()["detail"]
+
+
+def test_tokens_are_stored_only_as_hashes(client: httpx.Client, ann: Player, clean_database: str) -> None:
+    import psycopg
+
+    with psycopg.connect(clean_database) as conn:
+        stored = conn.execute("SELECT token_hash FROM players WHERE id = %s", (ann.id,)).fetchone()
+    assert stored is not None
+    assert ann.token.encode() not in bytes(stored[0])
+    assert len(bytes(stored[0])) == 32

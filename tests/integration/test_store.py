@@ -1,0 +1,131 @@
+"""The event store against real PostgreSQL: append, conflicts, retries, idempotency, snapshots."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import AsyncIterator
+
+import msgspec
+import psycopg
+import pytest
+
+from domain import replay
+from domain.codec import event_from_data, snapshot_to_state
+from service.games import Games
+from service.schemas import DealRequest, NewGame
+from service.settings import Settings
+from service.store import ConcurrencyConflict, EventStore, NewEvent, open_pool
+
+
+@pytest.fixture
+async def games(clean_database: str) -> AsyncIterator[Games]:
+    pool = open_pool(clean_database, 1, 8, 5000)
+    await pool.open()
+    try:
+        yield Games(EventStore(pool), Settings(database_url=clean_database))
+    finally:
+        await pool.close()
+
+
+async def new_game(games: Games, seed: int = 1, ruleset: str = "open-runs") -> tuple[str, uuid.UUID]:
+    player = await games.create_player("tester")
+    view = await games.create_game(player["token"], NewGame(ruleset=ruleset, deal=DealRequest(seed=seed)))
+    return player["token"], uuid.UUID(view["id"])
+
+
+def stored_events(url: str, game_id: uuid.UUID) -> list[tuple[int, str]]:
+    with psycopg.connect(url) as conn:
+        rows = conn.execute("SELECT version, type FROM events WHERE game_id = %s ORDER BY version", (game_id,)).fetchall()
+    return [(r[0], r[1]) for r in rows]
+
+
+async def test_a_move_appends_events_at_the_next_versions(games: Games, clean_database: str) -> None:
+    token, game_id = await new_game(games)
+    played = await games.play(game_id, token, {"type": "draw"})
+    assert played.version == 2
+    assert stored_events(clean_database, game_id) == [(1, "GameDealt"), (2, "StockDrawn")]
+
+
+async def test_the_snapshot_equals_the_replay_of_the_events(games: Games, clean_database: str) -> None:
+    token, game_id = await new_game(games, seed=5, ruleset="classic")
+    for _ in range(25):
+        hints = (await games.hints(game_id))["hints"]
+        await games.play(game_id, token, hints[0]["move"])
+    await games.play(game_id, token, {"type": "undo"})
+    with psycopg.connect(clean_database) as conn:
+        snapshot = conn.execute("SELECT snapshot FROM games WHERE id = %s", (game_id,)).fetchone()[0]
+        rows = conn.execute("SELECT type, data FROM events WHERE game_id = %s ORDER BY version", (game_id,)).fetchall()
+    assert snapshot_to_state(snapshot) == replay(event_from_data(t, d) for t, d in rows)
+
+
+async def test_a_stale_append_is_a_conflict_and_writes_nothing(games: Games, clean_database: str) -> None:
+    token, game_id = await new_game(games)
+    game = await games.store.load_game(game_id)
+    assert game is not None
+    await games.play(game_id, token, {"type": "draw"})
+    with pytest.raises(ConcurrencyConflict):
+        await games.store.append(
+            game, [NewEvent(2, "GameResigned", {})], status="resigned", snapshot=game.snapshot, finished_at=None,
+            now=game.started_at,
+        )
+    assert stored_events(clean_database, game_id) == [(1, "GameDealt"), (2, "StockDrawn")]
+
+
+async def test_a_duplicate_version_is_a_conflict_even_if_the_row_check_passes(games: Games, clean_database: str) -> None:
+    token, game_id = await new_game(games)
+    game = await games.store.load_game(game_id)
+    assert game is not None
+    with psycopg.connect(clean_database, autocommit=True) as conn:  # an event written behind the row's back
+        conn.execute("INSERT INTO events (game_id, version, type, data) VALUES (%s, 2, 'GameResigned', '{}')", (game_id,))
+    with pytest.raises(ConcurrencyConflict):
+        await games.store.append(
+            game, [NewEvent(2, "StockDrawn", {})], status="playing", snapshot=game.snapshot, finished_at=None,
+            now=game.started_at,
+        )
+    with psycopg.connect(clean_database) as conn:
+        assert conn.execute("SELECT version FROM games WHERE id = %s", (game_id,)).fetchone()[0] == 1
+
+
+async def test_concurrent_moves_without_if_match_are_retried_and_all_land(games: Games, clean_database: str) -> None:
+    token, game_id = await new_game(games, ruleset="classic")
+    results = await asyncio.gather(*(games.play(game_id, token, {"type": "draw"}) for _ in range(8)))
+    assert sorted(r.version for r in results) == list(range(2, 10))
+    assert [v for v, _ in stored_events(clean_database, game_id)] == list(range(1, 10))
+
+
+async def test_concurrent_conditional_moves_let_exactly_one_win(games: Games, clean_database: str) -> None:
+    from service.errors import VersionConflict
+
+    token, game_id = await new_game(games, ruleset="classic")
+    outcomes = await asyncio.gather(
+        *(games.play(game_id, token, {"type": "draw"}, if_match=1) for _ in range(6)), return_exceptions=True
+    )
+    assert sum(1 for o in outcomes if not isinstance(o, Exception)) == 1
+    assert all(isinstance(o, VersionConflict) for o in outcomes if isinstance(o, Exception))
+    assert len(stored_events(clean_database, game_id)) == 2
+
+
+async def test_an_idempotency_key_survives_another_server_process(games: Games, clean_database: str) -> None:
+    token, game_id = await new_game(games)
+    first = await games.play(game_id, token, {"type": "draw"}, idempotency_key="abc")
+    other_pool = open_pool(clean_database, 1, 2, 5000)  # a second process would have its own pool and memory
+    await other_pool.open()
+    try:
+        other = Games(EventStore(other_pool), Settings(database_url=clean_database))
+        again = await other.play(game_id, token, {"type": "draw"}, idempotency_key="abc")
+    finally:
+        await other_pool.close()
+    assert again.replayed
+    assert msgspec.json.encode(again.body) == msgspec.json.encode(first.body)  # the same bytes on the wire
+    assert len(stored_events(clean_database, game_id)) == 2
+
+
+async def test_concurrent_retries_with_one_key_apply_once(games: Games, clean_database: str) -> None:
+    token, game_id = await new_game(games, ruleset="classic")
+    results = await asyncio.gather(
+        *(games.play(game_id, token, {"type": "draw"}, idempotency_key="same") for _ in range(6))
+    )
+    assert len({r.version for r in results}) == 1
+    assert sum(1 for r in results if not r.replayed) == 1
+    assert len(stored_events(clean_database, game_id)) == 2
