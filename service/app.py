@@ -37,7 +37,11 @@ def create_app(settings: Settings) -> Litestar:
     if not settings.database_url:
         raise ValueError("create_app needs settings.database_url")
     pool = open_pool(
-        libpq_url(settings.database_url), settings.pool_min_size, settings.pool_max_size, settings.statement_timeout_ms
+        libpq_url(settings.database_url),
+        settings.pool_min_size,
+        settings.pool_max_size,
+        settings.statement_timeout_ms,
+        settings.pool_timeout_seconds,
     )
     store = EventStore(pool)
 

@@ -38,6 +38,7 @@ class Settings:
     pool_min_size: int = 2
     pool_max_size: int = 10
     statement_timeout_ms: int = 5000
+    pool_timeout_seconds: float = 5.0  # waiting for a connection longer than this is a 503
     move_retries: int = 12
     page_limit_default: int = 100
     page_limit_max: int = 1000
@@ -55,4 +56,5 @@ class Settings:
             pool_min_size=_int("DB_POOL_MIN", 2),
             pool_max_size=_int("DB_POOL_MAX", 10),
             statement_timeout_ms=_int("DB_STATEMENT_TIMEOUT_MS", 5000),
+            pool_timeout_seconds=_int("DB_POOL_TIMEOUT_MS", 5000) / 1000,
         )

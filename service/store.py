@@ -265,17 +265,19 @@ class EventStore:
         return [StoredEvent(*row) for row in rows]
 
     async def ping(self) -> None:
-        async with self.pool.connection(timeout=2) as conn:
+        async with self.pool.connection() as conn:
             await conn.execute("SELECT 1")
 
 
-def open_pool(url: str, min_size: int, max_size: int, statement_timeout_ms: int) -> AsyncConnectionPool:
+def open_pool(
+    url: str, min_size: int, max_size: int, statement_timeout_ms: int, timeout: float = 5.0
+) -> AsyncConnectionPool:
     return AsyncConnectionPool(
         url,
         min_size=min_size,
         max_size=max_size,
         open=False,
-        timeout=5,
+        timeout=timeout,
         kwargs={"autocommit": True, "options": f"-c statement_timeout={statement_timeout_ms}"},
     )
 

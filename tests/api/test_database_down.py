@@ -1,0 +1,54 @@
+"""With the database unreachable the service answers 503 problems with Retry-After, never 500."""
+
+import threading
+import time
+from collections.abc import Iterator
+
+import httpx
+import pytest
+import uvicorn
+
+from service.app import create_app
+from service.settings import Settings
+
+from .conftest import free_port
+
+
+@pytest.fixture(scope="module")
+def dead_database_server() -> Iterator[str]:
+    port = free_port()
+    settings = Settings(database_url=f"postgresql://postgres@127.0.0.1:{free_port()}/none", pool_min_size=1, pool_timeout_seconds=0.5)
+    server = uvicorn.Server(uvicorn.Config(create_app(settings), host="127.0.0.1", port=port, log_level="critical"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started:
+        assert time.monotonic() < deadline and thread.is_alive(), "the server did not start"
+        time.sleep(0.02)
+    yield f"http://127.0.0.1:{port}"
+    server.should_exit = True
+    thread.join(timeout=10)
+
+
+def test_health_is_503_when_the_database_does_not_answer(dead_database_server: str) -> None:
+    response = httpx.get(f"{dead_database_server}/health", timeout=15)
+    assert response.status_code == 503
+    assert response.headers["content-type"].startswith("application/problem+json")
+    assert response.json()["code"] == "unavailable"
+
+
+def test_reads_and_writes_are_503_with_retry_after_when_the_database_is_down(dead_database_server: str) -> None:
+    game = "00000000-0000-4000-8000-000000000000"
+    for response in (
+        httpx.get(f"{dead_database_server}/games/{game}", timeout=15),
+        httpx.post(f"{dead_database_server}/players", json={"name": "x"}, timeout=15),
+        httpx.post(
+            f"{dead_database_server}/games/{game}/moves",
+            json={"type": "draw"},
+            headers={"Authorization": "Bearer abc"},
+            timeout=15,
+        ),
+    ):
+        assert response.status_code == 503, response.text
+        assert response.json()["code"] == "unavailable"
+        assert response.headers["retry-after"] == "1"
