@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from .cards import DECK_SIZE, SUIT_NAMES, Card, code, is_red, rank_of, suit_of
 from .commands import Command, Draw, MoveCard, Recycle, Resign, Undo
-from .errors import DomainError, GameOver, IllegalMove
+from .errors import DomainError, GameOver, IllegalMove, InvalidRequest
 from .events import (
     CardsMoved,
     Event,
@@ -178,6 +178,8 @@ def decide(state: GameState, command: Command) -> list[Event]:
     if state.status is not Status.PLAYING:
         raise GameOver(f"the game is over ({state.status.value}); it takes no more moves")
     if isinstance(command, MoveCard):
+        if not (isinstance(command.card, int) and 0 <= command.card < DECK_SIZE) or command.to not in TARGETS:
+            raise InvalidRequest(f"not a move: {command!r}")
         return _decide_move(state, command)
     if isinstance(command, Draw):
         if not state.stock:
@@ -280,7 +282,7 @@ def evolve(state: GameState | None, event: Event) -> GameState:
             waste=waste,
             foundations=foundations,
             tableau=tableau,
-            progress=True,
+            progress=state.progress or not _changes_nothing(state, event),
             move_count=state.move_count + 1,
             version=version,
             undo=undo_stack.push(state.undo, state.progress, event),
@@ -314,11 +316,22 @@ def evolve(state: GameState | None, event: Event) -> GameState:
         return state._replace(assisted=True, version=version)
     if isinstance(event, GameWon):
         return state._replace(status=Status.WON, version=version)
-    if isinstance(event, GameStalled):
-        return state._replace(status=Status.STALLED, version=version)
+    if isinstance(event, GameStalled):  # the recycle that stalls still counts as a move
+        return state._replace(status=Status.STALLED, move_count=state.move_count + 1, version=version)
     if isinstance(event, GameResigned):
         return state._replace(status=Status.RESIGNED, version=version)
     raise TypeError(f"not an event: {event!r}")
+
+
+def _changes_nothing(state: GameState, event: CardsMoved) -> bool:
+    """A whole column moved into an empty column: legal, but not progress for draw-one's stall rule."""
+    source, target = COLUMN_OF.get(event.source), COLUMN_OF.get(event.target)
+    return (
+        source is not None
+        and target is not None
+        and not state.tableau[target]
+        and len(state.tableau[source]) == len(event.cards)
+    )
 
 
 def _undo(state: GameState, version: int) -> GameState:

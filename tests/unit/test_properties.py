@@ -47,11 +47,13 @@ from domain.cards import is_red
 from domain.piles import TARGETS
 
 SEEDS = st.integers(min_value=0, max_value=2**53 - 1)
-# A choice c: c % 1000 below 450 plays move number c // 1000 (mod the count) of the plain
-# moves, 450..929 the top hint, 930..998 undo (when there is one), 999 resign.
+# A choice c: c % 1000 below HINT plays move number c // 1000 (mod the count) of the plain
+# moves (undo and resign left out), HINT..UNDO-1 the top hint, UNDO..998 undo (when there
+# is one), 999 resign. Hypothesis shrinks towards 0: the first plain move, usually a draw.
+HINT, UNDO, RESIGN = 450, 930, 999
+GREEDY = 500  # a choice that always plays the top hint
 CHOICE = st.integers(min_value=0, max_value=2**20)
 CHOICES = st.integers(min_value=0, max_value=200).flatmap(lambda n: st.lists(CHOICE, min_size=n, max_size=n))
-GREEDY, UNDO, RESIGN = 500, 950, 999
 
 CANDIDATES: tuple[Any, ...] = (
     *(MoveCard(card, target) for card in range(52) for target in TARGETS),
@@ -127,9 +129,9 @@ def choose(state: GameState, choice: int) -> Any:
     mode = choice % 1000
     if mode == RESIGN or not plain:
         return Resign()
-    if mode >= 930 and Undo() in moves:
+    if mode >= UNDO and Undo() in moves:
         return Undo()
-    if 450 <= mode < 930:
+    if HINT <= mode < UNDO:
         ranked = hints(state)
         if ranked:
             return ranked[0].move

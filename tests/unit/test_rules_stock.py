@@ -124,3 +124,22 @@ def test_draw_three_never_stalls(ruleset: str) -> None:
     state, _ = apply(state, Draw())
     state, events = apply(state, Recycle())
     assert events == [WasteRecycled(1)]
+
+
+def test_draw_one_does_not_count_a_column_moved_into_an_empty_column_as_progress() -> None:
+    state = table("draw-one", tableau=[["9S", "8H"], [], ["3D"], ["QC"]], reserve=[], stock=["2H"], rest_to="waste")
+    state, _ = apply(state, Draw())
+    state, _ = apply(state, MoveCard(parse_card("9S"), "tableau-2"))  # the table looks the same
+    assert state.progress is False
+    state, events = apply(state, Recycle())
+    assert events == [GameStalled()]
+    assert state.move_count == 3  # the stalling recycle is a move too
+
+
+def test_a_hand_built_command_that_is_not_a_move_is_refused_cleanly() -> None:
+    from domain import InvalidRequest
+
+    state = table("open-runs", tableau=[["9S"], ["TD"], ["3D"], ["QC"]], reserve=["KD"])
+    for command in (MoveCard(99, "foundation"), MoveCard(parse_card("KD"), "stock")):
+        with pytest.raises(InvalidRequest):
+            decide(state, command)
