@@ -8,6 +8,7 @@ client sent If-Match, which makes it a 412.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import hashlib
 import random
 import secrets
@@ -21,6 +22,7 @@ import msgspec
 
 from domain import (
     MAX_SEED,
+    DomainError,
     Event,
     GameState,
     command_to_api,
@@ -46,13 +48,55 @@ from domain.rulesets import DEFAULT_RULESET_ID
 from .errors import BadRequest, Forbidden, NotFound, Unauthorized, Unavailable, VersionConflict
 from .schemas import DealRequest, NewGame
 from .settings import Settings
-from .store import ConcurrencyConflict, EventStore, GameRow, IdempotencyRace, NewEvent, StoredEvent
+from .store import ConcurrencyConflict, EventStore, GameRow, IdempotencyRace, NewEvent, StoredEvent, token_hash
 
 JSON = dict[str, Any]
 
 
 def utc_now() -> datetime:
     return datetime.now(UTC)
+
+
+@dataclass(frozen=True, slots=True)
+class _Current:
+    """A game as a move sees it: who owns it, where it came from, its state; ``confirmed`` when
+    just read from the database rather than from this process's cache."""
+
+    id: uuid.UUID
+    player_id: uuid.UUID
+    deal: JSON
+    started_at: Any
+    finished_at: Any
+    state: GameState
+    confirmed: bool
+
+    @property
+    def version(self) -> int:
+        return self.state.version
+
+    @classmethod
+    def of(cls, row: GameRow, confirmed: bool) -> _Current:
+        state = snapshot_to_state(row.snapshot)
+        return cls(row.id, row.player_id, row.deal, row.started_at, row.finished_at, state, confirmed)
+
+    def view(self) -> JSON:
+        return view_of(self.id, self.player_id, self.deal, self.started_at, self.finished_at, self.state)
+
+
+class TokenCache:
+    """Bearer token hash -> player, for tokens this process has seen (tokens never change owner)."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.players: dict[bytes, uuid.UUID] = {}
+
+    def player(self, token: str) -> uuid.UUID | None:
+        return self.players.get(token_hash(token))
+
+    def remember(self, token: str, player_id: uuid.UUID) -> None:
+        self.players[token_hash(token)] = player_id
+        if len(self.players) > self.size:
+            del self.players[next(iter(self.players))]
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +136,8 @@ class Games:
         self.store = store
         self.settings = settings
         self.clock = clock
+        self.cache: dict[uuid.UUID, _Current] = {}  # games this process wrote last, by id
+        self.tokens = TokenCache(settings.game_cache_size)
 
     # ------------------------------------------------------------ players
 
@@ -113,9 +159,10 @@ class Games:
     async def authenticate(self, token: str | None) -> uuid.UUID:
         if token is None:
             raise Unauthorized("this request needs 'Authorization: Bearer <token>' (POST /players gives a token)")
-        player_id = await self.store.player_for_token(token)
+        player_id = self.tokens.player(token) or await self.store.player_for_token(token)
         if player_id is None:
             raise Unauthorized("the bearer token is not valid")
+        self.tokens.remember(token, player_id)
         return player_id
 
     # ------------------------------------------------------------ games
@@ -138,7 +185,9 @@ class Games:
             [NewEvent(1, event_type(first), event_data(first))],
             now,
         )
-        return view_of(game_id, player_id, source, now, None, state)
+        game = _Current(game_id, player_id, source, now, None, state, True)
+        self._remember(game)
+        return game.view()
 
     def _deal(self, request: DealRequest | None) -> tuple[tuple[int, ...], JSON]:
         given = {} if request is None else {
@@ -173,29 +222,45 @@ class Games:
         if_match: int | None = None,
         idempotency_key: str | None = None,
     ) -> Played:
+        """Decide and append one move. The first try may use this process's cached copy of the
+        game (one round trip); anything it cannot be sure of (a conflict, an If-Match or a refusal
+        that a stale copy could explain) is tried again on the stored game."""
         command = parse_command(move)
         if token is None:
             raise Unauthorized("a move needs 'Authorization: Bearer <token>' of the game's player")
         request_hash = hashlib.sha256(msgspec.json.encode(command_to_api(command))).digest()
+        current = None if idempotency_key else self._cached(game_id, token)
         for attempt in range(self.settings.move_retries):
-            if attempt:
-                await asyncio.sleep(random.uniform(0, 0.002 * attempt))  # spread racing retries apart
-            loaded = await self.store.load(game_id, token, idempotency_key)
-            if loaded.caller is None:
-                raise Unauthorized("the bearer token is not valid")
-            game = loaded.game
-            if game is None:
-                raise NotFound(f"no game {game_id}")
-            if loaded.caller != game.player_id:
+            if current is None:
+                if attempt:
+                    await asyncio.sleep(random.uniform(0, 0.002 * attempt))  # spread racing retries apart
+                loaded = await self.store.load(game_id, token, idempotency_key)
+                if loaded.caller is None:
+                    raise Unauthorized("the bearer token is not valid")
+                if loaded.game is None:
+                    raise NotFound(f"no game {game_id}")
+                self.tokens.remember(token, loaded.caller)
+                if loaded.caller != loaded.game.player_id:
+                    raise Forbidden("this game belongs to another player")
+                if loaded.stored_response is not None:
+                    if loaded.stored_request != request_hash:
+                        raise BadRequest("this Idempotency-Key was already used for a different move in this game")
+                    return Played(loaded.stored_response, loaded.stored_response["game"]["version"], True)
+                current = _Current.of(loaded.game, confirmed=True)
+            elif self.tokens.player(token) != current.player_id:
                 raise Forbidden("this game belongs to another player")
-            if loaded.stored_response is not None:
-                if loaded.stored_request != request_hash:
-                    raise BadRequest("this Idempotency-Key was already used for a different move in this game")
-                return Played(loaded.stored_response, loaded.stored_response["game"]["version"], True)
+            game, current = current, None
             if if_match is not None and if_match != game.version:
-                raise VersionConflict(f"the game is at version {game.version}, not {if_match}: reload and try again")
-            state = snapshot_to_state(game.snapshot)
-            events = decide(state, command)
+                if game.confirmed:
+                    raise VersionConflict(f"the game is at version {game.version}, not {if_match}: reload and try again")
+                continue  # the cached copy may be behind: ask the database
+            try:
+                events = decide(game.state, command)
+            except DomainError:
+                if game.confirmed:
+                    raise
+                continue
+            state = game.state
             for event in events:
                 state = evolve(state, event)
             now = self.clock()
@@ -204,10 +269,15 @@ class Games:
                 NewEvent(game.version + index + 1, event_type(event), event_data(event))
                 for index, event in enumerate(events)
             ]
-            body = self._move_body(game, state, new_events, now, finished_at)
+            after = _Current(game.id, game.player_id, game.deal, game.started_at, finished_at, state, True)
+            body = {
+                "game": after.view(),
+                "events": [public_event(e.version, e.type, e.data, now, not state.playing) for e in new_events],
+            }
             try:
                 await self.store.append(
-                    game,
+                    game.id,
+                    game.version,
                     new_events,
                     status=state.status.value,
                     snapshot=state_to_snapshot(state),
@@ -218,6 +288,7 @@ class Games:
                     response=body if idempotency_key else None,
                 )
             except ConcurrencyConflict:
+                self.cache.pop(game.id, None)
                 if if_match is not None:
                     raise VersionConflict(
                         f"the game moved on from version {if_match} while this move was made: reload and try again"
@@ -225,16 +296,21 @@ class Games:
                 continue
             except IdempotencyRace:
                 continue  # the next load returns what the first request with this key stored
+            self._remember(after)
             return Played(body, state.version, False)
         raise Unavailable("the game is changing too fast to apply this move now; try again")
 
-    def _move_body(self, game: GameRow, state: GameState, events: list[NewEvent], now: datetime,
-                   finished_at: datetime | None) -> JSON:
-        over = not state.playing
-        return {
-            "game": view_of(game.id, game.player_id, game.deal, game.started_at, finished_at, state),
-            "events": [public_event(e.version, e.type, e.data, now, over) for e in events],
-        }
+    def _cached(self, game_id: uuid.UUID, token: str) -> _Current | None:
+        game = self.cache.get(game_id)
+        if game is None or self.tokens.player(token) is None:
+            return None
+        return dataclasses.replace(game, confirmed=False)
+
+    def _remember(self, game: _Current) -> None:
+        self.cache.pop(game.id, None)
+        self.cache[game.id] = game
+        if len(self.cache) > self.settings.game_cache_size:
+            del self.cache[next(iter(self.cache))]  # the least recently written game
 
     async def legal_moves(self, game_id: uuid.UUID) -> JSON:
         _, state = await self._game(game_id)

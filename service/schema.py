@@ -42,7 +42,7 @@ games = Table(
     Column("deal", JSONB, nullable=False),
     Column("status", Text, nullable=False),
     Column("version", Integer, nullable=False),
-    Column("snapshot", JSONB, nullable=False),
+    Column("snapshot", JSON, nullable=False),  # read and written whole, never queried into
     Column("started_at", DateTime(timezone=True), nullable=False, server_default=func.now()),
     Column("finished_at", DateTime(timezone=True), nullable=True),
     Column("updated_at", DateTime(timezone=True), nullable=False, server_default=func.now()),

@@ -40,6 +40,7 @@ class Settings:
     statement_timeout_ms: int = 5000
     pool_timeout_seconds: float = 5.0  # waiting for a connection longer than this is a 503
     move_retries: int = 12
+    game_cache_size: int = 10_000  # games (and tokens) kept in memory per process
     page_limit_default: int = 100
     page_limit_max: int = 1000
 

@@ -1,9 +1,9 @@
 """The event store in PostgreSQL: one row per game stream (with its snapshot) and its events.
 
-A move is two round trips: ``load`` (the snapshot row, the caller's identity and any stored
-idempotent response, in one query) and ``append`` (one statement that updates the snapshot
-only if the version is still the one loaded, inserts the events at the next versions and
-stores the idempotent response). ``UNIQUE (game_id, version)`` backs the version check: a
+A move is at most two round trips: ``load`` (the snapshot row, the caller's identity and any
+stored idempotent response, in one query; skipped when the game is in this process's cache) and
+``append`` (one statement that updates the snapshot only if the version is still the one the
+move was decided on, inserts the events at the next versions and stores the idempotent response). ``UNIQUE (game_id, version)`` backs the version check: a
 violation is a concurrency conflict, like an update that found the version moved on.
 """
 
@@ -175,7 +175,7 @@ class EventStore:
                     "deal": Jsonb(deal),
                     "status": status,
                     "version": events[-1].version,
-                    "snapshot": Jsonb(snapshot),
+                    "snapshot": Json(snapshot),
                     "now": now,
                     "events": _events_json(events),
                 },
@@ -202,7 +202,8 @@ class EventStore:
 
     async def append(
         self,
-        game: GameRow,
+        game_id: uuid.UUID,
+        expected_version: int,
         events: list[NewEvent],
         *,
         status: str,
@@ -213,13 +214,13 @@ class EventStore:
         request_hash: bytes | None = None,
         response: dict[str, Any] | None = None,
     ) -> None:
-        """Write the events and the new snapshot if the stream is still at ``game.version``."""
+        """Write the events and the new snapshot if the stream is still at ``expected_version``."""
         params = {
-            "id": game.id,
-            "expected": game.version,
+            "id": game_id,
+            "expected": expected_version,
             "version": events[-1].version,
             "status": status,
-            "snapshot": Jsonb(snapshot),
+            "snapshot": Json(snapshot),
             "finished_at": finished_at,
             "now": now,
             "events": _events_json(events),

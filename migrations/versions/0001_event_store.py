@@ -31,7 +31,7 @@ def upgrade() -> None:
         sa.Column("deal", postgresql.JSONB(), nullable=False),
         sa.Column("status", sa.Text(), nullable=False),
         sa.Column("version", sa.Integer(), nullable=False),
-        sa.Column("snapshot", postgresql.JSONB(), nullable=False),
+        sa.Column("snapshot", postgresql.JSON(), nullable=False),  # read and written whole, never queried into
         sa.Column("started_at", sa.DateTime(timezone=True), nullable=False, server_default=sa.func.now()),
         sa.Column("finished_at", sa.DateTime(timezone=True), nullable=True),
         sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False, server_default=sa.func.now()),

@@ -66,7 +66,7 @@ async def test_a_stale_append_is_a_conflict_and_writes_nothing(games: Games, cle
     await games.play(game_id, token, {"type": "draw"})
     with pytest.raises(ConcurrencyConflict):
         await games.store.append(
-            game, [NewEvent(2, "GameResigned", {})], status="resigned", snapshot=game.snapshot, finished_at=None,
+            game.id, game.version, [NewEvent(2, "GameResigned", {})], status="resigned", snapshot=game.snapshot, finished_at=None,
             now=game.started_at,
         )
     assert stored_events(clean_database, game_id) == [(1, "GameDealt"), (2, "StockDrawn")]
@@ -80,7 +80,7 @@ async def test_a_duplicate_version_is_a_conflict_even_if_the_row_check_passes(ga
         conn.execute("INSERT INTO events (game_id, version, type, data) VALUES (%s, 2, 'GameResigned', '{}')", (game_id,))
     with pytest.raises(ConcurrencyConflict):
         await games.store.append(
-            game, [NewEvent(2, "StockDrawn", {})], status="playing", snapshot=game.snapshot, finished_at=None,
+            game.id, game.version, [NewEvent(2, "StockDrawn", {})], status="playing", snapshot=game.snapshot, finished_at=None,
             now=game.started_at,
         )
     with psycopg.connect(clean_database) as conn:
@@ -129,3 +129,31 @@ async def test_concurrent_retries_with_one_key_apply_once(games: Games, clean_da
     assert len({r.version for r in results}) == 1
     assert sum(1 for r in results if not r.replayed) == 1
     assert len(stored_events(clean_database, game_id)) == 2
+
+
+@pytest.fixture
+async def other_process(clean_database: str) -> AsyncIterator[Games]:
+    """A second server process: its own pool and its own cache, on the same database."""
+    pool = open_pool(clean_database, 1, 4, 5000)
+    await pool.open()
+    try:
+        yield Games(EventStore(pool), Settings(database_url=clean_database))
+    finally:
+        await pool.close()
+
+
+async def test_a_stale_cached_game_in_another_process_is_reloaded_not_trusted(
+    games: Games, other_process: Games, clean_database: str
+) -> None:
+    token, game_id = await new_game(games, ruleset="classic", seed=3)
+    await other_process.play(game_id, token, {"type": "draw"})  # the other process now caches version 2
+    for _ in range(11):
+        await games.play(game_id, token, {"type": "draw"})  # version 13: the stock is empty
+    # Stale in the other process: it still thinks the stock has cards, but a recycle is legal now.
+    recycled = await other_process.play(game_id, token, {"type": "recycle"})
+    assert recycled.version == 14
+    # If-Match with the true version succeeds even though the other process's copy is behind.
+    await games.play(game_id, token, {"type": "draw"})
+    drawn = await other_process.play(game_id, token, {"type": "draw"}, if_match=15)
+    assert drawn.version == 16
+    assert [v for v, _ in stored_events(clean_database, game_id)] == list(range(1, 17))
