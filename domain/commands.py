@@ -36,7 +36,12 @@ class Resign:
     pass
 
 
-Command = Draw | Recycle | MoveCard | Undo | Resign
+@dataclass(frozen=True, slots=True)
+class UseSolverHint:
+    """Not a move: the player asked the solver for help, which marks the game assisted."""
+
+
+Command = Draw | Recycle | MoveCard | Undo | Resign | UseSolverHint
 
 MOVE_TYPES = ("draw", "recycle", "move", "undo", "resign")
 _SIMPLE: dict[str, Command] = {"draw": Draw(), "recycle": Recycle(), "undo": Undo(), "resign": Resign()}
@@ -72,4 +77,6 @@ def command_to_api(command: Command) -> dict[str, str]:
         return {"type": "recycle"}
     if isinstance(command, Undo):
         return {"type": "undo"}
+    if isinstance(command, UseSolverHint):
+        return {"type": "solver-hint"}
     return {"type": "resign"}

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from .cards import DECK_SIZE, SUIT_NAMES, Card, code, is_red, rank_of, suit_of
-from .commands import Command, Draw, MoveCard, Recycle, Resign, Undo
+from .commands import Command, Draw, MoveCard, Recycle, Resign, Undo, UseSolverHint
 from .errors import DomainError, GameOver, IllegalMove, InvalidRequest
 from .events import (
     CardsMoved,
@@ -203,6 +203,8 @@ def decide(state: GameState, command: Command) -> list[Event]:
         return [MoveUndone(undo_stack.top(state.undo)[1])]
     if isinstance(command, Resign):
         return [GameResigned()]
+    if isinstance(command, UseSolverHint):
+        return [] if state.assisted else [SolverHintUsed()]
     raise IllegalMove(f"unknown command {command!r}")
 
 
@@ -217,13 +219,6 @@ def _decide_move(state: GameState, command: MoveCard) -> list[Event]:
     if command.to == FOUNDATION and state.cards_on_foundations + 1 == DECK_SIZE:
         events.append(GameWon())
     return events
-
-
-def record_solver_hint(state: GameState) -> list[Event]:
-    """Taking a solver hint marks the game assisted (once)."""
-    if state.status is not Status.PLAYING:
-        raise GameOver(f"the game is over ({state.status.value})")
-    return [] if state.assisted else [SolverHintUsed()]
 
 
 # ---------------------------------------------------------------- evolve

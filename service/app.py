@@ -12,6 +12,7 @@ from litestar.config.cors import CORSConfig
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.spec import Components, SecurityScheme
 
+from .api.deals import DealController
 from .api.games import GameController
 from .api.health import health
 from .api.players import PlayerController
@@ -48,14 +49,15 @@ def create_app(settings: Settings) -> Litestar:
     @asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
         await pool.open(wait=False)
-        app.state.games = Games(store, settings)
+        app.state.games = games = Games(store, settings)
         try:
             yield
         finally:
+            games.solver.close()
             await pool.close()
 
     return Litestar(
-        route_handlers=[PlayerController, RulesetController, GameController, health],
+        route_handlers=[PlayerController, RulesetController, GameController, DealController, health],
         lifespan=[lifespan],
         exception_handlers=EXCEPTION_HANDLERS,
         before_request=_require_json,

@@ -22,7 +22,11 @@ import msgspec
 
 from domain import (
     MAX_SEED,
+    Command,
+    Ruleset,
+    UseSolverHint,
     DomainError,
+    GameOver,
     Event,
     GameState,
     command_to_api,
@@ -36,7 +40,6 @@ from domain import (
     hints,
     initial_state,
     legal_moves,
-    parse_command,
     parse_deck,
     redact,
     replay,
@@ -45,9 +48,12 @@ from domain import (
 from domain.codec import event_from_data, snapshot_to_state, state_to_snapshot
 from domain.rulesets import DEFAULT_RULESET_ID
 
+from .deals import daily_deal, parse_day, pool_number, pool_of, random_pool_number
 from .errors import BadRequest, Forbidden, NotFound, Unauthorized, Unavailable, VersionConflict
+from .pool import load_pool
 from .schemas import DealRequest, NewGame
 from .settings import Settings
+from .solving import SolverPool
 from .store import ConcurrencyConflict, EventStore, GameRow, IdempotencyRace, NewEvent, StoredEvent, token_hash
 
 JSON = dict[str, Any]
@@ -138,6 +144,7 @@ class Games:
         self.clock = clock
         self.cache: dict[uuid.UUID, _Current] = {}  # games this process wrote last, by id
         self.tokens = TokenCache(settings.game_cache_size)
+        self.solver = SolverPool()
 
     # ------------------------------------------------------------ players
 
@@ -170,7 +177,7 @@ class Games:
     async def create_game(self, token: str | None, request: NewGame) -> JSON:
         player_id = await self.authenticate(token)
         ruleset = get_ruleset(request.ruleset or DEFAULT_RULESET_ID)
-        deck, source = self._deal(request.deal)
+        deck, source = self._deal(ruleset, request.deal)
         first = deal(ruleset, deck, source)
         state = initial_state(first)
         game_id = uuid.uuid4()
@@ -189,7 +196,7 @@ class Games:
         self._remember(game)
         return game.view()
 
-    def _deal(self, request: DealRequest | None) -> tuple[tuple[int, ...], JSON]:
+    def _deal(self, ruleset: Ruleset, request: DealRequest | None) -> tuple[tuple[int, ...], JSON]:
         given = {} if request is None else {
             name: value for name, value in msgspec.structs.asdict(request).items() if value is not None
         }
@@ -197,8 +204,16 @@ class Games:
             raise BadRequest(f"a deal names one source: seed, deck, pool or daily, not {' and '.join(sorted(given))}")
         if "deck" in given:
             return parse_deck(given["deck"]), {"source": "deck"}
-        if "pool" in given or "daily" in given:
-            raise BadRequest("pool and daily deals are not available on this server yet: deal by seed or deck")
+        if "daily" in given:
+            day = parse_day(given["daily"], self.clock().date(), self.settings.daily_past_days)
+            daily_ruleset, number = daily_deal(day, self.settings.daily_secret)
+            if ruleset != daily_ruleset:
+                raise BadRequest(f"the daily deal is played under {daily_ruleset.id}, not {ruleset.id}")
+            seed = pool_of(ruleset).deal(number).seed
+            return shuffled_deck(seed), {"source": "daily", "date": day.isoformat(), "pool": number}
+        if "pool" in given or ("seed" not in given and ruleset.default_deal == "pool" and load_pool(ruleset.id)):
+            number = pool_number(ruleset, given["pool"]) if "pool" in given else random_pool_number(ruleset)
+            return shuffled_deck(pool_of(ruleset).deal(number).seed), {"source": "pool", "pool": number}
         seed = given.get("seed")
         if seed is None:
             seed = secrets.randbelow(MAX_SEED + 1)
@@ -218,14 +233,13 @@ class Games:
         self,
         game_id: uuid.UUID,
         token: str | None,
-        move: JSON,
+        command: Command,
         if_match: int | None = None,
         idempotency_key: str | None = None,
     ) -> Played:
         """Decide and append one move. The first try may use this process's cached copy of the
         game (one round trip); anything it cannot be sure of (a conflict, an If-Match or a refusal
         that a stale copy could explain) is tried again on the stored game."""
-        command = parse_command(move)
         if token is None:
             raise Unauthorized("a move needs 'Authorization: Bearer <token>' of the game's player")
         request_hash = hashlib.sha256(msgspec.json.encode(command_to_api(command))).digest()
@@ -260,6 +274,10 @@ class Games:
                 if game.confirmed:
                     raise
                 continue
+            if not events:  # nothing to record (a solver hint on a game already assisted)
+                if not game.confirmed:
+                    continue
+                return Played({"game": game.view(), "events": []}, game.version, False)
             state = game.state
             for event in events:
                 state = evolve(state, event)
@@ -316,11 +334,25 @@ class Games:
         _, state = await self._game(game_id)
         return {"version": state.version, "moves": [command_to_api(m) for m in legal_moves(state)]}
 
-    async def hints(self, game_id: uuid.UUID) -> JSON:
-        _, state = await self._game(game_id)
+    async def hints(self, game_id: uuid.UUID, solver: bool = False, token: str | None = None) -> JSON:
+        """Ranked heuristic hints; with ``solver`` also the next move of a winning line, which
+        marks the game assisted (an event), so only the game's player may ask for it."""
+        if not solver:
+            _, state = await self._game(game_id)
+            return {"version": state.version, "hints": [{"move": command_to_api(h.move), "reason": h.reason} for h in hints(state)]}
+        if token is None:
+            raise Unauthorized("solver hints mark the game assisted: they need the player's bearer token")
+        game, state = await self._game(game_id)
+        if await self.authenticate(token) != game.player_id:
+            raise Forbidden("this game belongs to another player")
+        if not state.playing:
+            raise GameOver(f"the game is over ({state.status.value})")
+        result, move = await self.solver.next_move(state_to_snapshot(state), self.settings.solver_hint_seconds)
+        played = await self.play(game_id, token, UseSolverHint())
         return {
-            "version": state.version,
+            "version": played.version,
             "hints": [{"move": command_to_api(h.move), "reason": h.reason} for h in hints(state)],
+            "solver": {"result": result, "move": move},
         }
 
     async def events(self, game_id: uuid.UUID, after: int, limit: int) -> JSON:

@@ -169,9 +169,51 @@ class HintView(Body):
     reason: str
 
 
-class Hints(Body):
+class SolverHint(Body):
+    result: Literal["won", "lost", "unknown"]
+    move: MoveForm | None
+
+
+class Hints(Body, omit_defaults=True):
     version: int
     hints: list[HintView]
+    solver: SolverHint | None = None
+
+
+class LineLength(Body):
+    median: float
+    q1: float
+    q3: float
+
+
+class PoolSummary(Body):
+    ruleset: RulesetRef
+    size: int
+    seeds_tried: int
+    won: int
+    lost: int
+    undecided: int
+    budget_seconds: float
+    line_length: LineLength
+    verification: str
+
+
+class Pools(Body):
+    pools: list[PoolSummary]
+
+
+class PoolDealView(Body):
+    pool: int
+    ruleset: RulesetRef
+    verified: bool
+    line_length: int
+
+
+class DailyDeal(Body):
+    date: str
+    ruleset: RulesetRef
+    pool: int
+    line_length: int
 
 
 class Health(Body):

@@ -41,6 +41,10 @@ class Settings:
     pool_timeout_seconds: float = 5.0  # waiting for a connection longer than this is a 503
     move_retries: int = 12
     game_cache_size: int = 10_000  # games (and tokens) kept in memory per process
+    solver_hint_seconds: float = 1.0
+    # Only the server knows it, so nobody can tell a day's deal from its date in advance.
+    daily_secret: str = "development-only-daily-secret"
+    daily_past_days: int = 366
     page_limit_default: int = 100
     page_limit_max: int = 1000
 
@@ -57,5 +61,7 @@ class Settings:
             pool_min_size=_int("DB_POOL_MIN", 2),
             pool_max_size=_int("DB_POOL_MAX", 10),
             statement_timeout_ms=_int("DB_STATEMENT_TIMEOUT_MS", 5000),
+            solver_hint_seconds=_int("SOLVER_HINT_MS", 1000) / 1000,
+            daily_secret=os.environ.get("DAILY_SECRET") or "development-only-daily-secret",
             pool_timeout_seconds=_int("DB_POOL_TIMEOUT_MS", 5000) / 1000,
         )

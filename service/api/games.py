@@ -9,6 +9,8 @@ from litestar.datastructures import State
 from litestar.params import Body, HeaderParameter, PathParameter, QueryParameter, SkipValidation
 from litestar.response import Response
 
+from domain import parse_command
+
 from ..problems import documented
 from ..schemas import EventPage, GameView, Hints, LegalMoves, MoveRequest, MoveResult, NewGame
 from .common import bearer_token, etag, games_of, idempotency_key, if_match, parse_body
@@ -76,7 +78,7 @@ class GameController(Controller):
         played = await games_of(state).play(
             game_id,
             bearer_token(request),
-            move,
+            parse_command(move),
             if_match=if_match(if_match_header),
             idempotency_key=idempotency_key(idempotency_header),
         )
@@ -98,11 +100,22 @@ class GameController(Controller):
     @get(
         "/{game_id:uuid}/hints",
         operation_id="getHints",
-        summary="Legal moves ranked by usefulness, each with a reason",
-        responses=documented(400, 404),
+        summary="Legal moves ranked by usefulness; ?solver=true adds the solver's next move (marks the game assisted)",
+        responses=documented(400, 401, 403, 404, 409),
     )
-    async def hints(self, state: State, game_id: Annotated[UUID, _GAME_ID]) -> Response[Hints]:
-        body = await games_of(state).hints(game_id)
+    async def hints(
+        self,
+        request: Request[Any, Any, Any],
+        state: State,
+        game_id: Annotated[UUID, _GAME_ID],
+        solver: Annotated[
+            bool,
+            QueryParameter(
+                description="also ask the solver (needs the player's bearer token; records that the game was assisted)"
+            ),
+        ] = False,
+    ) -> Response[Hints]:
+        body = await games_of(state).hints(game_id, solver, bearer_token(request) if solver else None)
         return Response(body, headers={"ETag": etag(body["version"])})
 
     @get(

@@ -38,9 +38,14 @@ def test_an_explicit_deck_is_dealt_in_api_order_and_not_echoed(ann: Player) -> N
     assert ann.client.get(f"/games/{game['id']}").json()["table"]["waste"] == [deck[18]]
 
 
-def test_the_ruleset_defaults_to_open_runs_and_the_seed_is_reported(ann: Player) -> None:
-    game = ann.new_game()
+def test_the_ruleset_defaults_to_open_runs(ann: Player) -> None:
+    game = ann.new_game(deal={"seed": 4})
     assert game["ruleset"]["id"] == "open-runs"
+
+
+@pytest.mark.parametrize("ruleset", ["classic", "draw-one"])
+def test_without_a_deal_a_random_seed_is_dealt_and_reported(ann: Player, ruleset: str) -> None:
+    game = ann.new_game(ruleset=ruleset)
     assert game["deal"]["source"] == "seed" and 0 <= game["deal"]["seed"] < 2**53
 
 

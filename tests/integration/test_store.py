@@ -10,7 +10,9 @@ import msgspec
 import psycopg
 import pytest
 
-from domain import replay
+from domain import Draw, Recycle, Undo, parse_command, replay
+
+DRAW, RECYCLE, UNDO = Draw(), Recycle(), Undo()
 from domain.codec import event_from_data, snapshot_to_state
 from service.games import Games
 from service.schemas import DealRequest, NewGame
@@ -42,7 +44,7 @@ def stored_events(url: str, game_id: uuid.UUID) -> list[tuple[int, str]]:
 
 async def test_a_move_appends_events_at_the_next_versions(games: Games, clean_database: str) -> None:
     token, game_id = await new_game(games)
-    played = await games.play(game_id, token, {"type": "draw"})
+    played = await games.play(game_id, token, DRAW)
     assert played.version == 2
     assert stored_events(clean_database, game_id) == [(1, "GameDealt"), (2, "StockDrawn")]
 
@@ -51,8 +53,8 @@ async def test_the_snapshot_equals_the_replay_of_the_events(games: Games, clean_
     token, game_id = await new_game(games, seed=5, ruleset="classic")
     for _ in range(25):
         hints = (await games.hints(game_id))["hints"]
-        await games.play(game_id, token, hints[0]["move"])
-    await games.play(game_id, token, {"type": "undo"})
+        await games.play(game_id, token, parse_command(hints[0]["move"]))
+    await games.play(game_id, token, UNDO)
     with psycopg.connect(clean_database) as conn:
         snapshot = conn.execute("SELECT snapshot FROM games WHERE id = %s", (game_id,)).fetchone()[0]
         rows = conn.execute("SELECT type, data FROM events WHERE game_id = %s ORDER BY version", (game_id,)).fetchall()
@@ -63,7 +65,7 @@ async def test_a_stale_append_is_a_conflict_and_writes_nothing(games: Games, cle
     token, game_id = await new_game(games)
     game = await games.store.load_game(game_id)
     assert game is not None
-    await games.play(game_id, token, {"type": "draw"})
+    await games.play(game_id, token, DRAW)
     with pytest.raises(ConcurrencyConflict):
         await games.store.append(
             game.id, game.version, [NewEvent(2, "GameResigned", {})], status="resigned", snapshot=game.snapshot, finished_at=None,
@@ -89,7 +91,7 @@ async def test_a_duplicate_version_is_a_conflict_even_if_the_row_check_passes(ga
 
 async def test_concurrent_moves_without_if_match_are_retried_and_all_land(games: Games, clean_database: str) -> None:
     token, game_id = await new_game(games, ruleset="classic")
-    results = await asyncio.gather(*(games.play(game_id, token, {"type": "draw"}) for _ in range(8)))
+    results = await asyncio.gather(*(games.play(game_id, token, DRAW) for _ in range(8)))
     assert sorted(r.version for r in results) == list(range(2, 10))
     assert [v for v, _ in stored_events(clean_database, game_id)] == list(range(1, 10))
 
@@ -99,7 +101,7 @@ async def test_concurrent_conditional_moves_let_exactly_one_win(games: Games, cl
 
     token, game_id = await new_game(games, ruleset="classic")
     outcomes = await asyncio.gather(
-        *(games.play(game_id, token, {"type": "draw"}, if_match=1) for _ in range(6)), return_exceptions=True
+        *(games.play(game_id, token, DRAW, if_match=1) for _ in range(6)), return_exceptions=True
     )
     assert sum(1 for o in outcomes if not isinstance(o, Exception)) == 1
     assert all(isinstance(o, VersionConflict) for o in outcomes if isinstance(o, Exception))
@@ -108,12 +110,12 @@ async def test_concurrent_conditional_moves_let_exactly_one_win(games: Games, cl
 
 async def test_an_idempotency_key_survives_another_server_process(games: Games, clean_database: str) -> None:
     token, game_id = await new_game(games)
-    first = await games.play(game_id, token, {"type": "draw"}, idempotency_key="abc")
+    first = await games.play(game_id, token, DRAW, idempotency_key="abc")
     other_pool = open_pool(clean_database, 1, 2, 5000)  # a second process would have its own pool and memory
     await other_pool.open()
     try:
         other = Games(EventStore(other_pool), Settings(database_url=clean_database))
-        again = await other.play(game_id, token, {"type": "draw"}, idempotency_key="abc")
+        again = await other.play(game_id, token, DRAW, idempotency_key="abc")
     finally:
         await other_pool.close()
     assert again.replayed
@@ -124,7 +126,7 @@ async def test_an_idempotency_key_survives_another_server_process(games: Games, 
 async def test_concurrent_retries_with_one_key_apply_once(games: Games, clean_database: str) -> None:
     token, game_id = await new_game(games, ruleset="classic")
     results = await asyncio.gather(
-        *(games.play(game_id, token, {"type": "draw"}, idempotency_key="same") for _ in range(6))
+        *(games.play(game_id, token, DRAW, idempotency_key="same") for _ in range(6))
     )
     assert len({r.version for r in results}) == 1
     assert sum(1 for r in results if not r.replayed) == 1
@@ -146,14 +148,14 @@ async def test_a_stale_cached_game_in_another_process_is_reloaded_not_trusted(
     games: Games, other_process: Games, clean_database: str
 ) -> None:
     token, game_id = await new_game(games, ruleset="classic", seed=3)
-    await other_process.play(game_id, token, {"type": "draw"})  # the other process now caches version 2
+    await other_process.play(game_id, token, DRAW)  # the other process now caches version 2
     for _ in range(11):
-        await games.play(game_id, token, {"type": "draw"})  # version 13: the stock is empty
+        await games.play(game_id, token, DRAW)  # version 13: the stock is empty
     # Stale in the other process: it still thinks the stock has cards, but a recycle is legal now.
-    recycled = await other_process.play(game_id, token, {"type": "recycle"})
+    recycled = await other_process.play(game_id, token, RECYCLE)
     assert recycled.version == 14
     # If-Match with the true version succeeds even though the other process's copy is behind.
-    await games.play(game_id, token, {"type": "draw"})
-    drawn = await other_process.play(game_id, token, {"type": "draw"}, if_match=15)
+    await games.play(game_id, token, DRAW)
+    drawn = await other_process.play(game_id, token, DRAW, if_match=15)
     assert drawn.version == 16
     assert [v for v, _ in stored_events(clean_database, game_id)] == list(range(1, 17))

@@ -1,0 +1,77 @@
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Annotated
+
+import msgspec
+
+from litestar import Controller, get
+from litestar.datastructures import State
+from litestar.params import PathParameter, QueryParameter
+
+from domain import ALL_RULESETS, get_ruleset
+from domain.rulesets import DEFAULT_RULESET_ID
+
+from ..deals import daily_deal, parse_day, pool_of, pool_summary
+from ..errors import NotFound
+from ..pool import load_pool
+from ..problems import documented
+from ..schemas import DailyDeal, PoolDealView, Pools, PoolSummary, RulesetRef
+from .common import games_of
+
+
+class DealController(Controller):
+    path = "/deals"
+    tags = ["deals"]
+
+    @get("/pool", operation_id="describePools", summary="The verified deal pools: size and how they were made")
+    async def pools(self) -> Pools:
+        found = [load_pool(r.id) for r in ALL_RULESETS]
+        return Pools(pools=[msgspec.convert(pool_summary(p), PoolSummary) for p in found if p is not None])
+
+    @get(
+        "/pool/{number:int}",
+        operation_id="getPoolDeal",
+        summary="One pool deal: verified, and the length of its stored winning line (never the line)",
+        responses=documented(400, 404),
+    )
+    async def pool_deal(
+        self,
+        number: Annotated[int, PathParameter(ge=1, le=1_000_000, description="1 .. the pool's size")],
+        ruleset: Annotated[str, QueryParameter(description="whose pool (default open-runs)")] = DEFAULT_RULESET_ID,
+    ) -> PoolDealView:
+        found = get_ruleset(ruleset)
+        pool = pool_of(found)
+        if number > pool.size:
+            raise NotFound(f"the {found.id} pool has deals 1 to {pool.size}, not {number}")
+        item = pool.deal(number)
+        return PoolDealView(
+            pool=number, ruleset=_ref(found.id, found.version), verified=True, line_length=item.length
+        )
+
+    @get("/daily", operation_id="getTodaysDeal", summary="Today's shared deal (UTC)", responses=documented(404))
+    async def today(self, state: State) -> DailyDeal:
+        return self._daily(state, "today")
+
+    @get(
+        "/daily/{day:str}",
+        operation_id="getDailyDeal",
+        summary="The shared deal of a UTC date (YYYY-MM-DD or 'today'), the same for everyone",
+        responses=documented(400, 404),
+    )
+    async def daily(self, state: State, day: Annotated[str, PathParameter(description="YYYY-MM-DD or today")]) -> DailyDeal:
+        return self._daily(state, day)
+
+    def _daily(self, state: State, text: str) -> DailyDeal:
+        settings = games_of(state).settings
+        today = datetime.now(UTC).date()
+        chosen = parse_day(text, today, settings.daily_past_days)
+        ruleset, number = daily_deal(chosen, settings.daily_secret)
+        item = pool_of(ruleset).deal(number)
+        return DailyDeal(
+            date=chosen.isoformat(), ruleset=_ref(ruleset.id, ruleset.version), pool=number, line_length=item.length
+        )
+
+
+def _ref(ruleset_id: str, version: int) -> RulesetRef:
+    return RulesetRef(id=ruleset_id, version=version)
