@@ -37,6 +37,7 @@ _FITS_ON = tuple(
 # Where a macro move takes its card from.
 _RESERVE, _TALON, _TABLEAU, _FOUNDATION = 0, 1, 2, 3
 _TO_FOUNDATION = -1
+_NEVER = 1 << 30
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,7 +80,7 @@ class _Search:
         self.budget = budget
         self.max_states = min(budget.max_states, budget.narrow_states) if narrow else budget.max_states
         self.states = 0
-        self.seen: set[tuple[object, ...]] = set()
+        self.seen: dict[tuple[object, ...], list[int]] = {}
 
     # -------------------------------------------------------------- rules on positions
 
@@ -240,13 +241,29 @@ class _Search:
 
     # -------------------------------------------------------------- search
 
-    def key(self, position: Position) -> tuple[object, ...]:
-        """Positions with the same cards and the same reachable talon positions are one."""
+    def visited(self, position: Position) -> bool:
+        """Seen before, or dominated by a position seen before; otherwise remember it.
+
+        With recycling allowed, a pointer p reaches every talon position p + k*draw, the end,
+        and every multiple of draw (after a recycle). So the same cards with a pointer of the
+        same residue and no smaller, or with a multiple of draw, have no move the smaller one
+        lacks: they are dominated and need no search of their own.
+        """
         reserve, found, columns, talon, pointer, progress = position
         can_recycle = progress or self.free_recycle
-        if can_recycle and pointer % self.draw == 0:
-            pointer = 0  # every multiple of the draw count is reachable again after a recycle
-        return (reserve, found, tuple(sorted(columns)), talon, pointer, can_recycle)
+        cards: tuple[object, ...] = (reserve, found, tuple(sorted(columns)), talon, can_recycle)
+        if not can_recycle:
+            cards = (*cards, pointer)  # only forward draws: keep the exact pointer
+            pointer = 0
+        residue = pointer % self.draw
+        lowest = self.seen.get(cards)
+        if lowest is None:
+            lowest = self.seen[cards] = [_NEVER] * self.draw
+        elif residue == 0 or lowest[residue] <= pointer:
+            return True
+        lowest[residue] = min(lowest[residue], pointer)
+        lowest[0] = 0  # any pointer reaches what a multiple of draw reaches
+        return False
 
     def enter(self, position: Position, path: list[Macro]) -> tuple[bool, Position | None, int]:
         """(won, the position to search from or None if seen, how many automatic moves were added)."""
@@ -260,11 +277,9 @@ class _Search:
         added = len(path) - before
         if sum(position[1]) == 52:
             return True, position, added
-        key = self.key(position)
-        if key in self.seen:
+        if self.visited(position):
             del path[before:]
             return False, None, 0
-        self.seen.add(key)
         return False, position, added
 
     def run(self, start: Position) -> list[Macro] | None:
