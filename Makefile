@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test bench openapi lint typecheck clean
+.PHONY: run test bench openapi pools lint typecheck clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11+ is needed (set PYTHON=...)")'
@@ -24,6 +24,12 @@ bench: $(STAMP)
 
 openapi: $(STAMP)
 	$(BIN)/canfield openapi --output openapi/openapi.json
+
+# The solver-verified deal pools (slow; resumable: run again after Ctrl-C). Not part of `make test`.
+pools: $(STAMP)
+	$(BIN)/canfield pool build --ruleset open-runs --count 1500
+	$(BIN)/canfield pool build --ruleset classic --count 500
+	$(BIN)/canfield pool build --ruleset draw-one --count 500
 
 typecheck: $(STAMP)
 	$(BIN)/python -m mypy

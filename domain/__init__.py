@@ -49,6 +49,7 @@ __all__ = [
     "event_type",
     "evolve",
     "game_view",
+    "get_ruleset",
     "hints",
     "initial_state",
     "is_legal",

@@ -81,6 +81,7 @@ class _Search:
         self.max_states = min(budget.max_states, budget.narrow_states) if narrow else budget.max_states
         self.states = 0
         self.seen: dict[tuple[object, ...], list[int]] = {}
+        self._reachable: dict[tuple[int, int, bool], list[int]] = {}
 
     # -------------------------------------------------------------- rules on positions
 
@@ -95,8 +96,15 @@ class _Search:
         first, second = _OPPOSITE_SUITS[_SUIT[card]]
         return found[first] >= need and found[second] >= need
 
-    def reachable(self, size: int, pointer: int, progress: bool) -> Iterator[int]:
+    def reachable(self, size: int, pointer: int, progress: bool) -> list[int]:
         """Talon positions q (the waste would hold q cards, its top talon[q - 1]), fewest draws first."""
+        key = (size, pointer, progress)
+        found = self._reachable.get(key)
+        if found is None:
+            found = self._reachable[key] = list(self._positions(size, pointer, progress))
+        return found
+
+    def _positions(self, size: int, pointer: int, progress: bool) -> Iterator[int]:
         seen = set()
         if pointer:
             seen.add(pointer)
@@ -144,37 +152,25 @@ class _Search:
 
     def auto(self, position: Position, path: list[Macro]) -> Position:
         """Play every safe card to its foundation (reserve top, column ends, waste top)."""
-        changed = True
-        while changed:
-            changed = False
+        base, safe = self.base, self.safe
+        while True:
             reserve, found, columns, talon, pointer, _ = position
-            if reserve:
-                card = self.reserve[reserve - 1]
-                if self.fits_foundation(card, found) and self.safe(card, found):
-                    move: Macro = (_RESERVE, card, _TO_FOUNDATION, 0)
-                    path.append(move)
-                    position = self.play(position, move)
-                    changed = True
-                    continue
-            for index, column in enumerate(columns):
-                if column:
-                    card = column[-1]
-                    if self.fits_foundation(card, found) and self.safe(card, found):
-                        move = (_TABLEAU, card, _TO_FOUNDATION, index)
-                        path.append(move)
-                        position = self.play(position, move)
-                        changed = True
+            home = {suit * 13 + (base + count) % 13 for suit, count in enumerate(found) if count < 13}
+            move: Macro | None = None
+            if reserve and self.reserve[reserve - 1] in home and safe(self.reserve[reserve - 1], found):
+                move = (_RESERVE, self.reserve[reserve - 1], _TO_FOUNDATION, 0)
+            else:
+                for index, column in enumerate(columns):
+                    if column and column[-1] in home and safe(column[-1], found):
+                        move = (_TABLEAU, column[-1], _TO_FOUNDATION, index)
                         break
-            if changed:
-                continue
-            if pointer:
-                card = talon[pointer - 1]
-                if self.fits_foundation(card, found) and self.safe(card, found):
-                    move = (_TALON, card, _TO_FOUNDATION, pointer)
-                    path.append(move)
-                    position = self.play(position, move)
-                    changed = True
-        return position
+                else:
+                    if pointer and talon[pointer - 1] in home and safe(talon[pointer - 1], found):
+                        move = (_TALON, talon[pointer - 1], _TO_FOUNDATION, pointer)
+            if move is None:
+                return position
+            path.append(move)
+            position = self.play(position, move)
 
     def moves(self, position: Position) -> list[Macro]:
         reserve, found, columns, talon, pointer, progress = position

@@ -201,6 +201,139 @@ def openapi_command(args: argparse.Namespace) -> int:
     return 0
 
 
+# --- solve ---------------------------------------------------------------------------
+
+EXIT_USAGE = 2  # bad arguments, as argparse itself exits
+DEFAULT_SOLVE_SECONDS = 10.0
+
+
+def _usage_error(command: str, message: str) -> int:
+    print(f"canfield {command}: error: {message}", file=sys.stderr)
+    return EXIT_USAGE
+
+
+def _solve_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--ruleset", required=True, metavar="R", help="classic, draw-one or open-runs")
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--seed", type=int, metavar="N", help="the shuffle of seed N (docs/deals.md)")
+    source.add_argument("--pool", type=int, metavar="N", help="deal N (1-based) of the ruleset's verified pool")
+    source.add_argument("--deck", metavar="CODES", help="52 card codes in deal order, comma- or space-separated")
+    parser.add_argument(
+        "--budget-seconds",
+        type=float,
+        default=DEFAULT_SOLVE_SECONDS,
+        metavar="S",
+        help=f"give up (result unknown) after S seconds (default {DEFAULT_SOLVE_SECONDS:g})",
+    )
+    parser.add_argument("--json", action="store_true", help="print one JSON line: result, API moves, seconds, states")
+
+
+def solve_command(args: argparse.Namespace) -> int:
+    import time
+
+    from domain import DomainError, command_to_api, deal, initial_state, parse_deck
+    from domain.rulesets import get_ruleset
+    from domain.solver import Budget, solve
+    from service.pool import encode_line, load_pool, pool_path, start_state
+
+    if not args.budget_seconds > 0:
+        return _usage_error("solve", "--budget-seconds must be more than 0")
+    try:
+        ruleset = get_ruleset(args.ruleset)
+        if args.seed is not None:
+            what = f"seed {args.seed}"
+            state = start_state(ruleset, args.seed)
+        elif args.pool is not None:
+            pool = load_pool(ruleset.id)
+            if pool is None:
+                return _usage_error(
+                    "solve",
+                    f"the ruleset {ruleset.id} has no pool ({pool_path(ruleset.id)} does not exist); "
+                    f"build one with `canfield pool build --ruleset {ruleset.id} --count N`",
+                )
+            if not 1 <= args.pool <= pool.size:
+                return _usage_error(
+                    "solve", f"pool deal {args.pool} is out of range: the {ruleset.id} pool has deals 1..{pool.size}"
+                )
+            seed = pool.deal(args.pool).seed
+            ruleset = pool.ruleset
+            what = f"pool deal {args.pool} (seed {seed})"
+            state = start_state(ruleset, seed)
+        else:
+            codes = [text for text in re.split(r"[\s,]+", args.deck.strip()) if text]
+            what = "the given deck"
+            state = initial_state(deal(ruleset, parse_deck(codes), {}))
+    except DomainError as exc:
+        return _usage_error("solve", exc.reason)
+
+    started = time.perf_counter()
+    deadline = started + args.budget_seconds
+    outcome = solve(state, Budget(out_of_time=lambda: time.perf_counter() > deadline))
+    seconds = round(time.perf_counter() - started, 3)
+    if args.json:
+        document = {
+            "result": outcome.result,
+            "moves": [command_to_api(move) for move in outcome.moves],
+            "seconds": seconds,
+            "states": outcome.states,
+        }
+        print(json.dumps(document), flush=True)
+        return 0
+    print(f"deal:    {ruleset.key}, {what}")
+    print(f"result:  {outcome.result}")
+    print(f"length:  {len(outcome.moves)} moves")
+    print(f"states:  {outcome.states}")
+    print(f"seconds: {seconds}")
+    if outcome.result == "won":
+        print(f"line:    {encode_line(outcome.moves)}")
+    return 0
+
+
+# --- pool --------------------------------------------------------------------------------
+
+
+def _pool_arguments(parser: argparse.ArgumentParser) -> None:
+    actions = parser.add_subparsers(dest="pool_command", metavar="<action>", required=True)
+    build = actions.add_parser(
+        "build",
+        help="solve seeds 1, 2, ... until the first N won seeds are known; write the pool file",
+        description=(
+            "Solve seeds 1, 2, 3, ... in a process pool (each seed with its own time budget) until the\n"
+            "first N won seeds are known, replay every winning line through the rules engine, and write\n"
+            "the pool file atomically. Every finished seed is kept in <output>.progress.jsonl, so an\n"
+            "interrupted build (Ctrl-C) resumes where it stopped when run again with the same options."
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    build.add_argument("--ruleset", required=True, metavar="R", help="classic, draw-one or open-runs")
+    build.add_argument("--count", required=True, type=int, metavar="N", help="how many won deals the pool holds")
+    build.add_argument(
+        "--budget-seconds", type=float, default=10.0, metavar="S", help="time budget per seed (default 10)"
+    )
+    build.add_argument("--workers", type=int, metavar="W", help="worker processes (default: all cores)")
+    build.add_argument(
+        "--output", type=Path, metavar="PATH", help="the pool file (default: service/data/pools/<R>.json)"
+    )
+    verify = actions.add_parser(
+        "verify",
+        help="replay every stored line of the pool files through the rules engine",
+        description="Replay every line of a pool file to a win; exit 1 on any failure.",
+    )
+    verify.add_argument("--ruleset", metavar="R", help="only this ruleset's pool (default: every pool file)")
+    verify.add_argument("--file", type=Path, metavar="PATH", help="verify this pool file instead of a shipped one")
+
+
+def pool_command(args: argparse.Namespace) -> int:
+    from service import pool_build
+
+    try:
+        if args.pool_command == "build":
+            return pool_build.build(args.ruleset, args.count, args.budget_seconds, args.workers, args.output)
+        return pool_build.verify(args.ruleset, args.file)
+    except pool_build.BuildError as exc:
+        return _usage_error(f"pool {args.pool_command}", str(exc))
+
+
 # --- the command table ---------------------------------------------------------------------
 
 COMMANDS: dict[str, Command] = {
@@ -230,6 +363,22 @@ COMMANDS: dict[str, Command] = {
         run=openapi_command,
         arguments=_openapi_arguments,
         description="Write the live OpenAPI document as stable JSON (sorted keys, 2-space indent).",
+    ),
+    "solve": Command(
+        help="solve one deal (a seed, a pool deal or an explicit deck) with the solver",
+        run=solve_command,
+        arguments=_solve_arguments,
+        description=(
+            "Search for a win: prints the result (won, lost = proven, unknown = out of budget), the\n"
+            "line length, the positions searched, the time and the winning line. Exit 0 for any result,\n"
+            "2 for bad arguments. With --json the last line is one JSON object with the API moves."
+        ),
+    ),
+    "pool": Command(
+        help="build or verify the solver-verified deal pools",
+        run=pool_command,
+        arguments=_pool_arguments,
+        description="`canfield pool build` makes a pool file; `canfield pool verify` replays the stored lines.",
     ),
 }
 

@@ -1,0 +1,176 @@
+"""The solver: won lines replay to a win through the rules engine, lost is a proof, budgets hold."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from domain import (
+    Draw,
+    GameState,
+    MoveCard,
+    Recycle,
+    Status,
+    apply,
+    legal_moves,
+    parse_card,
+    replay_commands,
+)
+from domain.piles import FOUNDATION
+from domain.rulesets import get_ruleset
+from domain.solver import Budget, SolveResult, solve
+from service.pool import start_state
+
+from .tables import table
+
+# Seeds the solver wins within a few hundred positions (checked with a one-second budget).
+QUICK_SEEDS = {
+    "open-runs": (2, 3, 10, 15),
+    "classic": (2, 3, 10, 15),
+    "draw-one": (2, 3, 5, 8),
+}
+HARD_SEED = ("open-runs", 6)  # not decided within 100,000 positions
+ROOMY = Budget(max_states=500_000)  # far more than any quick seed needs; keeps a regression from hanging
+
+
+def _seconds(limit: float) -> Budget:
+    deadline = time.perf_counter() + limit
+    return Budget(out_of_time=lambda: time.perf_counter() > deadline)
+
+
+def _assert_wins(state: GameState, outcome: SolveResult) -> GameState:
+    assert outcome.result == "won", outcome
+    report = replay_commands(state, outcome.moves)
+    assert report.ok, f"move {report.failed_at} ({outcome.moves[report.failed_at or 0]}) refused: {report.reason}"
+    assert report.state.status is Status.WON
+    assert report.applied == len(outcome.moves)
+    return report.state
+
+
+@pytest.mark.parametrize(
+    ("ruleset_id", "seed"), [(ruleset_id, seed) for ruleset_id, seeds in QUICK_SEEDS.items() for seed in seeds]
+)
+def test_a_won_line_replays_to_a_win(ruleset_id: str, seed: int) -> None:
+    state = start_state(get_ruleset(ruleset_id), seed)
+    outcome = solve(state, ROOMY)
+    _assert_wins(state, outcome)
+    assert all(isinstance(move, Draw | Recycle | MoveCard) for move in outcome.moves)
+    assert 0 < outcome.states <= ROOMY.max_states
+
+
+def test_draw_one_lines_recycle_only_after_progress() -> None:
+    """Every draw-one line replays to won (a recycle without progress would stall the game)."""
+    ruleset = get_ruleset("draw-one")
+    recycles = 0
+    for seed in QUICK_SEEDS["draw-one"]:
+        state = start_state(ruleset, seed)
+        outcome = solve(state, ROOMY)
+        _assert_wins(state, outcome)
+        recycles += sum(isinstance(move, Recycle) for move in outcome.moves)
+    assert recycles > 0  # the lines do recycle, so the stall rule was really in play
+
+
+def test_draw_one_a_pass_without_progress_is_lost() -> None:
+    """Seed 4 is won from the deal; after drawing the whole stock with no move, only a stalling recycle is left."""
+    state = start_state(get_ruleset("draw-one"), 4)
+    _assert_wins(state, solve(state, ROOMY))
+    while state.stock:
+        state, _ = apply(state, Draw())
+    assert not state.progress
+    assert [move for move in legal_moves(state) if isinstance(move, Draw | Recycle | MoveCard)] == [Recycle()]
+    outcome = solve(state, ROOMY)
+    assert outcome.result == "lost"
+    assert outcome.moves == ()
+
+
+def test_a_dead_position_is_lost_after_a_tiny_search() -> None:
+    """The next spade and heart (9S, 9H) lie at the bottom of the reserve under a JS that fits nowhere."""
+    state = table(
+        "open-runs",
+        foundations={"S": 8, "H": 8, "D": 13, "C": 13},
+        tableau=[["KS"], ["KH"], ["TS"], ["TH"]],
+        reserve=["9S", "9H", "QS", "QH", "JH", "JS"],
+    )
+    assert not state.stock and not state.waste
+    outcome = solve(state, ROOMY)
+    assert outcome == SolveResult("lost", (), outcome.states)
+    assert outcome.states <= 10
+
+
+def test_a_dealt_deal_can_be_lost() -> None:
+    """Seed 4 (open-runs): nothing the deal offers ever reaches a foundation; proven in a few positions."""
+    outcome = solve(start_state(get_ruleset("open-runs"), 4), ROOMY)
+    assert outcome.result == "lost"
+    assert outcome.states < 100
+
+
+def test_one_move_from_a_win() -> None:
+    state = table("classic", foundations={"S": 13, "H": 13, "D": 13, "C": 12}, tableau=[["KC"], [], [], []])
+    outcome = solve(state, ROOMY)
+    assert outcome.moves == (MoveCard(parse_card("KC"), FOUNDATION),)
+    _assert_wins(state, outcome)
+
+
+def test_a_won_game_is_won_with_no_moves() -> None:
+    state = start_state(get_ruleset("open-runs"), QUICK_SEEDS["open-runs"][0])
+    won = _assert_wins(state, solve(state, ROOMY))
+    assert solve(won, Budget(max_states=1)) == SolveResult("won", (), 0)
+
+
+def test_a_finished_game_that_is_not_won_is_lost() -> None:
+    state = start_state(get_ruleset("open-runs"), 2)
+    resigned = state._replace(status=Status.RESIGNED)
+    assert solve(resigned).result == "lost"
+
+
+@pytest.mark.parametrize("ruleset_id", sorted(QUICK_SEEDS))
+def test_the_solver_works_mid_game(ruleset_id: str) -> None:
+    """A few moves in (draws, and a card moved), the line from there replays to a win."""
+    state = start_state(get_ruleset(ruleset_id), 10)
+    moved = 0
+    for _ in range(12):
+        cards = [move for move in legal_moves(state) if isinstance(move, MoveCard)]
+        if cards and moved < 2:
+            state, _ = apply(state, cards[0])
+            moved += 1
+        elif state.stock:
+            state, _ = apply(state, Draw())
+    assert state.status is Status.PLAYING and state.move_count >= 10 and moved >= 1
+    _assert_wins(state, solve(state, ROOMY))
+
+
+def test_the_state_budget_is_respected() -> None:
+    ruleset_id, seed = HARD_SEED
+    state = start_state(get_ruleset(ruleset_id), seed)
+    exact = solve(state, Budget(max_states=100, check_every=1))
+    assert exact.result == "unknown" and exact.moves == ()
+    assert exact.states <= 100 + 2
+    # The budget is checked every check_every positions (in each of the two searches).
+    coarse = solve(state, Budget(max_states=100))
+    assert coarse.result == "unknown"
+    assert coarse.states <= 100 + 2 * Budget().check_every
+
+
+def test_out_of_time_means_unknown() -> None:
+    ruleset_id, seed = HARD_SEED
+    state = start_state(get_ruleset(ruleset_id), seed)
+    calls = []
+
+    def out_of_time() -> bool:
+        calls.append(1)
+        return True
+
+    outcome = solve(state, Budget(out_of_time=out_of_time))
+    assert outcome.result == "unknown" and outcome.moves == ()
+    assert calls
+    assert outcome.states <= 2 * Budget().check_every
+
+
+def test_a_time_budget_stops_a_hard_seed_on_time() -> None:
+    ruleset_id, seed = HARD_SEED
+    started = time.perf_counter()
+    outcome = solve(start_state(get_ruleset(ruleset_id), seed), _seconds(0.3))
+    elapsed = time.perf_counter() - started
+    assert outcome.result == "unknown"
+    assert elapsed < 0.3 + 0.5
