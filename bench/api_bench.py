@@ -46,7 +46,8 @@ from psycopg import sql
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 RESULTS_FILE = PROJECT_ROOT / "bench" / "results" / "api.json"
-CONCURRENCY = (1, 16, 64)
+CONCURRENCY = tuple(int(c) for c in os.environ.get("BENCH_CONCURRENCY", "1,16,64").split(","))
+WORKERS = int(os.environ.get("BENCH_WORKERS", "1"))  # server processes for the service and the ceiling
 HOST = "127.0.0.1"
 OLD_GAME_EVENTS = 1000
 LATENCY_MOVES = 300
@@ -419,7 +420,7 @@ def start_server(name: str, app: str, database_url: str, log_dir: Path) -> Serve
     env["PYTHONPATH"] = str(PROJECT_ROOT) + os.pathsep + env.get("PYTHONPATH", "")
     log = log_dir / f"{name}.log"
     command = [sys.executable, "-m", "uvicorn", app, "--host", HOST, "--port", str(port),
-               "--log-level", "warning", "--no-access-log"]
+               "--log-level", "warning", "--no-access-log", "--workers", str(WORKERS)]
     with open(log, "wb") as out:
         process = subprocess.Popen(command, cwd=PROJECT_ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
     return Server(name, port, process, log)
@@ -599,7 +600,7 @@ def _fmt(value: float | None, spec: str) -> str:
 
 def report(results: dict[str, Any]) -> str:
     lines = [
-        f"API bench: {results['seconds']:g} s per run after {results['warmup']:g} s warm-up; uvicorn, 1 process each; "
+        f"API bench: {results['seconds']:g} s per run after {results['warmup']:g} s warm-up; uvicorn, {WORKERS} process(es) each; "
         f"{results['database']}; {results['cpus']} CPUs",
         "",
         "   C  target     req/s   p50 ms   p99 ms  errors  ratio  | CPU: client  server (ms/req)  postgres (ms/req)  others",
