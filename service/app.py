@@ -17,12 +17,16 @@ from .api.games import GameController
 from .api.health import health
 from .api.players import PlayerController
 from .api.rulesets import RulesetController
+from .api.stats import player_stats, stats
+from .api.streams import StreamController
 from .database import libpq_url
 from .errors import UnsupportedMediaType
 from .games import Games
+from .limits import install_rate_limits
 from .problems import EXCEPTION_HANDLERS
 from .settings import Settings
 from .store import EventStore, open_pool
+from .streams import StreamHub
 
 API_VERSION = "1.0.0"
 
@@ -45,19 +49,23 @@ def create_app(settings: Settings) -> Litestar:
         settings.pool_timeout_seconds,
     )
     store = EventStore(pool)
+    streams = StreamHub(libpq_url(settings.database_url), store, settings)
 
     @asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
         await pool.open(wait=False)
         app.state.games = games = Games(store, settings)
+        app.state.streams = streams
+        await streams.start()
         try:
             yield
         finally:
+            await streams.stop()
             games.solver.close()
             await pool.close()
 
-    return Litestar(
-        route_handlers=[PlayerController, RulesetController, GameController, DealController, health],
+    app = Litestar(
+        route_handlers=[PlayerController, RulesetController, GameController, StreamController, DealController, player_stats, stats, health],
         lifespan=[lifespan],
         exception_handlers=EXCEPTION_HANDLERS,
         before_request=_require_json,
@@ -85,6 +93,8 @@ def create_app(settings: Settings) -> Litestar:
         logging_config=None,
         debug=False,
     )
+    install_rate_limits(app, settings)  # in front of routing, CORS and body parsing: every request
+    return app
 
 
 logging.getLogger("canfield").setLevel(logging.INFO)

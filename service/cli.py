@@ -334,6 +334,26 @@ def pool_command(args: argparse.Namespace) -> int:
         return _usage_error(f"pool {args.pool_command}", str(exc))
 
 
+# --- projections -------------------------------------------------------------------------
+
+
+def _projections_arguments(parser: argparse.ArgumentParser) -> None:
+    sub = parser.add_subparsers(dest="action", metavar="<action>", required=True)
+    sub.add_parser("rebuild", help="recompute every projection (stats, leaderboard) from the event log alone")
+
+
+def projections_command(args: argparse.Namespace) -> int:
+    from service.projections import rebuild_projections
+
+    settings = Settings.from_env()
+    with database(settings) as (url, description):
+        apply_migrations(url)
+        summary = rebuild_projections(url, settings.daily_secret)
+        print(f"canfield: projections rebuilt in {mask_password(url)} ({description})", file=sys.stderr)
+    print(json.dumps(summary, sort_keys=True, default=str))
+    return 0
+
+
 # --- the command table ---------------------------------------------------------------------
 
 COMMANDS: dict[str, Command] = {
@@ -379,6 +399,15 @@ COMMANDS: dict[str, Command] = {
         run=pool_command,
         arguments=_pool_arguments,
         description="`canfield pool build` makes a pool file; `canfield pool verify` replays the stored lines.",
+    ),
+    "projections": Command(
+        help="rebuild the stats and leaderboard projections from the event log",
+        run=projections_command,
+        arguments=_projections_arguments,
+        description=(
+            "`canfield projections rebuild` empties the projection tables and recomputes them by replaying\n"
+            "every game's events (DATABASE_URL, or the embedded PostgreSQL), in one transaction."
+        ),
     ),
 }
 

@@ -58,3 +58,12 @@ class UnsupportedMediaType(ServiceError):
     status = 415
     code = "unsupported_media_type"
     title = "Unsupported media type"
+
+
+class RateLimited(ServiceError):
+    status = 429
+    code = "rate_limited"
+    title = "Too many requests"
+
+    def __init__(self, detail: str, retry_after: int = 1) -> None:
+        super().__init__(detail, {"Retry-After": str(max(1, retry_after))})

@@ -48,6 +48,7 @@ from domain import (
 from domain.codec import event_from_data, snapshot_to_state, state_to_snapshot
 from domain.rulesets import DEFAULT_RULESET_ID
 
+from . import projections
 from .deals import daily_deal, parse_day, pool_number, pool_of, random_pool_number
 from .errors import BadRequest, Forbidden, NotFound, Unauthorized, Unavailable, VersionConflict
 from .pool import load_pool
@@ -191,6 +192,7 @@ class Games:
             state_to_snapshot(state),
             [NewEvent(1, event_type(first), event_data(first))],
             now,
+            on_create=projections.game_started(ruleset.id, source),
         )
         game = _Current(game_id, player_id, source, now, None, state, True)
         self._remember(game)
@@ -304,6 +306,13 @@ class Games:
                     idempotency_key=idempotency_key,
                     request_hash=request_hash if idempotency_key else None,
                     response=body if idempotency_key else None,
+                    on_finish=None if state.playing else projections.game_finished(
+                        projections.Finish(
+                            game.id, game.player_id, state.ruleset.id, game.deal, state.status.value,
+                            state.move_count, state.undo_count, state.assisted, game.started_at, finished_at or now,
+                        ),
+                        self.settings.daily_secret,
+                    ),
                 )
             except ConcurrencyConflict:
                 self.cache.pop(game.id, None)

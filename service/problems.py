@@ -48,14 +48,19 @@ _HTTP_CODES = {
 }
 
 
-def problem(status: int, code: str, detail: str, headers: dict[str, str] | None = None) -> Response[Problem]:
-    body = Problem(
+def problem_document(status: int, code: str, detail: str) -> Problem:
+    """The body of every problem, also for answers given in front of Litestar (service.limits)."""
+    return Problem(
         type=f"urn:canfield:problem:{code}",
         title=_TITLES.get(status, "Error"),
         status=status,
         detail=detail,
         code=code,
     )
+
+
+def problem(status: int, code: str, detail: str, headers: dict[str, str] | None = None) -> Response[Problem]:
+    body = problem_document(status, code, detail)
     return Response(body, status_code=status, media_type=PROBLEM_JSON, headers=headers or {})
 
 
@@ -154,4 +159,4 @@ def _code_for(status: int) -> str:
     )
 
 
-__all__ = ["EXCEPTION_HANDLERS", "MediaType", "documented", "problem"]
+__all__ = ["EXCEPTION_HANDLERS", "MediaType", "documented", "problem", "problem_document"]

@@ -6,9 +6,11 @@ from sqlalchemy import (
     BigInteger,
     Boolean,
     Column,
+    Date,
     DateTime,
     ForeignKey,
     Identity,
+    Index,
     Integer,
     LargeBinary,
     MetaData,
@@ -19,7 +21,7 @@ from sqlalchemy import (
     func,
     text,
 )
-from sqlalchemy.dialects.postgresql import JSON, JSONB, UUID
+from sqlalchemy.dialects.postgresql import DOUBLE_PRECISION, JSON, JSONB, UUID
 
 metadata = MetaData()
 
@@ -70,4 +72,69 @@ idempotency_keys = Table(
     Column("response", JSON, nullable=False),  # json, not jsonb: a replay is the same bytes
     Column("created_at", DateTime(timezone=True), nullable=False, server_default=func.now()),
     PrimaryKeyConstraint("game_id", "key", name="idempotency_keys_pkey"),
+)
+
+# ---------------------------------------------------------------- projections (service/projections.py)
+# Read models kept in the transaction of the events that change them, and rebuilt from the event
+# log alone by `canfield projections rebuild`. Win rates and averages are derived when read.
+
+player_stats = Table(
+    "player_stats",
+    metadata,
+    Column("player_id", UUID(as_uuid=True), ForeignKey("players.id"), nullable=False),
+    Column("ruleset_id", Text, nullable=False),
+    Column("played", Integer, nullable=False),  # finished games: won, stalled or resigned
+    Column("won", Integer, nullable=False),
+    Column("current_streak", Integer, nullable=False),
+    Column("best_streak", Integer, nullable=False),
+    Column("fewest_moves", Integer, nullable=True),  # in an unassisted win
+    Column("fastest_seconds", DOUBLE_PRECISION, nullable=True),  # in an unassisted win
+    Column("undos", BigInteger, nullable=False),
+    PrimaryKeyConstraint("player_id", "ruleset_id", name="player_stats_pkey"),
+)
+
+source_stats = Table(
+    "source_stats",
+    metadata,
+    Column("source", Text, nullable=False),  # seed, deck, pool or daily
+    Column("ruleset_id", Text, nullable=False),
+    Column("played", Integer, nullable=False),
+    Column("won", Integer, nullable=False),
+    Column("fewest_moves", Integer, nullable=True),
+    Column("fastest_seconds", DOUBLE_PRECISION, nullable=True),
+    Column("undos", BigInteger, nullable=False),
+    PrimaryKeyConstraint("source", "ruleset_id", name="source_stats_pkey"),
+)
+
+deal_stats = Table(
+    "deal_stats",
+    metadata,
+    Column("ruleset_id", Text, nullable=False),
+    Column("pool_number", Integer, nullable=False),
+    Column("plays", Integer, nullable=False),  # games started on this pool deal (as pool or daily deal)
+    Column("wins", Integer, nullable=False),
+    PrimaryKeyConstraint("ruleset_id", "pool_number", name="deal_stats_pkey"),
+)
+
+daily_stats = Table(
+    "daily_stats",
+    metadata,
+    Column("day", Date, nullable=False),
+    Column("plays", Integer, nullable=False),  # games started on that day's daily deal
+    Column("wins", Integer, nullable=False),
+    PrimaryKeyConstraint("day", name="daily_stats_pkey"),
+)
+
+daily_leaderboard = Table(
+    "daily_leaderboard",
+    metadata,
+    Column("game_id", UUID(as_uuid=True), ForeignKey("games.id"), nullable=False),
+    Column("day", Date, nullable=False),
+    Column("player_id", UUID(as_uuid=True), ForeignKey("players.id"), nullable=False),
+    Column("moves", Integer, nullable=False),
+    Column("seconds", DOUBLE_PRECISION, nullable=False),
+    Column("finished_at", DateTime(timezone=True), nullable=False),
+    Column("verified_at", DateTime(timezone=True), nullable=False, server_default=func.now()),
+    PrimaryKeyConstraint("game_id", name="daily_leaderboard_pkey"),
+    Index("ix_daily_leaderboard_rank", "day", "moves", "seconds"),
 )

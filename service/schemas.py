@@ -207,6 +207,8 @@ class PoolDealView(Body):
     ruleset: RulesetRef
     verified: bool
     line_length: int
+    plays: Annotated[int, Meta(description="games started on this deal, as a pool or a daily deal")]
+    wins: Annotated[int, Meta(description="of those, the games won (assisted or not)")]
 
 
 class DailyDeal(Body):
@@ -214,8 +216,82 @@ class DailyDeal(Body):
     ruleset: RulesetRef
     pool: int
     line_length: int
+    plays: Annotated[int, Meta(description="games started on this date's daily deal")]
+    wins: Annotated[int, Meta(description="of those, the games won (assisted or not)")]
 
 
 class Health(Body):
     status: str
     database: str
+
+
+# ---------------------------------------------------------------- stats and leaderboard (service/projections.py)
+
+WinRate = Annotated[float, Meta(ge=0, le=1, description="won / played, rounded to 4 places; null before the first finished game")]
+FewestMoves = Annotated[int, Meta(description="the lowest moveCount of an unassisted win")]
+FastestSeconds = Annotated[float, Meta(description="the shortest time from deal to winning move of an unassisted win, in seconds")]
+
+
+class RulesetStats(Body):
+    ruleset: Annotated[str, Meta(description="a ruleset id (all its versions together)")]
+    played: Annotated[int, Meta(description="finished games: won, stalled or resigned")]
+    won: int
+    win_rate: WinRate | None
+    current_streak: Annotated[int, Meta(description="wins in a row up to the last finished game")]
+    best_streak: int
+    fewest_moves: FewestMoves | None
+    fastest_seconds: FastestSeconds | None
+    undos: Annotated[int, Meta(description="undos in finished games")]
+
+
+class PlayerStats(Body):
+    player: UUID
+    rulesets: list[RulesetStats]
+
+
+class RulesetTotals(Body):
+    ruleset: str
+    players: Annotated[int, Meta(description="players who finished a game under this ruleset")]
+    played: int
+    won: int
+    win_rate: WinRate | None
+    fewest_moves: FewestMoves | None
+    fastest_seconds: FastestSeconds | None
+    undos: int
+    current_streak: Annotated[int, Meta(description="the longest winning streak running now, any player")]
+    best_streak: Annotated[int, Meta(description="the longest winning streak any player has had")]
+
+
+class SourceTotals(Body):
+    source: Literal["seed", "deck", "pool", "daily"]
+    played: int
+    won: int
+    win_rate: WinRate | None
+    fewest_moves: FewestMoves | None
+    fastest_seconds: FastestSeconds | None
+    undos: int
+
+
+class GlobalStats(Body):
+    rulesets: list[RulesetTotals]
+    sources: Annotated[list[SourceTotals], Meta(description="per deal source, all rulesets together")]
+
+
+class LeaderboardEntry(Body):
+    rank: int
+    player: UUID
+    name: str
+    game: UUID
+    moves: Annotated[int, Meta(description="the game's moveCount")]
+    seconds: Annotated[float, Meta(description="from the deal to the winning move")]
+    finished_at: datetime
+
+
+class Leaderboard(Body):
+    date: str
+    ruleset: RulesetRef
+    pool: int
+    entries: Annotated[
+        list[LeaderboardEntry],
+        Meta(description="unassisted wins whose stored event log replays through the rules to a win; by moves, then time"),
+    ]

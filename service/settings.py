@@ -19,6 +19,16 @@ def _int(name: str, default: int) -> int:
         raise SystemExit(f"{name} must be an integer, not {raw!r}") from None
 
 
+def _float(name: str, default: float) -> float:
+    raw = os.environ.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    try:
+        return float(raw)
+    except ValueError:
+        raise SystemExit(f"{name} must be a number, not {raw!r}") from None
+
+
 def _list(name: str, default: list[str]) -> list[str]:
     raw = os.environ.get(name)
     if raw is None:
@@ -47,6 +57,15 @@ class Settings:
     daily_past_days: int = 366
     page_limit_default: int = 100
     page_limit_max: int = 1000
+    # Token buckets per server process (service.limits); a rate or burst of 0 turns that budget off.
+    rate_limit_writes_per_second: float = 20.0  # per bearer token (per address without one)
+    rate_limit_write_burst: int = 40
+    rate_limit_reads_per_second: float = 50.0  # per client address
+    rate_limit_read_burst: int = 100
+    # Live streams (service.streams): a keep-alive comment after this long without a message,
+    # and at most this many open streams per player (per client address without a token).
+    stream_keepalive_seconds: float = 15.0
+    streams_per_player: int = 5
 
     @classmethod
     def from_env(cls) -> Settings:
@@ -64,4 +83,10 @@ class Settings:
             solver_hint_seconds=_int("SOLVER_HINT_MS", 1000) / 1000,
             daily_secret=os.environ.get("DAILY_SECRET") or "development-only-daily-secret",
             pool_timeout_seconds=_int("DB_POOL_TIMEOUT_MS", 5000) / 1000,
+            rate_limit_writes_per_second=_float("RATE_LIMIT_WRITES_PER_SECOND", 20.0),
+            rate_limit_write_burst=_int("RATE_LIMIT_WRITE_BURST", 40),
+            rate_limit_reads_per_second=_float("RATE_LIMIT_READS_PER_SECOND", 50.0),
+            rate_limit_read_burst=_int("RATE_LIMIT_READ_BURST", 100),
+            stream_keepalive_seconds=_float("STREAM_KEEPALIVE_SECONDS", 15.0),
+            streams_per_player=_int("STREAMS_PER_PLAYER", 5),
         )

@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import hashlib
 import uuid
+from collections.abc import Awaitable, Callable
+from contextlib import AbstractAsyncContextManager, nullcontext
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 import msgspec
 import psycopg
+from psycopg import AsyncConnection
 from psycopg import errors as pg_errors
 from psycopg.rows import tuple_row
 from psycopg.types.json import Json, Jsonb, set_json_dumps, set_json_loads
@@ -89,7 +92,8 @@ WITH updated AS (
     SET version = %(version)s, status = %(status)s, snapshot = %(snapshot)s, updated_at = %(now)s,
         finished_at = %(finished_at)s
     WHERE id = %(id)s AND version = %(expected)s
-    RETURNING id
+    -- only when the update happened; delivered to listeners on commit (service.streams)
+    RETURNING id, pg_notify('canfield_events', id::text || ':' || version::text) AS notified
 ), inserted AS (
     INSERT INTO events (game_id, version, type, data, recorded_at)
     SELECT updated.id, e.version, e.type, e.data, %(now)s
@@ -116,6 +120,14 @@ INSERT INTO events (game_id, version, type, data, recorded_at)
 SELECT game.id, e.version, e.type, e.data, %(now)s
 FROM game, jsonb_to_recordset(%(events)s) AS e(version integer, type text, data jsonb)
 """
+
+
+OnCommit = Callable[[AsyncConnection[Any]], Awaitable[None]]
+"""More SQL to run in the transaction of a write (see service.projections)."""
+
+
+def _transaction_if(conn: AsyncConnection[Any], wanted: bool) -> AbstractAsyncContextManager[Any]:
+    return conn.transaction() if wanted else nullcontext()
 
 
 def _events_json(events: list[NewEvent]) -> Jsonb:
@@ -163,8 +175,11 @@ class EventStore:
         snapshot: dict[str, Any],
         events: list[NewEvent],
         now: datetime,
+        on_create: OnCommit | None = None,
     ) -> None:
-        async with self.pool.connection() as conn:
+        """Insert the game row and its first events; ``on_create`` (the projections of a pool or
+        daily deal) runs in the same transaction."""
+        async with self.pool.connection() as conn, _transaction_if(conn, on_create is not None):
             await conn.execute(
                 _CREATE,
                 {
@@ -180,6 +195,8 @@ class EventStore:
                     "events": _events_json(events),
                 },
             )
+            if on_create is not None:
+                await on_create(conn)
 
     async def load(self, game_id: uuid.UUID, token: str | None = None, key: str | None = None) -> Loaded:
         """The game's snapshot row, who the token belongs to and what the idempotency key stored."""
@@ -213,8 +230,12 @@ class EventStore:
         idempotency_key: str | None = None,
         request_hash: bytes | None = None,
         response: dict[str, Any] | None = None,
+        on_finish: OnCommit | None = None,
     ) -> None:
-        """Write the events and the new snapshot if the stream is still at ``expected_version``."""
+        """Write the events and the new snapshot if the stream is still at ``expected_version``.
+
+        ``on_finish`` (given only for the move that ends the game: the stats projections) runs in
+        the same transaction, after the append; every other move stays one statement."""
         params = {
             "id": game_id,
             "expected": expected_version,
@@ -230,8 +251,16 @@ class EventStore:
         }
         try:
             async with self.pool.connection() as conn:
-                cursor = await conn.execute(_APPEND, params)
-                row = await cursor.fetchone()
+                if on_finish is None:
+                    cursor = await conn.execute(_APPEND, params)
+                    row = await cursor.fetchone()
+                else:
+                    async with conn.transaction():
+                        cursor = await conn.execute(_APPEND, params)
+                        row = await cursor.fetchone()
+                        if row is not None and row[0] == 0:
+                            raise ConcurrencyConflict()  # nothing written: nothing to project
+                        await on_finish(conn)
         except pg_errors.UniqueViolation as error:
             constraint = error.diag.constraint_name
             if constraint == "idempotency_keys_pkey":

@@ -12,12 +12,16 @@ from litestar.params import PathParameter, QueryParameter
 from domain import ALL_RULESETS, get_ruleset
 from domain.rulesets import DEFAULT_RULESET_ID
 
+from .. import projections
 from ..deals import daily_deal, parse_day, pool_of, pool_summary
 from ..errors import NotFound
 from ..pool import load_pool
 from ..problems import documented
-from ..schemas import DailyDeal, PoolDealView, Pools, PoolSummary, RulesetRef
+from ..schemas import DailyDeal, Leaderboard, PoolDealView, Pools, PoolSummary, RulesetRef
 from .common import games_of
+
+LEADERBOARD_MAX = 1000
+LEADERBOARD_PAST_DAYS = 100 * 366
 
 
 class DealController(Controller):
@@ -37,6 +41,7 @@ class DealController(Controller):
     )
     async def pool_deal(
         self,
+        state: State,
         number: Annotated[int, PathParameter(ge=1, le=1_000_000, description="1 .. the pool's size")],
         ruleset: Annotated[str, QueryParameter(description="whose pool (default open-runs)")] = DEFAULT_RULESET_ID,
     ) -> PoolDealView:
@@ -45,13 +50,15 @@ class DealController(Controller):
         if number > pool.size:
             raise NotFound(f"the {found.id} pool has deals 1 to {pool.size}, not {number}")
         item = pool.deal(number)
+        plays, wins = await projections.deal_figures(games_of(state).store.pool, found.id, number)
         return PoolDealView(
-            pool=number, ruleset=_ref(found.id, found.version), verified=True, line_length=item.length
+            pool=number, ruleset=_ref(found.id, found.version), verified=True, line_length=item.length,
+            plays=plays, wins=wins,
         )
 
     @get("/daily", operation_id="getTodaysDeal", summary="Today's shared deal (UTC)", responses=documented(404))
     async def today(self, state: State) -> DailyDeal:
-        return self._daily(state, "today")
+        return await self._daily(state, "today")
 
     @get(
         "/daily/{day:str}",
@@ -60,16 +67,43 @@ class DealController(Controller):
         responses=documented(400, 404),
     )
     async def daily(self, state: State, day: Annotated[str, PathParameter(description="YYYY-MM-DD or today")]) -> DailyDeal:
-        return self._daily(state, day)
+        return await self._daily(state, day)
 
-    def _daily(self, state: State, text: str) -> DailyDeal:
-        settings = games_of(state).settings
+    @get(
+        "/daily/{day:str}/leaderboard",
+        operation_id="getDailyLeaderboard",
+        summary="Wins on a date's daily deal, by moves then time: unassisted, and only once the stored "
+        "event log has replayed through the rules to a win",
+        responses=documented(400, 404),
+    )
+    async def leaderboard(
+        self,
+        state: State,
+        day: Annotated[str, PathParameter(description="YYYY-MM-DD or today")],
+        limit: Annotated[int, QueryParameter(ge=1, le=LEADERBOARD_MAX, description="at most this many entries")] = 100,
+    ) -> Leaderboard:
+        games = games_of(state)
+        # Any past date: a board outlives the window in which its deal can still be dealt.
+        chosen = parse_day(day, datetime.now(UTC).date(), LEADERBOARD_PAST_DAYS)
+        ruleset, number = daily_deal(chosen, games.settings.daily_secret)
+        entries = await projections.leaderboard(games.store.pool, chosen, limit)
+        return msgspec.convert(
+            {"date": chosen.isoformat(), "ruleset": {"id": ruleset.id, "version": ruleset.version}, "pool": number,
+             "entries": entries},
+            Leaderboard,
+        )
+
+    async def _daily(self, state: State, text: str) -> DailyDeal:
+        games = games_of(state)
+        settings = games.settings
         today = datetime.now(UTC).date()
         chosen = parse_day(text, today, settings.daily_past_days)
         ruleset, number = daily_deal(chosen, settings.daily_secret)
         item = pool_of(ruleset).deal(number)
+        plays, wins = await projections.daily_figures(games.store.pool, chosen)
         return DailyDeal(
-            date=chosen.isoformat(), ruleset=_ref(ruleset.id, ruleset.version), pool=number, line_length=item.length
+            date=chosen.isoformat(), ruleset=_ref(ruleset.id, ruleset.version), pool=number, line_length=item.length,
+            plays=plays, wins=wins,
         )
 
 

@@ -26,7 +26,16 @@ def free_port() -> int:
 @pytest.fixture(scope="session")
 def server_url(database_url: str) -> Iterator[str]:
     port = free_port()
-    settings = Settings(database_url=database_url, port=port, max_body_bytes=16 * 1024)
+    settings = Settings(
+        database_url=database_url,
+        port=port,
+        max_body_bytes=16 * 1024,
+        # every test comes from 127.0.0.1: limits on but never reached (tests/api/test_rate_limits.py has its own)
+        rate_limit_writes_per_second=100_000,
+        rate_limit_write_burst=100_000,
+        rate_limit_reads_per_second=100_000,
+        rate_limit_read_burst=100_000,
+    )
     config = uvicorn.Config(create_app(settings), host="127.0.0.1", port=port, log_level="warning", lifespan="on")
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)

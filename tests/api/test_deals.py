@@ -31,7 +31,10 @@ def test_a_pool_deal_is_described_without_its_line_or_seed(client: httpx.Client)
     response = client.get("/deals/pool/1")
     assert response.status_code == 200
     body = response.json()
-    assert body == {"pool": 1, "ruleset": {"id": "open-runs", "version": 1}, "verified": True, "lineLength": POOL.deal(1).length}
+    assert body == {
+        "pool": 1, "ruleset": {"id": "open-runs", "version": 1}, "verified": True, "lineLength": POOL.deal(1).length,
+        "plays": 0, "wins": 0,
+    }
     assert client.get(f"/deals/pool/{POOL.size + 1}").status_code == 404
     assert client.get("/deals/pool/0").status_code == 400
     assert client.get("/deals/pool/1?ruleset=klondike").status_code == 400

@@ -1,0 +1,613 @@
+"""Stats and the daily leaderboard: projections of the event log.
+
+Incremental: ``game_started`` and ``game_finished`` return the SQL a game's creation or its
+game-ending move runs *in the same transaction* as its events (``EventStore.create_game`` /
+``EventStore.append``). Only games that end change the stats, so a move that does not end its
+game stays one statement; a pool or daily deal's ``plays`` go up when its game is created.
+
+Rebuild: ``rebuild_projections(url)`` empties the projection tables and recomputes them from
+the event log alone (each game's events replayed with ``domain.replay``; the player is the
+stream's owner in ``games``), in one transaction. It folds in Python what the incremental SQL
+upserts, so a test comparing the two checks one against the other.
+
+The daily leaderboard lists a win only after its *stored* event log has been replayed through
+the rules engine: every move re-decided by ``domain.decide`` from the dealt table, and each
+decision must produce exactly the stored events (type and data), ending in a win with no
+solver hint, on the deck that day's deal really is. ``evolve`` alone would accept any edited
+event as a fact; ``decide`` does not.
+
+Figures (see README "Stats and leaderboard"):
+
+* ``played`` counts finished games (won, stalled, resigned); a game in progress is not played yet.
+* ``current_streak`` / ``best_streak`` follow the order in which games finished.
+* ``fewest_moves`` / ``fastest_seconds`` come from unassisted wins only (no solver hint);
+  seconds run from the deal to the winning move. ``moves`` is the game's ``moveCount``.
+* ``undos`` sums ``undoCount`` over finished games.
+* ``deal_stats.plays`` counts games started on a pool deal (as ``pool`` or as a ``daily`` deal),
+  ``wins`` those won; ``daily_stats`` the same per daily date.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+import uuid
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from typing import Any
+
+import psycopg
+from psycopg import AsyncConnection
+from psycopg_pool import AsyncConnectionPool
+
+from domain import (
+    Command,
+    DomainError,
+    Draw,
+    GameState,
+    MoveCard,
+    Recycle,
+    Resign,
+    Status,
+    Undo,
+    UseSolverHint,
+    decide,
+    event_data,
+    event_type,
+    evolve,
+    initial_state,
+    replay,
+    shuffled_deck,
+)
+from domain.cards import codes
+from domain.codec import event_from_data
+from domain.events import (
+    CardsMoved,
+    Event,
+    GameDealt,
+    GameResigned,
+    GameStalled,
+    MoveUndone,
+    SolverHintUsed,
+    StockDrawn,
+    WasteRecycled,
+)
+
+from .deals import daily_deal, pool_of
+
+log = logging.getLogger("canfield")
+
+JSON = dict[str, Any]
+OnCommit = Callable[[AsyncConnection[Any]], Awaitable[None]]
+
+PROJECTION_TABLES = ("player_stats", "source_stats", "deal_stats", "daily_stats", "daily_leaderboard")
+DEAL_SOURCES = ("seed", "deck", "pool", "daily")
+
+
+# ---------------------------------------------------------------- what a finished game contributes
+
+
+@dataclass(frozen=True, slots=True)
+class Finish:
+    """A game that has just ended, as the stats see it."""
+
+    game_id: uuid.UUID
+    player_id: uuid.UUID
+    ruleset_id: str
+    deal: Mapping[str, Any]  # the deal source: {"source": "seed", "seed": 7}, {"source": "daily", ...}
+    status: str  # won, stalled or resigned
+    moves: int
+    undos: int
+    assisted: bool
+    started_at: datetime
+    finished_at: datetime
+
+    @property
+    def won(self) -> bool:
+        return self.status == Status.WON.value
+
+    @property
+    def seconds(self) -> float:
+        return (self.finished_at - self.started_at).total_seconds()
+
+    @property
+    def record(self) -> bool:
+        """Whether it may set a fewest-moves or fastest record: an unassisted win."""
+        return self.won and not self.assisted
+
+
+def pool_number_of(deal: Mapping[str, Any]) -> int | None:
+    """The pool deal a game was dealt from (as a pool or a daily deal), if any."""
+    if deal.get("source") in ("pool", "daily") and isinstance(deal.get("pool"), int):
+        number: int = deal["pool"]
+        return number
+    return None
+
+
+def daily_day_of(deal: Mapping[str, Any]) -> date | None:
+    if deal.get("source") != "daily":
+        return None
+    try:
+        return date.fromisoformat(str(deal.get("date")))
+    except ValueError:
+        return None
+
+
+# ---------------------------------------------------------------- incremental (in the events' transaction)
+
+_STARTED = """
+WITH deal AS (
+    INSERT INTO deal_stats AS d (ruleset_id, pool_number, plays, wins)
+    VALUES (%(ruleset)s::text, %(pool)s::int, 1, 0)
+    ON CONFLICT (ruleset_id, pool_number) DO UPDATE SET plays = d.plays + 1
+)
+INSERT INTO daily_stats AS y (day, plays, wins)
+SELECT %(day)s::date, 1, 0 WHERE %(day)s::date IS NOT NULL
+ON CONFLICT (day) DO UPDATE SET plays = y.plays + 1
+"""
+
+# LEAST ignores NULLs, so a record column stays NULL until an unassisted win sets it.
+_FINISHED = """
+WITH player AS (
+    INSERT INTO player_stats AS s (player_id, ruleset_id, played, won, current_streak, best_streak,
+                                   fewest_moves, fastest_seconds, undos)
+    VALUES (%(player)s::uuid, %(ruleset)s::text, 1, %(won)s::int, %(won)s::int, %(won)s::int,
+            %(moves)s::int, %(seconds)s::float8, %(undos)s::bigint)
+    ON CONFLICT (player_id, ruleset_id) DO UPDATE SET
+        played = s.played + 1,
+        won = s.won + EXCLUDED.won,
+        current_streak = CASE WHEN EXCLUDED.won = 1 THEN s.current_streak + 1 ELSE 0 END,
+        best_streak = GREATEST(s.best_streak, CASE WHEN EXCLUDED.won = 1 THEN s.current_streak + 1 ELSE 0 END),
+        fewest_moves = LEAST(s.fewest_moves, EXCLUDED.fewest_moves),
+        fastest_seconds = LEAST(s.fastest_seconds, EXCLUDED.fastest_seconds),
+        undos = s.undos + EXCLUDED.undos
+), source AS (
+    INSERT INTO source_stats AS s (source, ruleset_id, played, won, fewest_moves, fastest_seconds, undos)
+    VALUES (%(source)s::text, %(ruleset)s::text, 1, %(won)s::int, %(moves)s::int, %(seconds)s::float8, %(undos)s::bigint)
+    ON CONFLICT (source, ruleset_id) DO UPDATE SET
+        played = s.played + 1,
+        won = s.won + EXCLUDED.won,
+        fewest_moves = LEAST(s.fewest_moves, EXCLUDED.fewest_moves),
+        fastest_seconds = LEAST(s.fastest_seconds, EXCLUDED.fastest_seconds),
+        undos = s.undos + EXCLUDED.undos
+), deal AS (
+    INSERT INTO deal_stats AS d (ruleset_id, pool_number, plays, wins)
+    SELECT %(ruleset)s::text, %(pool)s::int, 0, 1 WHERE %(pool)s::int IS NOT NULL AND %(won)s::int = 1
+    ON CONFLICT (ruleset_id, pool_number) DO UPDATE SET wins = d.wins + 1
+)
+INSERT INTO daily_stats AS y (day, plays, wins)
+SELECT %(day)s::date, 0, 1 WHERE %(day)s::date IS NOT NULL AND %(won)s::int = 1
+ON CONFLICT (day) DO UPDATE SET wins = y.wins + 1
+"""
+
+_STORED_LOG = "SELECT version, type, data, recorded_at FROM events WHERE game_id = %s ORDER BY version"
+
+_LIST = """
+INSERT INTO daily_leaderboard (game_id, day, player_id, moves, seconds, finished_at)
+VALUES (%(game)s, %(day)s, %(player)s, %(moves)s, %(seconds)s, %(finished_at)s)
+ON CONFLICT (game_id) DO NOTHING
+"""
+
+
+def game_started(ruleset_id: str, deal: Mapping[str, Any]) -> OnCommit | None:
+    """What a new game adds to the projections (pool and daily deals' plays), or None."""
+    number = pool_number_of(deal)
+    if number is None:
+        return None
+    params = {"ruleset": ruleset_id, "pool": number, "day": daily_day_of(deal)}
+
+    async def run(conn: AsyncConnection[Any]) -> None:
+        await conn.execute(_STARTED, params)
+
+    return run
+
+
+def _finish_params(finish: Finish) -> JSON:
+    return {
+        "player": finish.player_id,
+        "ruleset": finish.ruleset_id,
+        "source": str(finish.deal.get("source", "seed")),
+        "won": int(finish.won),
+        "moves": finish.moves if finish.record else None,
+        "seconds": finish.seconds if finish.record else None,
+        "undos": finish.undos,
+        "pool": pool_number_of(finish.deal),
+        "day": daily_day_of(finish.deal),
+    }
+
+
+def game_finished(finish: Finish, daily_secret: str) -> OnCommit:
+    """What a game-ending move adds to the projections, run in the move's transaction. An
+    unassisted daily win is listed only if its stored event log passes ``verify_daily_win``."""
+    params = _finish_params(finish)
+    leaderboard_candidate = finish.record and finish.deal.get("source") == "daily"
+
+    async def run(conn: AsyncConnection[Any]) -> None:
+        win: VerifiedWin | None = None
+        if leaderboard_candidate:  # verified before the stats rows are locked: they stay locked briefly
+            cursor = await conn.execute(_STORED_LOG, (finish.game_id,))  # includes this move's events
+            rows = await cursor.fetchall()
+            try:
+                win = verify_daily_win(rows, daily_secret)
+            except Unverified as refusal:
+                log.warning("daily win of game %s is not listed: %s", finish.game_id, refusal.reason)
+        await conn.execute(_FINISHED, params)
+        if win is not None:
+            await conn.execute(_LIST, _entry_params(finish.game_id, finish.player_id, win))
+
+    return run
+
+
+def _entry_params(game_id: uuid.UUID, player_id: uuid.UUID, win: VerifiedWin) -> JSON:
+    return {
+        "game": game_id,
+        "day": win.day,
+        "player": player_id,
+        "moves": win.moves,
+        "seconds": win.seconds,
+        "finished_at": win.finished_at,
+    }
+
+
+# ---------------------------------------------------------------- verification by the rules engine
+
+
+class Unverified(Exception):
+    """A stored log that does not replay through the rules to a listed win."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+@dataclass(frozen=True, slots=True)
+class VerifiedWin:
+    day: date
+    moves: int
+    seconds: float
+    finished_at: datetime
+
+
+def _command_of(event: Event) -> Command:
+    """The move whose ``decide`` would start with this event (then checked by ``decide`` itself)."""
+    if isinstance(event, StockDrawn):
+        return Draw()
+    if isinstance(event, (WasteRecycled, GameStalled)):
+        return Recycle()
+    if isinstance(event, CardsMoved):
+        return MoveCard(event.cards[0], event.target)
+    if isinstance(event, MoveUndone):
+        return Undo()
+    if isinstance(event, SolverHintUsed):
+        return UseSolverHint()
+    if isinstance(event, GameResigned):
+        return Resign()
+    raise Unverified(f"a {event_type(event)} event does not start any move")
+
+
+def rules_replay(log_rows: Sequence[tuple[str, Mapping[str, Any]]]) -> GameState:
+    """Re-decide a stored log ``[(type, data), ...]`` move by move from its deal: each move must be
+    legal and ``decide`` must produce exactly the stored events (type and data). The end state."""
+    if not log_rows:
+        raise Unverified("the log is empty")
+    try:
+        events = [event_from_data(kind, data) for kind, data in log_rows]
+    except Exception as error:  # a hand-edited event may not even decode
+        raise Unverified(f"an event does not decode ({type(error).__name__})") from None
+    first = events[0]
+    if not isinstance(first, GameDealt):
+        raise Unverified("the log does not start with GameDealt")
+    if (event_type(first), event_data(first)) != (log_rows[0][0], dict(log_rows[0][1])):
+        raise Unverified("event 1 is not the deal it claims to be")
+    state = initial_state(first)
+    index = 1
+    while index < len(events):
+        command = _command_of(events[index])
+        try:
+            expected = decide(state, command)
+        except DomainError as error:
+            raise Unverified(f"event {index + 1}: {error.reason}") from None
+        stored = [(kind, dict(data)) for kind, data in log_rows[index : index + len(expected)]]
+        if not expected or [(event_type(e), event_data(e)) for e in expected] != stored:
+            raise Unverified(f"event {index + 1} is not what the rules make of that move")
+        for event in expected:
+            state = evolve(state, event)
+        index += len(expected)
+    return state
+
+
+def verify_daily_win(rows: Sequence[Sequence[Any]], daily_secret: str) -> VerifiedWin:
+    """Check a daily game's stored log ``[(version, type, data, recorded_at), ...]`` (in version
+    order): versions 1..n, dealt the deck of that day's deal, every move re-decided by the rules,
+    won, never assisted. Moves and seconds come from the log. Raises ``Unverified``."""
+    if not rows:
+        raise Unverified("the log is empty")
+    if [row[0] for row in rows] != list(range(1, len(rows) + 1)):
+        raise Unverified("the versions are not 1..n")
+    deal_data = rows[0][2].get("deal") if isinstance(rows[0][2], Mapping) else None
+    day = daily_day_of(deal_data) if isinstance(deal_data, Mapping) else None
+    if deal_data is None or day is None:
+        raise Unverified("not a daily deal")
+    try:
+        ruleset, number = daily_deal(day, daily_secret)
+        deck = shuffled_deck(pool_of(ruleset).deal(number).seed)
+    except Exception as error:  # no pool on this server
+        raise Unverified(f"no daily deal for {day}: {error}") from None
+    expected_deal = {"source": "daily", "date": day.isoformat(), "pool": number}
+    dealt = rows[0][2]
+    if (
+        rows[0][1] != "GameDealt"
+        or dict(deal_data) != expected_deal
+        or dealt.get("ruleset") != {"id": ruleset.id, "version": ruleset.version}
+        or dealt.get("deck") != codes(deck)
+    ):
+        raise Unverified(f"not the deal of {day}")
+    state = rules_replay([(row[1], row[2]) for row in rows])
+    if state.status is not Status.WON:
+        raise Unverified(f"the log replays to {state.status.value}, not a win")
+    if state.assisted:
+        raise Unverified("the game used a solver hint")
+    return VerifiedWin(day, state.move_count, (rows[-1][3] - rows[0][3]).total_seconds(), rows[-1][3])
+
+
+# ---------------------------------------------------------------- rebuild from the event log
+
+
+@dataclass(slots=True)
+class _Totals:
+    played: int = 0
+    won: int = 0
+    current_streak: int = 0
+    best_streak: int = 0
+    fewest_moves: int | None = None
+    fastest_seconds: float | None = None
+    undos: int = 0
+
+    def add(self, finish: Finish) -> None:
+        self.played += 1
+        self.won += finish.won
+        self.current_streak = self.current_streak + 1 if finish.won else 0
+        self.best_streak = max(self.best_streak, self.current_streak)
+        if finish.record:
+            self.fewest_moves = _least(self.fewest_moves, finish.moves)
+            self.fastest_seconds = _least(self.fastest_seconds, finish.seconds)
+        self.undos += finish.undos
+
+
+def _least(current: Any, new: Any) -> Any:
+    return new if current is None or new < current else current
+
+
+@dataclass(slots=True)
+class _Rebuild:
+    daily_secret: str
+    games: int = 0
+    unreadable: int = 0
+    refused: int = 0
+    finishes: list[tuple[datetime, int, Finish, list[tuple[int, str, Any, datetime]]]] = field(default_factory=list)
+    deals: dict[tuple[str, int], list[int]] = field(default_factory=dict)  # [plays, wins]
+    days: dict[date, list[int]] = field(default_factory=dict)
+
+    def game(self, game_id: uuid.UUID, player_id: uuid.UUID, rows: list[tuple[int, int, str, Any, datetime]]) -> None:
+        """One stream: rows of (position, version, type, data, recorded_at) in version order."""
+        self.games += 1
+        try:
+            state = replay(event_from_data(kind, data) for _, _, kind, data, _ in rows)
+            dealt = event_from_data(rows[0][2], rows[0][3])
+        except Exception:  # a stream that does not even replay (hand-edited beyond repair)
+            self.unreadable += 1
+            log.warning("game %s: its event log does not replay; left out of the projections", game_id)
+            return
+        assert isinstance(dealt, GameDealt)
+        source = dict(dealt.source)
+        number = pool_number_of(source)
+        day = daily_day_of(source)
+        if number is not None:
+            self.deals.setdefault((dealt.ruleset_id, number), [0, 0])[0] += 1
+        if day is not None:
+            self.days.setdefault(day, [0, 0])[0] += 1
+        if state.playing:
+            return
+        finish = Finish(
+            game_id, player_id, dealt.ruleset_id, source, state.status.value, state.move_count,
+            state.undo_count, state.assisted, rows[0][4], rows[-1][4],
+        )
+        log_rows = [(version, kind, data, recorded_at) for _, version, kind, data, recorded_at in rows]
+        self.finishes.append((finish.finished_at, rows[-1][0], finish, log_rows))
+
+    def write(self, conn: psycopg.Connection[Any]) -> dict[str, int]:
+        players: dict[tuple[uuid.UUID, str], _Totals] = {}
+        sources: dict[tuple[str, str], _Totals] = {}
+        board: list[tuple[Any, ...]] = []
+        for _, _, finish, log_rows in sorted(self.finishes, key=lambda item: (item[0], item[1])):
+            players.setdefault((finish.player_id, finish.ruleset_id), _Totals()).add(finish)
+            sources.setdefault((str(finish.deal.get("source", "seed")), finish.ruleset_id), _Totals()).add(finish)
+            number, day = pool_number_of(finish.deal), daily_day_of(finish.deal)
+            if finish.won and number is not None:
+                self.deals.setdefault((finish.ruleset_id, number), [0, 0])[1] += 1
+            if finish.won and day is not None:
+                self.days.setdefault(day, [0, 0])[1] += 1
+            if finish.record and day is not None:
+                try:
+                    win = verify_daily_win(log_rows, self.daily_secret)
+                except Unverified as refusal:
+                    self.refused += 1
+                    log.warning("daily win of game %s is not listed: %s", finish.game_id, refusal.reason)
+                else:
+                    board.append((finish.game_id, win.day, finish.player_id, win.moves, win.seconds, win.finished_at))
+        _copy(
+            conn,
+            "player_stats (player_id, ruleset_id, played, won, current_streak, best_streak, fewest_moves, fastest_seconds, undos)",
+            ((p, r, t.played, t.won, t.current_streak, t.best_streak, t.fewest_moves, t.fastest_seconds, t.undos)
+             for (p, r), t in players.items()),
+        )
+        _copy(
+            conn,
+            "source_stats (source, ruleset_id, played, won, fewest_moves, fastest_seconds, undos)",
+            ((s, r, t.played, t.won, t.fewest_moves, t.fastest_seconds, t.undos) for (s, r), t in sources.items()),
+        )
+        _copy(conn, "deal_stats (ruleset_id, pool_number, plays, wins)", ((r, n, p, w) for (r, n), (p, w) in self.deals.items()))
+        _copy(conn, "daily_stats (day, plays, wins)", ((d, p, w) for d, (p, w) in self.days.items()))
+        _copy(conn, "daily_leaderboard (game_id, day, player_id, moves, seconds, finished_at)", board)
+        return {
+            "games": self.games,
+            "finished": len(self.finishes),
+            "unreadable": self.unreadable,
+            "player_stats": len(players),
+            "source_stats": len(sources),
+            "deal_stats": len(self.deals),
+            "daily_stats": len(self.days),
+            "leaderboard": len(board),
+            "refused": self.refused,
+        }
+
+
+def _copy(conn: psycopg.Connection[Any], target: str, rows: Iterable[Sequence[Any]]) -> None:
+    with conn.cursor() as cursor, cursor.copy(f"COPY {target} FROM STDIN") as copy:
+        for row in rows:
+            copy.write_row(row)
+
+
+_ALL_EVENTS = """
+SELECT e.game_id, g.player_id, e.position, e.version, e.type, e.data, e.recorded_at
+FROM events e JOIN games g ON g.id = e.game_id
+ORDER BY e.game_id, e.version
+"""
+
+
+def _streams(cursor: psycopg.Cursor[Any]) -> Iterator[tuple[uuid.UUID, uuid.UUID, list[tuple[int, int, str, Any, datetime]]]]:
+    current: uuid.UUID | None = None
+    player: uuid.UUID | None = None
+    rows: list[tuple[int, int, str, Any, datetime]] = []
+    for game_id, player_id, position, version, kind, data, recorded_at in cursor:
+        if game_id != current:
+            if current is not None and player is not None:
+                yield current, player, rows
+            current, player, rows = game_id, player_id, []
+        rows.append((position, version, kind, data, recorded_at))
+    if current is not None and player is not None:
+        yield current, player, rows
+
+
+def rebuild_projections(url: str, daily_secret: str | None = None) -> dict[str, Any]:
+    """Empty every projection table and recompute it from the event log alone, in one transaction.
+
+    The TRUNCATE comes first, so games that end meanwhile wait for the rebuild to commit and then
+    add themselves to the rebuilt tables. ``daily_secret`` defaults to the server's (DAILY_SECRET).
+    Returns counts: games, finished, unreadable (logs that do not replay), rows per table,
+    leaderboard (listed), refused (unassisted daily wins whose log failed verification), seconds.
+    """
+    if daily_secret is None:
+        from .settings import Settings
+
+        daily_secret = Settings.from_env().daily_secret
+    started = time.perf_counter()
+    rebuild = _Rebuild(daily_secret)
+    with psycopg.connect(url) as conn:  # one transaction, committed when the block ends
+        conn.execute("SET LOCAL lock_timeout = '60s'")
+        conn.execute(f"TRUNCATE {', '.join(PROJECTION_TABLES)}")
+        with conn.cursor(name="canfield_projection_rebuild") as cursor:
+            cursor.itersize = 10_000
+            cursor.execute(_ALL_EVENTS)
+            for game_id, player_id, rows in _streams(cursor):
+                rebuild.game(game_id, player_id, rows)
+        counts: dict[str, Any] = rebuild.write(conn)
+    counts["seconds"] = round(time.perf_counter() - started, 3)
+    return counts
+
+
+# ---------------------------------------------------------------- reads for the API
+
+
+def _rate(played: int, won: int) -> float | None:
+    return round(won / played, 4) if played else None
+
+
+async def player_stats(pool: AsyncConnectionPool, player_id: uuid.UUID, ruleset_ids: Sequence[str]) -> list[JSON] | None:
+    """Per ruleset (every one in ``ruleset_ids``, zeros where none finished); None: no such player."""
+    async with pool.connection() as conn:
+        cursor = await conn.execute(
+            "SELECT p.id, s.ruleset_id, s.played, s.won, s.current_streak, s.best_streak, s.fewest_moves,"
+            " s.fastest_seconds, s.undos FROM players p LEFT JOIN player_stats s ON s.player_id = p.id WHERE p.id = %s",
+            (player_id,),
+        )
+        rows = await cursor.fetchall()
+    if not rows:
+        return None
+    found = {row[1]: row for row in rows if row[1] is not None}
+    result = []
+    for ruleset_id in list(ruleset_ids) + sorted(set(found) - set(ruleset_ids)):
+        row = found.get(ruleset_id)
+        played, won, current, best, fewest, fastest, undos = row[2:] if row else (0, 0, 0, 0, None, None, 0)
+        result.append({
+            "ruleset": ruleset_id, "played": played, "won": won, "winRate": _rate(played, won),
+            "currentStreak": current, "bestStreak": best, "fewestMoves": fewest, "fastestSeconds": fastest,
+            "undos": undos,
+        })
+    return result
+
+
+_OVERALL = """
+SELECT source, ruleset_id, sum(played)::int, sum(won)::int, min(fewest_moves), min(fastest_seconds), sum(undos)::bigint
+FROM source_stats GROUP BY GROUPING SETS ((ruleset_id), (source))
+"""
+_PLAYERS = """
+SELECT ruleset_id, count(*)::int, max(current_streak), max(best_streak) FROM player_stats GROUP BY ruleset_id
+"""
+
+
+async def overall_stats(pool: AsyncConnectionPool, ruleset_ids: Sequence[str]) -> JSON:
+    async with pool.connection() as conn:
+        totals = await (await conn.execute(_OVERALL)).fetchall()
+        per_player = await (await conn.execute(_PLAYERS)).fetchall()
+    by_ruleset = {row[1]: row for row in totals if row[1] is not None}
+    by_source = {row[0]: row for row in totals if row[0] is not None}
+    streaks = {row[0]: row[1:] for row in per_player}
+
+    def figures(row: Sequence[Any] | None) -> JSON:
+        played, won, fewest, fastest, undos = row[2:] if row else (0, 0, None, None, 0)
+        return {"played": played, "won": won, "winRate": _rate(played, won), "fewestMoves": fewest,
+                "fastestSeconds": fastest, "undos": undos}
+
+    rulesets = []
+    for ruleset_id in list(ruleset_ids) + sorted(set(by_ruleset) - set(ruleset_ids)):
+        players, current, best = streaks.get(ruleset_id, (0, 0, 0))
+        rulesets.append({"ruleset": ruleset_id, "players": players, **figures(by_ruleset.get(ruleset_id)),
+                         "currentStreak": current, "bestStreak": best})
+    sources = [{"source": name, **figures(by_source.get(name))} for name in DEAL_SOURCES]
+    return {"rulesets": rulesets, "sources": sources}
+
+
+async def deal_figures(pool: AsyncConnectionPool, ruleset_id: str, number: int) -> tuple[int, int]:
+    """(plays, wins) of a pool deal, over pool and daily games."""
+    async with pool.connection() as conn:
+        cursor = await conn.execute(
+            "SELECT plays, wins FROM deal_stats WHERE ruleset_id = %s AND pool_number = %s", (ruleset_id, number)
+        )
+        row = await cursor.fetchone()
+    return (row[0], row[1]) if row else (0, 0)
+
+
+async def daily_figures(pool: AsyncConnectionPool, day: date) -> tuple[int, int]:
+    """(plays, wins) of the daily games of that date."""
+    async with pool.connection() as conn:
+        cursor = await conn.execute("SELECT plays, wins FROM daily_stats WHERE day = %s", (day,))
+        row = await cursor.fetchone()
+    return (row[0], row[1]) if row else (0, 0)
+
+
+async def leaderboard(pool: AsyncConnectionPool, day: date, limit: int) -> list[JSON]:
+    async with pool.connection() as conn:
+        cursor = await conn.execute(
+            "SELECT l.player_id, p.name, l.game_id, l.moves, l.seconds, l.finished_at"
+            " FROM daily_leaderboard l JOIN players p ON p.id = l.player_id WHERE l.day = %s"
+            " ORDER BY l.moves, l.seconds, l.finished_at, l.game_id LIMIT %s",
+            (day, limit),
+        )
+        rows = await cursor.fetchall()
+    return [
+        {"rank": rank, "player": str(player), "name": name, "game": str(game), "moves": moves, "seconds": seconds,
+         "finishedAt": finished_at}
+        for rank, (player, name, game, moves, seconds, finished_at) in enumerate(rows, start=1)
+    ]

@@ -1,0 +1,284 @@
+"""Live game streams (``GET /games/{id}/stream``): Server-Sent Events fed by PostgreSQL LISTEN/NOTIFY.
+
+Every successful append notifies the channel ``canfield_events`` with ``<game id>:<new version>``
+(``store._APPEND``). PostgreSQL delivers a notification when (and only if) the transaction
+commits, to every listening session, so a move made through any server process reaches every
+other process, and never before it is visible to readers.
+
+One ``StreamHub`` per server process holds one dedicated connection (autocommit,
+``LISTEN canfield_events``) read by a background task, started and stopped by the app's
+lifespan. It wakes the streams subscribed to the game named in a notification. The payload is
+only a hint: a woken stream reads the events after the last version it sent from the database,
+so it neither misses nor repeats an event when notifications coalesce, arrive late or out of
+order. If the listening connection breaks, the task reconnects with backoff and then wakes every
+stream, which catches up on what was appended meanwhile.
+
+Each stream takes a slot of its owner (the bearer token's player, else the client address)
+until it ends; at most ``settings.streams_per_player`` slots per owner in this process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import signal
+import threading
+import uuid
+import weakref
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgspec
+import psycopg
+
+from domain.codec import snapshot_to_state
+
+from .errors import RateLimited, Unavailable
+from .games import public_event, view_of
+from .settings import Settings
+from .store import DatabaseDown, EventStore, GameRow
+
+CHANNEL = "canfield_events"
+MEDIA_TYPE = "text/event-stream"
+PAGE = 500  # events read per query while catching up
+KEEPALIVE = b": keep-alive\n\n"
+log = logging.getLogger("canfield")
+
+
+def message(event: str, version: int, data: Any) -> bytes:
+    """One SSE message. JSON never contains a raw line break, so ``data`` is one line."""
+    return b"event: %s\nid: %d\ndata: %s\n\n" % (event.encode(), version, msgspec.json.encode(data))
+
+
+def game_view(game: GameRow) -> dict[str, Any]:
+    return view_of(game.id, game.player_id, game.deal, game.started_at, game.finished_at, snapshot_to_state(game.snapshot))
+
+
+@dataclass(eq=False)
+class Subscription:
+    """One open stream: its game, whose slot it holds, and the event that wakes it."""
+
+    hub: StreamHub
+    game_id: uuid.UUID
+    owner: str
+    wake: asyncio.Event = field(default_factory=asyncio.Event)
+    closing: bool = False  # the server is shutting down: end the stream
+    released: bool = False
+
+    def close(self) -> None:
+        """Give back the slot and stop being woken (idempotent)."""
+        if not self.released:
+            self.released = True
+            self.hub._release(self)
+
+
+class StreamHub:
+    def __init__(self, url: str, store: EventStore, settings: Settings, *, reconnect_max_seconds: float = 5.0) -> None:
+        self.url = url
+        self.store = store
+        self.keepalive = settings.stream_keepalive_seconds
+        self.per_owner = settings.streams_per_player
+        self.reconnect_max_seconds = reconnect_max_seconds
+        self.health_seconds = 30.0  # a query on the listening connection this often finds it dead
+        self.by_game: dict[uuid.UUID, set[Subscription]] = {}
+        self.by_owner: dict[str, int] = {}
+        self.listening = asyncio.Event()  # set while LISTEN is active
+        self.closing = False
+        self._task: asyncio.Task[None] | None = None
+        self._restore_signals: Callable[[], None] = lambda: None
+
+    # ------------------------------------------------------------ lifecycle
+
+    async def start(self) -> None:
+        """Start listening in the background (never waits for the database)."""
+        self.closing = False
+        self._task = asyncio.create_task(self._listen(), name="canfield-stream-listener")
+        self._restore_signals = _close_on_signals(self, asyncio.get_running_loop())
+
+    async def stop(self) -> None:
+        self._restore_signals()
+        self.close_all()
+        if self._task is not None:
+            self._task.cancel()
+            try:
+                await self._task
+            except asyncio.CancelledError:
+                pass
+            self._task = None
+
+    def close_all(self) -> None:
+        """End every open stream (their clients reconnect, with Last-Event-ID, to a live server)
+        and refuse new ones: uvicorn waits for open responses before it shuts down."""
+        self.closing = True
+        for subscriptions in list(self.by_game.values()):
+            for subscription in list(subscriptions):
+                subscription.closing = True
+                subscription.wake.set()
+
+    # ------------------------------------------------------------ subscriptions
+
+    def subscribe(self, game_id: uuid.UUID, owner: str) -> Subscription:
+        """A slot for a new stream of ``game_id``; 429 when ``owner`` holds all of theirs."""
+        if self.closing:
+            raise Unavailable("the server is shutting down; reconnect shortly")
+        if self.by_owner.get(owner, 0) >= self.per_owner:
+            raise RateLimited(
+                f"at most {self.per_owner} open streams per player (or per client address without a token); "
+                "close one first",
+                retry_after=max(1, round(self.keepalive)),
+            )
+        subscription = Subscription(self, game_id, owner)
+        self.by_owner[owner] = self.by_owner.get(owner, 0) + 1
+        self.by_game.setdefault(game_id, set()).add(subscription)
+        return subscription
+
+    def _release(self, subscription: Subscription) -> None:
+        count = self.by_owner.get(subscription.owner, 0) - 1
+        if count > 0:
+            self.by_owner[subscription.owner] = count
+        else:
+            self.by_owner.pop(subscription.owner, None)
+        subscriptions = self.by_game.get(subscription.game_id)
+        if subscriptions is not None:
+            subscriptions.discard(subscription)
+            if not subscriptions:
+                del self.by_game[subscription.game_id]
+
+    def open_streams(self) -> int:
+        return sum(self.by_owner.values())
+
+    def _dispatch(self, payload: str) -> None:
+        game, _, _version = payload.partition(":")
+        try:
+            game_id = uuid.UUID(game)
+        except ValueError:
+            return
+        for subscription in self.by_game.get(game_id, ()):
+            subscription.wake.set()
+
+    def _wake_all(self) -> None:
+        for subscriptions in self.by_game.values():
+            for subscription in subscriptions:
+                subscription.wake.set()
+
+    # ------------------------------------------------------------ the listening connection
+
+    async def _listen(self) -> None:
+        delay = 0.1
+        failures = 0
+        while True:
+            try:
+                conn = await psycopg.AsyncConnection.connect(
+                    self.url,
+                    autocommit=True,
+                    application_name="canfield-streams",
+                    connect_timeout=5,
+                    keepalives=1,
+                    keepalives_idle=30,
+                    keepalives_interval=10,
+                    keepalives_count=3,
+                )
+                async with conn:
+                    await conn.execute(f"LISTEN {CHANNEL}")
+                    self.listening.set()
+                    if failures:
+                        log.info("stream listener: listening again after %d failed attempt(s)", failures)
+                    delay, failures = 0.1, 0
+                    self._wake_all()  # catch up on anything appended while nobody listened
+                    while True:
+                        async for notify in conn.notifies(timeout=self.health_seconds):
+                            self._dispatch(notify.payload)
+                        await conn.execute("SELECT 1")  # a dead connection raises here
+            except asyncio.CancelledError:
+                self.listening.clear()
+                raise
+            except (psycopg.Error, OSError) as error:
+                self.listening.clear()
+                if failures == 0:
+                    log.warning("stream listener: database connection lost (%s); reconnecting", type(error).__name__)
+                failures += 1
+            except Exception:
+                self.listening.clear()
+                log.exception("stream listener failed; restarting")
+                failures += 1
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, self.reconnect_max_seconds)
+
+    # ------------------------------------------------------------ a stream
+
+    def messages(self, subscription: Subscription, game: GameRow, after: int | None) -> AsyncIterator[bytes]:
+        """The SSE body of a stream of ``game`` (already loaded): the view unless resuming after
+        a version, then each event after it, keep-alives, and the end once the game is over."""
+        body = self._messages(subscription, game, after)
+        weakref.finalize(body, subscription.close)  # even if the body is never iterated
+        return body
+
+    async def _messages(self, subscription: Subscription, game: GameRow, after: int | None) -> AsyncIterator[bytes]:
+        game_id = game.id
+        try:
+            if after is None:
+                yield message("view", game.version, game_view(game))
+                last = game.version
+            else:
+                last = after
+            if game.finished_at is not None and last >= game.version:
+                yield message("end", game.version, game_view(game))
+                return
+            while not subscription.closing:
+                subscription.wake.clear()  # before reading: a notification from now on wakes us again
+                rows = await self.store.read_events(game_id, last, PAGE)
+                found = await self.store.load_game(game_id)  # after the events: never older than them
+                if found is None:
+                    return
+                game = found
+                over = game.finished_at is not None
+                for row in rows:
+                    yield message("game-event", row.version, public_event(row.version, row.type, row.data, row.recorded_at, over))
+                    last = row.version
+                if over and last >= game.version:
+                    yield message("end", game.version, game_view(game))
+                    return
+                if last < game.version:
+                    continue  # more was appended (or a full page was read): read on
+                try:
+                    await asyncio.wait_for(subscription.wake.wait(), self.keepalive)
+                except TimeoutError:
+                    yield KEEPALIVE
+        except DatabaseDown as error:
+            # The client reconnects (EventSource does so by itself) with Last-Event-ID and resumes.
+            log.warning("stream of game %s ended: database unavailable (%s)", game_id, type(error).__name__)
+        finally:
+            subscription.close()
+
+
+def _close_on_signals(hub: StreamHub, loop: asyncio.AbstractEventLoop) -> Callable[[], None]:
+    """Chain SIGINT/SIGTERM so that open streams end when the server is asked to stop.
+
+    uvicorn (which installs its handlers before the app starts) waits for every open response
+    before it runs the lifespan shutdown, so without this an open stream would hold a stopping
+    server forever. Only in the main thread (signals cannot be set elsewhere, e.g. in tests that
+    run the server in a thread); the previous handlers are called as before and put back at
+    shutdown.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+    installed: dict[int, tuple[Any, Any]] = {}
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        previous = signal.getsignal(signum)
+        if not callable(previous):
+            continue
+
+        def handler(number: int, frame: Any, previous: Any = previous) -> None:
+            loop.call_soon_threadsafe(hub.close_all)
+            previous(number, frame)
+
+        signal.signal(signum, handler)
+        installed[signum] = (handler, previous)
+
+    def restore() -> None:
+        for number, (handler, previous) in installed.items():
+            if signal.getsignal(number) is handler:
+                signal.signal(number, previous)
+
+    return restore

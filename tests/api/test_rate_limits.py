@@ -1,0 +1,285 @@
+"""Rate limits (service.limits): token buckets per token and per address, 429 problems with Retry-After;
+and the page size limit on lists.
+
+The API tests run on a server with limits nobody reaches; these start their own with small ones.
+Each test talks from its own loopback address (127.0.0.N), so address budgets do not leak
+between tests.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+import uvicorn
+
+from service.app import create_app
+from service.limits import RateLimiter, TokenBuckets, buckets, retry_after_header
+from service.settings import Settings
+
+from .conftest import Player, free_port
+from .test_errors_and_cors import assert_problem
+
+WRITE_RATE, WRITE_BURST = 1.0, 4  # slow refills: a few requests in a row see no new token
+READ_RATE, READ_BURST = 1.0, 6
+
+
+@pytest.fixture(scope="module")
+def limited_server(database_url: str) -> Iterator[str]:
+    port = free_port()
+    settings = Settings(
+        database_url=database_url,
+        port=port,
+        rate_limit_writes_per_second=WRITE_RATE,
+        rate_limit_write_burst=WRITE_BURST,
+        rate_limit_reads_per_second=READ_RATE,
+        rate_limit_read_burst=READ_BURST,
+    )
+    server = uvicorn.Server(uvicorn.Config(create_app(settings), host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started:
+        assert time.monotonic() < deadline and thread.is_alive(), "the server did not start"
+        time.sleep(0.02)
+    yield f"http://127.0.0.1:{port}"
+    server.should_exit = True
+    thread.join(timeout=10)
+
+
+_addresses = iter(range(20, 250))
+
+
+@pytest.fixture
+def connect(limited_server: str, clean_database: str) -> Iterator[Any]:
+    """connect() -> an httpx client talking from a loopback address no other test uses."""
+    clients: list[httpx.Client] = []
+
+    def make() -> httpx.Client:
+        transport = httpx.HTTPTransport(local_address=f"127.0.0.{next(_addresses)}")
+        http = httpx.Client(base_url=limited_server, transport=transport, timeout=10)
+        clients.append(http)
+        return http
+
+    yield make
+    for http in clients:
+        http.close()
+
+
+def new_player(http: httpx.Client, name: str) -> dict[str, str]:
+    response = http.post("/players", json={"name": name})
+    assert response.status_code == 201, response.text
+    return {"Authorization": f"Bearer {response.json()['token']}"}
+
+
+def new_game(http: httpx.Client, auth: dict[str, str]) -> str:
+    response = http.post("/games", json={"deal": {"seed": 7}}, headers=auth)
+    assert response.status_code == 201, response.text
+    game_id: str = response.json()["id"]
+    return game_id
+
+
+def draw(http: httpx.Client, game: str, auth: dict[str, str], **headers: str) -> httpx.Response:
+    return http.post(f"/games/{game}/moves", json={"type": "draw"}, headers={**auth, **headers})
+
+
+def assert_rate_limited(response: httpx.Response) -> int:
+    assert_problem(response, 429, "rate_limited")
+    retry_after = int(response.headers["retry-after"])
+    assert retry_after >= 1
+    return retry_after
+
+
+# --- over HTTP -----------------------------------------------------------------------
+
+
+def test_a_burst_of_moves_beyond_the_budget_is_refused_and_changes_nothing(connect: Any) -> None:
+    http = connect()
+    ann = new_player(http, "Ann")  # the address's budget, not the token's
+    game = new_game(http, ann)  # 1 of the token's 4
+    for _ in range(WRITE_BURST - 1):
+        assert draw(http, game, ann).status_code == 200
+    version = http.get(f"/games/{game}").json()["version"]
+
+    for _ in range(3):
+        assert_rate_limited(draw(http, game, ann, **{"Idempotency-Key": "k1"}))
+    after = http.get(f"/games/{game}").json()
+    assert after["version"] == version  # a 429 appends nothing
+    assert len(http.get(f"/games/{game}/events").json()["events"]) == version
+
+
+def test_another_token_on_the_same_address_keeps_its_own_budget(connect: Any) -> None:
+    http = connect()
+    ann, bob = new_player(http, "Ann"), new_player(http, "Bob")
+    ann_game, bob_game = new_game(http, ann), new_game(http, bob)
+    while draw(http, ann_game, ann).status_code == 200:
+        pass
+    assert_rate_limited(draw(http, ann_game, ann))
+    assert draw(http, bob_game, bob).status_code == 200
+    assert http.get(f"/games/{ann_game}").status_code == 200  # reads are a separate budget
+
+
+def test_after_retry_after_seconds_requests_pass_again(connect: Any) -> None:
+    http = connect()
+    ann = new_player(http, "Ann")
+    game = new_game(http, ann)
+    while (response := draw(http, game, ann)).status_code == 200:
+        pass
+    retry_after = assert_rate_limited(response)
+    time.sleep(retry_after)
+    assert draw(http, game, ann).status_code == 200
+
+
+def test_reads_are_limited_per_address_for_every_path_but_health_and_schema(connect: Any) -> None:
+    http, other = connect(), connect()
+    refused = [http.get("/rulesets").status_code for _ in range(READ_BURST + 2)]
+    assert refused.count(200) <= READ_BURST + 1 and refused[-1] == 429
+    assert_rate_limited(http.get("/rulesets"))
+    assert_rate_limited(http.get("/nowhere"))  # unknown paths are counted before routing
+    assert_rate_limited(http.get("/rulesets", headers={"Authorization": "Bearer made-up"}))  # a token buys no reads
+    assert http.get("/health").status_code == 200
+    assert http.get("/schema/openapi.json").status_code == 200
+    assert other.get("/rulesets").status_code == 200  # another address is not affected
+
+
+def test_a_refused_write_is_answered_before_its_body_is_read(connect: Any) -> None:
+    http = connect()
+    ann = new_player(http, "Ann")
+    game = new_game(http, ann)
+    while draw(http, game, ann).status_code == 200:
+        pass
+    not_json = http.post(f"/games/{game}/moves", content=b"draw", headers={**ann, "Content-Type": "text/plain"})
+    assert_rate_limited(not_json)  # not 415: nothing past the limiter ran
+    too_big = http.post(f"/games/{game}/moves", content=b"x" * 100_000, headers={**ann, "Content-Type": "application/json"})
+    assert_rate_limited(too_big)  # not 413
+    assert_rate_limited(http.post("/nowhere", json={}, headers=ann))  # not 404
+
+
+def test_writes_without_a_token_are_limited_per_address(connect: Any) -> None:
+    http, other = connect(), connect()
+    statuses = [http.post("/players", json={"name": f"p{i}"}).status_code for i in range(WRITE_BURST + 1)]
+    assert statuses[:WRITE_BURST] == [201] * WRITE_BURST
+    assert_rate_limited(http.post("/players", json={"name": "one more"}))
+    assert other.post("/players", json={"name": "elsewhere"}).status_code == 201
+
+
+def test_made_up_tokens_cannot_buy_fresh_budgets(connect: Any) -> None:
+    http = connect()
+    game = "00000000-0000-4000-8000-000000000000"
+    statuses = [
+        http.post("/games", json={"deal": {"seed": 1}}, headers={"Authorization": f"Bearer made-up-{i}"}).status_code
+        for i in range(WRITE_BURST + 2)
+    ]
+    assert statuses[:WRITE_BURST] == [401] * WRITE_BURST and statuses[-1] == 429
+    assert_rate_limited(draw(http, game, {"Authorization": "Bearer yet-another"}))
+
+
+def test_a_429_carries_cors_headers_so_browsers_can_read_retry_after(connect: Any) -> None:
+    http = connect()
+    for _ in range(READ_BURST + 1):
+        http.get("/rulesets")
+    response = http.get("/rulesets", headers={"Origin": "https://cards.example"})
+    assert_rate_limited(response)
+    assert response.headers["access-control-allow-origin"] in {"*", "https://cards.example"}
+    assert "retry-after" in response.headers["access-control-expose-headers"].lower()
+    preflight = http.options(
+        "/rulesets", headers={"Origin": "https://cards.example", "Access-Control-Request-Method": "GET"}
+    )
+    assert preflight.status_code in {200, 204}  # preflights are not counted
+
+
+def test_lists_take_limit_up_to_1000(ann: Player) -> None:
+    game = ann.new_game(deal={"seed": 1})
+    assert ann.client.get(f"/games/{game['id']}/events?limit=1000").status_code == 200
+    assert_problem(ann.client.get(f"/games/{game['id']}/events?limit=1001"), 400, "invalid_request")
+
+
+# --- the bucket maths ------------------------------------------------------------------
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_a_bucket_gives_its_burst_then_one_token_per_period() -> None:
+    clock = Clock()
+    bucket = TokenBuckets(rate=4, burst=3, clock=clock)
+    assert [bucket.take("k") for _ in range(3)] == [0.0, 0.0, 0.0]
+    assert bucket.take("k") == pytest.approx(0.25)
+    assert bucket.take("k") == pytest.approx(0.25)  # a refused take spends nothing
+    clock.now += 0.1
+    assert bucket.take("k") == pytest.approx(0.15)
+    clock.now += 0.15
+    assert bucket.take("k") == 0.0
+    assert bucket.take("k") == pytest.approx(0.25)
+    clock.now += 60
+    assert [bucket.take("k") for _ in range(4)][:3] == [0.0, 0.0, 0.0]  # refilled up to the burst only
+    assert bucket.take("other") == 0.0  # keys are independent
+
+
+def test_wait_spends_nothing_and_charge_never_goes_below_zero() -> None:
+    clock = Clock()
+    bucket = TokenBuckets(rate=1, burst=2, clock=clock)
+    assert bucket.wait("k") == 0.0 and len(bucket) == 0
+    bucket.charge("k", 5)
+    assert bucket.wait("k") == pytest.approx(1.0)
+    clock.now += 0.5
+    assert bucket.wait("k") == pytest.approx(0.5)
+    assert bucket.take("k") == pytest.approx(0.5)
+
+
+def test_idle_buckets_are_forgotten_and_memory_is_bounded() -> None:
+    clock = Clock()
+    bucket = TokenBuckets(rate=10, burst=5, max_buckets=100, clock=clock)
+    for key in range(50):
+        bucket.take(key)
+    clock.now += 0.5  # refill_seconds: every one of them is full again
+    bucket.take("new")
+    assert len(bucket) == 1
+    for key in range(1000):
+        bucket.take(key)
+    assert len(bucket) <= 100
+    bucket.take(999)
+    assert bucket.take(999) == 0.0  # the most recent survive
+
+
+def test_retry_after_is_whole_seconds_at_least_one() -> None:
+    assert [retry_after_header(s) for s in (0.0, 0.01, 1.0, 1.01, 2.5)] == ["1", "1", "1", "2", "3"]
+
+
+def test_a_zero_turns_a_budget_off_and_two_zeros_the_limiter() -> None:
+    assert buckets(0, 10) is None and buckets(5, 0) is None and buckets(5, 10) is not None
+    off = create_app(
+        Settings(
+            database_url="postgresql://unused/none",
+            rate_limit_writes_per_second=0,
+            rate_limit_reads_per_second=0,
+        )
+    )
+    assert not isinstance(off.asgi_handler, RateLimiter)
+    on = create_app(Settings(database_url="postgresql://unused/none", rate_limit_reads_per_second=0))
+    assert isinstance(on.asgi_handler, RateLimiter) and on.asgi_handler.reads is None
+
+
+def test_settings_come_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    names = ("RATE_LIMIT_WRITES_PER_SECOND", "RATE_LIMIT_WRITE_BURST", "RATE_LIMIT_READS_PER_SECOND", "RATE_LIMIT_READ_BURST")
+    for name in names:
+        monkeypatch.delenv(name, raising=False)
+    defaults = Settings.from_env()
+    assert (defaults.rate_limit_writes_per_second, defaults.rate_limit_write_burst) == (20.0, 40)
+    assert (defaults.rate_limit_reads_per_second, defaults.rate_limit_read_burst) == (50.0, 100)
+    monkeypatch.setenv("RATE_LIMIT_WRITES_PER_SECOND", "0.5")
+    monkeypatch.setenv("RATE_LIMIT_WRITE_BURST", "3")
+    monkeypatch.setenv("RATE_LIMIT_READS_PER_SECOND", "0")
+    monkeypatch.setenv("RATE_LIMIT_READ_BURST", "7")
+    settings = Settings.from_env()
+    assert settings.rate_limit_writes_per_second == 0.5 and settings.rate_limit_write_burst == 3
+    assert settings.rate_limit_reads_per_second == 0 and settings.rate_limit_read_burst == 7

@@ -1,0 +1,195 @@
+"""Stats, per-deal figures and the daily leaderboard over HTTP."""
+
+from __future__ import annotations
+
+import time
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import httpx
+import psycopg
+
+from domain import CODES, Command, Draw, MoveCard, Recycle
+from service.deals import daily_deal
+from service.pool import decode_line, load_pool
+from service.projections import rebuild_projections
+from service.settings import Settings
+
+from .conftest import Player
+
+POOL = load_pool("open-runs")
+assert POOL is not None
+SECRET = Settings().daily_secret  # the test server's
+
+
+def api_move(command: Command) -> dict[str, Any]:
+    if isinstance(command, Draw):
+        return {"type": "draw"}
+    if isinstance(command, Recycle):
+        return {"type": "recycle"}
+    assert isinstance(command, MoveCard)
+    return {"type": "move", "card": CODES[command.card], "to": command.to}
+
+
+def play_line(player: Player, game_id: str, line: list[Command]) -> dict[str, Any]:
+    body: dict[str, Any] = {}
+    for command in line:
+        response = player.move(game_id, api_move(command))
+        assert response.status_code == 200, response.text
+        body = response.json()
+    return body
+
+
+def today() -> str:
+    return datetime.now(UTC).date().isoformat()
+
+
+def daily_line() -> tuple[int, list[Command]]:
+    _, number = daily_deal(datetime.now(UTC).date(), SECRET)
+    return number, decode_line(POOL.deal(number).line)
+
+
+def test_player_stats_per_ruleset(client: httpx.Client, ann: Player) -> None:
+    fresh = client.get(f"/players/{ann.id}/stats")
+    assert fresh.status_code == 200
+    assert {r["ruleset"]: r for r in fresh.json()["rulesets"]}["classic"] == {
+        "ruleset": "classic", "played": 0, "won": 0, "winRate": None, "currentStreak": 0, "bestStreak": 0,
+        "fewestMoves": None, "fastestSeconds": None, "undos": 0,
+    }
+    lost = ann.new_game(ruleset="open-runs", deal={"seed": 7})
+    assert ann.move(lost["id"], {"type": "draw"}).status_code == 200
+    assert ann.move(lost["id"], {"type": "undo"}).status_code == 200
+    assert ann.move(lost["id"], {"type": "resign"}).status_code == 200
+    ann.new_game(ruleset="classic", deal={"seed": 7})  # in progress: not played yet
+    line = decode_line(POOL.deal(1).line)
+    for _ in range(2):
+        won = ann.new_game(deal={"pool": 1})
+        assert play_line(ann, won["id"], line)["game"]["status"] == "won"
+
+    stats = client.get(f"/players/{ann.id}/stats").json()
+    assert stats["player"] == ann.id
+    by_ruleset = {r["ruleset"]: r for r in stats["rulesets"]}
+    assert set(by_ruleset) == {"classic", "draw-one", "open-runs"}
+    open_runs = by_ruleset["open-runs"]
+    assert (open_runs["played"], open_runs["won"], open_runs["winRate"]) == (3, 2, 0.6667)
+    assert (open_runs["currentStreak"], open_runs["bestStreak"], open_runs["undos"]) == (2, 2, 1)
+    assert open_runs["fewestMoves"] == len(line) and 0 < open_runs["fastestSeconds"] < 60
+    assert by_ruleset["classic"]["played"] == 0
+
+    assert client.get("/players/00000000-0000-0000-0000-000000000000/stats").json()["code"] == "not_found"
+    assert client.get("/players/not-a-uuid/stats").status_code in (400, 404)
+
+
+def test_stats_over_all_players_and_per_source(client: httpx.Client, ann: Player, bob: Player) -> None:
+    game = ann.new_game(ruleset="classic", deal={"seed": 3})
+    assert ann.move(game["id"], {"type": "resign"}).status_code == 200
+    won = bob.new_game(deal={"pool": 2})
+    play_line(bob, won["id"], decode_line(POOL.deal(2).line))
+    daily = bob.new_game(deal={"daily": "today"})
+    assert bob.move(daily["id"], {"type": "resign"}).status_code == 200
+
+    body = client.get("/stats").json()
+    rulesets = {r["ruleset"]: r for r in body["rulesets"]}
+    assert rulesets["classic"] | {"fewestMoves": None} == {
+        "ruleset": "classic", "players": 1, "played": 1, "won": 0, "winRate": 0.0, "fewestMoves": None,
+        "fastestSeconds": None, "undos": 0, "currentStreak": 0, "bestStreak": 0,
+    }
+    open_runs = rulesets["open-runs"]
+    assert (open_runs["players"], open_runs["played"], open_runs["won"], open_runs["winRate"]) == (1, 2, 1, 0.5)
+    assert open_runs["fewestMoves"] == POOL.deal(2).length and open_runs["bestStreak"] == 1
+    assert open_runs["currentStreak"] == 0  # Bob resigned the daily game after his win
+    sources = {s["source"]: s for s in body["sources"]}
+    assert list(sources) == ["seed", "deck", "pool", "daily"]
+    assert (sources["seed"]["played"], sources["pool"]["won"], sources["daily"]["played"]) == (1, 1, 1)
+    assert sources["deck"]["winRate"] is None
+
+
+def test_pool_and_daily_deals_count_plays_and_wins(client: httpx.Client, ann: Player) -> None:
+    number, line = daily_line()
+    assert client.get(f"/deals/pool/{number}").json()["plays"] == 0
+    game = ann.new_game(deal={"daily": "today"})
+    ann.new_game(deal={"pool": number})
+    pool_deal = client.get(f"/deals/pool/{number}").json()
+    assert (pool_deal["plays"], pool_deal["wins"]) == (2, 0)  # the daily deal is that pool deal too
+    assert (client.get("/deals/daily").json()["plays"], client.get("/deals/daily").json()["wins"]) == (1, 0)
+    play_line(ann, game["id"], line)
+    assert {k: client.get(f"/deals/daily/{today()}").json()[k] for k in ("plays", "wins")} == {"plays": 1, "wins": 1}
+    assert {k: client.get(f"/deals/pool/{number}").json()[k] for k in ("plays", "wins")} == {"plays": 2, "wins": 1}
+    yesterday = (datetime.now(UTC).date() - timedelta(days=1)).isoformat()
+    assert client.get(f"/deals/daily/{yesterday}").json()["plays"] == 0
+
+
+def test_the_daily_leaderboard_ranks_verified_unassisted_wins(
+    client: httpx.Client, clean_database: str, ann: Player, bob: Player
+) -> None:
+    number, line = daily_line()
+    cid, dan, eve = Player(client, "Cid"), Player(client, "Dan"), Player(client, "Eve")
+
+    fast = ann.new_game(deal={"daily": "today"})
+    play_line(ann, fast["id"], line)
+    longer = bob.new_game(deal={"daily": today()})
+    for _ in range(2):  # a draw taken back, twice: 4 moves more than Ann
+        assert bob.move(longer["id"], {"type": "draw"}).status_code == 200
+        assert bob.move(longer["id"], {"type": "undo"}).status_code == 200
+    play_line(bob, longer["id"], line)
+    slow = cid.new_game(deal={"daily": "today"})
+    play_line(cid, slow["id"], line[:-1])
+    time.sleep(0.3)
+    play_line(cid, slow["id"], line[-1:])  # as few moves as Ann, more time
+
+    assisted = dan.new_game(deal={"daily": "today"})
+    hinted = client.get(f"/games/{assisted['id']}/hints?solver=true", headers=dan.auth)
+    assert hinted.status_code == 200, hinted.text
+    assert play_line(dan, assisted["id"], line)["game"]["assisted"] is True
+
+    edited = eve.new_game(deal={"daily": "today"})
+    play_line(eve, edited["id"], line[:-1])
+    with psycopg.connect(clean_database, autocommit=True) as conn:  # one event of the log edited by hand
+        changed = conn.execute(
+            "UPDATE events SET data = jsonb_set(data, '{cards}', (SELECT jsonb_agg(c ORDER BY n DESC) "
+            "FROM jsonb_array_elements(data->'cards') WITH ORDINALITY AS x(c, n))) "
+            "WHERE game_id = %s AND version = (SELECT min(version) FROM events WHERE game_id = %s "
+            "AND type = 'StockDrawn' AND jsonb_array_length(data->'cards') > 1)",
+            (edited["id"], edited["id"]),
+        ).rowcount
+    assert changed == 1
+    final = play_line(eve, edited["id"], line[-1:])
+    assert final["game"]["status"] == "won"  # the game as played is won ...
+
+    board = client.get(f"/deals/daily/{today()}/leaderboard")
+    assert board.status_code == 200, board.text
+    body = board.json()
+    assert (body["date"], body["pool"], body["ruleset"]) == (today(), number, {"id": "open-runs", "version": 1})
+    entries = body["entries"]
+    # ... but only wins whose stored log replays through the rules are listed: not Dan's, not Eve's.
+    assert [e["name"] for e in entries] == ["Ann", "Cid", "Bob"]
+    assert [e["rank"] for e in entries] == [1, 2, 3]
+    assert [e["moves"] for e in entries] == [len(line), len(line), len(line) + 4]
+    assert entries[0]["seconds"] < entries[1]["seconds"]
+    assert entries[0]["game"] == fast["id"] and entries[0]["player"] == ann.id
+    assert [e["name"] for e in client.get("/deals/daily/today/leaderboard?limit=2").json()["entries"]] == ["Ann", "Cid"]
+    assert client.get("/deals/daily/today/leaderboard?limit=0").status_code == 400
+    assert client.get("/deals/daily/today/leaderboard?limit=1001").status_code == 400
+    tomorrow = (datetime.now(UTC).date() + timedelta(days=1)).isoformat()
+    assert client.get(f"/deals/daily/{tomorrow}/leaderboard").json()["code"] == "invalid_request"
+    assert client.get("/deals/daily/2020-01-01/leaderboard").json()["entries"] == []
+
+    # A forged win: Fay resigns, then her GameResigned becomes a GameWon and a row is put on the
+    # board by hand. The rebuild replays every log through the rules and lists the same three.
+    fay = Player(client, "Fay")
+    forged = fay.new_game(deal={"daily": "today"})
+    play_line(fay, forged["id"], line[:-1])
+    assert fay.move(forged["id"], {"type": "resign"}).status_code == 200
+    with psycopg.connect(clean_database, autocommit=True) as conn:
+        conn.execute("UPDATE events SET type = 'GameWon' WHERE game_id = %s AND type = 'GameResigned'", (forged["id"],))
+        conn.execute("UPDATE games SET status = 'won' WHERE id = %s", (forged["id"],))
+        conn.execute(
+            "INSERT INTO daily_leaderboard (game_id, day, player_id, moves, seconds, finished_at) "
+            "VALUES (%s, %s, %s, 1, 0.1, now())",
+            (forged["id"], today(), fay.id),
+        )
+    assert client.get("/deals/daily/today/leaderboard").json()["entries"][0]["name"] == "Fay"  # the hand-made row
+    counts = rebuild_projections(clean_database, daily_secret=SECRET)
+    assert counts["refused"] == 2 and counts["leaderboard"] == 3  # Eve's and Fay's logs fail the rules
+    rebuilt = client.get("/deals/daily/today/leaderboard").json()["entries"]
+    assert [(e["name"], e["moves"], e["seconds"]) for e in rebuilt] == [(e["name"], e["moves"], e["seconds"]) for e in entries]

@@ -1,0 +1,299 @@
+"""The stats projections against real PostgreSQL: kept in the events' transaction while games are
+played through ``Games.play``, and equal to a rebuild from the event log alone."""
+
+from __future__ import annotations
+
+import random
+import time
+import uuid
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import psycopg
+import pytest
+from psycopg_pool import AsyncConnectionPool
+
+from domain import (
+    Command,
+    Draw,
+    GameState,
+    Recycle,
+    Resign,
+    Status,
+    Undo,
+    UseSolverHint,
+    apply,
+    get_ruleset,
+    legal_moves,
+    replay_commands,
+)
+from domain.codec import snapshot_to_state
+from service import projections
+from service.deals import daily_deal
+from service.games import Games
+from service.pool import decode_line, load_pool, start_state
+from service.projections import PROJECTION_TABLES, rebuild_projections
+from service.schemas import DealRequest, NewGame
+from service.settings import Settings
+from service.store import EventStore
+
+POOL = load_pool("open-runs")
+assert POOL is not None, "the repository ships an open-runs pool"
+SECRET = Settings().daily_secret
+
+# Winning lines found once with `canfield solve` (and checked below through the rules engine).
+WINS: dict[str, tuple[int, str]] = {
+    "classic": (
+        2,
+        "TS2 JD3 7Cf D D D D D D D 7Sf D D D D 8Hf D R D D D D 9Hf D D D D D D D 9D3 R D D D D D D D D D 8Cf 9Cf D R "
+        "D D D D D D D D TCf 5H4 D D R D D D D D 5S1 D D D D R D 4H1 3S1 THf KD2 2H1 7Df 8Sf AS1 4S2 QS1 D D D D D 2D3 "
+        "D D D R D D D 3D2 8Df 9Df D D D TDf 9Sf TSf JDf QDf D D R D D D JCf D D QCf 4C4 D 3H4 D 2S2 R D 2C4 D D AC3 D "
+        "D KH3 QS3 KDf KCf R D D D ADf JSf QSf KH1 ACf 2Cf 2Df 3Cf 2S4 3Df D KSf KH3 ASf 2Sf 3H2 4Cf R D 4Df 5Cf JHf D "
+        "6Cf QHf KHf AHf 2Hf 3Sf 3Hf 4Hf 4Sf 5Sf 5Df 6Df 5Hf 6Sf D 6Hf",
+    ),
+    "draw-one": (
+        1,
+        "3S4 D 2Sf 3Sf D D D D D D D D D D D D D D D D D D D D D D D 3Hf D D D 4Sf D 2Df D D D 3Df 4Df 5Df D 2Cf D D R "
+        "D D D D D D D D D D D D D D D 5Sf D D D 6Df D D D D D 3Cf D D D D D R D D D D D D D D D D D 4Cf D 6Sf D 7Sf D "
+        "D D D D D D D D 8Sf D TS1 D 9D1 D R D D 6C3 5H3 D D D TD2 9C2 D D D D 8C1 7D1 D QS4 JH4 5Cf 8H2 D D D D D D D "
+        "D D 7C2 6H2 4Hf 5Hf 6Cf 7Df 6Hf 7Cf 8Df 7Hf 8Cf 9Df 8Hf 9Cf 9Sf TDf TSf JSf JDf JH1 QSf R D D KSf D D TCf D "
+        "JCf D D D D D QCf KCf D QDf D D 9Hf D ASf R D D KDf D THf JHf D ACf D ADf D QHf KHf AHf",
+    ),
+}
+
+
+def today() -> datetime:
+    return datetime.now(UTC)
+
+
+@pytest.fixture
+async def games(clean_database: str) -> AsyncIterator[Games]:
+    # What is written is the point here, not its durability: commits need not wait for the disk.
+    pool = AsyncConnectionPool(
+        clean_database, min_size=1, max_size=4, open=False,
+        kwargs={"autocommit": True, "options": "-c statement_timeout=5000 -c synchronous_commit=off"},
+    )
+    await pool.open()
+    try:
+        yield Games(EventStore(pool), Settings(database_url=clean_database))
+    finally:
+        await pool.close()
+
+
+def projection_rows(url: str) -> dict[str, list[tuple[Any, ...]]]:
+    """Every projection table, sorted; the leaderboard without its verified_at stamp."""
+    with psycopg.connect(url) as conn:
+        found = {}
+        for table in PROJECTION_TABLES:
+            columns = "game_id, day, player_id, moves, seconds, finished_at" if table == "daily_leaderboard" else "*"
+            found[table] = sorted(conn.execute(f"SELECT {columns} FROM {table}").fetchall(), key=repr)
+    return found
+
+
+async def start(games: Games, token: str, ruleset: str, deal: DealRequest) -> tuple[uuid.UUID, GameState]:
+    view = await games.create_game(token, NewGame(ruleset=ruleset, deal=deal))
+    game_id = uuid.UUID(view["id"])
+    row = await games.store.load_game(game_id)
+    assert row is not None
+    return game_id, snapshot_to_state(row.snapshot)
+
+
+async def play(games: Games, token: str, game_id: uuid.UUID, state: GameState, command: Command) -> GameState:
+    state, _ = apply(state, command)  # the same rules, locally, to know what is legal next
+    played = await games.play(game_id, token, command)
+    assert played.version == state.version and played.body["game"]["status"] == state.status.value
+    return state
+
+
+def winning_deal(rng: random.Random) -> tuple[str, DealRequest, list[Command]]:
+    """A deal with a known winning line, from the pool, the daily deal or the solver-found lines."""
+    kind = rng.choice(["classic", "draw-one", "pool", "pool", "daily", "daily"])
+    if kind in WINS:
+        seed, line = WINS[kind]
+        return kind, DealRequest(seed=seed), decode_line(line)
+    if kind == "pool":
+        number = rng.randint(1, POOL.size)
+        return "open-runs", DealRequest(pool=number), decode_line(POOL.deal(number).line)
+    day = (today() - timedelta(days=rng.randint(0, 2))).date()
+    _, number = daily_deal(day, SECRET)
+    return "open-runs", DealRequest(daily=day.isoformat()), decode_line(POOL.deal(number).line)
+
+
+def random_deal(rng: random.Random) -> tuple[str, DealRequest]:
+    ruleset = rng.choice(["classic", "draw-one", "open-runs"])
+    source = rng.choice(["seed", "seed", "deck"] + (["pool", "daily"] if ruleset == "open-runs" else []))
+    if source == "pool":
+        return ruleset, DealRequest(pool=rng.randint(1, POOL.size))
+    if source == "daily":
+        return ruleset, DealRequest(daily=(today() - timedelta(days=rng.randint(0, 2))).date().isoformat())
+    if source == "deck":
+        from domain import CODES, shuffled_deck
+
+        return ruleset, DealRequest(deck=[CODES[c] for c in shuffled_deck(rng.randint(0, 10**9))])
+    return ruleset, DealRequest(seed=rng.randint(0, 10**6))
+
+
+def test_the_winning_lines_win() -> None:
+    for ruleset, (seed, line) in WINS.items():
+        report = replay_commands(start_state(get_ruleset(ruleset), seed), decode_line(line))
+        assert report.failed_at is None and report.state.status is Status.WON, ruleset
+
+
+async def test_incremental_projections_equal_a_rebuild_from_the_event_log(games: Games, clean_database: str) -> None:
+    rng = random.Random(2026)
+    tokens = [(await games.create_player(f"player {i}"))["token"] for i in range(7)]
+    outcomes: dict[str, int] = {"won": 0, "stalled": 0, "resigned": 0, "playing": 0, "assisted": 0}
+    started = time.perf_counter()
+    for number in range(320):
+        token = rng.choice(tokens)
+        if number % 22 == 0:  # a win (a known line), sometimes with a detour, sometimes assisted
+            ruleset, deal, line = winning_deal(rng)
+            game_id, state = await start(games, token, ruleset, deal)
+            if rng.random() < 0.4:
+                line = [Draw(), Undo(), *line] if state.stock else line
+            if rng.random() < 0.2:
+                line = [UseSolverHint(), *line]
+                outcomes["assisted"] += 1
+            for command in line:
+                state = await play(games, token, game_id, state, command)
+        elif number % 22 == 11:  # draw-one: a pass through the stock without a real move stalls
+            game_id, state = await start(games, token, "draw-one", DealRequest(seed=rng.randint(0, 10**6)))
+            while state.playing:
+                state = await play(games, token, game_id, state, Draw() if state.stock else Recycle())
+        else:  # random legal moves (undo and recycle included), then often a resignation
+            ruleset, deal = random_deal(rng)
+            game_id, state = await start(games, token, ruleset, deal)
+            for _ in range(rng.randint(0, 14)):
+                moves = [m for m in legal_moves(state) if not isinstance(m, Resign)]
+                if not state.playing or not moves:
+                    break
+                state = await play(games, token, game_id, state, rng.choice(moves))
+            if state.playing and rng.random() < 0.75:
+                state = await play(games, token, game_id, state, Resign())
+        outcomes[state.status.value] += 1
+    played_seconds = time.perf_counter() - started
+    assert outcomes["won"] >= 12 and outcomes["stalled"] >= 10 and outcomes["resigned"] >= 100 and outcomes["playing"] >= 10
+
+    incremental = projection_rows(clean_database)
+    counts = rebuild_projections(clean_database, daily_secret=SECRET)
+    rebuilt = projection_rows(clean_database)
+
+    assert rebuilt == incremental
+    finished = sum(v for k, v in outcomes.items() if k in ("won", "stalled", "resigned"))
+    assert counts["games"] == 320 and counts["finished"] == finished and counts["unreadable"] == 0
+    assert sum(row[2] for row in rebuilt["player_stats"]) == finished
+    assert sum(row[3] for row in rebuilt["player_stats"]) == outcomes["won"]
+    assert {row[1] for row in rebuilt["player_stats"]} == {"classic", "draw-one", "open-runs"}
+    assert max(row[5] for row in rebuilt["player_stats"]) >= 1  # some streak
+    assert rebuilt["daily_leaderboard"] and counts["refused"] == 0
+    assert played_seconds < 25, f"{played_seconds:.1f}s to play the games"
+
+
+async def test_an_assisted_daily_win_counts_as_a_win_but_is_not_listed(games: Games, clean_database: str) -> None:
+    token = (await games.create_player("Ann"))["token"]
+    day = today().date()
+    _, number = daily_deal(day, SECRET)
+    game_id, state = await start(games, token, "open-runs", DealRequest(daily="today"))
+    for command in [UseSolverHint(), *decode_line(POOL.deal(number).line)]:
+        state = await play(games, token, game_id, state, command)
+    rows = projection_rows(clean_database)
+    assert rows["daily_leaderboard"] == []
+    assert [(r[2], r[3], r[6], r[7]) for r in rows["player_stats"]] == [(1, 1, None, None)]  # no record either
+    assert rows["daily_stats"] == [(day, 1, 1)]
+    assert rows["deal_stats"] == [("open-runs", number, 1, 1)]
+
+
+async def test_a_hand_edited_log_is_refused_by_the_rebuild(games: Games, clean_database: str) -> None:
+    ann = (await games.create_player("Ann"))["token"]
+    bob = (await games.create_player("Bob"))["token"]
+    day = today().date()
+    _, number = daily_deal(day, SECRET)
+    line = decode_line(POOL.deal(number).line)
+    honest, state = await start(games, ann, "open-runs", DealRequest(daily="today"))
+    for command in line:
+        state = await play(games, ann, honest, state, command)
+    resigned, state = await start(games, bob, "open-runs", DealRequest(daily="today"))
+    for command in line[:20]:
+        state = await play(games, bob, resigned, state, command)
+    state = await play(games, bob, resigned, state, Resign())
+    assert [row[0] for row in projection_rows(clean_database)["daily_leaderboard"]] == [honest]
+
+    assert rebuild_projections(clean_database, daily_secret=SECRET)["leaderboard"] == 1
+
+    with psycopg.connect(clean_database, autocommit=True) as conn:
+        # Bob's resignation becomes a win, and his games row agrees.
+        conn.execute("UPDATE events SET type = 'GameWon' WHERE game_id = %s AND type = 'GameResigned'", (resigned,))
+        conn.execute("UPDATE games SET status = 'won' WHERE id = %s", (resigned,))
+        # Ann's first draw turns up other cards (a different deal, as far as that event says).
+        conn.execute(
+            "UPDATE events SET data = jsonb_set(data, '{cards}', '[\"AS\", \"2S\", \"3S\"]') "
+            "WHERE game_id = %s AND version = (SELECT min(version) FROM events WHERE game_id = %s AND type = 'StockDrawn')",
+            (honest, honest),
+        )
+    counts = rebuild_projections(clean_database, daily_secret=SECRET)
+    assert counts["refused"] == 2 and counts["leaderboard"] == 0
+    assert projection_rows(clean_database)["daily_leaderboard"] == []
+    # Plain replay still folds Bob's forged GameWon into a win: only the leaderboard is verified.
+    stats = {row[0]: row for row in projection_rows(clean_database)["player_stats"]}
+    assert len(stats) == 2
+
+
+def test_verification_refuses_each_kind_of_forgery() -> None:
+    day = today().date()
+    _, number = daily_deal(day, SECRET)
+    ruleset = get_ruleset("open-runs")
+    state = start_state(ruleset, POOL.deal(number).seed, {"source": "daily", "date": day.isoformat(), "pool": number})
+    from domain import event_data, event_type
+    from domain.events import GameDealt
+    from domain.rules import deal as deal_event
+
+    first = deal_event(ruleset, state.deck, {"source": "daily", "date": day.isoformat(), "pool": number})
+    assert isinstance(first, GameDealt)
+    log: list[tuple[str, dict[str, Any]]] = [(event_type(first), event_data(first))]
+    for command in decode_line(POOL.deal(number).line):
+        state, events = apply(state, command)
+        log += [(event_type(e), event_data(e)) for e in events]
+    moment = datetime(2026, 1, 1, tzinfo=UTC)
+
+    def rows(entries: list[tuple[str, dict[str, Any]]]) -> list[tuple[int, str, dict[str, Any], datetime]]:
+        return [(i + 1, kind, data, moment + timedelta(seconds=i)) for i, (kind, data) in enumerate(entries)]
+
+    moved = next(i for i, (kind, _) in enumerate(log) if kind == "CardsMoved")
+    drawn = next(i for i, (kind, data) in enumerate(log) if kind == "StockDrawn" and len(set(data["cards"])) > 1)
+    win = projections.verify_daily_win(rows(log), SECRET)
+    assert win.moves == len(decode_line(POOL.deal(number).line)) and win.day == day
+    forgeries = {
+        "a win without the last move": log[:-2] + [("GameWon", {})],
+        "an extra GameWon early": log[:5] + [("GameWon", {})],
+        "another day's secret": None,
+        "a solver hint": log[:1] + [("SolverHintUsed", {})] + log[1:],
+        "a different deck": [(log[0][0], {**log[0][1], "deck": list(reversed(log[0][1]["deck"]))})] + log[1:],
+        "a card moved from elsewhere": log[:moved]
+        + [(log[moved][0], {**log[moved][1], "from": "reserve" if log[moved][1]["from"] != "reserve" else "waste"})]
+        + log[moved + 1 :],
+        "a draw that turned up other cards": log[:drawn]
+        + [(log[drawn][0], {**log[drawn][1], "cards": list(reversed(log[drawn][1]["cards"]))})]
+        + log[drawn + 1 :],
+    }
+    for name, forged in forgeries.items():
+        with pytest.raises(projections.Unverified):
+            if forged is None:
+                projections.verify_daily_win(rows(log), "another secret")
+            else:
+                projections.verify_daily_win(rows(forged), SECRET)
+            pytest.fail(f"accepted {name}")
+
+
+async def test_a_failing_projection_undoes_the_move_that_ended_the_game(
+    games: Games, clean_database: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    token = (await games.create_player("Ann"))["token"]
+    game_id, state = await start(games, token, "classic", DealRequest(seed=3))
+    state = await play(games, token, game_id, state, Draw())
+    monkeypatch.setattr(projections, "_FINISHED", "SELECT 1 / 0")
+    with pytest.raises(psycopg.errors.DivisionByZero):
+        await games.play(game_id, token, Resign())
+    with psycopg.connect(clean_database) as conn:
+        assert conn.execute("SELECT status, version FROM games WHERE id = %s", (game_id,)).fetchone() == ("playing", 2)
+        assert conn.execute("SELECT count(*) FROM events WHERE game_id = %s", (game_id,)).fetchone() == (2,)
