@@ -6,6 +6,7 @@ import socket
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import httpx
@@ -23,20 +24,12 @@ def free_port() -> int:
         return port
 
 
-@pytest.fixture(scope="session")
-def server_url(database_url: str) -> Iterator[str]:
-    port = free_port()
-    settings = Settings(
-        database_url=database_url,
-        port=port,
-        max_body_bytes=16 * 1024,
-        # every test comes from 127.0.0.1: limits on but never reached (tests/api/test_rate_limits.py has its own)
-        rate_limit_writes_per_second=100_000,
-        rate_limit_write_burst=100_000,
-        rate_limit_reads_per_second=100_000,
-        rate_limit_read_burst=100_000,
+@contextmanager
+def running_server(settings: Settings) -> Iterator[str]:
+    """A real uvicorn server for ``settings`` (its port) in a thread; yields its base URL."""
+    config = uvicorn.Config(
+        create_app(settings), host="127.0.0.1", port=settings.port, log_level="critical", lifespan="on"
     )
-    config = uvicorn.Config(create_app(settings), host="127.0.0.1", port=port, log_level="warning", lifespan="on")
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
@@ -45,9 +38,28 @@ def server_url(database_url: str) -> Iterator[str]:
         if time.monotonic() > deadline or not thread.is_alive():
             raise RuntimeError("the test server did not start")
         time.sleep(0.02)
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(timeout=10)
+    try:
+        yield f"http://127.0.0.1:{settings.port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+        assert not thread.is_alive(), "the test server did not stop (an open stream?)"
+
+
+@pytest.fixture(scope="session")
+def server_url(database_url: str) -> Iterator[str]:
+    settings = Settings(
+        database_url=database_url,
+        port=free_port(),
+        max_body_bytes=16 * 1024,
+        # every test comes from 127.0.0.1: limits on but never reached (tests/api/test_rate_limits.py has its own)
+        rate_limit_writes_per_second=100_000,
+        rate_limit_write_burst=100_000,
+        rate_limit_reads_per_second=100_000,
+        rate_limit_read_burst=100_000,
+    )
+    with running_server(settings) as url:
+        yield url
 
 
 @pytest.fixture

@@ -1,33 +1,25 @@
 """With the database unreachable the service answers 503 problems with Retry-After, never 500."""
 
-import threading
-import time
 from collections.abc import Iterator
 
 import httpx
 import pytest
-import uvicorn
 
-from service.app import create_app
 from service.settings import Settings
 
-from .conftest import free_port
+from .conftest import free_port, running_server
 
 
 @pytest.fixture(scope="module")
 def dead_database_server() -> Iterator[str]:
-    port = free_port()
-    settings = Settings(database_url=f"postgresql://postgres@127.0.0.1:{free_port()}/none", pool_min_size=1, pool_timeout_seconds=0.5)
-    server = uvicorn.Server(uvicorn.Config(create_app(settings), host="127.0.0.1", port=port, log_level="critical"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started:
-        assert time.monotonic() < deadline and thread.is_alive(), "the server did not start"
-        time.sleep(0.02)
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(timeout=10)
+    settings = Settings(
+        database_url=f"postgresql://postgres@127.0.0.1:{free_port()}/none",
+        port=free_port(),
+        pool_min_size=1,
+        pool_timeout_seconds=0.5,
+    )
+    with running_server(settings) as url:
+        yield url
 
 
 def test_health_is_503_when_the_database_does_not_answer(dead_database_server: str) -> None:

@@ -8,20 +8,18 @@ between tests.
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Iterator
 from typing import Any
 
 import httpx
 import pytest
-import uvicorn
 
 from service.app import create_app
 from service.limits import RateLimiter, TokenBuckets, buckets, retry_after_header
 from service.settings import Settings
 
-from .conftest import Player, free_port
+from .conftest import Player, free_port, running_server
 from .test_errors_and_cors import assert_problem
 
 WRITE_RATE, WRITE_BURST = 1.0, 4  # slow refills: a few requests in a row see no new token
@@ -30,25 +28,16 @@ READ_RATE, READ_BURST = 1.0, 6
 
 @pytest.fixture(scope="module")
 def limited_server(database_url: str) -> Iterator[str]:
-    port = free_port()
     settings = Settings(
         database_url=database_url,
-        port=port,
+        port=free_port(),
         rate_limit_writes_per_second=WRITE_RATE,
         rate_limit_write_burst=WRITE_BURST,
         rate_limit_reads_per_second=READ_RATE,
         rate_limit_read_burst=READ_BURST,
     )
-    server = uvicorn.Server(uvicorn.Config(create_app(settings), host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started:
-        assert time.monotonic() < deadline and thread.is_alive(), "the server did not start"
-        time.sleep(0.02)
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(timeout=10)
+    with running_server(settings) as url:
+        yield url
 
 
 _addresses = iter(range(20, 250))

@@ -6,7 +6,6 @@ import os
 import signal
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -19,10 +18,9 @@ import psycopg
 import pytest
 import uvicorn
 
-from service.app import create_app
 from service.settings import Settings
 
-from .conftest import Player, free_port
+from .conftest import Player, free_port, running_server
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 KEEPALIVE = 0.25  # seconds, for these servers
@@ -106,21 +104,11 @@ def public_event(client: httpx.Client, game_id: str, version: int) -> dict[str, 
 
 @pytest.fixture(scope="module")
 def stream_server(database_url: str) -> Iterator[str]:
-    port = free_port()
     settings = Settings(
-        database_url=database_url, port=port, stream_keepalive_seconds=KEEPALIVE, streams_per_player=CAP
+        database_url=database_url, port=free_port(), stream_keepalive_seconds=KEEPALIVE, streams_per_player=CAP
     )
-    server = uvicorn.Server(uvicorn.Config(create_app(settings), host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started:
-        assert time.monotonic() < deadline and thread.is_alive(), "the server did not start"
-        time.sleep(0.02)
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(timeout=10)
-    assert not thread.is_alive(), "an open stream kept the server from stopping"
+    with running_server(settings) as url:  # it also checks that open streams let the server stop
+        yield url
 
 
 @pytest.fixture
