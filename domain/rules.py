@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from . import undo_stack
 from .cards import DECK_SIZE, SUIT_NAMES, Card, code, is_red, rank_of, suit_of
 from .commands import Command, Draw, MoveCard, Recycle, Resign, Undo, UseSolverHint
 from .errors import DomainError, GameOver, IllegalMove, InvalidRequest
@@ -30,7 +31,6 @@ from .events import (
 )
 from .piles import COLUMN_OF, FOUNDATION, RESERVE, TABLEAU, TARGETS, WASTE
 from .rulesets import RecyclePolicy, Ruleset, TableauMoves
-from . import undo_stack
 from .state import GameState, Status, initial_state
 
 

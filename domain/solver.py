@@ -16,8 +16,8 @@ A ``won`` line is rebuilt move by move through the rules engine, so it is always
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
 import dataclasses
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from .commands import Command, Draw, MoveCard, Recycle

@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from .cards import CODES, RANKS, SUITS, codes
-from .events import CardsMoved, Event, GameDealt, MoveUndone, ReserveRefilled, StockDrawn, WasteRecycled, event_type
 from .deal import FOUNDATION_INDEX, RESERVE_SLICE, STOCK_SLICE, TABLEAU_SLICE
+from .events import CardsMoved, Event, GameDealt, MoveUndone, ReserveRefilled, StockDrawn, WasteRecycled, event_type
 from .piles import TABLEAU
 from .state import GameState
 

@@ -6,7 +6,6 @@ import re
 from typing import Any, TypeVar
 
 import msgspec
-
 from litestar import Request
 from litestar.datastructures import State
 

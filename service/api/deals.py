@@ -4,7 +4,6 @@ from datetime import UTC, datetime
 from typing import Annotated
 
 import msgspec
-
 from litestar import Controller, get
 from litestar.datastructures import State
 from litestar.params import PathParameter, QueryParameter

@@ -16,7 +16,6 @@ from typing import Any
 import httpx
 import psycopg
 import pytest
-import uvicorn
 
 from service.settings import Settings
 

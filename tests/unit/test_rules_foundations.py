@@ -1,6 +1,18 @@
 import pytest
 
-from domain import ALL_RULESETS, GameOver, IllegalMove, MoveCard, Status, apply, deal, decide, initial_state, parse_card, parse_deck
+from domain import (
+    ALL_RULESETS,
+    GameOver,
+    IllegalMove,
+    MoveCard,
+    Status,
+    apply,
+    deal,
+    decide,
+    initial_state,
+    parse_card,
+    parse_deck,
+)
 from domain.cards import CODES
 from domain.events import CardsMoved, GameWon
 
