@@ -69,7 +69,7 @@ Macro = tuple[int, int, int, int]
 
 
 class _Search:
-    def __init__(self, state: GameState, budget: Budget, narrow: bool = False) -> None:
+    def __init__(self, state: GameState, budget: Budget, narrow: bool = False, max_depth: int = 1 << 30) -> None:
         ruleset = state.ruleset
         self.base = state.base_rank
         self.reserve = state.reserve
@@ -78,6 +78,7 @@ class _Search:
         self.any_run = ruleset.tableau_moves is TableauMoves.ANY_RUN and not narrow
         self.returns = ruleset.foundation_returns and not narrow
         self.budget = budget
+        self.max_depth = max_depth  # longest line (in macro moves) worth looking for
         self.max_states = min(budget.max_states, budget.narrow_states) if narrow else budget.max_states
         self.states = 0
         self.seen: dict[tuple[object, ...], list[int]] = {}
@@ -225,10 +226,20 @@ class _Search:
             if empty_column >= 0:
                 then.append((_TALON, card, empty_column, q))
         if self.returns:
+            # A card comes back from its foundation only to take a card that is free to move now;
+            # otherwise returns let a depth-first search wander (one deal's line ran to 200,000 moves).
+            movable = {self.reserve[reserve - 1]} if reserve else set()
+            movable.update(talon[q - 1] for q in self.reachable(len(talon), pointer, progress))
+            for column in columns:
+                if column:
+                    movable.add(column[-1])
+                    movable.add(column[0])
             for suit in range(4):
                 count = found[suit]
                 if count:
                     card = suit * 13 + (self.base + count - 1) % 13
+                    if movable.isdisjoint(_FITS_ON[card]):
+                        continue
                     for target in hosts.get(card, ()):
                         last.append((_FOUNDATION, card, target, 0))
                     if empty_column >= 0:
@@ -296,6 +307,8 @@ class _Search:
                 if stack:
                     path.pop()  # the move that led to the position just left
                 continue
+            if len(path) >= self.max_depth:
+                continue
             path.append(move)
             won, child, child_added = self.enter(self.play(position, move), path)
             if won:
@@ -305,6 +318,28 @@ class _Search:
                 continue
             stack.append((child, iter(self.moves(child)), child_added))
         return None
+
+
+def _shortened(search: _Search, start: Position, line: list[Macro]) -> list[Macro]:
+    """The line with detours cut out: wherever one move reaches a position the line only gets
+    to later, jump there (a depth-first line can wander, most of all with foundation returns)."""
+    positions = [start]
+    for move in line:
+        positions.append(search.play(positions[-1], move))
+    later: dict[Position, int] = {}
+    for index, position in enumerate(positions):
+        later[position] = index  # the last time the line is there (exactly: moves name columns)
+    shorter: list[Macro] = []
+    index = 0
+    while index < len(line):
+        best, best_move = index + 1, line[index]
+        for move in search.moves(positions[index]):
+            target = later.get(search.play(positions[index], move), -1)
+            if target > best:
+                best, best_move = target, move
+        shorter.append(best_move)
+        index = best
+    return shorter
 
 
 def _bump(found: tuple[int, int, int, int], suit: int, delta: int) -> tuple[int, int, int, int]:
@@ -331,7 +366,7 @@ def solve(state: GameState, budget: Budget | None = None) -> SolveResult:
     except _OutOfBudget:
         line = None
     if line is not None:
-        return SolveResult("won", tuple(_to_commands(state, line)), narrow.states)
+        return SolveResult("won", tuple(_to_commands(state, _shortened(narrow, _start(state), line))), narrow.states)
     if budget.out_of_time():
         return SolveResult("unknown", (), narrow.states)
     full = _Search(state, dataclasses.replace(budget, max_states=max(0, budget.max_states - narrow.states)))
