@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import sys
 
-from . import api_bench, domain_bench, solver_bench
+from . import api_bench, domain_bench, soak_bench, solver_bench
 
-BENCHES = {"domain": domain_bench.main, "api": api_bench.main, "solver": solver_bench.main}
+BENCHES = {"domain": domain_bench.main, "api": api_bench.main, "soak": soak_bench.main, "solver": solver_bench.main}
 
 
 def main(argv: list[str]) -> None:

@@ -12,6 +12,7 @@ from litestar.config.cors import CORSConfig
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.spec import Components, SecurityScheme
 
+from .api.common import check_json_body, check_parameters
 from .api.deals import DealController
 from .api.games import GameController
 from .api.health import health
@@ -23,6 +24,7 @@ from .database import libpq_url
 from .errors import UnsupportedMediaType
 from .games import Games
 from .limits import install_rate_limits
+from .openapi import RequestSchemaPlugin
 from .problems import EXCEPTION_HANDLERS
 from .settings import Settings
 from .store import EventStore, open_pool
@@ -32,10 +34,12 @@ API_VERSION = "1.0.0"
 
 
 async def _require_json(request: Request[Any, Any, Any]) -> None:
+    check_parameters(request)  # one spelling per UUID and integer, each query parameter once
     if request.method in {"POST", "PUT", "PATCH"}:
         media_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
         if media_type != "application/json" and not media_type.endswith("+json"):
             raise UnsupportedMediaType("send the body as JSON with 'Content-Type: application/json'")
+        check_json_body(await request.body())  # duplicate names, runaway nesting: 400
 
 
 def create_app(settings: Settings) -> Litestar:
@@ -68,6 +72,7 @@ def create_app(settings: Settings) -> Litestar:
         route_handlers=[PlayerController, RulesetController, GameController, StreamController, DealController, player_stats, stats, health],
         lifespan=[lifespan],
         exception_handlers=EXCEPTION_HANDLERS,
+        plugins=[RequestSchemaPlugin()],
         before_request=_require_json,
         request_max_body_size=settings.max_body_bytes,
         cors_config=CORSConfig(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import re
 import secrets
 from datetime import date, timedelta
 from typing import Any
@@ -15,6 +16,7 @@ from .errors import BadRequest, NotFound
 from .pool import Pool, load_pool
 
 DAILY_RULESET_ID = DEFAULT_RULESET_ID
+_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")  # date.fromisoformat alone also takes 2026-W01-1
 
 
 def pool_of(ruleset: Ruleset) -> Pool:
@@ -46,7 +48,7 @@ def parse_day(text: str, today: date, past_days: int) -> date:
     if text == "today":
         return today
     try:
-        day = date.fromisoformat(text) if len(text) == 10 else None
+        day = date.fromisoformat(text) if _DATE.fullmatch(text) else None
     except ValueError:
         day = None
     if day is None:

@@ -13,6 +13,7 @@ import hashlib
 import random
 import secrets
 import uuid
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -146,6 +147,8 @@ class Games:
         self.cache: dict[uuid.UUID, _Current] = {}  # games this process wrote last, by id
         self.tokens = TokenCache(settings.game_cache_size)
         self.solver = SolverPool()
+        # one lock per game being written to in this process (gone when nobody holds or awaits it)
+        self._writing: weakref.WeakValueDictionary[uuid.UUID, asyncio.Lock] = weakref.WeakValueDictionary()
 
     # ------------------------------------------------------------ players
 
@@ -177,7 +180,7 @@ class Games:
 
     async def create_game(self, token: str | None, request: NewGame) -> JSON:
         player_id = await self.authenticate(token)
-        ruleset = get_ruleset(request.ruleset or DEFAULT_RULESET_ID)
+        ruleset = get_ruleset(DEFAULT_RULESET_ID if request.ruleset is None else request.ruleset)  # "" is unknown
         deck, source = self._deal(ruleset, request.deal)
         first = deal(ruleset, deck, source)
         state = initial_state(first)
@@ -232,6 +235,25 @@ class Games:
         return view_of(game.id, game.player_id, game.deal, game.started_at, game.finished_at, state)
 
     async def play(
+        self,
+        game_id: uuid.UUID,
+        token: str | None,
+        command: Command,
+        if_match: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> Played:
+        """``_play`` with the moves on one game in this process taking turns (first come, first
+        served). Without that, two clients of one game starve each other: a move decided on the
+        cached game needs one round trip, a retry after a conflict two, so the retrier keeps
+        losing to the other's next move until its retries run out (a 503). Between processes the
+        conditional append still decides, as before."""
+        lock = self._writing.get(game_id)
+        if lock is None:
+            lock = self._writing[game_id] = asyncio.Lock()
+        async with lock:
+            return await self._play(game_id, token, command, if_match, idempotency_key)
+
+    async def _play(
         self,
         game_id: uuid.UUID,
         token: str | None,

@@ -90,6 +90,9 @@ def _validation_detail(error: ValidationException) -> str:
                 message = str(item.get("message", "invalid value"))
                 key = item.get("key")
                 source = item.get("source")
+                if source == "body" and message == f"'{key}'":  # no body at all (Litestar's KeyError)
+                    parts.append("the request needs a JSON body")
+                    continue
                 where = f"{source} parameter '{key}'" if key and source else None
                 parts.append(f"{where}: {message}" if where else message)
         if parts:
@@ -125,6 +128,8 @@ def _database_down(_: Request[Any, Any, Any], error: Exception) -> Response[Prob
 def _unexpected(request: Request[Any, Any, Any], error: Exception) -> Response[Problem]:
     if isinstance(error, DatabaseDown):
         return _database_down(request, error)
+    if isinstance(error, RecursionError) and "deserializ" in str(error):  # msgspec on runaway nesting
+        return problem(400, "invalid_request", "the JSON body is nested too deeply")
     log.exception("unhandled error on %s %s", request.method, request.url.path)
     return problem(500, "internal_error", "an unexpected error happened; it has been logged")
 

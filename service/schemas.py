@@ -18,14 +18,19 @@ class Body(Struct, rename="camel", forbid_unknown_fields=True, omit_defaults=Fal
     pass
 
 
+class RequestBody(Body):
+    """A request body: unknown fields are refused, and the OpenAPI document says so and states the
+    rules the domain checks (service.openapi)."""
+
+
 # ---------------------------------------------------------------- requests
 
 
-class NewPlayer(Body):
+class NewPlayer(RequestBody):
     name: Annotated[str, Meta(min_length=1, max_length=40, description="1-40 characters")]
 
 
-class DealRequest(Body):
+class DealRequest(RequestBody):
     """Exactly one of seed, deck, pool or daily."""
 
     seed: Seed | None = None
@@ -34,12 +39,12 @@ class DealRequest(Body):
     daily: Annotated[str, Meta(description="'today' or a UTC date YYYY-MM-DD")] | None = None
 
 
-class NewGame(Body):
+class NewGame(RequestBody):
     ruleset: Annotated[str, Meta(description="a ruleset id; open-runs when left out")] | None = None
     deal: DealRequest | None = None
 
 
-class MoveRequest(Body):
+class MoveRequest(RequestBody):
     """A move as in API.md: draw, recycle, undo, resign, or move a card (and its run) to a pile."""
 
     type: Literal["draw", "recycle", "move", "undo", "resign"]

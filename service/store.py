@@ -10,6 +10,7 @@ violation is a concurrency conflict, like an update that found the version moved
 from __future__ import annotations
 
 import hashlib
+import logging
 import uuid
 from collections.abc import Awaitable, Callable
 from contextlib import AbstractAsyncContextManager, nullcontext
@@ -298,6 +299,32 @@ class EventStore:
         async with self.pool.connection() as conn:
             await conn.execute("SELECT 1")
 
+    async def check_connections(self) -> None:
+        """Test the pool's idle connections, replacing the dead ones (service.streams calls this
+        when its own connection to the database breaks or comes back)."""
+        if self.pool.closed:
+            return
+        try:
+            await self.pool.check()
+        except Exception as error:  # best effort: a request that draws a dead connection gets a 503
+            logging.getLogger("canfield").warning("checking the pool's connections failed: %r", error)
+
+
+RECONNECT_SECONDS = 2.0
+"""How long the pool retries one lost connection before starting over (see ``_reconnect_again``)."""
+
+
+async def _reconnect_again(pool: AsyncConnectionPool) -> None:
+    """The pool's ``reconnect_failed`` hook: start a fresh attempt at once.
+
+    psycopg_pool retries a lost connection with exponential backoff (1, 2, 4, ... 128 s) for
+    ``reconnect_timeout``; after an outage of a minute the next try could be half a minute away,
+    so the service would stay down long after PostgreSQL is back. With a short
+    ``reconnect_timeout`` and this hook, a new attempt (first one immediate, then about every
+    second) starts whenever one gives up, for as long as the database is away."""
+    if not pool.closed:
+        await pool.check()  # also drops idle connections that died; then grows the pool by one
+
 
 def open_pool(
     url: str, min_size: int, max_size: int, statement_timeout_ms: int, timeout: float = 5.0
@@ -308,6 +335,8 @@ def open_pool(
         max_size=max_size,
         open=False,
         timeout=timeout,
+        reconnect_timeout=RECONNECT_SECONDS,
+        reconnect_failed=_reconnect_again,
         kwargs={"autocommit": True, "options": f"-c statement_timeout={statement_timeout_ms}"},
     )
 

@@ -86,6 +86,7 @@ class StreamHub:
         self.listening = asyncio.Event()  # set while LISTEN is active
         self.closing = False
         self._task: asyncio.Task[None] | None = None
+        self._pool_checks: set[asyncio.Task[None]] = set()
         self._restore_signals: Callable[[], None] = lambda: None
 
     # ------------------------------------------------------------ lifecycle
@@ -184,6 +185,7 @@ class StreamHub:
                     self.listening.set()
                     if failures:
                         log.info("stream listener: listening again after %d failed attempt(s)", failures)
+                        self._check_pool()  # anything still idle from before the outage is dead
                     delay, failures = 0.1, 0
                     self._wake_all()  # catch up on anything appended while nobody listened
                     while True:
@@ -197,6 +199,7 @@ class StreamHub:
                 self.listening.clear()
                 if failures == 0:
                     log.warning("stream listener: database connection lost (%s); reconnecting", type(error).__name__)
+                    self._check_pool()
                 failures += 1
             except Exception:
                 self.listening.clear()
@@ -204,6 +207,15 @@ class StreamHub:
                 failures += 1
             await asyncio.sleep(delay)
             delay = min(delay * 2, self.reconnect_max_seconds)
+
+    def _check_pool(self) -> None:
+        """The listening connection is the process's watch on the database: when it breaks (or
+        comes back after breaking), test the request pool's idle connections and replace the dead
+        ones, so that after a database restart with no traffic meanwhile the first requests do
+        not each draw a dead connection and fail."""
+        task = asyncio.create_task(self.store.check_connections(), name="canfield-pool-check")
+        self._pool_checks.add(task)
+        task.add_done_callback(self._pool_checks.discard)
 
     # ------------------------------------------------------------ a stream
 

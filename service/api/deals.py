@@ -14,6 +14,7 @@ from domain.rulesets import DEFAULT_RULESET_ID
 from .. import projections
 from ..deals import daily_deal, parse_day, pool_of, pool_summary
 from ..errors import NotFound
+from ..openapi import DAILY_DATE, RULESET_IDS
 from ..pool import load_pool
 from ..problems import documented
 from ..schemas import DailyDeal, Leaderboard, PoolDealView, Pools, PoolSummary, RulesetRef
@@ -21,13 +22,20 @@ from .common import games_of
 
 LEADERBOARD_MAX = 1000
 LEADERBOARD_PAST_DAYS = 100 * 366
+_DAY = PathParameter(
+    description="today, or a UTC date YYYY-MM-DD (a daily deal: from today back 366 days; a leaderboard: any past date)",
+    schema_extra={"pattern": DAILY_DATE},
+)
 
 
 class DealController(Controller):
     path = "/deals"
     tags = ["deals"]
 
-    @get("/pool", operation_id="describePools", summary="The verified deal pools: size and how they were made")
+    @get(
+        "/pool", operation_id="describePools", summary="The verified deal pools: size and how they were made",
+        responses=documented(429),
+    )
     async def pools(self) -> Pools:
         found = [load_pool(r.id) for r in ALL_RULESETS]
         return Pools(pools=[msgspec.convert(pool_summary(p), PoolSummary) for p in found if p is not None])
@@ -36,13 +44,19 @@ class DealController(Controller):
         "/pool/{number:int}",
         operation_id="getPoolDeal",
         summary="One pool deal: verified, and the length of its stored winning line (never the line)",
-        responses=documented(400, 404),
+        responses=documented(400, 404, 429, 503),
     )
     async def pool_deal(
         self,
         state: State,
         number: Annotated[int, PathParameter(ge=1, le=1_000_000, description="1 .. the pool's size")],
-        ruleset: Annotated[str, QueryParameter(description="whose pool (default open-runs)")] = DEFAULT_RULESET_ID,
+        ruleset: Annotated[
+            str,
+            QueryParameter(
+                description="whose pool (default open-runs); a ruleset without a pool is a 400",
+                schema_extra={"enum": RULESET_IDS},
+            ),
+        ] = DEFAULT_RULESET_ID,
     ) -> PoolDealView:
         found = get_ruleset(ruleset)
         pool = pool_of(found)
@@ -55,7 +69,8 @@ class DealController(Controller):
             plays=plays, wins=wins,
         )
 
-    @get("/daily", operation_id="getTodaysDeal", summary="Today's shared deal (UTC)", responses=documented(404))
+    @get("/daily", operation_id="getTodaysDeal", summary="Today's shared deal (UTC)",
+         responses=documented(404, 429, 503))
     async def today(self, state: State) -> DailyDeal:
         return await self._daily(state, "today")
 
@@ -63,9 +78,9 @@ class DealController(Controller):
         "/daily/{day:str}",
         operation_id="getDailyDeal",
         summary="The shared deal of a UTC date (YYYY-MM-DD or 'today'), the same for everyone",
-        responses=documented(400, 404),
+        responses=documented(400, 404, 429, 503),
     )
-    async def daily(self, state: State, day: Annotated[str, PathParameter(description="YYYY-MM-DD or today")]) -> DailyDeal:
+    async def daily(self, state: State, day: Annotated[str, _DAY]) -> DailyDeal:
         return await self._daily(state, day)
 
     @get(
@@ -73,12 +88,12 @@ class DealController(Controller):
         operation_id="getDailyLeaderboard",
         summary="Wins on a date's daily deal, by moves then time: unassisted, and only once the stored "
         "event log has replayed through the rules to a win",
-        responses=documented(400, 404),
+        responses=documented(400, 404, 429, 503),
     )
     async def leaderboard(
         self,
         state: State,
-        day: Annotated[str, PathParameter(description="YYYY-MM-DD or today")],
+        day: Annotated[str, _DAY],
         limit: Annotated[int, QueryParameter(ge=1, le=LEADERBOARD_MAX, description="at most this many entries")] = 100,
     ) -> Leaderboard:
         games = games_of(state)

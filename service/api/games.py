@@ -6,11 +6,13 @@ from uuid import UUID
 import msgspec
 from litestar import Controller, MediaType, Request, get, post
 from litestar.datastructures import State
+from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import Body, HeaderParameter, PathParameter, QueryParameter, SkipValidation
 from litestar.response import Response
 
 from domain import parse_command
 
+from ..openapi import IDEMPOTENCY_KEY, IF_MATCH, header
 from ..problems import documented
 from ..schemas import EventPage, GameView, Hints, LegalMoves, MoveRequest, MoveResult, NewGame
 from .common import bearer_token, etag, games_of, idempotency_key, if_match, parse_body
@@ -28,7 +30,8 @@ class GameController(Controller):
         operation_id="createGame",
         summary="Deal a new game by seed or explicit deck (ruleset defaults to open-runs)",
         status_code=201,
-        responses=documented(400, 401, 413, 415),
+        responses=documented(400, 401, 413, 415, 429, 503),
+        security=[{"bearer": []}],
     )
     async def create(self, request: Request[Any, Any, Any], state: State, data: Annotated[SkipValidation[NewGame], Body()]) -> Response[GameView]:
         view = await games_of(state).create_game(bearer_token(request), parse_body(data, NewGame))
@@ -40,13 +43,22 @@ class GameController(Controller):
         "/{game_id:uuid}",
         operation_id="getGame",
         summary="The game view (ETag is its version; If-None-Match gives 304)",
-        responses=documented(400, 404),
+        responses={
+            304: ResponseSpec(data_container=None, description="If-None-Match named the current ETag: nothing changed"),
+            **documented(400, 404, 429, 503),
+        },
     )
     async def read(
         self,
         state: State,
         game_id: Annotated[UUID, _GAME_ID],
-        if_none_match: Annotated[str | None, HeaderParameter(name="If-None-Match")] = None,
+        if_none_match: Annotated[
+            str | None,
+            HeaderParameter(
+                name="If-None-Match",
+                schema_extra={"one_of": None, "type": "string", "description": 'ETags, e.g. "7": 304 if one is current'},
+            ),
+        ] = None,
     ) -> Response[GameView]:
         view = await games_of(state).view(game_id)
         tag = etag(view["version"])
@@ -59,7 +71,8 @@ class GameController(Controller):
         operation_id="makeMove",
         summary="Make one move: draw, recycle, move a card, undo or resign",
         status_code=200,
-        responses=documented(400, 401, 403, 404, 409, 412, 413, 415, 422, 503),
+        responses=documented(400, 401, 403, 404, 409, 412, 413, 415, 422, 429, 503),
+        security=[{"bearer": []}],
     )
     async def move(
         self,
@@ -68,10 +81,24 @@ class GameController(Controller):
         game_id: Annotated[UUID, _GAME_ID],
         data: Annotated[SkipValidation[MoveRequest], Body()],
         if_match_header: Annotated[
-            str | None, HeaderParameter(name="If-Match", description='apply only at this version, e.g. "7"')
+            str | None,
+            HeaderParameter(
+                name="If-Match",
+                description='apply only at this version, e.g. "7"',
+                schema_extra=header(IF_MATCH, 'apply only at this version: "7", W/"7" or 7; * for any'),
+            ),
         ] = None,
         idempotency_header: Annotated[
-            str | None, HeaderParameter(name="Idempotency-Key", description="a retry with the same key returns the first result")
+            str | None,
+            HeaderParameter(
+                name="Idempotency-Key",
+                description="a retry with the same key returns the first result",
+                schema_extra=header(
+                    IDEMPOTENCY_KEY,
+                    "1-255 visible ASCII characters; a retry with the same key returns the first result, "
+                    "the same key with another move is a 400",
+                ),
+            ),
         ] = None,
     ) -> Response[MoveResult]:
         move = {name: value for name, value in msgspec.structs.asdict(parse_body(data, MoveRequest)).items() if value is not None}
@@ -91,7 +118,7 @@ class GameController(Controller):
         "/{game_id:uuid}/legal-moves",
         operation_id="listLegalMoves",
         summary="Every legal move now, in the move format",
-        responses=documented(400, 404),
+        responses=documented(400, 404, 429, 503),
     )
     async def legal_moves(self, state: State, game_id: Annotated[UUID, _GAME_ID]) -> Response[LegalMoves]:
         body = await games_of(state).legal_moves(game_id)
@@ -101,7 +128,8 @@ class GameController(Controller):
         "/{game_id:uuid}/hints",
         operation_id="getHints",
         summary="Legal moves ranked by usefulness; ?solver=true adds the solver's next move (marks the game assisted)",
-        responses=documented(400, 401, 403, 404, 409),
+        responses=documented(400, 401, 403, 404, 409, 429, 503),
+        security=[{}, {"bearer": []}],
     )
     async def hints(
         self,
@@ -122,7 +150,7 @@ class GameController(Controller):
         "/{game_id:uuid}/events",
         operation_id="listEvents",
         summary="The event log (JSON pages, or application/x-ndjson by Accept); hidden cards withheld while playing",
-        responses=documented(400, 404),
+        responses=documented(400, 404, 429, 503),
         media_type=MediaType.JSON,
     )
     async def events(
@@ -143,7 +171,7 @@ class GameController(Controller):
         "/{game_id:uuid}/states/{version:int}",
         operation_id="getGameState",
         summary="The game view as it was after that many events (a replay of the stored events)",
-        responses=documented(400, 404),
+        responses=documented(400, 404, 429, 503),
     )
     async def state_at(
         self, state: State, game_id: Annotated[UUID, _GAME_ID], version: Annotated[int, PathParameter(ge=1, le=2**31 - 1, description="a version of the game, 1 .. its current version")]

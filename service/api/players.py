@@ -22,13 +22,14 @@ class PlayerController(Controller):
         operation_id="createPlayer",
         summary="Register a player; the token is shown only in this response",
         status_code=201,
-        responses=documented(400, 413, 415),
+        responses=documented(400, 413, 415, 429, 503),
     )
     async def create(self, state: State, data: Annotated[SkipValidation[NewPlayer], Body()]) -> Response[PlayerCreated]:
         created = await games_of(state).create_player(parse_body(data, NewPlayer).name)
         return Response(created, status_code=201, headers={"Location": f"/players/{created['id']}"})
 
-    @get("/{player_id:uuid}", operation_id="getPlayer", summary="A player's public profile", responses=documented(400, 404))
+    @get("/{player_id:uuid}", operation_id="getPlayer", summary="A player's public profile",
+         responses=documented(400, 404, 429, 503))
     async def read(
         self, state: State, player_id: Annotated[UUID, PathParameter(description="the player's id")]
     ) -> Player:

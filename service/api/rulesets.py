@@ -31,7 +31,7 @@ class RulesetController(Controller):
     path = "/rulesets"
     tags = ["rulesets"]
 
-    @get("/", operation_id="listRulesets", summary="Every hosted ruleset with its parameters")
+    @get("/", operation_id="listRulesets", summary="Every hosted ruleset with its parameters", responses=documented(429))
     async def list_rulesets(self) -> RulesetList:
         return RulesetList(rulesets=[ruleset_view(r) for r in ALL_RULESETS])
 
@@ -39,7 +39,7 @@ class RulesetController(Controller):
         "/{ruleset_id:str}",
         operation_id="getRuleset",
         summary="One ruleset (its newest version)",
-        responses=documented(400, 404),
+        responses=documented(400, 404, 429),
     )
     async def read(self, ruleset_id: Annotated[str, PathParameter(description="classic, draw-one or open-runs")]) -> RulesetView:
         found = LATEST.get(ruleset_id)

@@ -31,7 +31,7 @@ def _ruleset_ids() -> list[str]:
     operation_id="getPlayerStats",
     summary="A player's stats per ruleset: played, won, win rate, streaks, fewest moves, fastest win, undos",
     tags=["players", "stats"],
-    responses=documented(400, 404),
+    responses=documented(400, 404, 429, 503),
 )
 async def player_stats(state: State, player_id: Annotated[UUID, PathParameter(description="the player's id")]) -> PlayerStats:
     rulesets = await projections.player_stats(games_of(state).store.pool, player_id, _ruleset_ids())
@@ -45,6 +45,7 @@ async def player_stats(state: State, player_id: Annotated[UUID, PathParameter(de
     operation_id="getStats",
     summary="Stats over all players: per ruleset and per deal source (seed, deck, pool, daily)",
     tags=["stats"],
+    responses=documented(429, 503),
 )
 async def stats(state: State) -> GlobalStats:
     return msgspec.convert(await projections.overall_stats(games_of(state).store.pool, _ruleset_ids()), GlobalStats)

@@ -14,11 +14,13 @@ from litestar.params import HeaderParameter, PathParameter, QueryParameter
 from litestar.response import Response, Stream
 
 from ..errors import BadRequest, NotFound
+from ..openapi import VERSION_HEADER, header
 from ..problems import documented
 from ..streams import MEDIA_TYPE, StreamHub
 from .common import bearer_token, games_of
 
-_VERSION = re.compile(r"^\s*(\d{1,10})\s*$")
+_VERSION = re.compile(r"[ \t]*([0-9]{1,10})[ \t]*")  # service.openapi.VERSION_HEADER
+_DIGITS = re.compile(r"([0-9]{1,10})")
 _MAX_VERSION = 2**31 - 1
 
 DESCRIPTION = """\
@@ -48,13 +50,20 @@ def streams_of(state: State) -> StreamHub:
     return hub
 
 
-def _resume_after(header: str | None, query: int | None) -> int | None:
-    if header is None:
-        return query
-    found = _VERSION.match(header)
+def _version(text: str | None, what: str, pattern: re.Pattern[str]) -> int | None:
+    if text is None:
+        return None
+    found = pattern.fullmatch(text)
     if found is None or int(found.group(1)) > _MAX_VERSION:
-        raise BadRequest("Last-Event-ID must be a game version (the id of the last message received)")
+        raise BadRequest(f"{what} must be a game version, 0 .. {_MAX_VERSION}")
     return int(found.group(1))
+
+
+def _resume_after(header: str | None, query: str | None) -> int | None:
+    """Both are checked (bad input is refused even where it would not count); the header wins."""
+    after = _version(query, "?after", _DIGITS)
+    resume = _version(header, "Last-Event-ID (the id of the last message received)", _VERSION)
+    return after if resume is None else resume
 
 
 class StreamController(Controller):
@@ -72,6 +81,7 @@ class StreamController(Controller):
             204: ResponseSpec(data_container=None, description="resumed after the final version of a finished game: nothing more will come"),
             **documented(400, 401, 404, 429, 503),
         },
+        security=[{}, {"bearer": []}],
     )
     async def stream(
         self,
@@ -79,11 +89,19 @@ class StreamController(Controller):
         state: State,
         game_id: Annotated[UUID, PathParameter(description="the game's id (a UUID)")],
         after: Annotated[
-            int | None, QueryParameter(ge=0, le=_MAX_VERSION, description="resume: only the events after this version, no view")
+            str | None,  # parsed like Last-Event-ID: digits only (no "null", no "1.0")
+            QueryParameter(
+                description="resume: only the events after this version, no view",
+                schema_extra={"one_of": None, "type": "integer", "minimum": 0, "maximum": _MAX_VERSION},
+            ),
         ] = None,
         last_event_id: Annotated[
             str | None,
-            HeaderParameter(name="Last-Event-ID", description="resume after this version (wins over ?after)"),
+            HeaderParameter(
+                name="Last-Event-ID",
+                description="resume after this version (wins over ?after)",
+                schema_extra=header(VERSION_HEADER, "resume after this version, 0 .. 2^31 - 1 (wins over ?after)"),
+            ),
         ] = None,
     ) -> Stream:
         games = games_of(state)

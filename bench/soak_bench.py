@@ -1,0 +1,477 @@
+"""Soak: a long mixed load with an error count and a lost-move count (both must be 0), then the
+time the service takes to recover from a database restart under load.
+
+``python -m bench soak`` (part of ``make bench``). What it does:
+
+1. An embedded PostgreSQL of its own in a temp dir (this bench stops and starts it, so it never
+   uses ``BENCH_DATABASE_URL``), a fresh database, migrated.
+2. The service as in production: ``python -m uvicorn service.asgi:app`` (``BENCH_WORKERS``
+   processes, default 1), rate limits off (one address plays 16 players), a request waits at most
+   1 s for a database connection (``DB_POOL_TIMEOUT_MS=1000``) before its 503.
+3. **Soak**: ``SOAK_CLIENTS`` (16) clients for ``SOAK_SECONDS`` (60), each on its own keep-alive
+   connection (the raw asyncio HTTP/1.1 client of ``bench/api_bench.py``), two clients per game
+   so that they get in each other's way. Each step is one of: a read of the game (10%); legal
+   moves then one of their card moves (15%); an undo (10%); else a draw, or a recycle when the
+   stock is empty as far as the client knows. A move carries an ``If-Match`` of the version the
+   client last saw (a third of them), an ``Idempotency-Key`` (a third; a tenth of those are sent
+   twice, and the second reply must be the first byte for byte) or nothing. A client that sees
+   its game end deals a new one.
+   **Errors** are the answers a correct service never gives this load: anything but 200, 412
+   (to an If-Match), 422 (a move chosen from a view another client made stale) and 409 (the
+   game ended), a broken connection, or a replayed reply that differs.
+4. **Database restart under load**: the clients go on, now with an Idempotency-Key on every
+   move and retrying 503s and broken connections with the same key every 50 ms. After 1 s
+   the database is stopped (``pg_ctl stop -m fast``) and, 1 s after it is down, started again on
+   the same data directory. **Recovery time** = from ``start`` returning to the first move
+   acknowledged with 200; also the first ``/health`` 200 (polled every 10 ms). Errors here are
+   answers other than 200/409/412/422/503.
+5. **Audit** of every game ever played, straight from PostgreSQL: event versions contiguous from
+   1, the games row at the last event's version, the snapshot equal to a replay of the events.
+   **Lost moves** = acknowledged events (each 200 reply lists the events it appended) missing
+   from the log or stored as another event. Also counted: events in the log that no client was
+   told about (with every request answered, 0 too).
+
+Results are printed and written to ``bench/results/soak.json``; the exit status is 1 when errors
+or lost moves are not 0 or the audit fails.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import random
+import shutil
+import sys
+import tempfile
+import time
+import urllib.request
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import psycopg
+
+from .api_bench import HOST, PROJECT_ROOT, WORKERS, Connection, Server, _float_env, _percentile, free_port, stop_server
+
+RESULTS_FILE = PROJECT_ROOT / "bench" / "results" / "soak.json"
+CLIENTS = int(os.environ.get("SOAK_CLIENTS", "16"))
+PER_GAME = 2
+RULESETS = ("open-runs", "classic")  # draw-one stalls too often under random play to be a load
+EXPECTED = {200, 409, 412, 422}
+RESTART_LOAD_BEFORE = 1.0
+RESTART_DOWN = 1.0
+RESTART_LOAD_AFTER = 2.0
+
+
+def request_bytes(method: str, path: str, port: int, body: Any = None, token: str | None = None,
+                  headers: dict[str, str] | None = None) -> bytes:
+    lines = [f"{method} {path} HTTP/1.1", f"Host: {HOST}:{port}"]
+    if token is not None:
+        lines.append(f"Authorization: Bearer {token}")
+    for name, value in (headers or {}).items():
+        lines.append(f"{name}: {value}")
+    payload = b""
+    if body is not None:
+        payload = msgspec.json.encode(body)
+        lines += ["Content-Type: application/json", f"Content-Length: {len(payload)}"]
+    return ("\r\n".join(lines) + "\r\n\r\n").encode() + payload
+
+
+# ------------------------------------------------------------------ the clients
+
+
+@dataclass
+class Slot:
+    """A game two clients share; replaced by a new one when it ends."""
+
+    game_id: str
+    token: str
+    version: int
+    stock: int
+
+
+@dataclass
+class Tally:
+    statuses: Counter[str] = field(default_factory=Counter)  # "move 200", "read 200", ...
+    errors: list[str] = field(default_factory=list)
+    error_count: int = 0
+    unavailable: int = 0  # 503s (restart phase only)
+    latencies: list[int] = field(default_factory=list)  # ns, moves
+    replays_checked: int = 0
+
+    def error(self, text: str) -> None:
+        self.error_count += 1
+        if len(self.errors) < 20:
+            self.errors.append(text[:300])
+
+
+@dataclass
+class Run:
+    port: int
+    rng: random.Random
+    slots: list[Slot]
+    games: list[str] = field(default_factory=list)  # every game dealt, for the audit
+    acked: dict[str, dict[int, str]] = field(default_factory=lambda: defaultdict(dict))  # game -> version -> type
+    acked_at: list[float] = field(default_factory=list)
+    soak: Tally = field(default_factory=Tally)
+    restart: Tally = field(default_factory=Tally)
+    restart_mode: bool = False
+    stop: bool = False
+    key_serial: int = 0
+
+
+async def call(conn: Connection, raw: bytes) -> tuple[int, bytes]:
+    return await conn.request(raw)
+
+
+async def new_slot(conn: Connection, run: Run, token: str | None = None) -> Slot:
+    port = run.port
+    if token is None:
+        status, body = await call(conn, request_bytes("POST", "/players", port, {"name": "soak"}))
+        if status != 201:
+            raise RuntimeError(f"POST /players answered {status}: {body[:300]!r}")
+        token = msgspec.json.decode(body)["token"]
+    ruleset = RULESETS[run.rng.randrange(len(RULESETS))]
+    deal = {"seed": run.rng.randrange(2**40)}
+    raw = request_bytes("POST", "/games", port, {"ruleset": ruleset, "deal": deal}, token)
+    for _ in range(600):
+        status, body = await call(conn, raw)
+        if status not in (0, 503) or not run.restart_mode:
+            break
+        await asyncio.sleep(0.05)  # the database is restarting
+    if status != 201:
+        raise RuntimeError(f"POST /games answered {status}: {body[:300]!r}")
+    view = msgspec.json.decode(body)
+    run.games.append(view["id"])
+    return Slot(view["id"], token, view["version"], view["table"]["stock"]["count"])
+
+
+def _remember(slot: Slot, view: dict[str, Any]) -> None:
+    if view["id"] == slot.game_id and view["version"] >= slot.version:
+        slot.version, slot.stock = view["version"], view["table"]["stock"]["count"]
+
+
+async def refresh(conn: Connection, run: Run, slot: Slot, tally: Tally) -> None:
+    status, body = await call(conn, request_bytes("GET", f"/games/{slot.game_id}", run.port))
+    tally.statuses[f"read {status}"] += 1
+    if status == 200:
+        _remember(slot, msgspec.json.decode(body))
+    elif status != 503 or not run.restart_mode:
+        tally.error(f"GET /games/{slot.game_id}: {status} {body[:200]!r}")
+
+
+async def client(index: int, run: Run) -> None:
+    conn = Connection(run.port)
+    rng = random.Random(index)
+    try:
+        while not run.stop:
+            slot_index = index % len(run.slots)
+            await step(conn, run, slot_index, rng)
+    finally:
+        conn.close()
+
+
+async def step(conn: Connection, run: Run, slot_index: int, rng: random.Random) -> None:
+    slot = run.slots[slot_index]
+    tally = run.restart if run.restart_mode else run.soak
+    port, path = run.port, f"/games/{slot.game_id}/moves"
+    choice = rng.random()
+    if choice < 0.10:
+        await refresh(conn, run, slot, tally)
+        return
+    move: dict[str, Any]
+    if choice < 0.25:
+        status, body = await call(conn, request_bytes("GET", f"/games/{slot.game_id}/legal-moves", port))
+        tally.statuses[f"read {status}"] += 1
+        if status != 200:
+            if status != 503 or not run.restart_mode:
+                tally.error(f"legal-moves: {status} {body[:200]!r}")
+            return
+        cards = [m for m in msgspec.json.decode(body)["moves"] if m["type"] == "move"]
+        move = rng.choice(cards) if cards else ({"type": "draw"} if slot.stock else {"type": "recycle"})
+    elif choice < 0.35 and slot.version > 1:
+        move = {"type": "undo"}
+    else:
+        move = {"type": "draw"} if slot.stock else {"type": "recycle"}
+
+    headers: dict[str, str] = {}
+    mode = rng.random()
+    if run.restart_mode or mode < 1 / 3:
+        run.key_serial += 1
+        headers["Idempotency-Key"] = f"soak-{run.key_serial}"
+    elif mode < 2 / 3:
+        headers["If-Match"] = f'"{slot.version}"'
+    raw = request_bytes("POST", path, port, move, slot.token, headers)
+
+    while True:
+        sent = time.perf_counter_ns()
+        status, body = await call(conn, raw)
+        tally.latencies.append(time.perf_counter_ns() - sent)
+        tally.statuses[f"move {status}"] += 1
+        if run.restart_mode and status in (503, 0):  # retried with the same key: applied once
+            tally.unavailable += status == 503
+            if status == 0:
+                tally.error("a broken connection while the database restarted")
+            await asyncio.sleep(0.05)
+            continue
+        break
+
+    if status == 200:
+        reply = msgspec.json.decode(body)
+        run.acked_at.append(time.monotonic())
+        for event in reply["events"]:
+            run.acked[slot.game_id][event["version"]] = event["type"]
+        _remember(slot, reply["game"])
+        if "Idempotency-Key" in headers and not run.restart_mode and rng.random() < 0.1:
+            again_status, again = await call(conn, raw)
+            tally.replays_checked += 1
+            if again_status != 200 or again != body:
+                tally.error(f"a retry with the same Idempotency-Key got {again_status}, not the first reply")
+        if reply["game"]["status"] != "playing" and run.slots[slot_index] is slot:
+            run.slots[slot_index] = await new_slot(conn, run, slot.token)
+    elif status == 409:
+        if run.slots[slot_index] is slot:
+            run.slots[slot_index] = await new_slot(conn, run, slot.token)
+    elif status == 412 and "If-Match" in headers:
+        await refresh(conn, run, slot, tally)
+    elif status == 422:
+        await refresh(conn, run, slot, tally)
+    else:
+        tally.error(f"{move} {headers}: {status} {body[:200]!r}")
+
+
+# ------------------------------------------------------------------ the audit
+
+
+def audit(url: str, run: Run) -> dict[str, Any]:
+    from domain import replay
+    from domain.codec import event_from_data, snapshot_to_state
+
+    problems: list[str] = []
+    lost = 0
+    untold = 0
+    events_total = 0
+    with psycopg.connect(url, autocommit=True) as conn:
+        for game_id in run.games:
+            row = conn.execute("SELECT version, snapshot FROM games WHERE id = %s", (game_id,)).fetchone()
+            rows = conn.execute(
+                "SELECT version, type, data FROM events WHERE game_id = %s ORDER BY version", (game_id,)
+            ).fetchall()
+            events_total += len(rows)
+            if row is None:
+                problems.append(f"{game_id}: no games row")
+                continue
+            versions = [r[0] for r in rows]
+            if versions != list(range(1, len(rows) + 1)):
+                problems.append(f"{game_id}: versions not contiguous")
+            if row[0] != len(rows):
+                problems.append(f"{game_id}: games row at version {row[0]}, {len(rows)} events (half-written)")
+            if snapshot_to_state(row[1]) != replay(event_from_data(t, d) for _, t, d in rows):
+                problems.append(f"{game_id}: snapshot != replay of the events")
+            stored = {v: t for v, t, _ in rows}
+            acked = run.acked.get(game_id, {})
+            lost += sum(1 for version, kind in acked.items() if stored.get(version) != kind)
+            untold += sum(1 for version in stored if version > 1 and version not in acked)
+    return {
+        "games": len(run.games),
+        "events": events_total,
+        "acknowledged_events": sum(len(a) for a in run.acked.values()),
+        "lost_moves": lost,
+        "unacknowledged_events": untold,
+        "problems": problems[:20],
+        "ok": not problems and lost == 0,
+    }
+
+
+# ------------------------------------------------------------------ the run
+
+
+def start_service(database_url: str, log_dir: Path) -> Server:
+    import subprocess
+
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("DB_", "RATE_LIMIT_"))}
+    env.update({
+        "DATABASE_URL": database_url,
+        "PYTHONPATH": str(PROJECT_ROOT) + os.pathsep + env.get("PYTHONPATH", ""),
+        "RATE_LIMIT_WRITES_PER_SECOND": "0",
+        "RATE_LIMIT_READS_PER_SECOND": "0",
+        "DB_POOL_TIMEOUT_MS": "1000",
+    })
+    log = log_dir / "service.log"
+    command = [sys.executable, "-m", "uvicorn", "service.asgi:app", "--host", HOST, "--port", str(port),
+               "--log-level", "warning", "--no-access-log", "--workers", str(WORKERS)]
+    with open(log, "wb") as out:
+        process = subprocess.Popen(command, cwd=PROJECT_ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
+    return Server("service", port, process, log)
+
+
+def health_ok(port: int) -> bool:
+    try:
+        with urllib.request.urlopen(f"http://{HOST}:{port}/health", timeout=2) as response:
+            return bool(response.status == 200)
+    except OSError:
+        return False
+
+
+async def wait_healthy(server: Server, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if server.process.poll() is not None:
+            break
+        if await asyncio.to_thread(health_ok, server.port):
+            return
+        await asyncio.sleep(0.1)
+    raise RuntimeError(f"the service did not come up:\n{server.log.read_text(errors='replace')[-3000:]}")
+
+
+def summarize(tally: Tally, seconds: float) -> dict[str, Any]:
+    latencies = sorted(tally.latencies)
+    moves = sum(n for key, n in tally.statuses.items() if key.startswith("move "))
+    reads = sum(n for key, n in tally.statuses.items() if key.startswith("read "))
+    return {
+        "seconds": round(seconds, 2),
+        "requests": moves + reads + tally.replays_checked,
+        "moves": moves,
+        "reads": reads,
+        "moves_per_second": round(moves / seconds, 1) if seconds else None,
+        "acknowledged_moves": tally.statuses.get("move 200", 0),
+        "statuses": dict(sorted(tally.statuses.items())),
+        "p50_ms": round(_percentile(latencies, 0.5), 2),
+        "p99_ms": round(_percentile(latencies, 0.99), 2),
+        "replays_checked": tally.replays_checked,
+        "errors": tally.error_count,
+        "error_samples": tally.errors,
+        "unavailable_503": tally.unavailable,
+    }
+
+
+async def _run(seconds: float, work_dir: Path) -> dict[str, Any]:
+    from service import embedded_db
+    from service.database import migrate
+
+    data_dir = work_dir / "embedded"
+    db = embedded_db.start(data_dir)
+    server: Server | None = None
+    try:
+        migrate(db.url)
+        with psycopg.connect(db.url) as conn:
+            version = conn.execute("SHOW server_version").fetchone()
+        server = start_service(db.url, work_dir)
+        await wait_healthy(server)
+        run = Run(server.port, random.Random(2026), [])
+        setup = Connection(server.port)
+        for _ in range(max(1, CLIENTS // PER_GAME)):
+            run.slots.append(await new_slot(setup, run))
+        setup.close()
+
+        # 1. the soak
+        print(f"  soak: {CLIENTS} clients on {len(run.slots)} games for {seconds:g} s ...", flush=True)
+        tasks = [asyncio.create_task(client(i, run)) for i in range(CLIENTS)]
+        started = time.perf_counter()
+        await asyncio.sleep(seconds)
+        run.restart_mode = True  # requests from now on count for the restart phase
+        soak_seconds = time.perf_counter() - started
+        print(f"  soak: errors so far {run.soak.error_count}; restarting the database under load ...", flush=True)
+
+        # 2. the database restart, under the same clients
+        await asyncio.sleep(RESTART_LOAD_BEFORE)
+        t0 = time.monotonic()
+        await asyncio.to_thread(db.stop)
+        stop_seconds = time.monotonic() - t0
+        await asyncio.sleep(RESTART_DOWN)
+        t1 = time.monotonic()
+        db = await asyncio.to_thread(embedded_db.start, data_dir)
+        back = time.monotonic()
+        start_seconds = back - t1
+        health_after = None
+        while time.monotonic() - back < 60:
+            if health_after is None and await asyncio.to_thread(health_ok, server.port):
+                health_after = time.monotonic() - back
+            first = [t for t in run.acked_at if t >= back]
+            if first and health_after is not None:
+                break
+            await asyncio.sleep(0.01)
+        first_move = [t for t in run.acked_at if t >= back]
+        recovery = min(first_move) - back if first_move else None
+        await asyncio.sleep(RESTART_LOAD_AFTER)
+        run.stop = True
+        await asyncio.gather(*tasks)
+        restart_seconds = time.monotonic() - t0 + RESTART_LOAD_BEFORE
+        stop_server(server)
+        check = await asyncio.to_thread(audit, db.url, run)
+    finally:
+        if server is not None:
+            stop_server(server)
+        db.stop()
+    return {
+        "clients": CLIENTS,
+        "games_at_once": len(run.slots),
+        "workers": WORKERS,
+        "database": f"PostgreSQL {version[0] if version else '?'} (embedded, Unix socket)",
+        "cpus": os.cpu_count(),
+        "soak": summarize(run.soak, soak_seconds),
+        "restart": {
+            **summarize(run.restart, restart_seconds),
+            "stop_seconds": round(stop_seconds, 2),
+            "down_seconds": RESTART_DOWN,
+            "start_seconds": round(start_seconds, 2),
+            "recovery_seconds": None if recovery is None else round(recovery, 3),
+            "health_after_seconds": None if health_after is None else round(health_after, 3),
+        },
+        "audit": check,
+    }
+
+
+def report(results: dict[str, Any]) -> str:
+    soak, restart, check = results["soak"], results["restart"], results["audit"]
+    recovery = restart["recovery_seconds"]
+    lines = [
+        f"soak: {soak['seconds']:g} s, {results['clients']} clients on {results['games_at_once']} games at a time, "
+        f"uvicorn x{results['workers']}, {results['database']}, {results['cpus']} CPUs",
+        f"  {soak['requests']} requests: {soak['moves']} moves ({soak['moves_per_second']:g}/s, p50 {soak['p50_ms']} ms, "
+        f"p99 {soak['p99_ms']} ms), {soak['reads']} reads, {soak['replays_checked']} idempotent retries compared",
+        f"  answers: {soak['statuses']}",
+        f"  ERRORS: {soak['errors']}   LOST MOVES: {check['lost_moves']} (of {check['acknowledged_events']} "
+        f"acknowledged events; {check['unacknowledged_events']} stored events nobody was told about; "
+        f"{check['games']} games audited: versions contiguous, no half-written move, snapshot == replay: "
+        f"{'yes' if not check['problems'] else 'NO'})",
+        f"database restart under load: stop {restart['stop_seconds']} s, down {restart['down_seconds']:g} s, "
+        f"start {restart['start_seconds']} s; RECOVERY: first acknowledged move "
+        f"{'never' if recovery is None else f'{recovery:.2f} s'} after the database was back "
+        f"(/health 200 after {restart['health_after_seconds']} s); 503s while down: {restart['unavailable_503']}; "
+        f"errors: {restart['errors']}",
+    ]
+    for sample in (soak["error_samples"] + restart["error_samples"])[:10]:
+        lines.append(f"  error: {sample}")
+    for problem in check["problems"][:10]:
+        lines.append(f"  audit: {problem}")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    seconds = _float_env("SOAK_SECONDS", 60.0)
+    work_dir = Path(tempfile.mkdtemp(prefix="canfield-soak-"))
+    try:
+        results = asyncio.run(_run(seconds, work_dir))
+    finally:
+        shutil.rmtree(work_dir, ignore_errors=True)
+    text = report(results)
+    print(text)
+    results["table"] = text.splitlines()
+    RESULTS_FILE.parent.mkdir(parents=True, exist_ok=True)
+    RESULTS_FILE.write_text(json.dumps(results, indent=2, default=str) + "\n")
+    print(f"(written to {RESULTS_FILE.relative_to(PROJECT_ROOT)})")
+    failed = (
+        results["soak"]["errors"] or results["restart"]["errors"] or not results["audit"]["ok"]
+        or results["restart"]["recovery_seconds"] is None
+    )
+    if failed:
+        raise SystemExit("soak bench: errors, lost moves or a failed audit (see above)")
+
+
+if __name__ == "__main__":
+    main()
