@@ -46,19 +46,24 @@ def running_server(settings: Settings) -> Iterator[str]:
         assert not thread.is_alive(), "the test server did not stop (an open stream?)"
 
 
+def server_settings(database_url: str, **changes: Any) -> Settings:
+    """The settings of a test server: a small body limit, rate limits on but never reached (every
+    test comes from 127.0.0.1; tests/api/test_rate_limits.py has its own), on a free port."""
+    defaults: dict[str, Any] = {
+        "database_url": database_url,
+        "port": free_port(),
+        "max_body_bytes": 16 * 1024,
+        "rate_limit_writes_per_second": 100_000,
+        "rate_limit_write_burst": 100_000,
+        "rate_limit_reads_per_second": 100_000,
+        "rate_limit_read_burst": 100_000,
+    }
+    return Settings(**{**defaults, **changes})
+
+
 @pytest.fixture(scope="session")
 def server_url(database_url: str) -> Iterator[str]:
-    settings = Settings(
-        database_url=database_url,
-        port=free_port(),
-        max_body_bytes=16 * 1024,
-        # every test comes from 127.0.0.1: limits on but never reached (tests/api/test_rate_limits.py has its own)
-        rate_limit_writes_per_second=100_000,
-        rate_limit_write_burst=100_000,
-        rate_limit_reads_per_second=100_000,
-        rate_limit_read_burst=100_000,
-    )
-    with running_server(settings) as url:
+    with running_server(server_settings(database_url)) as url:
         yield url
 
 

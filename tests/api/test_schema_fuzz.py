@@ -61,9 +61,7 @@ from schemathesis.checks import positive_data_acceptance
 from schemathesis.core.parameters import ParameterLocation
 from schemathesis.core.result import Ok
 
-from service.settings import Settings
-
-from .conftest import Player, free_port, running_server
+from .conftest import Player, running_server, server_settings
 
 MAX_EXAMPLES = int(os.environ.get("CANFIELD_FUZZ_EXAMPLES", "40"))
 MAX_COVERAGE_CASES = 2 * MAX_EXAMPLES
@@ -118,17 +116,7 @@ class World:
 @pytest.fixture(scope="module")
 def fuzz_server(database_url: str) -> Iterator[str]:
     """A server of its own: a short solver budget (hints with ?solver=true), limits never reached."""
-    settings = Settings(
-        database_url=database_url,
-        port=free_port(),
-        max_body_bytes=16 * 1024,
-        solver_hint_seconds=0.05,
-        rate_limit_writes_per_second=100_000,
-        rate_limit_write_burst=100_000,
-        rate_limit_reads_per_second=100_000,
-        rate_limit_read_burst=100_000,
-    )
-    with running_server(settings) as url:
+    with running_server(server_settings(database_url, solver_hint_seconds=0.05)) as url:
         yield url
 
 
