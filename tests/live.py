@@ -47,7 +47,7 @@ def free_port() -> int:
         return port
 
 
-def _die_with_pytest() -> None:
+def die_with_pytest() -> None:
     """In the child: SIGKILL if pytest dies (Linux), so a killed session leaves no server behind."""
     try:
         import ctypes
@@ -73,7 +73,7 @@ class ServerProcess:
         with open(log, "ab") as out:
             self.process = subprocess.Popen(
                 command, cwd=PROJECT_ROOT, env=environment, stdout=out, stderr=subprocess.STDOUT,
-                preexec_fn=_die_with_pytest if sys.platform == "linux" else None,
+                preexec_fn=die_with_pytest if sys.platform == "linux" else None,
                 start_new_session=True,  # its own process group: kill() reaches uvicorn's workers too
             )
 

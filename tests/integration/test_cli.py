@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -15,25 +14,10 @@ import httpx
 import psycopg
 import pytest
 
+from tests.live import die_with_pytest, free_port
+
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 CANFIELD = [sys.executable, "-m", "service.cli"]
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
-def _die_with_pytest() -> None:
-    """In the child: get SIGTERM if pytest dies (Linux), so a killed session leaves no server behind."""
-    try:
-        import ctypes
-
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
 
 
 def _env(**overrides: str | None) -> dict[str, str]:
@@ -59,7 +43,7 @@ class Served:
                 env=env,
                 stdout=out,
                 stderr=subprocess.STDOUT,
-                preexec_fn=_die_with_pytest if sys.platform == "linux" else None,
+                preexec_fn=die_with_pytest if sys.platform == "linux" else None,
             )
 
     def output(self) -> str:
@@ -93,7 +77,7 @@ class Served:
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
 def test_serve_with_database_url_stops_cleanly(tmp_path: Path, clean_database: str, signum: int) -> None:
-    port = _free_port()
+    port = free_port()
     served = Served(tmp_path, _env(DATABASE_URL=clean_database, PORT=str(port)), port)
     try:
         response = served.wait_until_up("/health")
@@ -109,7 +93,7 @@ def test_serve_with_database_url_stops_cleanly(tmp_path: Path, clean_database: s
 
 def test_serve_with_the_embedded_database(tmp_path: Path) -> None:
     """No DATABASE_URL: the embedded server is started, migrated, and stopped again on SIGINT."""
-    port = _free_port()
+    port = free_port()
     data_dir = tmp_path / "data"
     served = Served(tmp_path, _env(CANFIELD_DATA_DIR=str(data_dir), PORT=str(port)), port)
     try:
