@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from typing import Annotated
 
 import msgspec
@@ -98,7 +97,7 @@ class DealController(Controller):
     ) -> Leaderboard:
         games = games_of(state)
         # Any past date: a board outlives the window in which its deal can still be dealt.
-        chosen = parse_day(day, datetime.now(UTC).date(), LEADERBOARD_PAST_DAYS)
+        chosen = parse_day(day, games.clock().date(), LEADERBOARD_PAST_DAYS)
         ruleset, number = daily_deal(chosen, games.settings.daily_secret)
         entries = await projections.leaderboard(games.store.pool, chosen, limit)
         return msgspec.convert(
@@ -110,7 +109,7 @@ class DealController(Controller):
     async def _daily(self, state: State, text: str) -> DailyDeal:
         games = games_of(state)
         settings = games.settings
-        today = datetime.now(UTC).date()
+        today = games.clock().date()  # the one clock game creation uses too
         chosen = parse_day(text, today, settings.daily_past_days)
         ruleset, number = daily_deal(chosen, settings.daily_secret)
         item = pool_of(ruleset).deal(number)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 
 import msgspec
 import psycopg
@@ -20,14 +21,21 @@ from service.settings import Settings
 from service.store import ConcurrencyConflict, EventStore, NewEvent, open_pool
 
 
-@pytest.fixture
-async def games(clean_database: str) -> AsyncIterator[Games]:
-    pool = open_pool(clean_database, 1, 8, 5000)
+@asynccontextmanager
+async def server_process(url: str, pool_size: int) -> AsyncIterator[Games]:
+    """What one server process has: its own pool and its own cache, on the shared database."""
+    pool = open_pool(url, 1, pool_size, 5000)
     await pool.open()
     try:
-        yield Games(EventStore(pool), Settings(database_url=clean_database))
+        yield Games(EventStore(pool), Settings(database_url=url))
     finally:
         await pool.close()
+
+
+@pytest.fixture
+async def games(clean_database: str) -> AsyncIterator[Games]:
+    async with server_process(clean_database, 8) as games:
+        yield games
 
 
 async def new_game(games: Games, seed: int = 1, ruleset: str = "open-runs") -> tuple[str, uuid.UUID]:
@@ -111,13 +119,8 @@ async def test_concurrent_conditional_moves_let_exactly_one_win(games: Games, cl
 async def test_an_idempotency_key_survives_another_server_process(games: Games, clean_database: str) -> None:
     token, game_id = await new_game(games)
     first = await games.play(game_id, token, DRAW, idempotency_key="abc")
-    other_pool = open_pool(clean_database, 1, 2, 5000)  # a second process would have its own pool and memory
-    await other_pool.open()
-    try:
-        other = Games(EventStore(other_pool), Settings(database_url=clean_database))
+    async with server_process(clean_database, 2) as other:
         again = await other.play(game_id, token, DRAW, idempotency_key="abc")
-    finally:
-        await other_pool.close()
     assert again.replayed
     assert msgspec.json.encode(again.body) == msgspec.json.encode(first.body)  # the same bytes on the wire
     assert len(stored_events(clean_database, game_id)) == 2
@@ -135,13 +138,8 @@ async def test_concurrent_retries_with_one_key_apply_once(games: Games, clean_da
 
 @pytest.fixture
 async def other_process(clean_database: str) -> AsyncIterator[Games]:
-    """A second server process: its own pool and its own cache, on the same database."""
-    pool = open_pool(clean_database, 1, 4, 5000)
-    await pool.open()
-    try:
-        yield Games(EventStore(pool), Settings(database_url=clean_database))
-    finally:
-        await pool.close()
+    async with server_process(clean_database, 4) as games:
+        yield games
 
 
 async def test_a_stale_cached_game_in_another_process_is_reloaded_not_trusted(
