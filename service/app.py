@@ -65,6 +65,7 @@ def create_app(settings: Settings) -> Litestar:
             yield
         finally:
             await streams.stop()
+            await games.batcher.close()
             games.solver.close()
             await pool.close()
 

@@ -50,13 +50,23 @@ from domain.codec import event_from_data, snapshot_to_state, state_to_snapshot
 from domain.rulesets import DEFAULT_RULESET_ID
 
 from . import projections
+from .batching import AppendBatcher, WriteAlone
 from .deals import daily_deal, parse_day, pool_number, pool_of, random_pool_number
 from .errors import BadRequest, Forbidden, NotFound, Unauthorized, Unavailable, VersionConflict
 from .pool import load_pool
 from .schemas import DealRequest, NewGame
 from .settings import Settings
 from .solving import SolverPool
-from .store import ConcurrencyConflict, EventStore, GameRow, IdempotencyRace, NewEvent, StoredEvent, token_hash
+from .store import (
+    ConcurrencyConflict,
+    EventStore,
+    GameRow,
+    IdempotencyRace,
+    NewEvent,
+    PendingAppend,
+    StoredEvent,
+    token_hash,
+)
 
 JSON = dict[str, Any]
 
@@ -147,6 +157,7 @@ class Games:
         self.cache: dict[uuid.UUID, _Current] = {}  # games this process wrote last, by id
         self.tokens = TokenCache(settings.game_cache_size)
         self.solver = SolverPool()
+        self.batcher = AppendBatcher(store)
         # one lock per game being written to in this process (gone when nobody holds or awaits it)
         self._writing: weakref.WeakValueDictionary[uuid.UUID, asyncio.Lock] = weakref.WeakValueDictionary()
 
@@ -317,25 +328,29 @@ class Games:
                 "events": [public_event(e.version, e.type, e.data, now, not state.playing) for e in new_events],
             }
             try:
-                await self.store.append(
-                    game.id,
-                    game.version,
-                    new_events,
-                    status=state.status.value,
-                    snapshot=state_to_snapshot(state),
-                    finished_at=finished_at,
-                    now=now,
-                    idempotency_key=idempotency_key,
-                    request_hash=request_hash if idempotency_key else None,
-                    response=body if idempotency_key else None,
-                    on_finish=None if state.playing else projections.game_finished(
-                        projections.Finish(
-                            game.id, game.player_id, state.ruleset.id, game.deal, state.status.value,
-                            state.move_count, state.undo_count, state.assisted, game.started_at, finished_at or now,
+                if idempotency_key is None and state.playing:
+                    await self._append_batched(PendingAppend(game.id, game.version, new_events, state.status.value,
+                                                             state_to_snapshot(state), now))
+                else:
+                    await self.store.append(
+                        game.id,
+                        game.version,
+                        new_events,
+                        status=state.status.value,
+                        snapshot=state_to_snapshot(state),
+                        finished_at=finished_at,
+                        now=now,
+                        idempotency_key=idempotency_key,
+                        request_hash=request_hash if idempotency_key else None,
+                        response=body if idempotency_key else None,
+                        on_finish=None if state.playing else projections.game_finished(
+                            projections.Finish(
+                                game.id, game.player_id, state.ruleset.id, game.deal, state.status.value,
+                                state.move_count, state.undo_count, state.assisted, game.started_at, finished_at or now,
+                            ),
+                            self.settings.daily_secret,
                         ),
-                        self.settings.daily_secret,
-                    ),
-                )
+                    )
             except ConcurrencyConflict:
                 self.cache.pop(game.id, None)
                 if if_match is not None:
@@ -348,6 +363,17 @@ class Games:
             self._remember(after)
             return Played(body, state.version, False)
         raise Unavailable("the game is changing too fast to apply this move now; try again")
+
+    async def _append_batched(self, move: PendingAppend) -> None:
+        """Group commit (service.batching); a move its batch could not write is written alone."""
+        try:
+            written = await self.batcher.append(move)
+        except WriteAlone:
+            await self.store.append(move.game_id, move.expected_version, move.events, status=move.status,
+                                    snapshot=move.snapshot, finished_at=None, now=move.now)
+            return
+        if not written:
+            raise ConcurrencyConflict()
 
     def _cached(self, game_id: uuid.UUID, token: str) -> _Current | None:
         game = self.cache.get(game_id)

@@ -76,6 +76,18 @@ class NewEvent:
     data: dict[str, Any]
 
 
+@dataclass(frozen=True, slots=True)
+class PendingAppend:
+    """One game's move for ``append_many``: its events and new snapshot, if still at ``expected_version``."""
+
+    game_id: uuid.UUID
+    expected_version: int
+    events: list[NewEvent]
+    status: str
+    snapshot: dict[str, Any]
+    now: datetime
+
+
 _GAME_COLUMNS = "g.id, g.player_id, g.deal, g.version, g.snapshot, g.started_at, g.finished_at"
 
 _LOAD = f"""
@@ -107,6 +119,28 @@ WITH updated AS (
     RETURNING 1
 )
 SELECT (SELECT count(*) FROM updated), (SELECT count(*) FROM inserted)
+"""
+
+_APPEND_MANY = """
+WITH batch AS (
+    SELECT * FROM json_to_recordset(%(batch)s::json) AS b(
+        id uuid, expected integer, version integer, status text, snapshot json, now timestamptz, events json)
+), updated AS (
+    UPDATE games g
+    SET version = b.version, status = b.status, snapshot = b.snapshot, updated_at = b.now
+    FROM batch b
+    WHERE g.id = b.id AND g.version = b.expected
+    RETURNING g.id, g.version
+), inserted AS (
+    INSERT INTO events (game_id, version, type, data, recorded_at)
+    SELECT b.id, e.version, e.type, e.data, b.now
+    FROM updated u JOIN batch b ON b.id = u.id, json_to_recordset(b.events) AS e(version integer, type text, data jsonb)
+    RETURNING 1
+), notified AS (
+    -- one notification for the whole batch: "id:version,id:version,..." (service.streams)
+    SELECT pg_notify('canfield_events', string_agg(id::text || ':' || version::text, ',')) FROM updated HAVING count(*) > 0
+)
+SELECT u.id, (SELECT count(*) FROM notified) FROM updated u
 """
 
 _CREATE = """
@@ -270,6 +304,22 @@ class EventStore:
         assert row is not None
         if row[0] == 0:
             raise ConcurrencyConflict()
+
+    async def append_many(self, moves: list[PendingAppend]) -> set[uuid.UUID]:
+        """Write several games' moves in one statement (one transaction): each game whose stored
+        version is still the one its move was decided on gets its events and new snapshot; the
+        rest are left untouched. Returns the ids of the games written. For moves that neither
+        finish the game nor carry an idempotency key (``service.batching``)."""
+        batch = [
+            {"id": m.game_id, "expected": m.expected_version, "version": m.events[-1].version, "status": m.status,
+             "snapshot": m.snapshot, "now": m.now,
+             "events": [{"version": e.version, "type": e.type, "data": e.data} for e in m.events]}
+            for m in moves
+        ]
+        async with self.pool.connection() as conn:
+            cursor = await conn.execute(_APPEND_MANY, {"batch": Json(batch)})
+            rows = await cursor.fetchall()
+        return {row[0] for row in rows}
 
     async def read_events(self, game_id: uuid.UUID, after: int, limit: int | None) -> list[StoredEvent]:
         query = (

@@ -150,13 +150,17 @@ class StreamHub:
         return sum(self.by_owner.values())
 
     def _dispatch(self, payload: str) -> None:
-        game, _, _version = payload.partition(":")
-        try:
-            game_id = uuid.UUID(game)
-        except ValueError:
+        """A payload is ``game:version``, or several joined by commas (a batch of moves)."""
+        if not self.by_game:
             return
-        for subscription in self.by_game.get(game_id, ()):
-            subscription.wake.set()
+        for entry in payload.split(","):
+            game, _, _version = entry.partition(":")
+            try:
+                game_id = uuid.UUID(game)
+            except ValueError:
+                continue
+            for subscription in self.by_game.get(game_id, ()):
+                subscription.wake.set()
 
     def _wake_all(self) -> None:
         for subscriptions in self.by_game.values():

@@ -1,0 +1,108 @@
+"""Group commit (service.batching) against real PostgreSQL: moves of different games that are
+ready together share one statement, each still all-or-nothing and conditional on its version."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from typing import Any
+
+import psycopg
+import pytest
+
+from domain import Draw, replay
+from domain.codec import event_from_data, snapshot_to_state, state_to_snapshot
+from service.batching import AppendBatcher
+from service.games import Games
+from service.store import NewEvent, PendingAppend
+
+from .test_store import games, new_game  # noqa: F401  (fixture and helper)
+
+DRAW = Draw()
+
+
+def log_and_snapshot(url: str, game_id: uuid.UUID) -> tuple[list[tuple[int, str, Any]], Any, int]:
+    with psycopg.connect(url) as conn:
+        rows = conn.execute(
+            "SELECT version, type, data FROM events WHERE game_id = %s ORDER BY version", (game_id,)
+        ).fetchall()
+        snapshot, version = conn.execute("SELECT snapshot, version FROM games WHERE id = %s", (game_id,)).fetchone()
+    return [(r[0], r[1], r[2]) for r in rows], snapshot, version
+
+
+def drawn(games: Games, url: str, game_id: uuid.UUID) -> PendingAppend:
+    """The move 'draw' on the stored game, ready to append."""
+    _, snapshot, version = log_and_snapshot(url, game_id)
+    state = snapshot_to_state(snapshot)
+    from domain import decide, event_data, event_type, evolve
+
+    events = decide(state, DRAW)
+    after = state
+    for event in events:
+        after = evolve(after, event)
+    new = [NewEvent(version + i + 1, event_type(e), event_data(e)) for i, e in enumerate(events)]
+    return PendingAppend(game_id, version, new, after.status.value, state_to_snapshot(after), games.clock())
+
+
+async def test_moves_of_many_games_at_once_share_statements_and_every_log_stays_whole(
+    games: Games, clean_database: str
+) -> None:
+    players = [await new_game(games, seed=seed) for seed in range(1, 25)]
+    rounds = 8
+    for _ in range(rounds):
+        await asyncio.gather(*(games.play(game_id, token, DRAW) for token, game_id in players))
+    assert games.batcher.batches > 0, "no statement carried more than one move"
+    assert games.batcher.batched_moves > games.batcher.batches
+    for _, game_id in players:
+        rows, snapshot, version = log_and_snapshot(clean_database, game_id)
+        assert [r[0] for r in rows] == list(range(1, rounds + 2))
+        assert version == rounds + 1
+        assert snapshot_to_state(snapshot) == replay(event_from_data(t, d) for _, t, d in rows)
+
+
+async def test_a_batch_writes_the_games_still_at_their_version_and_leaves_the_others_untouched(
+    games: Games, clean_database: str
+) -> None:
+    (token_a, game_a), (_, game_b) = await new_game(games, seed=3), await new_game(games, seed=4)
+    stale = drawn(games, clean_database, game_a)
+    await games.play(game_a, token_a, DRAW)  # game a moves on: the prepared move is stale now
+    before = log_and_snapshot(clean_database, game_a)
+    fresh = drawn(games, clean_database, game_b)
+    written = await games.store.append_many([stale, fresh])
+    assert written == {game_b}
+    assert log_and_snapshot(clean_database, game_a) == before
+    rows, snapshot, version = log_and_snapshot(clean_database, game_b)
+    assert version == 2 and [r[:2] for r in rows] == [(1, "GameDealt"), (2, "StockDrawn")]
+
+
+async def test_two_moves_of_one_game_queued_together_go_in_separate_batches(games: Games, clean_database: str) -> None:
+    """The per-game lock keeps this from happening through Games.play; the batcher holds on its own."""
+    (_, game_a), (_, game_b), (_, game_c) = [await new_game(games, seed=s) for s in (5, 6, 7)]
+    batcher = AppendBatcher(games.store)
+    first = drawn(games, clean_database, game_c)
+    a1, a2, b = (drawn(games, clean_database, g) for g in (game_a, game_a, game_b))
+    results = await asyncio.gather(*(batcher.append(m) for m in (first, a1, a2, b)))
+    await batcher.close()
+    assert results == [True, True, False, True]  # a2 was decided on the same version as a1: a conflict
+    assert batcher.batches == 1 and batcher.batched_moves == 2  # [a1, b], then a2 alone
+    rows, _, version = log_and_snapshot(clean_database, game_a)
+    assert version == 2 and [r[0] for r in rows] == [1, 2]
+
+
+async def test_a_batch_that_fails_is_written_move_by_move(
+    games: Games, clean_database: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A batch statement that fails for a reason of its own (say, a deadlock with another server
+    process) must not fail its moves: each is written alone, with its own checks."""
+    players = [await new_game(games, seed=seed) for seed in range(30, 40)]
+
+    async def deadlocked(moves: list[PendingAppend]) -> set[uuid.UUID]:
+        raise psycopg.errors.DeadlockDetected("deadlock detected")
+
+    monkeypatch.setattr(games.store, "append_many", deadlocked)
+    played = await asyncio.gather(*(games.play(game_id, token, DRAW) for token, game_id in players))
+    assert [p.version for p in played] == [2] * len(players)
+    assert games.batcher.batches > 0  # the failing path was taken
+    for _, game_id in players:
+        rows, _, version = log_and_snapshot(clean_database, game_id)
+        assert version == 2 and [r[:2] for r in rows] == [(1, "GameDealt"), (2, "StockDrawn")]
