@@ -277,7 +277,7 @@ class Games:
         that a stale copy could explain) is tried again on the stored game."""
         if token is None:
             raise Unauthorized("a move needs 'Authorization: Bearer <token>' of the game's player")
-        request_hash = hashlib.sha256(msgspec.json.encode(command_to_api(command))).digest()
+        request_hash = hashlib.sha256(msgspec.json.encode(command_to_api(command))).digest() if idempotency_key else b""
         current = None if idempotency_key else self._cached(game_id, token)
         for attempt in range(self.settings.move_retries):
             if current is None:

@@ -99,7 +99,7 @@ LEFT JOIN games g ON g.id = wanted.id
 LEFT JOIN idempotency_keys k ON k.game_id = wanted.id AND k.key = %(key)s
 """
 
-_APPEND = """
+_APPEND_EVENTS = """
 WITH updated AS (
     UPDATE games
     SET version = %(version)s, status = %(status)s, snapshot = %(snapshot)s, updated_at = %(now)s,
@@ -112,14 +112,20 @@ WITH updated AS (
     SELECT updated.id, e.version, e.type, e.data, %(now)s
     FROM updated, jsonb_to_recordset(%(events)s) AS e(version integer, type text, data jsonb)
     RETURNING 1
-), remembered AS (
-    INSERT INTO idempotency_keys (game_id, key, request_hash, response, created_at)
-    SELECT updated.id, %(key)s, %(request_hash)s, %(response)s, %(now)s
-    FROM updated WHERE %(key)s::text IS NOT NULL
-    RETURNING 1
-)
+)"""
+_APPEND_COUNTS = """
 SELECT (SELECT count(*) FROM updated), (SELECT count(*) FROM inserted)
 """
+_APPEND = _APPEND_EVENTS + _APPEND_COUNTS
+"""A move: the snapshot updated only if still at the expected version, then its events."""
+
+_APPEND_WITH_KEY = _APPEND_EVENTS + """, remembered AS (
+    INSERT INTO idempotency_keys (game_id, key, request_hash, response, created_at)
+    SELECT updated.id, %(key)s, %(request_hash)s, %(response)s, %(now)s
+    FROM updated
+    RETURNING 1
+)""" + _APPEND_COUNTS
+"""A move with an Idempotency-Key: also stores the key and the response, in the same statement."""
 
 _APPEND_MANY = """
 WITH batch AS (
@@ -280,18 +286,18 @@ class EventStore:
             "finished_at": finished_at,
             "now": now,
             "events": _events_json(events),
-            "key": idempotency_key,
-            "request_hash": request_hash,
-            "response": Json(response) if response is not None else None,
         }
+        if idempotency_key is not None:
+            params.update(key=idempotency_key, request_hash=request_hash, response=Json(response))
+        statement = _APPEND_WITH_KEY if idempotency_key is not None else _APPEND
         try:
             async with self.pool.connection() as conn:
                 if on_finish is None:
-                    cursor = await conn.execute(_APPEND, params)
+                    cursor = await conn.execute(statement, params)
                     row = await cursor.fetchone()
                 else:
                     async with conn.transaction():
-                        cursor = await conn.execute(_APPEND, params)
+                        cursor = await conn.execute(statement, params)
                         row = await cursor.fetchone()
                         if row is not None and row[0] == 0:
                             raise ConcurrencyConflict()  # nothing written: nothing to project

@@ -192,10 +192,7 @@ class StreamHub:
                         self._check_pool()  # anything still idle from before the outage is dead
                     delay, failures = 0.1, 0
                     self._wake_all()  # catch up on anything appended while nobody listened
-                    while True:
-                        async for notify in conn.notifies(timeout=self.health_seconds):
-                            self._dispatch(notify.payload)
-                        await conn.execute("SELECT 1")  # a dead connection raises here
+                    await self._receive(conn)
             except asyncio.CancelledError:
                 self.listening.clear()
                 raise
@@ -211,6 +208,46 @@ class StreamHub:
                 failures += 1
             await asyncio.sleep(delay)
             delay = min(delay * 2, self.reconnect_max_seconds)
+
+    async def _receive(self, conn: psycopg.AsyncConnection[Any]) -> None:
+        """Deliver notifications until the connection breaks (raises).
+
+        Every move notifies, so this runs once per batch of moves in every server process: it is
+        a reader callback on the connection's socket (read what arrived, dispatch each
+        notification) rather than a task woken per notification. Every ``health_seconds`` a
+        query runs on the connection, which finds it dead if the database went away quietly;
+        notifications that arrive during that query reach the notify handler."""
+        loop = asyncio.get_running_loop()
+        pgconn = conn.pgconn
+        conn.add_notify_handler(lambda notify: self._dispatch(notify.payload))
+        while True:
+            broken: asyncio.Future[None] = loop.create_future()
+            fd = pgconn.socket
+
+            def readable(broken: asyncio.Future[None] = broken, fd: int = fd) -> None:
+                try:
+                    pgconn.consume_input()
+                    self._drain(pgconn)
+                except Exception as error:  # the connection broke: _listen reconnects
+                    loop.remove_reader(fd)
+                    if not broken.done():
+                        broken.set_exception(psycopg.OperationalError(f"listening connection lost: {error}"))
+
+            self._drain(pgconn)  # anything read during the last health query
+            loop.add_reader(fd, readable)
+            try:
+                await asyncio.wait_for(asyncio.shield(broken), self.health_seconds)
+            except TimeoutError:
+                pass
+            finally:
+                loop.remove_reader(fd)
+            if broken.done():
+                broken.result()  # raises
+            await conn.execute("SELECT 1")  # a dead connection raises here
+
+    def _drain(self, pgconn: Any) -> None:
+        while (notify := pgconn.notifies()) is not None:
+            self._dispatch(notify.extra.decode())
 
     def _check_pool(self) -> None:
         """The listening connection is the process's watch on the database: when it breaks (or
