@@ -44,6 +44,8 @@ import msgspec
 import psycopg
 from psycopg import sql
 
+from service.server import HTTP_PROTOCOL  # TCP_NODELAY on every connection: see service/server.py
+
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 RESULTS_FILE = PROJECT_ROOT / "bench" / "results" / "api.json"
 CONCURRENCY = tuple(int(c) for c in os.environ.get("BENCH_CONCURRENCY", "1,16,64").split(","))
@@ -422,7 +424,7 @@ def start_server(name: str, app: str, database_url: str, log_dir: Path) -> Serve
     env["PYTHONPATH"] = str(PROJECT_ROOT) + os.pathsep + env.get("PYTHONPATH", "")
     log = log_dir / f"{name}.log"
     command = [sys.executable, "-m", "uvicorn", app, "--host", HOST, "--port", str(port),
-               "--log-level", "warning", "--no-access-log", "--workers", str(WORKERS)]
+               "--log-level", "warning", "--no-access-log", "--workers", str(WORKERS), "--http", HTTP_PROTOCOL]
     with open(log, "wb") as out:
         process = subprocess.Popen(command, cwd=PROJECT_ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
     return Server(name, port, process, log)
@@ -676,7 +678,7 @@ async def _run(db: Database, work_dir: Path, warmup: float, seconds: float) -> d
                     target_games,
                     warmup,
                     seconds,
-                    CpuMeter([server.process.pid]),
+                    CpuMeter([server.process.pid], children_of=server.process.pid),  # uvicorn workers too
                     CpuMeter([db.postmaster_pid], children_of=db.postmaster_pid) if db.postmaster_pid else None,
                 )
                 r = level[target]

@@ -54,6 +54,8 @@ from typing import Any
 import msgspec
 import psycopg
 
+from service.server import HTTP_PROTOCOL
+
 from .api_bench import HOST, PROJECT_ROOT, WORKERS, Connection, Server, _float_env, _percentile, free_port, stop_server
 
 RESULTS_FILE = PROJECT_ROOT / "bench" / "results" / "soak.json"
@@ -303,7 +305,7 @@ def start_service(database_url: str, log_dir: Path) -> Server:
     })
     log = log_dir / "service.log"
     command = [sys.executable, "-m", "uvicorn", "service.asgi:app", "--host", HOST, "--port", str(port),
-               "--log-level", "warning", "--no-access-log", "--workers", str(WORKERS)]
+               "--log-level", "warning", "--no-access-log", "--workers", str(WORKERS), "--http", HTTP_PROTOCOL]
     with open(log, "wb") as out:
         process = subprocess.Popen(command, cwd=PROJECT_ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
     return Server("service", port, process, log)

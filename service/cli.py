@@ -139,13 +139,15 @@ def serve(args: argparse.Namespace) -> int:
             os.environ["DATABASE_URL"] = url  # the workers import service.asgi, which reads it
             import uvicorn
 
+            from .server import HTTP_PROTOCOL
+
             plural = "s" if settings.workers != 1 else ""
             print(
                 f"canfield: serving on http://{settings.host}:{settings.port} ({settings.workers} worker{plural}); "
                 f"database {mask_password(url)} ({description})",
                 flush=True,
             )
-            uvicorn.run(ASGI_APP, host=settings.host, port=settings.port, workers=settings.workers)
+            uvicorn.run(ASGI_APP, host=settings.host, port=settings.port, workers=settings.workers, http=HTTP_PROTOCOL)
     except (KeyboardInterrupt, ShutdownRequested):
         pass
     finally:

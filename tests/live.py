@@ -29,6 +29,7 @@ import psycopg
 
 from domain import redact, replay
 from domain.codec import event_from_data, snapshot_to_state
+from service.server import HTTP_PROTOCOL
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 
@@ -67,7 +68,7 @@ class ServerProcess:
         self.log = log
         environment = {**os.environ, "DATABASE_URL": database_url, **NO_RATE_LIMITS, **(env or {})}
         command = [sys.executable, "-m", "uvicorn", "service.asgi:app", "--host", "127.0.0.1", "--port",
-                   str(self.port), "--log-level", "warning", "--no-access-log"]
+                   str(self.port), "--log-level", "warning", "--no-access-log", "--http", HTTP_PROTOCOL]
         if workers > 1:
             command += ["--workers", str(workers)]
         with open(log, "ab") as out:

@@ -16,7 +16,7 @@ from service.batching import AppendBatcher
 from service.games import Games
 from service.store import NewEvent, PendingAppend
 
-from .test_store import games, new_game  # noqa: F401  (fixture and helper)
+from .conftest import new_game
 
 DRAW = Draw()
 

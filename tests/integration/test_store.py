@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 
 import msgspec
 import psycopg
@@ -16,32 +15,9 @@ from domain import Draw, Recycle, Undo, parse_command, replay
 DRAW, RECYCLE, UNDO = Draw(), Recycle(), Undo()
 from domain.codec import event_from_data, snapshot_to_state
 from service.games import Games
-from service.schemas import DealRequest, NewGame
-from service.settings import Settings
-from service.store import ConcurrencyConflict, EventStore, NewEvent, open_pool
+from service.store import ConcurrencyConflict, NewEvent
 
-
-@asynccontextmanager
-async def server_process(url: str, pool_size: int) -> AsyncIterator[Games]:
-    """What one server process has: its own pool and its own cache, on the shared database."""
-    pool = open_pool(url, 1, pool_size, 5000)
-    await pool.open()
-    try:
-        yield Games(EventStore(pool), Settings(database_url=url))
-    finally:
-        await pool.close()
-
-
-@pytest.fixture
-async def games(clean_database: str) -> AsyncIterator[Games]:
-    async with server_process(clean_database, 8) as games:
-        yield games
-
-
-async def new_game(games: Games, seed: int = 1, ruleset: str = "open-runs") -> tuple[str, uuid.UUID]:
-    player = await games.create_player("tester")
-    view = await games.create_game(player["token"], NewGame(ruleset=ruleset, deal=DealRequest(seed=seed)))
-    return player["token"], uuid.UUID(view["id"])
+from .conftest import new_game, server_process
 
 
 def stored_events(url: str, game_id: uuid.UUID) -> list[tuple[int, str]]:

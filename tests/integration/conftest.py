@@ -1,0 +1,42 @@
+"""Shared by the store-level integration tests: a "server process" (its own pool and cache on
+the shared test database) and a new game in it."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+import pytest
+
+from service.games import Games
+from service.schemas import DealRequest, NewGame
+from service.settings import Settings
+from service.store import EventStore, open_pool
+
+
+@asynccontextmanager
+async def server_process(url: str, pool_size: int) -> AsyncIterator[Games]:
+    """What one server process has: its own pool and its own cache, on the shared database."""
+    pool = open_pool(url, 1, pool_size, 5000)
+    await pool.open()
+    games = Games(EventStore(pool), Settings(database_url=url))
+    try:
+        yield games
+    finally:
+        await games.batcher.close()
+        await pool.close()
+
+
+@pytest.fixture
+async def games(clean_database: str) -> AsyncIterator[Games]:
+    async with server_process(clean_database, 8) as games:
+        yield games
+
+
+async def new_game(games: Games, seed: int = 1, ruleset: str = "open-runs") -> tuple[str, uuid.UUID]:
+    player = await games.create_player("tester")
+    view = await games.create_game(player["token"], NewGame(ruleset=ruleset, deal=DealRequest(seed=seed)))
+    return player["token"], uuid.UUID(view["id"])
+
+
