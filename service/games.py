@@ -157,7 +157,7 @@ class Games:
         self.cache: dict[uuid.UUID, _Current] = {}  # games this process wrote last, by id
         self.tokens = TokenCache(settings.game_cache_size)
         self.solver = SolverPool()
-        self.batcher = AppendBatcher(store)
+        self.batcher = AppendBatcher(store, settings.move_batch_max)
         # one lock per game being written to in this process (gone when nobody holds or awaits it)
         self._writing: weakref.WeakValueDictionary[uuid.UUID, asyncio.Lock] = weakref.WeakValueDictionary()
 

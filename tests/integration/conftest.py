@@ -6,6 +6,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import Any
 
 import pytest
 
@@ -16,11 +17,11 @@ from service.store import EventStore, open_pool
 
 
 @asynccontextmanager
-async def server_process(url: str, pool_size: int) -> AsyncIterator[Games]:
+async def server_process(url: str, pool_size: int, **settings: Any) -> AsyncIterator[Games]:
     """What one server process has: its own pool and its own cache, on the shared database."""
     pool = open_pool(url, 1, pool_size, 5000)
     await pool.open()
-    games = Games(EventStore(pool), Settings(database_url=url))
+    games = Games(EventStore(pool), Settings(database_url=url, **settings))
     try:
         yield games
     finally:

@@ -16,7 +16,7 @@ from service.batching import AppendBatcher
 from service.games import Games
 from service.store import NewEvent, PendingAppend
 
-from .conftest import new_game
+from .conftest import new_game, server_process
 
 DRAW = Draw()
 
@@ -106,3 +106,13 @@ async def test_a_batch_that_fails_is_written_move_by_move(
     for _, game_id in players:
         rows, _, version = log_and_snapshot(clean_database, game_id)
         assert version == 2 and [r[:2] for r in rows] == [(1, "GameDealt"), (2, "StockDrawn")]
+
+
+async def test_move_batch_max_1_writes_every_move_alone(clean_database: str) -> None:
+    async with server_process(clean_database, 8, move_batch_max=1) as games:
+        players = [await new_game(games, seed=seed) for seed in range(40, 52)]
+        for _ in range(3):
+            await asyncio.gather(*(games.play(game_id, token, DRAW) for token, game_id in players))
+        assert games.batcher.batches == 0
+        for _, game_id in players:
+            assert log_and_snapshot(clean_database, game_id)[2] == 4
