@@ -31,6 +31,7 @@ from .store import EventStore, open_pool
 from .streams import StreamHub
 
 API_VERSION = "1.0.0"
+log = logging.getLogger("canfield")
 
 
 async def _require_json(request: Request[Any, Any, Any]) -> None:
@@ -57,6 +58,8 @@ def create_app(settings: Settings) -> Litestar:
 
     @asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
+        for warning in settings.warnings():
+            log.warning("canfield: %s", warning)
         await pool.open(wait=False)
         app.state.games = games = Games(store, settings)
         app.state.streams = streams

@@ -36,6 +36,10 @@ def _list(name: str, default: list[str]) -> list[str]:
     return [item.strip() for item in raw.split(",") if item.strip()]
 
 
+DEVELOPMENT_DAILY_SECRET = "development-only-daily-secret"
+"""The daily secret when DAILY_SECRET is unset: public (it is in this file), so only for development."""
+
+
 @dataclass(frozen=True)
 class Settings:
     database_url: str | None = None  # None: start the embedded PostgreSQL under data_dir
@@ -54,7 +58,7 @@ class Settings:
     game_cache_size: int = 10_000  # games (and tokens) kept in memory per process
     solver_hint_seconds: float = 1.0
     # Only the server knows it, so nobody can tell a day's deal from its date in advance.
-    daily_secret: str = "development-only-daily-secret"
+    daily_secret: str = DEVELOPMENT_DAILY_SECRET
     daily_past_days: int = 366
     page_limit_default: int = 100
     page_limit_max: int = 1000
@@ -82,7 +86,7 @@ class Settings:
             pool_max_size=_int("DB_POOL_MAX", 10),
             statement_timeout_ms=_int("DB_STATEMENT_TIMEOUT_MS", 5000),
             solver_hint_seconds=_int("SOLVER_HINT_MS", 1000) / 1000,
-            daily_secret=os.environ.get("DAILY_SECRET") or "development-only-daily-secret",
+            daily_secret=os.environ.get("DAILY_SECRET") or DEVELOPMENT_DAILY_SECRET,
             pool_timeout_seconds=_int("DB_POOL_TIMEOUT_MS", 5000) / 1000,
             move_batch_max=max(1, _int("MOVE_BATCH_MAX", 64)),
             rate_limit_writes_per_second=_float("RATE_LIMIT_WRITES_PER_SECOND", 20.0),
@@ -92,3 +96,13 @@ class Settings:
             stream_keepalive_seconds=_float("STREAM_KEEPALIVE_SECONDS", 15.0),
             streams_per_player=_int("STREAMS_PER_PLAYER", 5),
         )
+
+    def warnings(self) -> list[str]:
+        """What an operator should hear about these settings when the server starts."""
+        found = []
+        if self.daily_secret == DEVELOPMENT_DAILY_SECRET:
+            found.append(
+                "DAILY_SECRET is not set: the development value in the source is used, so anyone can work "
+                "out which deal any future date gets; set DAILY_SECRET (the same on every server) in production"
+            )
+        return found

@@ -1,0 +1,31 @@
+"""service.settings: what the server warns an operator about at start."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+
+from service.settings import DEVELOPMENT_DAILY_SECRET, Settings
+
+
+def test_an_unset_daily_secret_is_warned_about(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("DAILY_SECRET", raising=False)
+    settings = Settings.from_env()
+    assert settings.daily_secret == DEVELOPMENT_DAILY_SECRET
+    assert any("DAILY_SECRET" in warning for warning in settings.warnings())
+
+
+def test_a_set_daily_secret_is_not(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DAILY_SECRET", "s3cret-from-the-environment")
+    assert Settings.from_env().warnings() == []
+
+
+async def test_the_app_logs_the_warnings_when_it_starts(caplog: pytest.LogCaptureFixture) -> None:
+    from service.app import create_app
+
+    app = create_app(Settings(database_url="postgresql://nobody@127.0.0.1:1/none"))
+    with caplog.at_level(logging.WARNING, logger="canfield"):
+        async with app.lifespan():
+            pass
+    assert any("DAILY_SECRET is not set" in record.getMessage() for record in caplog.records)
