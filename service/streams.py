@@ -5,9 +5,9 @@ Every successful append notifies the channel ``canfield_events`` with ``<game id
 commits, to every listening session, so a move made through any server process reaches every
 other process, and never before it is visible to readers.
 
-One ``StreamHub`` per server process holds one dedicated connection (autocommit,
-``LISTEN canfield_events``) read by a background task, started and stopped by the app's
-lifespan. It wakes the streams subscribed to the game named in a notification. The payload is
+One ``StreamHub`` per server process holds one dedicated connection (autocommit; ``LISTEN
+canfield_events`` while the process has open streams) read by a background task, started and
+stopped by the app's lifespan. It wakes the streams subscribed to the game named in a notification. The payload is
 only a hint: a woken stream reads the events after the last version it sent from the database,
 so it neither misses nor repeats an event when notifications coalesce, arrive late or out of
 order. If the listening connection breaks, the task reconnects with backoff and then wakes every
@@ -83,7 +83,9 @@ class StreamHub:
         self.health_seconds = 30.0  # a query on the listening connection this often finds it dead
         self.by_game: dict[uuid.UUID, set[Subscription]] = {}
         self.by_owner: dict[str, int] = {}
-        self.listening = asyncio.Event()  # set while LISTEN is active
+        self.listening = asyncio.Event()  # set while LISTEN is active (only while streams are open)
+        self._listening_on = False
+        self._kick: asyncio.Future[None] | None = None
         self.closing = False
         self._task: asyncio.Task[None] | None = None
         self._pool_checks: set[asyncio.Task[None]] = set()
@@ -132,6 +134,8 @@ class StreamHub:
         subscription = Subscription(self, game_id, owner)
         self.by_owner[owner] = self.by_owner.get(owner, 0) + 1
         self.by_game.setdefault(game_id, set()).add(subscription)
+        if not self._listening_on and self._kick is not None and not self._kick.done():
+            self._kick.set_result(None)  # the listener task LISTENs, then wakes this stream
         return subscription
 
     def _release(self, subscription: Subscription) -> None:
@@ -185,13 +189,10 @@ class StreamHub:
                     keepalives_count=3,
                 )
                 async with conn:
-                    await conn.execute(f"LISTEN {CHANNEL}")
-                    self.listening.set()
                     if failures:
-                        log.info("stream listener: listening again after %d failed attempt(s)", failures)
+                        log.info("stream listener: connected again after %d failed attempt(s)", failures)
                         self._check_pool()  # anything still idle from before the outage is dead
                     delay, failures = 0.1, 0
-                    self._wake_all()  # catch up on anything appended while nobody listened
                     await self._receive(conn)
             except asyncio.CancelledError:
                 self.listening.clear()
@@ -210,40 +211,63 @@ class StreamHub:
             delay = min(delay * 2, self.reconnect_max_seconds)
 
     async def _receive(self, conn: psycopg.AsyncConnection[Any]) -> None:
-        """Deliver notifications until the connection breaks (raises).
+        """LISTEN while this process has streams, deliver notifications, until the connection
+        breaks (raises).
 
-        Every move notifies, so this runs once per batch of moves in every server process: it is
-        a reader callback on the connection's socket (read what arrived, dispatch each
-        notification) rather than a task woken per notification. Every ``health_seconds`` a
-        query runs on the connection, which finds it dead if the database went away quietly;
-        notifications that arrive during that query reach the notify handler."""
+        Every move notifies, and PostgreSQL sends each notification to every listening session:
+        so a process without open streams does not listen (it keeps the connection, as its watch
+        on the database), and a listening one reads notifications in a reader callback on the
+        connection's socket (read what arrived, dispatch) rather than a task woken per
+        notification. The first stream makes it LISTEN at once, then wake every stream to read
+        what was appended before LISTEN took effect; it stops listening at the first check after
+        the last stream ended. Every ``health_seconds`` a query runs on the connection, which
+        finds it dead if the database went away quietly; notifications that arrive during a
+        query reach the notify handler."""
         loop = asyncio.get_running_loop()
         pgconn = conn.pgconn
         conn.add_notify_handler(lambda notify: self._dispatch(notify.payload))
-        while True:
-            broken: asyncio.Future[None] = loop.create_future()
-            fd = pgconn.socket
+        self._listening_on = False
+        try:
+            while True:
+                if self.by_game and not self._listening_on:
+                    await conn.execute(f"LISTEN {CHANNEL}")
+                    self._listening_on = True
+                    self.listening.set()
+                    self._wake_all()  # catch up on anything appended before LISTEN took effect
+                kick: asyncio.Future[None] = loop.create_future()  # a stream wants LISTEN, or the connection broke
+                self._kick = kick
+                fd = pgconn.socket
 
-            def readable(broken: asyncio.Future[None] = broken, fd: int = fd) -> None:
+                def readable(kick: asyncio.Future[None] = kick, fd: int = fd) -> None:
+                    try:
+                        pgconn.consume_input()
+                        self._drain(pgconn)
+                    except Exception as error:  # the connection broke: _listen reconnects
+                        loop.remove_reader(fd)
+                        if not kick.done():
+                            kick.set_exception(psycopg.OperationalError(f"listening connection lost: {error}"))
+
+                self._drain(pgconn)  # anything read during the last query
+                loop.add_reader(fd, readable)
                 try:
-                    pgconn.consume_input()
-                    self._drain(pgconn)
-                except Exception as error:  # the connection broke: _listen reconnects
+                    await asyncio.wait_for(asyncio.shield(kick), self.health_seconds)
+                except TimeoutError:
+                    pass
+                finally:
+                    self._kick = None
                     loop.remove_reader(fd)
-                    if not broken.done():
-                        broken.set_exception(psycopg.OperationalError(f"listening connection lost: {error}"))
-
-            self._drain(pgconn)  # anything read during the last health query
-            loop.add_reader(fd, readable)
-            try:
-                await asyncio.wait_for(asyncio.shield(broken), self.health_seconds)
-            except TimeoutError:
-                pass
-            finally:
-                loop.remove_reader(fd)
-            if broken.done():
-                broken.result()  # raises
-            await conn.execute("SELECT 1")  # a dead connection raises here
+                if kick.done():
+                    kick.result()  # raises if the connection broke
+                    continue  # a stream opened: LISTEN
+                if self._listening_on and not self.by_game:
+                    await conn.execute(f"UNLISTEN {CHANNEL}")
+                    self._listening_on = False
+                    self.listening.clear()
+                await conn.execute("SELECT 1")  # a dead connection raises here
+        finally:
+            self._kick = None
+            self._listening_on = False
+            self.listening.clear()
 
     def _drain(self, pgconn: Any) -> None:
         while (notify := pgconn.notifies()) is not None:

@@ -1,0 +1,71 @@
+"""service.streams: the listening connection LISTENs only while the process has open streams,
+and a stream opened meanwhile misses nothing."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import AsyncIterator
+
+import psycopg
+import pytest
+
+from service.settings import Settings
+from service.store import EventStore, open_pool
+from service.streams import CHANNEL, StreamHub
+
+
+@pytest.fixture
+async def hub(clean_database: str) -> AsyncIterator[StreamHub]:
+    pool = open_pool(clean_database, 1, 2, 5000)
+    await pool.open()
+    hub = StreamHub(clean_database, EventStore(pool), Settings(database_url=clean_database))
+    hub.health_seconds = 0.2  # check (and stop listening) often
+    await hub.start()
+    try:
+        yield hub
+    finally:
+        await hub.stop()
+        await pool.close()
+
+
+def watch_connections(url: str) -> int:
+    """The hub's connection to the database (kept whether or not it listens)."""
+    with psycopg.connect(url, autocommit=True) as conn:
+        return conn.execute(
+            "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'canfield-streams' AND state IS NOT NULL"
+        ).fetchone()[0]
+
+
+def notify(url: str, payload: str) -> None:
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, payload))
+
+
+async def eventually(condition, timeout: float = 5.0) -> bool:  # type: ignore[no-untyped-def]
+    deadline = asyncio.get_running_loop().time() + timeout
+    while asyncio.get_running_loop().time() < deadline:
+        if condition():
+            return True
+        await asyncio.sleep(0.02)
+    return condition()
+
+
+async def test_no_streams_no_listen_then_the_first_stream_listens_and_is_woken(hub: StreamHub, clean_database: str) -> None:
+    assert await eventually(lambda: watch_connections(clean_database) == 1), "the watch connection is up"
+    await asyncio.sleep(0.5)  # a few health checks
+    assert not hub.listening.is_set()
+
+    game = uuid.uuid4()
+    subscription = hub.subscribe(game, "ann")
+    assert await eventually(hub.listening.is_set)
+    assert subscription.wake.is_set(), "woken once LISTEN took effect, to read what came before"
+    subscription.wake.clear()
+    await asyncio.to_thread(notify, clean_database, f"{uuid.uuid4()}:2,{game}:7")
+    assert await eventually(subscription.wake.is_set), "a batch payload naming the game wakes its stream"
+
+    subscription.close()
+    assert await eventually(lambda: not hub.listening.is_set()), "UNLISTEN after the last stream ended"
+    again = hub.subscribe(game, "ann")
+    assert await eventually(hub.listening.is_set)
+    again.close()
