@@ -20,9 +20,15 @@ import logging
 import uuid
 from collections import deque
 
+from .errors import Unavailable
 from .store import ConcurrencyConflict, DatabaseDown, EventStore, PendingAppend
 
 log = logging.getLogger("canfield")
+
+
+MAX_BATCH = 128
+"""A batch's NOTIFY payload lists ``id:version`` of each move (about 48 bytes); PostgreSQL takes
+at most 8,000 bytes."""
 
 
 class WriteAlone(Exception):
@@ -32,11 +38,12 @@ class WriteAlone(Exception):
 class AppendBatcher:
     def __init__(self, store: EventStore, max_batch: int = 64) -> None:
         self.store = store
-        self.max_batch = max_batch
+        self.max_batch = max(1, min(max_batch, MAX_BATCH))
         self._queue: deque[tuple[PendingAppend, asyncio.Future[bool]]] = deque()
         self._wake = asyncio.Event()
         self._writer: asyncio.Task[None] | None = None
         self._busy = False  # a write is in flight (by a move's own task or by the writer task)
+        self._closed = False
         self.batches = 0  # statements that wrote more than one move, and how many moves they held
         self.batched_moves = 0
 
@@ -46,6 +53,8 @@ class AppendBatcher:
 
         With no write in flight the move is written at once, by itself, in this task; moves that
         arrive meanwhile wait, and are written together by the writer task once it is done."""
+        if self._closed:
+            raise WriteAlone()
         if not self._busy:
             self._busy = True
             try:
@@ -73,21 +82,28 @@ class AppendBatcher:
             self._writer = asyncio.get_running_loop().create_task(self._run(), name="canfield-append-batcher")
         self._wake.set()
 
-    async def close(self) -> None:
+    async def close(self, timeout: float = 10.0) -> None:
+        """Stop taking moves into batches. A batch in flight is let finish (its moves may already
+        have committed: cancelling it would leave them unknown); moves still waiting are handed
+        back to be written alone, as are moves that come later."""
+        self._closed = True
+        self._wake.set()
         if self._writer is not None:
-            self._writer.cancel()
             try:
-                await self._writer
-            except asyncio.CancelledError:
-                pass
+                await asyncio.wait_for(asyncio.shield(self._writer), timeout)
+            except TimeoutError:
+                self._writer.cancel()
+                try:
+                    await self._writer
+                except asyncio.CancelledError:
+                    pass
             self._writer = None
         while self._queue:
-            _, written = self._queue.popleft()
-            if not written.done():
-                written.set_exception(WriteAlone())
+            _settle(self._queue.popleft()[1], exception=WriteAlone())
+        self._busy = False
 
     async def _run(self) -> None:
-        while True:
+        while not self._closed or self._queue:
             await self._wake.wait()
             self._wake.clear()
             try:
@@ -122,7 +138,7 @@ class AppendBatcher:
             try:
                 ok = await self._write_alone(move)
             except asyncio.CancelledError:
-                _settle(future, exception=WriteAlone())
+                _settle(future, exception=_outcome_unknown())
                 raise
             except Exception as error:
                 _settle(future, exception=error)
@@ -136,12 +152,13 @@ class AppendBatcher:
         try:
             written = await self.store.append_many([move for move, _ in batch])
         except DatabaseDown as error:
-            # a deadlock with another process's batch is the batch's own trouble; the rest (the
-            # database away, a statement timeout) would fail each move alone too
+            # rolled back for a reason of the batch's own (a deadlock with another process's
+            # batch, one locked game holding the statement past its timeout): write each alone;
+            # the database being away fails them all
             failure = WriteAlone() if _rolled_back(error) else error
         except asyncio.CancelledError:
             for _, future in batch:
-                _settle(future, exception=WriteAlone())
+                _settle(future, exception=_outcome_unknown())
             raise
         except Exception as error:  # a deadlock between processes, a statement timeout, ...
             log.info("a batch of %d moves failed (%s); writing them one by one", len(batch), type(error).__name__)
@@ -154,8 +171,14 @@ class AppendBatcher:
 
 
 def _rolled_back(error: Exception) -> bool:
-    """A deadlock or serialization failure (SQLSTATE class 40): worth trying again."""
-    return (getattr(error, "sqlstate", None) or "").startswith("40")
+    """A deadlock or serialization failure (SQLSTATE class 40) or a statement timeout (57014):
+    nothing was written, and the moves alone may well succeed."""
+    sqlstate = getattr(error, "sqlstate", None) or ""
+    return sqlstate.startswith("40") or sqlstate == "57014"
+
+
+def _outcome_unknown() -> Unavailable:
+    return Unavailable("the server stopped while this move was being written; reload the game to see whether it was")
 
 
 def _settle(future: asyncio.Future[bool], result: bool = False, exception: BaseException | None = None) -> None:

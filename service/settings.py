@@ -54,7 +54,7 @@ class Settings:
     statement_timeout_ms: int = 5000
     pool_timeout_seconds: float = 5.0  # waiting for a connection longer than this is a 503
     move_retries: int = 12
-    move_batch_max: int = 64  # group commit: at most this many moves per statement (1: every move alone)
+    move_batch_max: int = 64  # group commit: at most this many moves per statement (1: every move alone; at most 128)
     game_cache_size: int = 10_000  # games (and tokens) kept in memory per process
     solver_hint_seconds: float = 1.0
     # Only the server knows it, so nobody can tell a day's deal from its date in advance.
@@ -88,7 +88,7 @@ class Settings:
             solver_hint_seconds=_int("SOLVER_HINT_MS", 1000) / 1000,
             daily_secret=os.environ.get("DAILY_SECRET") or DEVELOPMENT_DAILY_SECRET,
             pool_timeout_seconds=_int("DB_POOL_TIMEOUT_MS", 5000) / 1000,
-            move_batch_max=max(1, _int("MOVE_BATCH_MAX", 64)),
+            move_batch_max=min(128, max(1, _int("MOVE_BATCH_MAX", 64))),
             rate_limit_writes_per_second=_float("RATE_LIMIT_WRITES_PER_SECOND", 20.0),
             rate_limit_write_burst=_int("RATE_LIMIT_WRITE_BURST", 40),
             rate_limit_reads_per_second=_float("RATE_LIMIT_READS_PER_SECOND", 50.0),

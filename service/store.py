@@ -320,7 +320,7 @@ class EventStore:
             {"id": m.game_id, "expected": m.expected_version, "version": m.events[-1].version, "status": m.status,
              "snapshot": m.snapshot, "now": m.now,
              "events": [{"version": e.version, "type": e.type, "data": e.data} for e in m.events]}
-            for m in moves
+            for m in sorted(moves, key=lambda m: m.game_id)  # rows locked in one order in every process
         ]
         async with self.pool.connection() as conn:
             cursor = await conn.execute(_APPEND_MANY, {"batch": Json(batch)})

@@ -17,9 +17,11 @@ from service.store import EventStore, open_pool
 
 
 @asynccontextmanager
-async def server_process(url: str, pool_size: int, **settings: Any) -> AsyncIterator[Games]:
+async def server_process(
+    url: str, pool_size: int, statement_timeout_ms: int = 5000, **settings: Any
+) -> AsyncIterator[Games]:
     """What one server process has: its own pool and its own cache, on the shared database."""
-    pool = open_pool(url, 1, pool_size, 5000)
+    pool = open_pool(url, 1, pool_size, statement_timeout_ms)
     await pool.open()
     games = Games(EventStore(pool), Settings(database_url=url, **settings))
     try:

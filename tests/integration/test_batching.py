@@ -12,7 +12,7 @@ import pytest
 
 from domain import Draw, replay
 from domain.codec import event_from_data, snapshot_to_state, state_to_snapshot
-from service.batching import AppendBatcher
+from service.batching import AppendBatcher, WriteAlone
 from service.games import Games
 from service.store import NewEvent, PendingAppend
 
@@ -116,3 +116,36 @@ async def test_move_batch_max_1_writes_every_move_alone(clean_database: str) -> 
         assert games.batcher.batches == 0
         for _, game_id in players:
             assert log_and_snapshot(clean_database, game_id)[2] == 4
+
+
+async def test_a_batch_held_up_by_one_locked_game_writes_the_others(clean_database: str) -> None:
+    """One game's row locked past the statement timeout cancels the batch statement; its moves
+    are then written alone: the others land, the locked game's move fails alone (a 503 over HTTP)."""
+    async with server_process(clean_database, 4, statement_timeout_ms=300) as games:
+        players = [await new_game(games, seed=s) for s in (60, 61, 62)]
+        locked = players[1][1]
+        with psycopg.connect(clean_database) as locker:
+            locker.execute("SELECT 1 FROM games WHERE id = %s FOR UPDATE", (locked,))  # held until rollback
+            results = await asyncio.wait_for(
+                asyncio.gather(*(games.play(g, t, DRAW) for t, g in players), return_exceptions=True), 10
+            )
+            locker.rollback()
+        assert games.batcher.batches == 1  # the two moves queued behind the first were tried together
+    assert [getattr(r, "version", None) for r in results] == [2, None, 2]
+    assert isinstance(results[1], psycopg.errors.QueryCanceled)
+    assert [log_and_snapshot(clean_database, g)[2] for _, g in players] == [2, 1, 2]
+
+
+async def test_closing_hands_waiting_moves_back_and_never_leaves_one_hanging(games: Games, clean_database: str) -> None:
+    (_, game_a), (_, game_b), (_, game_c) = [await new_game(games, seed=s) for s in (70, 71, 72)]
+    first, a, b = (drawn(games, clean_database, g) for g in (game_c, game_a, game_b))
+    batcher = AppendBatcher(games.store)
+    results = await asyncio.wait_for(
+        asyncio.gather(batcher.append(first), batcher.append(a), batcher.append(b), batcher.close(), return_exceptions=True),
+        10,
+    )
+    assert results[0] is True  # in flight when close() came: finished
+    assert isinstance(results[1], WriteAlone) and isinstance(results[2], WriteAlone)  # handed back, not written
+    assert log_and_snapshot(clean_database, game_a)[2] == 1 and log_and_snapshot(clean_database, game_b)[2] == 1
+    with pytest.raises(WriteAlone):
+        await asyncio.wait_for(batcher.append(drawn(games, clean_database, game_a)), 5)
