@@ -10,10 +10,12 @@
    through a pool opened like the service's, served the same way.
 4. A load generator: a minimal asyncio HTTP/1.1 keep-alive client (raw bytes, no httpx). Each of
    C clients owns one connection and one game of open-runs and plays ``draw`` until the stock is
-   empty, then ``recycle``, forever. The ceiling gets the same requests. C = 1, 16, 64, each for
-   ``BENCH_SECONDS`` (default 10) after ``BENCH_WARMUP`` seconds (default 2). Afterwards a direct
-   query checks that every game holds exactly 1 + its acknowledged moves events.
-5. Old vs new game: move latency on a game with 1,000 events vs a fresh one.
+   empty, then ``recycle``, over and over. The ceiling gets the same requests. C = 1, 16, 64, each for
+   ``BENCH_SECONDS`` (default 10) after ``BENCH_WARMUP`` seconds (default 2). After
+   ``BENCH_GAME_MOVES`` moves (default 300; 0: never) a client deals itself a new game, so every
+   level plays games of the same length (how a move's cost grows with the game is item 5).
+   Afterwards a direct query checks that every game holds exactly 1 + its acknowledged moves events.
+5. Old vs new game: move latency on a game with 1,000 and with 10,000 events vs a fresh one.
 6. The load generator's own speed, against a stub server that answers with a canned body.
 
 Results are printed and written to ``bench/results/api.json``.
@@ -51,7 +53,8 @@ RESULTS_FILE = PROJECT_ROOT / "bench" / "results" / "api.json"
 CONCURRENCY = tuple(int(c) for c in os.environ.get("BENCH_CONCURRENCY", "1,16,64").split(","))
 WORKERS = int(os.environ.get("BENCH_WORKERS", "1"))  # server processes for the service and the ceiling
 HOST = "127.0.0.1"
-OLD_GAME_EVENTS = 1000
+OLD_GAME_EVENTS = (1000, 10_000)  # old vs new: a move on games this long vs on a new one
+GAME_MOVES = int(os.environ.get("BENCH_GAME_MOVES", "300"))  # a client deals a new game after this many moves (0: never)
 LATENCY_MOVES = 300
 CANFIELD_STOCK = 34  # 52 - 13 reserve - 1 foundation - 4 tableau: the ceiling's simulated stock
 DRAW_COUNT = 3  # open-runs draws three
@@ -179,6 +182,7 @@ class Game:
     recycle: bytes
     stock: int
     real: bool  # a game of the service (True) or of the ceiling / stub (stock simulated)
+    token: str | None = None  # the service player's bearer token
     acked: int = 0  # 200 responses (moves for the service, rows for the ceiling)
     sample: bytes = b""  # the last 200 body, for the load generator's self-check
 
@@ -200,6 +204,30 @@ async def new_service_game(port: int, seed: int) -> Game:
         recycle=build_request("POST", path, port, {"type": "recycle"}, token),
         stock=view["table"]["stock"]["count"],
         real=True,
+        token=token,
+    )
+
+
+_SEEDS = iter(range(100_000, 10**9))  # seeds of the games dealt during the runs
+
+
+async def redeal(conn: Connection, game: Game) -> Game | None:
+    """The client's next game, dealt on its own connection (None if the service refused)."""
+    if not game.real:
+        return new_ceiling_game(conn.port)
+    raw = build_request("POST", "/games/", conn.port, {"ruleset": "open-runs", "deal": {"seed": next(_SEEDS)}}, game.token)
+    status, body = await conn.request(raw)
+    if status != 201:
+        return None
+    view = msgspec.json.decode(body)
+    path = f"/games/{view['id']}/moves"
+    return Game(
+        id=view["id"],
+        draw=build_request("POST", path, conn.port, {"type": "draw"}, game.token),
+        recycle=build_request("POST", path, conn.port, {"type": "recycle"}, game.token),
+        stock=view["table"]["stock"]["count"],
+        real=True,
+        token=game.token,
     )
 
 
@@ -240,12 +268,15 @@ class Window:
     errors: int = 0
 
 
-async def _client(conn: Connection, game: Game, window: Window) -> None:
+async def _client(conn: Connection, games: list[Game], window: Window) -> None:
+    """Moves on the last of ``games`` until the window ends; after ``GAME_MOVES`` moves a new
+    game is dealt (that request takes its time in the window but is not a move)."""
     perf = time.perf_counter_ns
     while True:
         sent = perf()
         if sent >= window.end:
             return  # never cancelled mid-request: every acknowledged move is counted
+        game = games[-1]
         status = await play_one(conn, game)
         done = perf()
         if window.start <= done <= window.end:
@@ -254,6 +285,12 @@ async def _client(conn: Connection, game: Game, window: Window) -> None:
                 window.ok += 1
             else:
                 window.errors += 1
+        if GAME_MOVES and game.acked >= GAME_MOVES:
+            fresh = await redeal(conn, game)
+            if fresh is None:
+                window.errors += 1
+            else:
+                games.append(fresh)
 
 
 def _percentile(sorted_values: list[int], q: float) -> float:
@@ -324,7 +361,8 @@ async def run_load(
     await asyncio.gather(*(c.open() for c in conns))
     now = time.perf_counter_ns()
     window = Window(start=now + int(warmup * 1e9), end=now + int((warmup + seconds) * 1e9))
-    tasks = [asyncio.create_task(_client(c, g, window)) for c, g in zip(conns, games)]
+    seats = [[g] for g in games]  # each client's games, the current one last
+    tasks = [asyncio.create_task(_client(c, seat, window)) for c, seat in zip(conns, seats)]
     await asyncio.sleep(max(0.0, (window.start - time.perf_counter_ns()) / 1e9))
     cpu0, wall0, busy0 = time.process_time(), time.perf_counter(), machine_busy_seconds()
     if server:
@@ -357,16 +395,17 @@ async def run_load(
         "db_cpu_ms_per_request": None if db_cpu is None else db_cpu / requests * 1e3,
         # everything else the machine did meanwhile (other programs): a noisy neighbour shows here
         "other_cpu_share": max(0.0, busy1 - busy0 - (cpu1 - cpu0) - (server_cpu or 0.0) - (db_cpu or 0.0)) / wall,
+        "games": [g for seat in seats for g in seat],  # every game played (popped by the caller)
     }
 
 
-async def old_vs_new(port: int, seed: int) -> dict[str, Any]:
-    """One client: move latency on a game with 1,000 events vs a fresh game (moves interleaved)."""
+async def old_vs_new(port: int, seed: int, events: int) -> dict[str, Any]:
+    """One client: move latency on a game with ``events`` events vs a fresh game (moves interleaved)."""
     old, fresh = await new_service_game(port, seed), await new_service_game(port, seed + 1)
     conn = Connection(port)
     await conn.open()
     try:
-        for _ in range(OLD_GAME_EVENTS - 1):
+        for _ in range(events - 1):
             if await play_one(conn, old) != 200:
                 raise RuntimeError("a move failed while preparing the old game")
         old_events, fresh_events = 1 + old.acked, 1 + fresh.acked
@@ -634,13 +673,13 @@ def report(results: dict[str, Any]) -> str:
     )
     for wrong in (check["mismatches"] + check["ceiling_mismatches"])[:5]:
         lines.append(f"   mismatch: {wrong}")
-    o = results["old_vs_new"]
-    lines.append(
-        f"old vs new game (1 client, {o['moves_each']} moves each, interleaved): "
-        f"{o['old_events_at_start']}-event game p50 {o['old_p50_ms']:.2f} ms p99 {o['old_p99_ms']:.2f} ms; "
-        f"{o['new_events_at_start']}-event game p50 {o['new_p50_ms']:.2f} ms p99 {o['new_p99_ms']:.2f} ms; "
-        f"old/new p50 {o['p50_ratio']:.2f}, p99 {o['p99_ratio']:.2f}; errors {o['errors']}"
-    )
+    for o in results["old_vs_new"]:
+        lines.append(
+            f"old vs new game (1 client, {o['moves_each']} moves each, interleaved): "
+            f"{o['old_events_at_start']}-event game p50 {o['old_p50_ms']:.2f} ms p99 {o['old_p99_ms']:.2f} ms; "
+            f"{o['new_events_at_start']}-event game p50 {o['new_p50_ms']:.2f} ms p99 {o['new_p99_ms']:.2f} ms; "
+            f"old/new p50 {o['p50_ratio']:.2f}, p99 {o['p99_ratio']:.2f}; errors {o['errors']}"
+        )
     g = results["load_generator"]
     best_service = max(level["service"]["per_second"] for level in results["levels"])
     lines.append(
@@ -668,9 +707,7 @@ async def _run(db: Database, work_dir: Path, warmup: float, seconds: float) -> d
                 size = min(16, concurrency - batch)
                 games += await asyncio.gather(*(new_service_game(service.port, seed + i) for i in range(size)))
                 seed += size
-            service_games += games
             cgames = [new_ceiling_game(ceiling.port) for _ in range(concurrency)]
-            ceiling_games += cgames
             level: dict[str, Any] = {"concurrency": concurrency}
             for target, server, target_games in (("service", service, games), ("ceiling", ceiling, cgames)):
                 level[target] = await run_load(
@@ -682,6 +719,7 @@ async def _run(db: Database, work_dir: Path, warmup: float, seconds: float) -> d
                     CpuMeter([db.postmaster_pid], children_of=db.postmaster_pid) if db.postmaster_pid else None,
                 )
                 r = level[target]
+                (service_games if target == "service" else ceiling_games).extend(r.pop("games"))
                 print(
                     f"  C={concurrency:<3} {target:8} {r['per_second']:7.0f} req/s  p50 {r['p50_ms']:.2f} ms  "
                     f"p99 {r['p99_ms']:.2f} ms  errors {r['errors']}",
@@ -689,9 +727,13 @@ async def _run(db: Database, work_dir: Path, warmup: float, seconds: float) -> d
                 )
             level["ratio"] = level["service"]["per_second"] / max(level["ceiling"]["per_second"], 1e-9)
             levels.append(level)
-        old_new = await old_vs_new(service.port, seed)
-        service_games += old_new.pop("games")
-        print(f"  old vs new: p50 {old_new['old_p50_ms']:.2f} vs {old_new['new_p50_ms']:.2f} ms", flush=True)
+        old_new = []
+        for events in OLD_GAME_EVENTS:
+            compared = await old_vs_new(service.port, seed, events)
+            seed += 2
+            service_games += compared.pop("games")
+            old_new.append(compared)
+            print(f"  old ({events} events) vs new: p50 {compared['old_p50_ms']:.2f} vs {compared['new_p50_ms']:.2f} ms", flush=True)
     finally:
         stop_server(service)
         stop_server(ceiling)
