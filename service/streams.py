@@ -83,6 +83,7 @@ class StreamHub:
         self.health_seconds = 30.0  # a query on the listening connection this often finds it dead
         self.by_game: dict[uuid.UUID, set[Subscription]] = {}
         self.by_owner: dict[str, int] = {}
+        self.connected = asyncio.Event()  # set while the hub's connection to the database is up
         self.listening = asyncio.Event()  # set while LISTEN is active (only while streams are open)
         self._listening_on = False
         self._kick: asyncio.Future[None] | None = None
@@ -227,6 +228,7 @@ class StreamHub:
         pgconn = conn.pgconn
         conn.add_notify_handler(lambda notify: self._dispatch(notify.payload))
         self._listening_on = False
+        self.connected.set()
         try:
             while True:
                 if self.by_game and not self._listening_on:
@@ -268,6 +270,7 @@ class StreamHub:
             self._kick = None
             self._listening_on = False
             self.listening.clear()
+            self.connected.clear()
 
     def _drain(self, pgconn: Any) -> None:
         while (notify := pgconn.notifies()) is not None:

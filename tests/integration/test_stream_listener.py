@@ -29,14 +29,6 @@ async def hub(clean_database: str) -> AsyncIterator[StreamHub]:
         await pool.close()
 
 
-def watch_connections(url: str) -> int:
-    """The hub's connection to the database (kept whether or not it listens)."""
-    with psycopg.connect(url, autocommit=True) as conn:
-        return conn.execute(
-            "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'canfield-streams' AND state IS NOT NULL"
-        ).fetchone()[0]
-
-
 def notify(url: str, payload: str) -> None:
     with psycopg.connect(url, autocommit=True) as conn:
         conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, payload))
@@ -52,7 +44,7 @@ async def eventually(condition, timeout: float = 5.0) -> bool:  # type: ignore[n
 
 
 async def test_no_streams_no_listen_then_the_first_stream_listens_and_is_woken(hub: StreamHub, clean_database: str) -> None:
-    assert await eventually(lambda: watch_connections(clean_database) == 1), "the watch connection is up"
+    assert await eventually(hub.connected.is_set), "the hub's connection is up"
     await asyncio.sleep(0.5)  # a few health checks
     assert not hub.listening.is_set()
 
