@@ -160,7 +160,7 @@ class AppendBatcher:
             for _, future in batch:
                 _settle(future, exception=_outcome_unknown())
             raise
-        except Exception as error:  # a deadlock between processes, a statement timeout, ...
+        except Exception as error:  # anything else the statement ran into: each move alone reports its own
             log.info("a batch of %d moves failed (%s); writing them one by one", len(batch), type(error).__name__)
             failure = WriteAlone()
         for move, future in batch:
