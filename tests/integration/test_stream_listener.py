@@ -10,9 +10,12 @@ from collections.abc import AsyncIterator
 import psycopg
 import pytest
 
+from domain import Draw
 from service.settings import Settings
 from service.store import EventStore, open_pool
 from service.streams import CHANNEL, StreamHub
+
+from .conftest import new_game, server_process
 
 
 @pytest.fixture
@@ -61,3 +64,19 @@ async def test_no_streams_no_listen_then_the_first_stream_listens_and_is_woken(h
     again = hub.subscribe(game, "ann")
     assert await eventually(hub.listening.is_set)
     again.close()
+
+
+async def test_a_batch_of_moves_wakes_the_stream_of_each_game_in_it(hub: StreamHub, clean_database: str) -> None:
+    """End to end through group commit: the one NOTIFY of a batch names every game written."""
+    async with server_process(clean_database, 4) as games:
+        players = [await new_game(games, seed=seed) for seed in range(80, 92)]
+        watched = [hub.subscribe(game_id, f"watcher {i}") for i, (_, game_id) in enumerate(players)]
+        assert await eventually(hub.listening.is_set)
+        for _ in range(3):
+            for subscription in watched:
+                subscription.wake.clear()
+            await asyncio.gather(*(games.play(game_id, token, Draw()) for token, game_id in players))
+            assert await eventually(lambda: all(s.wake.is_set() for s in watched))
+        assert games.batcher.batches > 0, "no batch was written: this test did not test batches"
+        for subscription in watched:
+            subscription.close()
