@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import os
 import signal
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -19,9 +16,9 @@ import pytest
 
 from service.settings import Settings
 
+from ..live import ServerProcess
 from .conftest import Player, free_port, running_server
 
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
 KEEPALIVE = 0.25  # seconds, for these servers
 CAP = 2  # open streams per player, for these servers
 WAIT = 5.0  # the longest any message may take to arrive
@@ -239,52 +236,10 @@ def test_a_stream_survives_the_listening_connection_dropping(http: httpx.Client,
 # ---------------------------------------------------------------- two processes
 
 
-def _die_with_pytest() -> None:
-    """In the child: SIGKILL if pytest dies (Linux), so a killed session leaves no server behind."""
-    try:
-        import ctypes
-
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
-
-
-class ServerProcess:
-    """`uvicorn service.asgi:app` in a subprocess on a free port, against the test database."""
-
-    def __init__(self, database_url: str, log: Path) -> None:
-        port = free_port()
-        self.url = f"http://127.0.0.1:{port}"
-        self.log = log
-        env = {**os.environ, "DATABASE_URL": database_url, "STREAM_KEEPALIVE_SECONDS": "0.5"}
-        with open(log, "wb") as out:
-            self.process = subprocess.Popen(
-                [sys.executable, "-m", "uvicorn", "service.asgi:app", "--host", "127.0.0.1", "--port", str(port),
-                 "--log-level", "warning"],
-                cwd=PROJECT_ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
-                preexec_fn=_die_with_pytest if sys.platform == "linux" else None,
-            )
-
-    def wait_until_up(self, timeout: float = 30.0) -> None:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            assert self.process.poll() is None, self.log.read_text(errors="replace")
-            try:
-                if httpx.get(self.url + "/health", timeout=2).status_code == 200:
-                    return
-            except httpx.TransportError:
-                pass
-            time.sleep(0.05)
-        pytest.fail(f"{self.url} did not come up:\n{self.log.read_text(errors='replace')}")
-
-    def kill(self) -> None:
-        if self.process.poll() is None:
-            self.process.kill()
-            self.process.wait()
-
-
 def test_a_move_through_one_process_reaches_a_stream_on_another(clean_database: str, tmp_path: Path) -> None:
-    a, b = ServerProcess(clean_database, tmp_path / "a.log"), ServerProcess(clean_database, tmp_path / "b.log")
+    fast = {"STREAM_KEEPALIVE_SECONDS": "0.5"}
+    a = ServerProcess(clean_database, tmp_path / "a.log", env=fast)
+    b = ServerProcess(clean_database, tmp_path / "b.log", env=fast)
     try:
         a.wait_until_up()
         b.wait_until_up()
