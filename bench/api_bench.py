@@ -398,7 +398,7 @@ async def run_load(
         "db_cpu_ms_per_request": None if db_cpu is None else db_cpu / requests * 1e3,
         # everything else the machine did meanwhile (other programs): a noisy neighbour shows here
         "other_cpu_share": max(0.0, busy1 - busy0 - (cpu1 - cpu0) - (server_cpu or 0.0) - (db_cpu or 0.0)) / wall,
-        "games": [g for seat in seats for g in seat],  # every game played (popped by the caller)
+        "dealt": [g for seat in seats for g in seat[1:]],  # the games dealt during the run (popped by the caller)
         "current": [seat[-1] for seat in seats],  # each client's game now, to go on with (popped too)
     }
 
@@ -717,6 +717,8 @@ async def _run(db: Database, work_dir: Path, warmup: float, seconds: float) -> d
                 games += await asyncio.gather(*(new_service_game(service.port, seed + i) for i in range(size)))
                 seed += size
             cgames = [new_ceiling_game(ceiling.port) for _ in range(concurrency)]
+            service_games += games
+            ceiling_games += cgames
             level: dict[str, Any] = {"concurrency": concurrency, "runs": []}
             current = {"service": games, "ceiling": cgames}
             for _ in range(RUNS):
@@ -730,7 +732,7 @@ async def _run(db: Database, work_dir: Path, warmup: float, seconds: float) -> d
                         CpuMeter([server.process.pid], children_of=server.process.pid),  # uvicorn workers too
                         CpuMeter([db.postmaster_pid], children_of=db.postmaster_pid) if db.postmaster_pid else None,
                     )
-                    (service_games if target == "service" else ceiling_games).extend(r.pop("games"))
+                    (service_games if target == "service" else ceiling_games).extend(r.pop("dealt"))
                     current[target] = r.pop("current")
                     pair[target] = r
                     print(
@@ -756,8 +758,7 @@ async def _run(db: Database, work_dir: Path, warmup: float, seconds: float) -> d
         stop_server(ceiling)
     sample = next((g.sample for g in reversed(service_games) if g.sample), b"{}")
     generator = await load_generator_speed(sample, work_dir, min(seconds, 3.0))
-    unique = lambda games: list({g.id: g for g in games}.values())  # noqa: E731  (a game may go on into the next run)
-    check = check_events(db.url, unique(service_games), unique(ceiling_games))
+    check = check_events(db.url, service_games, ceiling_games)
     return {
         "warmup": warmup,
         "seconds": seconds,

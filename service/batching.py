@@ -67,8 +67,7 @@ class AppendBatcher:
 
     async def _write_alone(self, move: PendingAppend) -> bool:
         try:
-            await self.store.append(move.game_id, move.expected_version, move.events, status=move.status,
-                                    snapshot=move.snapshot, finished_at=None, now=move.now)
+            await self.store.append_pending(move)
         except ConcurrencyConflict:
             return False
         return True

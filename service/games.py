@@ -277,8 +277,9 @@ class Games:
         that a stale copy could explain) is tried again on the stored game."""
         if token is None:
             raise Unauthorized("a move needs 'Authorization: Bearer <token>' of the game's player")
-        request_hash = hashlib.sha256(msgspec.json.encode(command_to_api(command))).digest() if idempotency_key else b""
-        current = None if idempotency_key else self._cached(game_id, token)
+        request_hash = hashlib.sha256(msgspec.json.encode(command_to_api(command))).digest() if idempotency_key else None
+        caller = self.tokens.player(token)  # known to this process, or None (then the load below asks)
+        current = None if idempotency_key or caller is None else self._cached(game_id)
         for attempt in range(self.settings.move_retries):
             if current is None:
                 if attempt:
@@ -296,7 +297,7 @@ class Games:
                         raise BadRequest("this Idempotency-Key was already used for a different move in this game")
                     return Played(loaded.stored_response, loaded.stored_response["game"]["version"], True)
                 current = _Current.of(loaded.game, confirmed=True)
-            elif self.tokens.player(token) != current.player_id:
+            elif caller != current.player_id:
                 raise Forbidden("this game belongs to another player")
             game, current = current, None
             if if_match is not None and if_match != game.version:
@@ -341,7 +342,7 @@ class Games:
                         finished_at=finished_at,
                         now=now,
                         idempotency_key=idempotency_key,
-                        request_hash=request_hash if idempotency_key else None,
+                        request_hash=request_hash,
                         response=body if idempotency_key else None,
                         on_finish=None if state.playing else projections.game_finished(
                             projections.Finish(
@@ -369,17 +370,14 @@ class Games:
         try:
             written = await self.batcher.append(move)
         except WriteAlone:
-            await self.store.append(move.game_id, move.expected_version, move.events, status=move.status,
-                                    snapshot=move.snapshot, finished_at=None, now=move.now)
+            await self.store.append_pending(move)
             return
         if not written:
             raise ConcurrencyConflict()
 
-    def _cached(self, game_id: uuid.UUID, token: str) -> _Current | None:
+    def _cached(self, game_id: uuid.UUID) -> _Current | None:
         game = self.cache.get(game_id)
-        if game is None or self.tokens.player(token) is None:
-            return None
-        return dataclasses.replace(game, confirmed=False)
+        return None if game is None else dataclasses.replace(game, confirmed=False)
 
     def _remember(self, game: _Current) -> None:
         self.cache.pop(game.id, None)

@@ -88,7 +88,7 @@ class Settings:
             solver_hint_seconds=_int("SOLVER_HINT_MS", 1000) / 1000,
             daily_secret=os.environ.get("DAILY_SECRET") or DEVELOPMENT_DAILY_SECRET,
             pool_timeout_seconds=_int("DB_POOL_TIMEOUT_MS", 5000) / 1000,
-            move_batch_max=min(128, max(1, _int("MOVE_BATCH_MAX", 64))),
+            move_batch_max=_int("MOVE_BATCH_MAX", 64),  # service.batching keeps it within 1 .. 128
             rate_limit_writes_per_second=_float("RATE_LIMIT_WRITES_PER_SECOND", 20.0),
             rate_limit_write_burst=_int("RATE_LIMIT_WRITE_BURST", 40),
             rate_limit_reads_per_second=_float("RATE_LIMIT_READS_PER_SECOND", 50.0),

@@ -171,8 +171,8 @@ def _transaction_if(conn: AsyncConnection[Any], wanted: bool) -> AbstractAsyncCo
     return conn.transaction() if wanted else nullcontext()
 
 
-def _events_json(events: list[NewEvent]) -> Jsonb:
-    return Jsonb([{"version": e.version, "type": e.type, "data": e.data} for e in events])
+def _event_rows(events: list[NewEvent]) -> list[dict[str, Any]]:
+    return [{"version": e.version, "type": e.type, "data": e.data} for e in events]
 
 
 class EventStore:
@@ -233,7 +233,7 @@ class EventStore:
                     "version": events[-1].version,
                     "snapshot": Json(snapshot),
                     "now": now,
-                    "events": _events_json(events),
+                    "events": Jsonb(_event_rows(events)),
                 },
             )
             if on_create is not None:
@@ -285,7 +285,7 @@ class EventStore:
             "snapshot": Json(snapshot),
             "finished_at": finished_at,
             "now": now,
-            "events": _events_json(events),
+            "events": Jsonb(_event_rows(events)),
         }
         if idempotency_key is not None:
             params.update(key=idempotency_key, request_hash=request_hash, response=Json(response))
@@ -311,6 +311,11 @@ class EventStore:
         if row[0] == 0:
             raise ConcurrencyConflict()
 
+    async def append_pending(self, move: PendingAppend) -> None:
+        """``append`` for a move prepared for ``append_many`` (one that does not end its game)."""
+        await self.append(move.game_id, move.expected_version, move.events, status=move.status,
+                          snapshot=move.snapshot, finished_at=None, now=move.now)
+
     async def append_many(self, moves: list[PendingAppend]) -> set[uuid.UUID]:
         """Write several games' moves in one statement (one transaction): each game whose stored
         version is still the one its move was decided on gets its events and new snapshot; the
@@ -318,8 +323,7 @@ class EventStore:
         finish the game nor carry an idempotency key (``service.batching``)."""
         batch = [
             {"id": m.game_id, "expected": m.expected_version, "version": m.events[-1].version, "status": m.status,
-             "snapshot": m.snapshot, "now": m.now,
-             "events": [{"version": e.version, "type": e.type, "data": e.data} for e in m.events]}
+             "snapshot": m.snapshot, "now": m.now, "events": _event_rows(m.events)}
             for m in sorted(moves, key=lambda m: m.game_id)  # rows locked in one order in every process
         ]
         async with self.pool.connection() as conn:

@@ -85,7 +85,6 @@ class StreamHub:
         self.by_owner: dict[str, int] = {}
         self.connected = asyncio.Event()  # set while the hub's connection to the database is up
         self.listening = asyncio.Event()  # set while LISTEN is active (only while streams are open)
-        self._listening_on = False
         self._kick: asyncio.Future[None] | None = None
         self.closing = False
         self._task: asyncio.Task[None] | None = None
@@ -135,7 +134,7 @@ class StreamHub:
         subscription = Subscription(self, game_id, owner)
         self.by_owner[owner] = self.by_owner.get(owner, 0) + 1
         self.by_game.setdefault(game_id, set()).add(subscription)
-        if not self._listening_on and self._kick is not None and not self._kick.done():
+        if not self.listening.is_set() and self._kick is not None and not self._kick.done():
             self._kick.set_result(None)  # the listener task LISTENs, then wakes this stream
         return subscription
 
@@ -195,17 +194,12 @@ class StreamHub:
                         self._check_pool()  # anything still idle from before the outage is dead
                     delay, failures = 0.1, 0
                     await self._receive(conn)
-            except asyncio.CancelledError:
-                self.listening.clear()
-                raise
             except (psycopg.Error, OSError) as error:
-                self.listening.clear()
                 if failures == 0:
                     log.warning("stream listener: database connection lost (%s); reconnecting", type(error).__name__)
                     self._check_pool()
                 failures += 1
             except Exception:
-                self.listening.clear()
                 log.exception("stream listener failed; restarting")
                 failures += 1
             await asyncio.sleep(delay)
@@ -227,13 +221,11 @@ class StreamHub:
         loop = asyncio.get_running_loop()
         pgconn = conn.pgconn
         conn.add_notify_handler(lambda notify: self._dispatch(notify.payload))
-        self._listening_on = False
         self.connected.set()
         try:
             while True:
-                if self.by_game and not self._listening_on:
+                if self.by_game and not self.listening.is_set():
                     await conn.execute(f"LISTEN {CHANNEL}")
-                    self._listening_on = True
                     self.listening.set()
                     self._wake_all()  # catch up on anything appended before LISTEN took effect
                 kick: asyncio.Future[None] = loop.create_future()  # a stream wants LISTEN, or the connection broke
@@ -261,14 +253,12 @@ class StreamHub:
                 if kick.done():
                     kick.result()  # raises if the connection broke
                     continue  # a stream opened: LISTEN
-                if self._listening_on and not self.by_game:
+                if self.listening.is_set() and not self.by_game:
                     await conn.execute(f"UNLISTEN {CHANNEL}")
-                    self._listening_on = False
                     self.listening.clear()
                 await conn.execute("SELECT 1")  # a dead connection raises here
         finally:
             self._kick = None
-            self._listening_on = False
             self.listening.clear()
             self.connected.clear()
 
