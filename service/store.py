@@ -38,6 +38,10 @@ class IdempotencyRace(Exception):
     """Another request with the same Idempotency-Key was stored first: nothing was written."""
 
 
+class DailyEntryTaken(Exception):
+    """The player already has an entry (a first game) for that date's daily deal: nothing was written."""
+
+
 def token_hash(token: str) -> bytes:
     return hashlib.sha256(token.encode()).digest()
 
@@ -234,25 +238,31 @@ class EventStore:
         on_create: OnCommit | None = None,
     ) -> None:
         """Insert the game row and its first events; ``on_create`` (the projections of a pool or
-        daily deal) runs in the same transaction."""
-        async with self.pool.connection() as conn, _transaction_if(conn, on_create is not None):
-            await conn.execute(
-                _CREATE,
-                {
-                    "id": game_id,
-                    "player_id": player_id,
-                    "ruleset_id": ruleset[0],
-                    "ruleset_version": ruleset[1],
-                    "deal": Jsonb(deal),
-                    "status": status,
-                    "version": events[-1].version,
-                    "snapshot": Json(snapshot),
-                    "now": now,
-                    "events": Jsonb(_event_rows(events)),
-                },
-            )
-            if on_create is not None:
-                await on_create(conn)
+        daily deal) runs in the same transaction. A second daily entry of a player for one date
+        (``games_daily_entry_key``) raises ``DailyEntryTaken``."""
+        try:
+            async with self.pool.connection() as conn, _transaction_if(conn, on_create is not None):
+                await conn.execute(
+                    _CREATE,
+                    {
+                        "id": game_id,
+                        "player_id": player_id,
+                        "ruleset_id": ruleset[0],
+                        "ruleset_version": ruleset[1],
+                        "deal": Jsonb(deal),
+                        "status": status,
+                        "version": events[-1].version,
+                        "snapshot": Json(snapshot),
+                        "now": now,
+                        "events": Jsonb(_event_rows(events)),
+                    },
+                )
+                if on_create is not None:
+                    await on_create(conn)
+        except pg_errors.UniqueViolation as error:
+            if error.diag.constraint_name == "games_daily_entry_key":
+                raise DailyEntryTaken() from None
+            raise
 
     async def load(self, game_id: uuid.UUID, token: str | None = None, key: str | None = None) -> Loaded:
         """The game's snapshot row, who the token belongs to and what the idempotency key stored."""

@@ -12,6 +12,7 @@ from litestar.response import Response
 
 from domain import parse_command
 
+from ..errors import Unauthorized
 from ..openapi import IDEMPOTENCY_KEY, IF_MATCH, header
 from ..problems import documented
 from ..schemas import EventPage, GameView, Hints, LegalMoves, MoveRequest, MoveResult, NewGame
@@ -19,6 +20,17 @@ from .common import bearer_token, etag, games_of, idempotency_key, if_match, par
 
 NDJSON = "application/x-ndjson"
 _GAME_ID = PathParameter(description="the game's id (a UUID)")
+# Reads are public, except a daily game's until its date (UTC) is over: then only its player's token.
+_READ_SECURITY: list[dict[str, list[str]]] = [{}, {"bearer": []}]
+
+
+def reader_token(request: Request[Any, Any, Any]) -> str | None:
+    """The bearer token a read came with, if any (a malformed one counts as none: most reads are
+    public, and a daily game in its date refuses a read without its player's token anyway)."""
+    try:
+        return bearer_token(request)
+    except Unauthorized:
+        return None
 
 
 class GameController(Controller):
@@ -45,11 +57,13 @@ class GameController(Controller):
         summary="The game view (ETag is its version; If-None-Match gives 304)",
         responses={
             304: ResponseSpec(data_container=None, description="If-None-Match named the current ETag: nothing changed"),
-            **documented(400, 404, 429, 503),
+            **documented(400, 401, 403, 404, 429, 503),
         },
+        security=_READ_SECURITY,
     )
     async def read(
         self,
+        request: Request[Any, Any, Any],
         state: State,
         game_id: Annotated[UUID, _GAME_ID],
         if_none_match: Annotated[
@@ -60,7 +74,7 @@ class GameController(Controller):
             ),
         ] = None,
     ) -> Response[GameView]:
-        view = await games_of(state).view(game_id)
+        view = await games_of(state).view(game_id, reader_token(request))
         tag = etag(view["version"])
         if if_none_match is not None and tag in {t.strip() for t in if_none_match.split(",")}:
             return Response(None, status_code=304, headers={"ETag": tag})
@@ -118,10 +132,13 @@ class GameController(Controller):
         "/{game_id:uuid}/legal-moves",
         operation_id="listLegalMoves",
         summary="Every legal move now, in the move format",
-        responses=documented(400, 404, 429, 503),
+        responses=documented(400, 401, 403, 404, 429, 503),
+        security=_READ_SECURITY,
     )
-    async def legal_moves(self, state: State, game_id: Annotated[UUID, _GAME_ID]) -> Response[LegalMoves]:
-        body = await games_of(state).legal_moves(game_id)
+    async def legal_moves(
+        self, request: Request[Any, Any, Any], state: State, game_id: Annotated[UUID, _GAME_ID]
+    ) -> Response[LegalMoves]:
+        body = await games_of(state).legal_moves(game_id, reader_token(request))
         return Response(body, headers={"ETag": etag(body["version"])})
 
     @get(
@@ -143,15 +160,16 @@ class GameController(Controller):
             ),
         ] = False,
     ) -> Response[Hints]:
-        body = await games_of(state).hints(game_id, solver, bearer_token(request) if solver else None)
+        body = await games_of(state).hints(game_id, solver, bearer_token(request) if solver else reader_token(request))
         return Response(body, headers={"ETag": etag(body["version"])})
 
     @get(
         "/{game_id:uuid}/events",
         operation_id="listEvents",
         summary="The event log (JSON pages, or application/x-ndjson by Accept); hidden cards withheld while playing",
-        responses=documented(400, 404, 429, 503),
+        responses=documented(400, 401, 403, 404, 429, 503),
         media_type=MediaType.JSON,
+        security=_READ_SECURITY,
     )
     async def events(
         self,
@@ -161,7 +179,7 @@ class GameController(Controller):
         after: Annotated[int, QueryParameter(ge=0, le=2**31 - 1, description="return events after this version")] = 0,
         limit: Annotated[int, QueryParameter(ge=1, le=1000, description="at most this many events")] = 100,
     ) -> Response[EventPage]:
-        page = await games_of(state).events(game_id, after, limit)
+        page = await games_of(state).events(game_id, after, limit, reader_token(request))
         if _wants_ndjson(request):
             lines = b"".join(msgspec.json.encode(event) + b"\n" for event in page["events"])
             return Response(lines, media_type=NDJSON)  # type: ignore[arg-type]
@@ -171,12 +189,13 @@ class GameController(Controller):
         "/{game_id:uuid}/states/{version:int}",
         operation_id="getGameState",
         summary="The game view as it was after that many events (a replay of the stored events)",
-        responses=documented(400, 404, 429, 503),
+        responses=documented(400, 401, 403, 404, 429, 503),
+        security=_READ_SECURITY,
     )
     async def state_at(
-        self, state: State, game_id: Annotated[UUID, _GAME_ID], version: Annotated[int, PathParameter(ge=1, le=2**31 - 1, description="a version of the game, 1 .. its current version")]
+        self, request: Request[Any, Any, Any], state: State, game_id: Annotated[UUID, _GAME_ID], version: Annotated[int, PathParameter(ge=1, le=2**31 - 1, description="a version of the game, 1 .. its current version")]
     ) -> Response[GameView]:
-        view = await games_of(state).state_at(game_id, version)
+        view = await games_of(state).state_at(game_id, version, reader_token(request))
         return Response(view, headers={"ETag": etag(view["version"])})
 
 
