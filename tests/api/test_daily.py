@@ -10,6 +10,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import date, timedelta
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -22,6 +23,7 @@ from service.pool import decode_line, load_pool
 from service.projections import rebuild_projections
 from service.settings import Settings
 
+from ..live import ServerProcess
 from .conftest import Clock, Player, play_line
 
 DAY = Clock.START.date()
@@ -332,3 +334,56 @@ def test_a_daily_request_while_the_deal_is_prepared_waits_for_it(clocked: httpx.
 def test_daily_dates_outside_the_window_are_400(clocked: httpx.Client, text: str) -> None:
     response = clocked.get(f"/deals/daily/{text}")
     assert response.status_code == 400 and response.json()["code"] == "invalid_request"
+
+
+def test_a_tampered_stored_log_loses_its_leaderboard_place(clocked: httpx.Client, clock: Clock, clean_database: str) -> None:
+    ann, bob = Player(clocked, "Ann"), Player(clocked, "Bob")
+    clocked.get("/deals/daily").raise_for_status()
+    line = stored_deal(clean_database, DAY).line
+    games = [player.new_game(deal={"daily": "today"}) for player in (ann, bob)]
+    play_line(ann, games[0]["id"], line)
+    clock.advance(minutes=1)
+    assert bob.move(games[1]["id"], {"type": "draw"}).status_code == 200
+    assert bob.move(games[1]["id"], {"type": "undo"}).status_code == 200
+    play_line(bob, games[1]["id"], line)
+    assert ranked(board(clocked, DAY)) == [("Ann", 1, None), ("Bob", 2, None)]
+    assert rebuild_projections(clean_database)["ranked"] == 2  # the logs as stored replay: nothing changes
+    assert ranked(board(clocked, DAY)) == [("Ann", 1, None), ("Bob", 2, None)]
+    with psycopg.connect(clean_database, autocommit=True) as conn:  # Ann's log: one card moved elsewhere
+        changed = conn.execute(
+            "UPDATE events SET data = jsonb_set(data, '{to}', to_jsonb(CASE WHEN data->>'to' = 'tableau-1' "
+            "THEN 'tableau-2' ELSE 'tableau-1' END)) WHERE game_id = %s AND version = (SELECT max(version) "
+            "FROM events WHERE game_id = %s AND type = 'CardsMoved' AND data->>'to' LIKE 'tableau-%%')",
+            (games[0]["id"], games[0]["id"]),
+        ).rowcount
+    assert changed == 1
+    counts = rebuild_projections(clean_database)
+    assert (counts["ranked"], counts["refused"]) == (1, 1)
+    assert ranked(board(clocked, DAY)) == [("Bob", 1, None), ("Ann", None, "unverified")]
+
+
+def test_two_server_processes_serve_the_same_daily_deal(clean_database: str, tmp_path: Path) -> None:
+    """Two uvicorn processes started together both prepare today's (and tomorrow's) deal at start:
+    whichever stores it first, both serve that one."""
+    servers = [ServerProcess(clean_database, tmp_path / f"{name}.log") for name in ("a", "b")]
+    try:
+        for server in servers:
+            server.wait_until_up()
+        answers = [httpx.get(f"{server.url}/deals/daily", timeout=30) for server in servers]
+        assert [a.status_code for a in answers] == [200, 200], [a.text for a in answers]
+        assert answers[0].json() == answers[1].json()
+        tables = []
+        for server in servers:
+            player = httpx.post(f"{server.url}/players", json={"name": "Ann"}).json()
+            game = httpx.post(f"{server.url}/games", json={"deal": {"daily": "today"}},
+                              headers={"Authorization": f"Bearer {player['token']}"}, timeout=30)
+            assert game.status_code == 201, game.text
+            tables.append(game.json()["table"])
+        assert tables[0] == tables[1]
+        today = date.fromisoformat(answers[0].json()["date"])
+        with psycopg.connect(clean_database) as conn:
+            days = [row[0] for row in conn.execute("SELECT day FROM daily_deals ORDER BY day")]
+        assert days[0] == today and len(days) == len(set(days)) <= 2
+    finally:
+        for server in servers:
+            server.stop()
