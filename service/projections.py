@@ -228,10 +228,13 @@ def game_finished(finish: Finish) -> OnCommit:
         if day is not None:  # verified before the stats rows are locked: they stay locked briefly
             rows: list[Any] = []
             stored: DailyDeal | None = None
+            practiced = False
             if finish.record:  # only a win that could be ranked needs its log replayed
+                practice = await conn.execute(_PRACTICED, (finish.player_id, day.isoformat(), finish.finished_at))
+                practiced = bool((await practice.fetchone() or (False,))[0])
                 rows = await (await conn.execute(_STORED_LOG, (finish.game_id,))).fetchall()  # with this move's
                 stored = await read_deal(conn, day)
-            entry = leaderboard_entry(finish, day, rows, stored)
+            entry = leaderboard_entry(finish, day, rows, stored, practiced)
         await conn.execute(_FINISHED, params)
         if entry is not None:
             await conn.execute(_LIST, entry)
@@ -239,24 +242,34 @@ def game_finished(finish: Finish) -> OnCommit:
     return run
 
 
-UNRANKED = ("not-won", "assisted", "unverified", "late")
-"""Why an entry has no rank: not a win (stalled, resigned); a solver hint was used; its stored log
-does not replay through the rules to a win on the stored deal of that date; won after the date
-was over (its deck was public by then)."""
+# Whether the player dealt a practice game of the date before their entry ended.
+_PRACTICED = """
+SELECT EXISTS (SELECT 1 FROM games WHERE player_id = %s AND deal->>'source' = 'daily' AND deal->>'daily' = %s
+               AND deal->>'practice' = 'true' AND started_at < %s)
+"""
+
+UNRANKED = ("not-won", "assisted", "practiced", "unverified", "late")
+"""Why an entry has no rank: not a win (stalled, resigned); a solver hint was used; the player
+dealt a practice game of the deal before the entry ended (and could try the deck out there); its
+stored log does not replay through the rules to a win on the stored deal of that date; won after
+the date was over (its deck was public by then)."""
 
 
 def leaderboard_entry(
-    finish: Finish, day: date, rows: Sequence[Sequence[Any]], stored: DailyDeal | None
+    finish: Finish, day: date, rows: Sequence[Sequence[Any]], stored: DailyDeal | None, practiced: bool
 ) -> tuple[Any, ...]:
     """The leaderboard row of a player's finished daily entry (``_ENTRY_COLUMNS``); ``rows`` is
-    its stored log ``[(version, type, data, recorded_at), ...]``, needed only for an unassisted
-    win, and ``stored`` the date's deal. Both paths (incremental, rebuild) decide here."""
+    its stored log ``[(version, type, data, recorded_at), ...]`` and ``stored`` the date's deal,
+    both needed only for an unassisted win, as is ``practiced``. Both paths (incremental,
+    rebuild) decide here."""
     unranked: str | None = None
     moves, seconds, finished_at = finish.moves, finish.seconds, finish.finished_at
     if not finish.won:
         unranked = "not-won"
     elif finish.assisted:
         unranked = "assisted"
+    elif practiced:
+        unranked = "practiced"
     else:
         try:
             win = verify_daily_win(rows, stored)
@@ -404,6 +417,7 @@ class _Rebuild:
     finishes: list[tuple[datetime, int, Finish, list[tuple[int, str, Any, datetime]]]] = field(default_factory=list)
     deals: dict[tuple[str, int], list[int]] = field(default_factory=dict)  # [plays, wins]
     days: dict[date, list[int]] = field(default_factory=dict)
+    practice_started: dict[tuple[uuid.UUID, date], datetime] = field(default_factory=dict)  # the first, per player
 
     def game(
         self, game_id: uuid.UUID, player_id: uuid.UUID, deal: Mapping[str, Any], rows: list[tuple[int, int, str, Any, datetime]]
@@ -426,6 +440,9 @@ class _Rebuild:
             self.deals.setdefault((dealt.ruleset_id, number), [0, 0])[0] += 1
         if day is not None:
             self.days.setdefault(day, [0, 0])[0] += 1
+            if source.get("practice") is True:
+                key = (player_id, day)
+                self.practice_started[key] = min(rows[0][4], self.practice_started.get(key, rows[0][4]))
         if state.playing:
             return
         finish = Finish(
@@ -449,7 +466,9 @@ class _Rebuild:
             if finish.won and day is not None:
                 self.days.setdefault(day, [0, 0])[1] += 1
             if day is not None and is_entry(source):
-                board.append(leaderboard_entry(finish, day, log_rows, self.dailies.get(day)))
+                first_practice = self.practice_started.get((finish.player_id, day))
+                practiced = first_practice is not None and first_practice < finish.finished_at
+                board.append(leaderboard_entry(finish, day, log_rows, self.dailies.get(day), practiced))
         _copy(
             conn,
             "player_stats (player_id, ruleset_id, played, won, current_streak, best_streak, fewest_moves, fastest_seconds, undos)",

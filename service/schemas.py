@@ -308,9 +308,10 @@ class LeaderboardEntry(Body):
     status: Literal["won", "stalled", "resigned"]
     assisted: Annotated[bool, Meta(description="a solver hint was used: never ranked")]
     unranked: Annotated[
-        Literal["not-won", "assisted", "unverified", "late"],
-        Meta(description="why the entry has no rank: not a win; a solver hint; its stored event log does not "
-             "replay through the rules to a win on that date's deal; won after the date was over"),
+        Literal["not-won", "assisted", "practiced", "unverified", "late"],
+        Meta(description="why the entry has no rank: not a win; a solver hint; a practice game of the deal was "
+             "dealt before the entry ended; its stored event log does not replay through the rules to a win on "
+             "that date's deal; won after the date was over"),
     ] | None
     moves: Annotated[int, Meta(description="the game's moveCount")]
     seconds: Annotated[float, Meta(description="from the deal to the game's last move")]

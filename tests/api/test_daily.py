@@ -146,23 +146,40 @@ def test_two_players_daily_games_and_the_leaderboard_across_a_date_change(
     assert (today_board["date"], today_board["entries"], today_board["closed"]) == (after["date"], [], False)
 
 
-def test_a_second_game_of_the_same_daily_deal_is_practice(clocked: httpx.Client, clean_database: str) -> None:
-    ann = Player(clocked, "Ann")
+def test_a_second_game_of_the_same_daily_deal_is_practice(clocked: httpx.Client, clock: Clock, clean_database: str) -> None:
+    ann, bob, cid = Player(clocked, "Ann"), Player(clocked, "Bob"), Player(clocked, "Cid")
     entry = ann.new_game(deal={"daily": "today"})
     again = ann.new_game(deal={"daily": "today"})
     assert entry["deal"]["practice"] is False and again["deal"]["practice"] is True
     assert clocked.get(f"/games/{again['id']}", headers=ann.auth).json()["deal"]["practice"] is True
     # The practice game is won; the entry resigned: the board lists the entry, unranked.
-    assert play_line(ann, again["id"], stored_deal(clean_database, DAY).line)["game"]["status"] == "won"
+    line = stored_deal(clean_database, DAY).line
+    assert play_line(ann, again["id"], line)["game"]["status"] == "won"
+    clock.advance(seconds=1)
     assert ann.move(entry["id"], {"type": "resign"}).status_code == 200
-    assert ranked(board(clocked, DAY)) == [("Ann", None, "not-won")]
+    # Bob tries the deck out in a practice game while his entry is still in progress: his win is
+    # not ranked. Cid practises only after his entry has ended: his win keeps its rank.
+    bobs = [bob.new_game(deal={"daily": "today"})]
+    clock.advance(seconds=1)
+    bobs.append(bob.new_game(deal={"daily": "today"}))
+    clock.advance(seconds=1)
+    assert play_line(bob, bobs[0]["id"], line)["game"]["status"] == "won"
+    cids = [cid.new_game(deal={"daily": "today"})]
+    clock.advance(seconds=1)
+    assert play_line(cid, cids[0]["id"], line)["game"]["status"] == "won"
+    clock.advance(seconds=1)
+    cids.append(cid.new_game(deal={"daily": "today"}))
+    assert [g["deal"]["practice"] for g in bobs + cids] == [False, True, False, True]
+    assert ranked(board(clocked, DAY)) == [("Cid", 1, None), ("Ann", None, "not-won"), ("Bob", None, "practiced")]
+    assert rebuild_projections(clean_database)["ranked"] == 1
+    assert ranked(board(clocked, DAY)) == [("Cid", 1, None), ("Ann", None, "not-won"), ("Bob", None, "practiced")]
     daily = clocked.get("/deals/daily").json()
-    assert (daily["plays"], daily["wins"]) == (2, 1)
+    assert (daily["plays"], daily["wins"]) == (6, 3)
     # Wherever games are listed, the practice game says so.
     listed = {g["id"]: g["deal"] for g in clocked.get(f"/players/{ann.id}/games").json()["games"]}
     assert listed == {entry["id"]: entry["deal"], again["id"]: again["deal"]}
     sources = {s["source"]: s for s in clocked.get("/stats").json()["sources"]}
-    assert (sources["daily"]["played"], sources["daily"]["won"], sources["pool"]["played"]) == (2, 1, 0)
+    assert (sources["daily"]["played"], sources["daily"]["won"], sources["pool"]["played"]) == (4, 3, 0)
 
 
 def _keys(value: Any) -> Iterator[str]:
