@@ -167,16 +167,23 @@ class DailyDeals:
 
     async def _keep_ready(self) -> None:
         while True:
-            today = self.clock().date()
-            for day in (today, today + timedelta(days=1)):
-                try:
-                    if await self.stored(day) is None:
-                        await self.preparation(day)
-                except asyncio.CancelledError:
-                    raise
-                except Exception as error:  # the database is away, say: the next round tries again
-                    log.warning("daily deal of %s not prepared ahead: %r", day, error)
+            await self.prepare_ahead()
             await asyncio.sleep(AHEAD_INTERVAL_SECONDS)
+
+    async def prepare_ahead(self) -> list[date]:
+        """Prepare today's and tomorrow's deals if they are not stored yet; the dates stored now."""
+        today = self.clock().date()
+        ready = []
+        for day in (today, today + timedelta(days=1)):
+            try:
+                if await self.stored(day) is None:
+                    await self.preparation(day)
+                ready.append(day)
+            except asyncio.CancelledError:
+                raise
+            except Exception as error:  # the database is away, say: the next round tries again
+                log.warning("daily deal of %s not prepared ahead: %r", day, error)
+        return ready
 
     async def close(self) -> None:
         tasks = [task for task in (self._ahead, *self._preparing.values()) if task is not None]

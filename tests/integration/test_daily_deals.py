@@ -80,6 +80,29 @@ async def test_a_request_while_the_deal_is_prepared_gets_503_with_retry_after(cl
         assert len(solved) == prepared.candidate + 1  # each candidate once, though asked twice
 
 
+async def test_today_and_tomorrow_are_prepared_ahead_and_few_dates_at_once(clean_database: str) -> None:
+    async with server_process(clean_database, 4, clock=clock) as games:
+        assert await games.daily.prepare_ahead() == [DAY, DAY + timedelta(days=1)]
+        assert [row[0] for row in stored_rows(clean_database)] == [DAY, DAY + timedelta(days=1)]
+        assert await games.daily.prepare_ahead() == [DAY, DAY + timedelta(days=1)]  # stored: nothing to do
+
+        released = asyncio.Event()
+
+        async def stuck(ruleset: Ruleset, seed: int) -> Proof:
+            await released.wait()
+            return Proof("lost", None, 1)
+
+        games.daily.prover = stuck
+        past = [DAY - timedelta(days=n) for n in range(1, 6)]
+        for day in past[:4]:
+            games.daily.preparation(day)
+        with pytest.raises(Unavailable) as refused:
+            games.daily.preparation(past[4])
+        assert refused.value.status == 503 and "being prepared" in refused.value.detail
+        await games.daily.close()  # cancels what is in flight
+        assert [row[0] for row in stored_rows(clean_database)] == [DAY, DAY + timedelta(days=1)]
+
+
 async def test_a_candidate_is_stored_only_with_a_line_that_wins_through_the_rules(clean_database: str) -> None:
     tried: list[int] = []
 
