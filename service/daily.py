@@ -20,7 +20,8 @@ import hmac
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, time as clock_time, timedelta
+from datetime import UTC, date, datetime, timedelta
+from datetime import time as clock_time
 from typing import Any
 
 from domain import MAX_SEED, Ruleset, Status, deal, get_ruleset, initial_state, replay_commands, shuffled_deck

@@ -63,7 +63,6 @@ from domain import (
     evolve,
     initial_state,
     replay,
-    shuffled_deck,
 )
 from domain.cards import codes
 from domain.codec import event_from_data

@@ -35,8 +35,8 @@ import psycopg
 
 from domain.codec import snapshot_to_state
 
-from .errors import RateLimited, Unavailable
 from .daily import reveals_hidden_cards
+from .errors import RateLimited, Unavailable
 from .games import public_event, utc_now, view_of
 from .settings import Settings
 from .store import DatabaseDown, EventStore, GameRow
