@@ -224,7 +224,8 @@ class DailyDeal(Body):
     and nothing here (or anywhere) names its seed; its deck shows only as it is played."""
 
     date: DayText
-    ruleset: RulesetRef
+    ruleset: Annotated[str, Meta(description="the ruleset id the deal is played under (API.md: 'open-runs')")]
+    ruleset_version: Annotated[int, Meta(description="the version of that ruleset the deal's games are dealt under")]
     verified: Annotated[
         bool,
         Meta(description="always true: a daily deal is served only once the solver has won it and its winning line "
@@ -320,7 +321,8 @@ class LeaderboardEntry(Body):
 
 class Leaderboard(Body):
     date: DayText
-    ruleset: Annotated[RulesetRef, Meta(description="the daily deal's; null if none was made for that date")] | None
+    ruleset: Annotated[str, Meta(description="the daily deal's ruleset id; null if no deal was made for that date")] | None
+    ruleset_version: Annotated[int, Meta(description="its version; null with the ruleset")] | None
     closes_at: Annotated[datetime, Meta(description="the end of the date (UTC): from then on no entry can gain a rank")]
     closed: Annotated[bool, Meta(description="the date is over: the ranks are final")]
     entries: Annotated[

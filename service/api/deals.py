@@ -105,7 +105,8 @@ class DealController(Controller):
         entries = await projections.leaderboard(games.store.pool, chosen, limit)
         return msgspec.convert(
             {"date": chosen.isoformat(),
-             "ruleset": None if stored is None else {"id": stored.ruleset.id, "version": stored.ruleset.version},
+             "ruleset": None if stored is None else stored.ruleset.id,
+             "rulesetVersion": None if stored is None else stored.ruleset.version,
              "closesAt": closes_at(chosen), "closed": is_over(chosen, now), "entries": entries},
             Leaderboard,
         )
@@ -117,7 +118,7 @@ class DealController(Controller):
         deal = await games.daily.deal(chosen)
         plays, wins = await projections.daily_figures(games.store.pool, chosen)
         return DailyDeal(
-            date=chosen.isoformat(), ruleset=_ref(deal.ruleset.id, deal.ruleset.version), verified=True,
+            date=chosen.isoformat(), ruleset=deal.ruleset.id, ruleset_version=deal.ruleset.version, verified=True,
             line_length=deal.line_length, verified_at=deal.verified_at, closes_at=deal.closes_at, plays=plays, wins=wins,
         )
 

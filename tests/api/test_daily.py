@@ -69,8 +69,10 @@ def test_the_daily_deal_is_stored_proven_and_named_only_by_its_date(clocked: htt
     response = clocked.get("/deals/daily")
     assert response.status_code == 200, response.text
     daily = response.json()
-    assert set(daily) == {"date", "ruleset", "verified", "lineLength", "verifiedAt", "closesAt", "plays", "wins"}
-    assert (daily["date"], daily["ruleset"], daily["verified"]) == (DAY.isoformat(), {"id": "open-runs", "version": 1}, True)
+    assert set(daily) == {
+        "date", "ruleset", "rulesetVersion", "verified", "lineLength", "verifiedAt", "closesAt", "plays", "wins",
+    }
+    assert (daily["date"], daily["ruleset"], daily["rulesetVersion"], daily["verified"]) == (DAY.isoformat(), "open-runs", 1, True)
     assert daily["closesAt"].startswith((DAY + timedelta(days=1)).isoformat() + "T00:00:00")
     assert clocked.get(f"/deals/daily/{DAY}").json() == daily
     assert clocked.get("/deals/daily/today").json() == daily
@@ -118,7 +120,7 @@ def test_two_players_daily_games_and_the_leaderboard_across_a_date_change(
     still_playing = dan.new_game(deal={"daily": "today"})
 
     during = board(clocked, DAY)
-    assert (during["date"], during["closed"], during["ruleset"]) == (DAY.isoformat(), False, {"id": "open-runs", "version": 1})
+    assert (during["date"], during["closed"], during["ruleset"], during["rulesetVersion"]) == (DAY.isoformat(), False, "open-runs", 1)
     assert ranked(during) == [("Ann", 1, None), ("Bob", 2, None), ("Cid", None, "not-won")]  # Dan and Eve still play
     assert [e["moves"] for e in during["entries"][:2]] == [len(line), len(line) + 4]
     assert during["entries"][0]["seconds"] == 5 * 60 and during["entries"][0]["game"] == first["id"]

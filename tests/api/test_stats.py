@@ -143,7 +143,7 @@ def test_the_daily_leaderboard_ranks_verified_unassisted_wins(
     board = client.get(f"/deals/daily/{day}/leaderboard")
     assert board.status_code == 200, board.text
     body = board.json()
-    assert (body["date"], body["ruleset"], body["closed"]) == (day, {"id": "open-runs", "version": 1}, False)
+    assert (body["date"], body["ruleset"], body["rulesetVersion"], body["closed"]) == (day, "open-runs", 1, False)
     assert "pool" not in body
     entries = body["entries"]
     # ... but only wins whose stored log replays through the rules are ranked: not Dan's, not Eve's.
@@ -160,7 +160,7 @@ def test_the_daily_leaderboard_ranks_verified_unassisted_wins(
     tomorrow = (Clock.START.date() + timedelta(days=1)).isoformat()
     assert client.get(f"/deals/daily/{tomorrow}/leaderboard").json()["code"] == "invalid_request"
     old = client.get("/deals/daily/2020-01-01/leaderboard").json()
-    assert (old["entries"], old["ruleset"], old["closed"]) == ([], None, True)
+    assert (old["entries"], old["ruleset"], old["rulesetVersion"], old["closed"]) == ([], None, None, True)
 
     # A forged win: Fay resigns, then her GameResigned becomes a GameWon and her row is ranked by
     # hand. The rebuild replays every log through the rules and ranks the same three.
