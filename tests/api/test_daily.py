@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import date, timedelta
@@ -14,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import psutil  # type: ignore[import-untyped, unused-ignore]
 import psycopg
 import pytest
 
@@ -403,6 +405,30 @@ def test_two_server_processes_serve_the_same_daily_deal(clean_database: str, tmp
         with psycopg.connect(clean_database) as conn:
             days = [row[0] for row in conn.execute("SELECT day FROM daily_deals ORDER BY day")]
         assert days[0] == today and len(days) == len(set(days)) <= 2
+        # Each server proved deals in a worker process of its own: they end with their server.
+        workers = [child for server in servers for child in psutil.Process(server.process.pid).children(recursive=True)]
+        assert workers
     finally:
         for server in servers:
             server.stop()
+    gone, alive = psutil.wait_procs(workers, timeout=10)
+    assert alive == [], f"worker processes outlived their server: {alive}"
+
+
+def test_a_server_stopped_while_it_proves_a_deal_leaves_no_worker_behind(clean_database: str, tmp_path: Path) -> None:
+    """Stopped right after start, the server is still proving today's or tomorrow's deal in its
+    worker process (uvicorn re-raises SIGTERM after shutting down, which skips the executor's own
+    clean-up): the worker must end with it all the same."""
+    server = ServerProcess(clean_database, tmp_path / "server.log")
+    try:
+        server.wait_until_up()
+        deadline = time.monotonic() + 20
+        workers: list[psutil.Process] = []
+        while not workers and time.monotonic() < deadline:
+            workers = psutil.Process(server.process.pid).children(recursive=True)
+            time.sleep(0.01)
+        assert workers, "the server started no worker to prove its daily deals"
+    finally:
+        server.stop()
+    gone, alive = psutil.wait_procs(workers, timeout=10)
+    assert alive == [], f"worker processes outlived their server: {alive}"
