@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from datetime import datetime
 from typing import Any
 
 from litestar import Litestar, Request
@@ -16,13 +17,15 @@ from .api.common import check_json_body, check_parameters
 from .api.deals import DealController
 from .api.games import GameController
 from .api.health import health
+from .api.lessons import LessonController
 from .api.players import PlayerController
+from .api.races import RaceController
 from .api.rulesets import RulesetController
 from .api.stats import player_stats, stats
 from .api.streams import StreamController
 from .database import libpq_url
 from .errors import UnsupportedMediaType
-from .games import Games
+from .games import Games, utc_now
 from .limits import install_rate_limits
 from .openapi import RequestSchemaPlugin
 from .problems import EXCEPTION_HANDLERS
@@ -43,7 +46,9 @@ async def _require_json(request: Request[Any, Any, Any]) -> None:
         check_json_body(await request.body())  # duplicate names, runaway nesting: 400
 
 
-def create_app(settings: Settings) -> Litestar:
+def create_app(settings: Settings, clock: Callable[[], datetime] = utc_now) -> Litestar:
+    """The app; ``clock`` is the service's one clock (games' times, daily dates, race deadlines),
+    injected by tests."""
     if not settings.database_url:
         raise ValueError("create_app needs settings.database_url")
     pool = open_pool(
@@ -61,7 +66,7 @@ def create_app(settings: Settings) -> Litestar:
         for warning in settings.warnings():
             log.warning("canfield: %s", warning)
         await pool.open(wait=False)
-        app.state.games = games = Games(store, settings)
+        app.state.games = games = Games(store, settings, clock)
         app.state.streams = streams
         await streams.start()
         try:
@@ -73,7 +78,10 @@ def create_app(settings: Settings) -> Litestar:
             await pool.close()
 
     app = Litestar(
-        route_handlers=[PlayerController, RulesetController, GameController, StreamController, DealController, player_stats, stats, health],
+        route_handlers=[
+            PlayerController, RulesetController, GameController, StreamController, DealController, player_stats, stats,
+            health, LessonController, RaceController,  # races branch: the last two
+        ],
         lifespan=[lifespan],
         exception_handlers=EXCEPTION_HANDLERS,
         plugins=[RequestSchemaPlugin()],

@@ -11,6 +11,7 @@ import asyncio
 import base64
 import dataclasses
 import hashlib
+import logging
 import random
 import secrets
 import uuid
@@ -54,7 +55,10 @@ from . import projections
 from .batching import AppendBatcher, WriteAlone
 from .deals import daily_deal, parse_day, pool_number, pool_of, random_pool_number
 from .errors import BadRequest, Forbidden, NotFound, Unauthorized, Unavailable, VersionConflict
+from .lessons import lesson_deal, lesson_progress, lesson_ruleset_id
 from .pool import load_pool
+from .race_store import RaceStore
+from .races import Races, race_of
 from .schemas import DealRequest, NewGame
 from .settings import Settings
 from .solving import SolverPool
@@ -70,6 +74,7 @@ from .store import (
 )
 
 JSON = dict[str, Any]
+log = logging.getLogger("canfield")
 
 
 def utc_now() -> datetime:
@@ -99,7 +104,9 @@ class _Current:
         return cls(row.id, row.player_id, row.deal, row.started_at, row.finished_at, state, confirmed)
 
     def view(self) -> JSON:
-        return view_of(self.id, self.player_id, self.deal, self.started_at, self.finished_at, self.state)
+        # A race game's reply never shows hidden cards, even the one that ends it (races branch).
+        withhold = race_of(self.deal) is not None
+        return view_of(self.id, self.player_id, self.deal, self.started_at, self.finished_at, self.state, withhold)
 
 
 class TokenCache:
@@ -126,10 +133,11 @@ class Played:
 
 
 def view_of(game_id: uuid.UUID | str, player_id: uuid.UUID | str, deal_source: JSON, started_at: Any,
-            finished_at: Any, state: GameState) -> JSON:
-    """The API's game view: the domain's part plus who, where from and when."""
-    domain_view = game_view(state)
-    return {
+            finished_at: Any, state: GameState, withhold: bool = False) -> JSON:
+    """The API's game view: the domain's part plus who, where from and when. ``withhold``: hidden
+    cards stay hidden even if the game has ended (a race game while its race is on)."""
+    domain_view = game_view(state, withhold)
+    view = {
         "id": str(game_id),
         "player": str(player_id),
         "ruleset": domain_view["ruleset"],
@@ -144,6 +152,10 @@ def view_of(game_id: uuid.UUID | str, player_id: uuid.UUID | str, deal_source: J
         "finishedAt": finished_at,
         "table": domain_view["table"],
     }
+    lesson = lesson_progress(state)  # races branch: lesson games
+    if lesson is not None:
+        view["lesson"] = lesson
+    return view
 
 
 def cursor_of(started_at: datetime, game_id: uuid.UUID) -> str:
@@ -178,6 +190,7 @@ class Games:
         self.batcher = AppendBatcher(store, settings.move_batch_max)
         # one lock per game being written to in this process (gone when nobody holds or awaits it)
         self._writing: weakref.WeakValueDictionary[uuid.UUID, asyncio.Lock] = weakref.WeakValueDictionary()
+        self.races = Races(RaceStore(store.pool), clock, self.authenticate, self._deal)  # races branch
 
     # ------------------------------------------------------------ players
 
@@ -236,7 +249,10 @@ class Games:
 
     async def create_game(self, token: str | None, request: NewGame) -> JSON:
         player_id = await self.authenticate(token)
-        ruleset = get_ruleset(DEFAULT_RULESET_ID if request.ruleset is None else request.ruleset)  # "" is unknown
+        ruleset_id = request.ruleset
+        if ruleset_id is None:  # a lesson is played under its own ruleset (classic)
+            ruleset_id = lesson_ruleset_id(None if request.deal is None else request.deal.lesson) or DEFAULT_RULESET_ID
+        ruleset = get_ruleset(ruleset_id)  # "" is unknown
         deck, source = self._deal(ruleset, request.deal)
         first = deal(ruleset, deck, source)
         state = initial_state(first)
@@ -262,7 +278,9 @@ class Games:
             name: value for name, value in msgspec.structs.asdict(request).items() if value is not None
         }
         if len(given) > 1:
-            raise BadRequest(f"a deal names one source: seed, deck, pool or daily, not {' and '.join(sorted(given))}")
+            raise BadRequest(f"a deal names one source: seed, deck, pool, daily or lesson, not {' and '.join(sorted(given))}")
+        if "lesson" in given:
+            return lesson_deal(ruleset, given["lesson"])
         if "deck" in given:
             return parse_deck(given["deck"]), {"source": "deck"}
         if "daily" in given:
@@ -286,9 +304,17 @@ class Games:
             raise NotFound(f"no game {game_id}")
         return game, snapshot_to_state(game.snapshot)
 
-    async def view(self, game_id: uuid.UUID) -> JSON:
+    async def readable(self, game: GameRow, token: str | None) -> bool:
+        """The race rule (races branch): while its race runs, a race game answers only to its player
+        (Forbidden for anyone else). Returns whether its hidden cards stay hidden even if it has ended."""
+        if race_of(game.deal) is None:
+            return False
+        return await self.races.guard(game, token)
+
+    async def view(self, game_id: uuid.UUID, token: str | None = None) -> JSON:
         game, state = await self._game(game_id)
-        return view_of(game.id, game.player_id, game.deal, game.started_at, game.finished_at, state)
+        withhold = await self.readable(game, token)
+        return view_of(game.id, game.player_id, game.deal, game.started_at, game.finished_at, state, withhold)
 
     async def play(
         self,
@@ -389,7 +415,7 @@ class Games:
                         idempotency_key=idempotency_key,
                         request_hash=request_hash,
                         response=body if idempotency_key else None,
-                        on_finish=None if state.playing else projections.game_finished(
+                        on_finish=None if state.playing or not projections.counted(game.deal) else projections.game_finished(
                             projections.Finish(
                                 game.id, game.player_id, state.ruleset.id, game.deal, state.status.value,
                                 state.move_count, state.undo_count, state.assisted, game.started_at, finished_at or now,
@@ -407,8 +433,21 @@ class Games:
             except IdempotencyRace:
                 continue  # the next load returns what the first request with this key stored
             self._remember(after)
+            if not state.playing:
+                await self._game_ended(game.deal)
             return Played(body, state.version, False)
         raise Unavailable("the game is changing too fast to apply this move now; try again")
+
+    async def _game_ended(self, deal_source: JSON) -> None:
+        """A race game has ended: its race may be over now (races branch). The move is already
+        committed, so a failure here is only logged: the next look at the race finishes it."""
+        race_id = race_of(deal_source)
+        if race_id is None:
+            return
+        try:
+            await self.races.settle(race_id)
+        except Exception as error:
+            log.warning("race %s: not settled after its game ended (%r); the next request will", race_id, error)
 
     async def _append_batched(self, move: PendingAppend) -> None:
         """Group commit (service.batching); a move its batch could not write is written alone."""
@@ -430,21 +469,24 @@ class Games:
         if len(self.cache) > self.settings.game_cache_size:
             del self.cache[next(iter(self.cache))]  # the least recently written game
 
-    async def legal_moves(self, game_id: uuid.UUID) -> JSON:
-        _, state = await self._game(game_id)
+    async def legal_moves(self, game_id: uuid.UUID, token: str | None = None) -> JSON:
+        game, state = await self._game(game_id)
+        await self.readable(game, token)
         return {"version": state.version, "moves": [command_to_api(m) for m in legal_moves(state)]}
 
     async def hints(self, game_id: uuid.UUID, solver: bool = False, token: str | None = None) -> JSON:
         """Ranked heuristic hints; with ``solver`` also the next move of a winning line, which
         marks the game assisted (an event), so only the game's player may ask for it."""
         if not solver:
-            _, state = await self._game(game_id)
+            game, state = await self._game(game_id)
+            await self.readable(game, token)
             return {"version": state.version, "hints": [{"move": command_to_api(h.move), "reason": h.reason} for h in hints(state)]}
         if token is None:
             raise Unauthorized("solver hints mark the game assisted: they need the player's bearer token")
         game, state = await self._game(game_id)
         if await self.authenticate(token) != game.player_id:
             raise Forbidden("this game belongs to another player")
+        await self.readable(game, token)
         if not state.playing:
             raise GameOver(f"the game is over ({state.status.value})")
         result, move = await self.solver.next_move(state_to_snapshot(state), self.settings.solver_hint_seconds)
@@ -455,11 +497,11 @@ class Games:
             "solver": {"result": result, "move": move},
         }
 
-    async def events(self, game_id: uuid.UUID, after: int, limit: int) -> JSON:
+    async def events(self, game_id: uuid.UUID, after: int, limit: int, token: str | None = None) -> JSON:
         game = await self.store.load_game(game_id)
         if game is None:
             raise NotFound(f"no game {game_id}")
-        over = game.finished_at is not None
+        over = game.finished_at is not None and not await self.readable(game, token)
         rows = await self.store.read_events(game_id, after, limit)
         last = rows[-1].version if rows else after
         return {
@@ -467,16 +509,17 @@ class Games:
             "nextAfter": last if last < game.version else None,
         }
 
-    async def state_at(self, game_id: uuid.UUID, version: int) -> JSON:
+    async def state_at(self, game_id: uuid.UUID, version: int, token: str | None = None) -> JSON:
         game = await self.store.load_game(game_id)
         if game is None:
             raise NotFound(f"no game {game_id}")
+        withhold = await self.readable(game, token)
         if not 1 <= version <= game.version:
             raise NotFound(f"game {game_id} has versions 1 to {game.version}, not {version}")
         rows = await self.store.read_events_upto(game_id, version)
         state = replay(_decoded(rows))
         finished_at = game.finished_at if not state.playing else None
-        return view_of(game.id, game.player_id, game.deal, game.started_at, finished_at, state)
+        return view_of(game.id, game.player_id, game.deal, game.started_at, finished_at, state, withhold)
 
 
 def _decoded(rows: list[StoredEvent]) -> list[Event]:

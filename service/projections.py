@@ -117,6 +117,11 @@ class Finish:
         return self.won and not self.assisted
 
 
+def counted(deal: Mapping[str, Any]) -> bool:
+    """Whether a game counts in the stats at all: lesson games never do (API.md, Lessons)."""
+    return deal.get("source") != "lesson"
+
+
 def pool_number_of(deal: Mapping[str, Any]) -> int | None:
     """The pool deal a game was dealt from (as a pool or a daily deal), if any."""
     if deal.get("source") in ("pool", "daily") and isinstance(deal.get("pool"), int):
@@ -401,6 +406,8 @@ class _Rebuild:
             return
         assert isinstance(dealt, GameDealt)
         source = dict(dealt.source)
+        if not counted(source):
+            return
         number = pool_number_of(source)
         day = daily_day_of(source)
         if number is not None:

@@ -15,10 +15,12 @@ from domain import parse_command
 from ..openapi import IDEMPOTENCY_KEY, IF_MATCH, header
 from ..problems import documented
 from ..schemas import EventPage, GameView, Hints, LegalMoves, MoveRequest, MoveResult, NewGame
-from .common import bearer_token, etag, games_of, idempotency_key, if_match, parse_body
+from .common import bearer_token, etag, games_of, idempotency_key, if_match, optional_bearer, parse_body
 
 NDJSON = "application/x-ndjson"
 _GAME_ID = PathParameter(description="the game's id (a UUID)")
+# A race game answers only to its player while the race runs (races branch): reads take a token.
+_RACE_READ: list[dict[str, list[str]]] = [{}, {"bearer": []}]
 
 
 class GameController(Controller):
@@ -45,11 +47,13 @@ class GameController(Controller):
         summary="The game view (ETag is its version; If-None-Match gives 304)",
         responses={
             304: ResponseSpec(data_container=None, description="If-None-Match named the current ETag: nothing changed"),
-            **documented(400, 404, 429, 503),
+            **documented(400, 401, 403, 404, 429, 503),
         },
+        security=_RACE_READ,
     )
     async def read(
         self,
+        request: Request[Any, Any, Any],
         state: State,
         game_id: Annotated[UUID, _GAME_ID],
         if_none_match: Annotated[
@@ -60,7 +64,7 @@ class GameController(Controller):
             ),
         ] = None,
     ) -> Response[GameView]:
-        view = await games_of(state).view(game_id)
+        view = await games_of(state).view(game_id, optional_bearer(request))
         tag = etag(view["version"])
         if if_none_match is not None and tag in {t.strip() for t in if_none_match.split(",")}:
             return Response(None, status_code=304, headers={"ETag": tag})
@@ -118,10 +122,13 @@ class GameController(Controller):
         "/{game_id:uuid}/legal-moves",
         operation_id="listLegalMoves",
         summary="Every legal move now, in the move format",
-        responses=documented(400, 404, 429, 503),
+        responses=documented(400, 401, 403, 404, 429, 503),
+        security=_RACE_READ,
     )
-    async def legal_moves(self, state: State, game_id: Annotated[UUID, _GAME_ID]) -> Response[LegalMoves]:
-        body = await games_of(state).legal_moves(game_id)
+    async def legal_moves(
+        self, request: Request[Any, Any, Any], state: State, game_id: Annotated[UUID, _GAME_ID]
+    ) -> Response[LegalMoves]:
+        body = await games_of(state).legal_moves(game_id, optional_bearer(request))
         return Response(body, headers={"ETag": etag(body["version"])})
 
     @get(
@@ -143,15 +150,16 @@ class GameController(Controller):
             ),
         ] = False,
     ) -> Response[Hints]:
-        body = await games_of(state).hints(game_id, solver, bearer_token(request) if solver else None)
+        body = await games_of(state).hints(game_id, solver, bearer_token(request) if solver else optional_bearer(request))
         return Response(body, headers={"ETag": etag(body["version"])})
 
     @get(
         "/{game_id:uuid}/events",
         operation_id="listEvents",
         summary="The event log (JSON pages, or application/x-ndjson by Accept); hidden cards withheld while playing",
-        responses=documented(400, 404, 429, 503),
+        responses=documented(400, 401, 403, 404, 429, 503),
         media_type=MediaType.JSON,
+        security=_RACE_READ,
     )
     async def events(
         self,
@@ -161,7 +169,7 @@ class GameController(Controller):
         after: Annotated[int, QueryParameter(ge=0, le=2**31 - 1, description="return events after this version")] = 0,
         limit: Annotated[int, QueryParameter(ge=1, le=1000, description="at most this many events")] = 100,
     ) -> Response[EventPage]:
-        page = await games_of(state).events(game_id, after, limit)
+        page = await games_of(state).events(game_id, after, limit, optional_bearer(request))
         if _wants_ndjson(request):
             lines = b"".join(msgspec.json.encode(event) + b"\n" for event in page["events"])
             return Response(lines, media_type=NDJSON)  # type: ignore[arg-type]
@@ -171,12 +179,13 @@ class GameController(Controller):
         "/{game_id:uuid}/states/{version:int}",
         operation_id="getGameState",
         summary="The game view as it was after that many events (a replay of the stored events)",
-        responses=documented(400, 404, 429, 503),
+        responses=documented(400, 401, 403, 404, 429, 503),
+        security=_RACE_READ,
     )
     async def state_at(
-        self, state: State, game_id: Annotated[UUID, _GAME_ID], version: Annotated[int, PathParameter(ge=1, le=2**31 - 1, description="a version of the game, 1 .. its current version")]
+        self, request: Request[Any, Any, Any], state: State, game_id: Annotated[UUID, _GAME_ID], version: Annotated[int, PathParameter(ge=1, le=2**31 - 1, description="a version of the game, 1 .. its current version")]
     ) -> Response[GameView]:
-        view = await games_of(state).state_at(game_id, version)
+        view = await games_of(state).state_at(game_id, version, optional_bearer(request))
         return Response(view, headers={"ETag": etag(view["version"])})
 
 
