@@ -477,16 +477,14 @@ class Games:
     async def hints(self, game_id: uuid.UUID, solver: bool = False, token: str | None = None) -> JSON:
         """Ranked heuristic hints; with ``solver`` also the next move of a winning line, which
         marks the game assisted (an event), so only the game's player may ask for it."""
+        game, state = await self._game(game_id)
+        await self.readable(game, token)  # a race game: its player only, while the race runs
         if not solver:
-            game, state = await self._game(game_id)
-            await self.readable(game, token)
             return {"version": state.version, "hints": [{"move": command_to_api(h.move), "reason": h.reason} for h in hints(state)]}
         if token is None:
             raise Unauthorized("solver hints mark the game assisted: they need the player's bearer token")
-        game, state = await self._game(game_id)
         if await self.authenticate(token) != game.player_id:
             raise Forbidden("this game belongs to another player")
-        await self.readable(game, token)
         if not state.playing:
             raise GameOver(f"the game is over ({state.status.value})")
         result, move = await self.solver.next_move(state_to_snapshot(state), self.settings.solver_hint_seconds)
@@ -501,7 +499,8 @@ class Games:
         game = await self.store.load_game(game_id)
         if game is None:
             raise NotFound(f"no game {game_id}")
-        over = game.finished_at is not None and not await self.readable(game, token)
+        withhold = await self.readable(game, token)  # first: it may refuse
+        over = game.finished_at is not None and not withhold
         rows = await self.store.read_events(game_id, after, limit)
         last = rows[-1].version if rows else after
         return {

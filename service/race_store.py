@@ -108,7 +108,7 @@ WHERE e.race_id = %s ORDER BY e.seat
 _NOTIFY = "SELECT pg_notify('canfield_events', %s::text || ':' || %s::text)"  # service.streams.CHANNEL
 _LOG = """
 SELECT version, type, data, recorded_at FROM events
-WHERE game_id = %(game)s AND (%(cutoff)s::timestamptz IS NULL OR recorded_at <= %(cutoff)s::timestamptz)
+WHERE game_id = %(game)s AND (%(cutoff)s::timestamptz IS NULL OR recorded_at < %(cutoff)s::timestamptz)
 ORDER BY version
 """
 

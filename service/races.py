@@ -60,7 +60,7 @@ def race_of(deal_source: dict[str, Any]) -> uuid.UUID | None:
 def ending(race: RaceRow, now: datetime) -> Ending | None:
     """Whether the running race is over at ``now``: when it finished, and where its logs are cut."""
     last_end = max((e.game_finished_at for e in race.entrants if e.game_finished_at is not None), default=None)
-    ended_in_time = race.games_ended and last_end is not None and (race.ends_at is None or last_end <= race.ends_at)
+    ended_in_time = race.games_ended and last_end is not None and (race.ends_at is None or last_end < race.ends_at)
     if ended_in_time:
         assert last_end is not None
         return Ending(last_end, None)

@@ -150,7 +150,7 @@ class GameController(Controller):
             ),
         ] = False,
     ) -> Response[Hints]:
-        body = await games_of(state).hints(game_id, solver, bearer_token(request) if solver else optional_bearer(request))
+        body = await games_of(state).hints(game_id, solver, optional_bearer(request))
         return Response(body, headers={"ETag": etag(body["version"])})
 
     @get(

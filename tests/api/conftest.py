@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from datetime import datetime
 from typing import Any
 
 import httpx
@@ -18,11 +19,11 @@ from tests.live import free_port
 
 
 @contextmanager
-def running_server(settings: Settings) -> Iterator[str]:
-    """A real uvicorn server for ``settings`` (its port) in a thread; yields its base URL."""
-    config = uvicorn.Config(
-        create_app(settings), host="127.0.0.1", port=settings.port, log_level="critical", lifespan="on"
-    )
+def running_server(settings: Settings, clock: Callable[[], datetime] | None = None) -> Iterator[str]:
+    """A real uvicorn server for ``settings`` (its port) in a thread; yields its base URL. ``clock``:
+    the service's clock, when a test sets the time itself."""
+    app = create_app(settings) if clock is None else create_app(settings, clock)
+    config = uvicorn.Config(app, host="127.0.0.1", port=settings.port, log_level="critical", lifespan="on")
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
