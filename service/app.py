@@ -40,6 +40,8 @@ log = logging.getLogger("canfield")
 async def _require_json(request: Request[Any, Any, Any]) -> None:
     check_parameters(request)  # one spelling per UUID and integer, each query parameter once
     if request.method in {"POST", "PUT", "PATCH"}:
+        if "data" not in request.route_handler.parsed_fn_signature.parameters and not await request.body():
+            return  # a POST that takes no body (join or start a race) may come without one
         media_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
         if media_type != "application/json" and not media_type.endswith("+json"):
             raise UnsupportedMediaType("send the body as JSON with 'Content-Type: application/json'")
