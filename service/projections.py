@@ -82,7 +82,7 @@ JSON = dict[str, Any]
 OnCommit = Callable[[AsyncConnection[Any]], Awaitable[None]]
 
 PROJECTION_TABLES = ("player_stats", "source_stats", "deal_stats", "daily_stats", "daily_leaderboard")
-DEAL_SOURCES = ("seed", "deck", "pool", "daily")
+DEAL_SOURCES = ("seed", "deck", "pool", "daily", "race")  # race: the games of races (races branch)
 
 
 # ---------------------------------------------------------------- what a finished game contributes

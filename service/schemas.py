@@ -271,7 +271,7 @@ class RulesetTotals(Body):
 
 
 class SourceTotals(Body):
-    source: Literal["seed", "deck", "pool", "daily"]
+    source: Literal["seed", "deck", "pool", "daily", "race"]
     played: int
     won: int
     win_rate: WinRate | None
