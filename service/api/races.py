@@ -29,8 +29,8 @@ def _conflict(codes: str) -> dict[int, ResponseSpec]:
     }
 
 
-def _created(view: dict[str, Any], status: int = 201) -> Response[Any]:
-    return Response(view, status_code=status, headers={"Location": f"/races/{view['id']}"})
+def _created(view: dict[str, Any]) -> Response[Any]:
+    return Response(view, status_code=201, headers={"Location": f"/races/{view['id']}"})
 
 
 class RaceController(Controller):
@@ -75,7 +75,8 @@ class RaceController(Controller):
     async def start(
         self, request: Request[Any, Any, Any], state: State, race_id: Annotated[UUID, _RACE_ID]
     ) -> Response[RaceView]:
-        return _created(await games_of(state).races.start(race_id, bearer_token(request)), 200)
+        view: Any = await games_of(state).races.start(race_id, bearer_token(request))
+        return Response(view)
 
     @get(
         "/{race_id:uuid}",

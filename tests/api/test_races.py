@@ -251,6 +251,8 @@ def test_places_wins_by_time_then_cards_on_foundations_then_fewer_moves(client: 
     assert final["finishedAt"] == max(e["finishedAt"] for e in final["entrants"])
     stats = {name: client.get(f"/players/{p.id}/stats").json()["races"] for name, p in (("Ann", ann), ("Fay", fay), ("Bob", bob))}
     assert stats == {"Ann": {"played": 1, "won": 1}, "Fay": {"played": 1, "won": 0}, "Bob": {"played": 1, "won": 0}}
+    sources = {s["source"]: s for s in client.get("/stats").json()["sources"]}
+    assert (sources["race"]["played"], sources["race"]["won"]) == (6, 2)  # ordinary games, of the source "race"
 
 
 def test_a_tampered_log_loses_its_place(client: httpx.Client, clean_database: str, ann: Player, bob: Player) -> None:
