@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 from uuid import UUID
 
+import msgspec
 from litestar import Controller, Request, get, post
 from litestar.background_tasks import BackgroundTask
 from litestar.datastructures import State
@@ -12,6 +13,7 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import Body, PathParameter, SkipValidation
 from litestar.response import Response, Stream
 
+from ..errors import BadRequest
 from ..problems import PROBLEM_JSON, documented
 from ..race_streams import DESCRIPTION, race_messages
 from ..schemas import NewRace, Problem, RaceView
@@ -27,6 +29,19 @@ def _conflict(codes: str) -> dict[int, ResponseSpec]:
         409: ResponseSpec(data_container=Problem, description=f"Conflict (problem+json, code {codes})",
                           media_type=PROBLEM_JSON, generate_examples=False)
     }
+
+
+async def _no_body(request: Request[Any, Any, Any]) -> None:
+    """Join and start take no body: none at all, or an empty JSON object; anything else is a 400."""
+    raw = await request.body()
+    if not raw.strip():
+        return
+    try:
+        empty = msgspec.json.decode(raw) == {}
+    except msgspec.DecodeError:
+        empty = False
+    if not empty:
+        raise BadRequest("this request takes no body (or an empty JSON object)")
 
 
 def _created(view: dict[str, Any]) -> Response[Any]:
@@ -62,6 +77,7 @@ class RaceController(Controller):
     async def join(
         self, request: Request[Any, Any, Any], state: State, race_id: Annotated[UUID, _RACE_ID]
     ) -> Response[RaceView]:
+        await _no_body(request)
         return _created(await games_of(state).races.join(race_id, bearer_token(request)))
 
     @post(
@@ -75,6 +91,7 @@ class RaceController(Controller):
     async def start(
         self, request: Request[Any, Any, Any], state: State, race_id: Annotated[UUID, _RACE_ID]
     ) -> Response[RaceView]:
+        await _no_body(request)
         view: Any = await games_of(state).races.start(race_id, bearer_token(request))
         return Response(view)
 

@@ -112,6 +112,19 @@ def test_joining_fills_the_race_then_409s_clearly(client: httpx.Client, ann: Pla
     assert len(race(client, view["id"])["entrants"]) == 2
 
 
+def test_join_and_start_take_no_body_or_an_empty_object(client: httpx.Client, ann: Player, bob: Player) -> None:
+    view = create_race(ann, maxEntrants=2)
+    for body in (b"[]", b'{"seat": 2}', b"not json", b'"x"'):
+        refused = client.post(f"/races/{view['id']}/entries", content=body,
+                              headers={**bob.auth, "Content-Type": "application/json"})
+        assert refused.status_code == 400 and refused.json()["code"] == "invalid_request", (body, refused.text)
+    plain = client.post(f"/races/{view['id']}/entries", content=b"hello", headers={**bob.auth, "Content-Type": "text/plain"})
+    assert plain.status_code == 415
+    assert len(race(client, view["id"])["entrants"]) == 1  # nothing changed
+    assert client.post(f"/races/{view['id']}/entries", json={}, headers=bob.auth).status_code == 201
+    assert client.post(f"/races/{view['id']}/start", content=b" { } ", headers={**ann.auth, "Content-Type": "application/json"}).status_code == 200
+
+
 def test_only_the_creator_starts_and_only_once(client: httpx.Client, ann: Player, bob: Player) -> None:
     cid = Player(client, "Cid")
     view = create_race(ann, ruleset="classic", deal={"seed": 5}, maxEntrants=3)
