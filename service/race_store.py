@@ -232,6 +232,19 @@ class RaceStore:
             await _bump(conn, race_id, ", status = %s, finished_at = %s", (FINISHED, ending.finished_at))
             return True
 
+    async def open_races(self, limit: int) -> list[tuple[Any, ...]]:
+        """The open races, newest first: (id, creator, creator's name, ruleset id, version, deal source,
+        seats, time limit, created, entrants)."""
+        async with self.pool.connection() as conn:
+            cursor = await conn.execute(
+                "SELECT r.id, r.creator_id, p.name, r.ruleset_id, r.ruleset_version, r.deal->>'source', r.max_entrants,"
+                " r.time_limit_seconds, r.created_at, (SELECT count(*) FROM race_entrants e WHERE e.race_id = r.id)"
+                " FROM races r JOIN players p ON p.id = r.creator_id WHERE r.status = %s"
+                " ORDER BY r.created_at DESC, r.id DESC LIMIT %s",
+                (OPEN, limit),
+            )
+            return list(await cursor.fetchall())
+
     async def unsettled(self, player_id: uuid.UUID) -> list[uuid.UUID]:
         """The running races ``player_id`` is in (settled before their race stats are read)."""
         async with self.pool.connection() as conn:

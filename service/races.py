@@ -217,6 +217,18 @@ class Races:
                                 "until the race has finished")
         return not race.games_ended
 
+    async def lobby(self, limit: int) -> JSON:
+        """Open races to join, newest first (a summary each; join one by its id)."""
+        rows = await self.store.open_races(limit)
+        return {
+            "races": [
+                {"id": str(race_id), "creator": str(creator), "creatorName": name,
+                 "ruleset": {"id": ruleset_id, "version": version}, "deal": {"source": source},
+                 "maxEntrants": seats, "entrants": entrants, "timeLimitSeconds": time_limit, "createdAt": created_at}
+                for race_id, creator, name, ruleset_id, version, source, seats, time_limit, created_at, entrants in rows
+            ]
+        }
+
     async def record(self, player_id: uuid.UUID) -> JSON:
         """Races played (finished races the player was dealt a game in) and won (place 1)."""
         for race_id in await self.store.unsettled(player_id):

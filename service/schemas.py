@@ -412,3 +412,19 @@ class RaceView(Body):
 class RaceRecord(Body):
     played: Annotated[int, Meta(description="finished races the player was dealt a game in")]
     won: Annotated[int, Meta(description="of those, the races the player placed first in")]
+
+
+class OpenRace(Body):
+    id: UUID
+    creator: UUID
+    creator_name: str
+    ruleset: RulesetRef
+    deal: Annotated[dict[str, Any], Meta(description="the deal source only ({'source': 'seed'}, ...)")]
+    max_entrants: int
+    entrants: Annotated[int, Meta(description="players in it so far, the creator included")]
+    time_limit_seconds: int | None
+    created_at: datetime
+
+
+class OpenRaces(Body):
+    races: Annotated[list[OpenRace], Meta(description="open races, newest first")]

@@ -10,18 +10,19 @@ from litestar import Controller, Request, get, post
 from litestar.background_tasks import BackgroundTask
 from litestar.datastructures import State
 from litestar.openapi.datastructures import ResponseSpec
-from litestar.params import Body, PathParameter, SkipValidation
+from litestar.params import Body, PathParameter, QueryParameter, SkipValidation
 from litestar.response import Response, Stream
 
 from ..errors import BadRequest
 from ..problems import PROBLEM_JSON, documented
 from ..race_streams import DESCRIPTION, race_messages
-from ..schemas import NewRace, Problem, RaceView
+from ..schemas import NewRace, OpenRaces, Problem, RaceView
 from ..streams import MEDIA_TYPE
 from .common import bearer_token, games_of, parse_body
 from .streams import stream_owner, streams_of
 
 _RACE_ID = PathParameter(description="the race's id (a UUID)")
+LOBBY_MAX = 100
 
 
 def _conflict(codes: str) -> dict[int, ResponseSpec]:
@@ -94,6 +95,19 @@ class RaceController(Controller):
         await _no_body(request)
         view: Any = await games_of(state).races.start(race_id, bearer_token(request))
         return Response(view)
+
+    @get(
+        "/open",  # not "/": Litestar's automatic OPTIONS would then name only one of GET and POST in Allow
+        operation_id="listOpenRaces",
+        summary="Open races to join, newest first (the lobby)",
+        responses=documented(400, 429, 503),
+    )
+    async def lobby(
+        self,
+        state: State,
+        limit: Annotated[int, QueryParameter(ge=1, le=LOBBY_MAX, description="at most this many races")] = 20,
+    ) -> OpenRaces:
+        return msgspec.convert(await games_of(state).races.lobby(limit), OpenRaces)
 
     @get(
         "/{race_id:uuid}",

@@ -97,6 +97,24 @@ def test_unknown_races_are_404(client: httpx.Client, ann: Player) -> None:
         assert response.status_code == 404 and response.json()["code"] == "not_found"
 
 
+def test_the_lobby_lists_open_races_newest_first(client: httpx.Client, ann: Player, bob: Player) -> None:
+    assert client.get("/races/open").json() == {"races": []}
+    older = create_race(ann, ruleset="classic", deal={"seed": 4242}, maxEntrants=3)
+    newer = create_race(bob, timeLimitSeconds=300)
+    started_race(ann, [bob], ruleset="classic")  # running: not in the lobby
+    assert join(bob, older["id"]).status_code == 201
+    response = client.get("/races/open")
+    assert response.status_code == 200 and "4242" not in response.text and not CARD.search(response.text)
+    listed = response.json()["races"]
+    assert [r["id"] for r in listed] == [newer["id"], older["id"]]
+    assert {k: listed[1][k] for k in ("creator", "creatorName", "ruleset", "deal", "maxEntrants", "entrants")} == {
+        "creator": ann.id, "creatorName": "Ann", "ruleset": {"id": "classic", "version": 1},
+        "deal": {"source": "seed"}, "maxEntrants": 3, "entrants": 2}
+    assert listed[0]["timeLimitSeconds"] == 300 and listed[0]["deal"] == {"source": "pool"}
+    assert [r["id"] for r in client.get("/races/open", params={"limit": 1}).json()["races"]] == [newer["id"]]
+    assert client.get("/races/open", params={"limit": 0}).status_code == 400
+
+
 def test_joining_fills_the_race_then_409s_clearly(client: httpx.Client, ann: Player, bob: Player) -> None:
     cid = Player(client, "Cid")
     view = create_race(ann, maxEntrants=2)
