@@ -434,18 +434,19 @@ class Games:
                 continue  # the next load returns what the first request with this key stored
             self._remember(after)
             if not state.playing:
-                await self._game_ended(game.deal)
+                await self._game_ended(game.id, game.deal)
             return Played(body, state.version, False)
         raise Unavailable("the game is changing too fast to apply this move now; try again")
 
-    async def _game_ended(self, deal_source: JSON) -> None:
-        """A race game has ended: its race may be over now (races branch). The move is already
-        committed, so a failure here is only logged: the next look at the race finishes it."""
+    async def _game_ended(self, game_id: uuid.UUID, deal_source: JSON) -> None:
+        """A race game has ended: its log is checked and its race may be over now (races branch).
+        The move is already committed, so a failure here is only logged: the race's finish checks
+        every log again, and the next look at the race finishes it."""
         race_id = race_of(deal_source)
         if race_id is None:
             return
         try:
-            await self.races.settle(race_id)
+            await self.races.game_ended(race_id, game_id)
         except Exception as error:
             log.warning("race %s: not settled after its game ended (%r); the next request will", race_id, error)
 

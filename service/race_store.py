@@ -232,6 +232,29 @@ class RaceStore:
             await _bump(conn, race_id, ", status = %s, finished_at = %s", (FINISHED, ending.finished_at))
             return True
 
+    async def record_standing(
+        self, race_id: uuid.UUID, game_id: uuid.UUID, judge_one: Callable[[RaceRow, EntrantRow, list[LogRow]], Result]
+    ) -> None:
+        """An entrant's game has ended while the race runs: ``judge_one`` checks its whole stored log
+        now, and its standing is kept (the race's finish decides again, over every log). Under a
+        shared lock of the race, so a finish in progress is waited for and never overwritten."""
+        async with self.pool.connection() as conn, conn.transaction():
+            cursor = conn.cursor(row_factory=tuple_row)
+            await cursor.execute("SELECT status FROM races WHERE id = %s FOR SHARE", (race_id,))
+            found = await cursor.fetchone()
+            if found is None or found[0] != RUNNING:
+                return
+            race = await _load(conn, race_id)
+            entrant = None if race is None else next((e for e in race.entrants if e.game_id == game_id), None)
+            if race is None or entrant is None:
+                return
+            await cursor.execute(_LOG, {"game": game_id, "cutoff": None})
+            result = judge_one(race, entrant, list(await cursor.fetchall()))
+            await conn.execute(
+                "UPDATE race_entrants SET standing = %s WHERE race_id = %s AND game_id = %s",
+                (Jsonb(result.standing), race_id, game_id),
+            )
+
     async def open_races(self, limit: int) -> list[tuple[Any, ...]]:
         """The open races, newest first: (id, creator, creator's name, ruleset id, version, deal source,
         seats, time limit, created, entrants)."""

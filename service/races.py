@@ -70,19 +70,28 @@ def ending(race: RaceRow, now: datetime) -> Ending | None:
 
 
 def judge(race: RaceRow, logs: dict[uuid.UUID, list[LogRow]]) -> list[Result]:
-    """Each entrant's standing from their stored log (cut where the race ended), and the places.
-    A log that does not replay through the rules keeps the figures its game shows, unranked."""
-    standings: list[Standing] = []
-    for entrant in race.entrants:
-        rows = logs.get(entrant.game_id, []) if entrant.game_id is not None else []
-        try:
-            standing = verified_standing(rows, race_source(race.id), race.ruleset, race.deck)
-        except Unverified as refusal:
-            log.warning("race %s: the game of %s is not ranked: %s", race.id, entrant.player_id, refusal.reason)
-            standing = _claimed(entrant, verified=False)
-        standings.append(standing)
+    """Each entrant's standing from their stored log (cut where the race ended), and the places."""
+    standings = [
+        _checked(race, entrant, logs.get(entrant.game_id, []) if entrant.game_id is not None else [])
+        for entrant in race.entrants
+    ]
     ranked = places([s if s.verified else None for s in standings])
     return [Result(e.player_id, s.to_json(), place) for e, s, place in zip(race.entrants, standings, ranked)]
+
+
+def judge_one(race: RaceRow, entrant: EntrantRow, rows: list[LogRow]) -> Result:
+    """The standing of an entrant whose game has ended, from their whole stored log (no place yet)."""
+    return Result(entrant.player_id, _checked(race, entrant, rows).to_json(), None)
+
+
+def _checked(race: RaceRow, entrant: EntrantRow, rows: list[LogRow]) -> Standing:
+    """The standing the stored log proves; a log that does not replay through the rules keeps the
+    figures its game shows, unverified (it ranks nowhere)."""
+    try:
+        return verified_standing(rows, race_source(race.id), race.ruleset, race.deck)
+    except Unverified as refusal:
+        log.warning("race %s: the game of %s is not ranked: %s", race.id, entrant.player_id, refusal.reason)
+        return _claimed(entrant, verified=False)
 
 
 def _claimed(entrant: EntrantRow, verified: bool | None = None) -> Standing:
@@ -98,14 +107,14 @@ def race_view(race: RaceRow) -> JSON:
     reveal = race.status == FINISHED and race.games_ended
     standings: list[Standing | None] = []
     for entrant in race.entrants:
-        if race.status == FINISHED and entrant.standing is not None:
-            standings.append(Standing.from_json(entrant.standing))
+        if entrant.standing is not None and (race.status == FINISHED or entrant.game_finished_at is not None):
+            standings.append(Standing.from_json(entrant.standing))  # checked: frozen, or a game that has ended
         elif entrant.game_id is not None:
-            standings.append(_claimed(entrant))
+            standings.append(_claimed(entrant))  # live, unchecked
         else:
             standings.append(None)
-    if race.status == RUNNING:
-        shown_places: Sequence[int | None] = places(standings)  # live, provisional
+    if race.status == RUNNING:  # live and provisional; a game whose log failed its check ranks nowhere
+        shown_places: Sequence[int | None] = places([None if s is None or s.verified is False else s for s in standings])
     elif race.status == FINISHED:
         shown_places = [e.place for e in race.entrants]
     else:
@@ -195,6 +204,12 @@ class Races:
             await self.settle(race_id)
             race = await self._load(race_id)
         return race
+
+    async def game_ended(self, race_id: uuid.UUID, game_id: uuid.UUID) -> None:
+        """An entrant's game has ended: check its stored log now (its place counts from then on),
+        then finish the race if that was the last game."""
+        await self.store.record_standing(race_id, game_id, judge_one)
+        await self.settle(race_id)
 
     async def settle(self, race_id: uuid.UUID) -> bool:
         """Finish the race if it is due; safe to call from any process at any time."""

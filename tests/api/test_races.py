@@ -263,6 +263,7 @@ def test_places_wins_by_time_then_cards_on_foundations_then_fewer_moves(client: 
     play(ann, game_of(view, ann), line)  # wins first
     live = race(client, view["id"])
     assert live["status"] == "running" and entrant(live, ann)["place"] == 1 and entrant(live, ann)["gameStatus"] == "won"
+    assert entrant(live, ann)["verified"] is True and entrant(live, fay)["verified"] is None  # checked when it ended
     assert live["entrants"][0]["player"] == ann.id  # by place
     play(fay, game_of(view, fay), line)  # wins later
     play(cid, game_of(view, cid), [*line[:three], {"type": "resign"}])
@@ -301,6 +302,10 @@ def test_a_tampered_log_loses_its_place(client: httpx.Client, clean_database: st
         ).rowcount
     assert changed == 1
     assert play(ann, mine, line[-1:])["game"]["status"] == "won"  # the game as played is won ...
+    live = race(client, view["id"])  # her log is checked as soon as her game ends: no place, even live
+    assert live["status"] == "running"
+    assert (entrant(live, ann)["place"], entrant(live, ann)["verified"]) == (None, False)
+    assert (entrant(live, bob)["place"], entrant(live, bob)["verified"]) == (1, None)  # Bob plays on
     play(bob, theirs, [{"type": "draw"}, {"type": "resign"}])
     final = race(client, view["id"])
     assert final["status"] == "finished"
