@@ -3,10 +3,11 @@
 A race is created open, with its creator as the first entrant; players join until it starts or is
 full; the start deals every entrant a game of the race's deck at one moment, in one transaction
 (``RaceStore.start``). From then on each entrant's moves are ordinary moves on their own game
-(``Games.play``): the race only reads the games. A race finishes when every game has ended or its
-time limit has passed, whichever comes first; any request that finds it due finishes it
-(``settle``: the places are decided from the stored logs, ``service.standings``), so no server
-process has to be watching the clock.
+(``Games.play``): the race only reads the games. When an entrant's game ends, its stored log is
+checked through the rules at once (``game_ended``). A race finishes when every game has ended or
+its time limit has passed, whichever comes first; any request that finds it due finishes it
+(``settle``: every log checked again, cut at the deadline, and the places decided from them,
+``service.standings``), so no server process has to be watching the clock.
 
 No leak between entrants: the entrants share one deck, so while the race runs another entrant's
 game answers only to its player (``guard``: 403 for anyone else), and the race view shows figures,

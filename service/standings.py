@@ -1,11 +1,11 @@
 """A race's standings: each entrant's figures, their places, and the check that makes a place final.
 
 Places (API.md): wins first, by finishing time; then the rest by cards on foundations, then by
-fewer moves. Entrants equal on all of that share a place (1, 2, 2, 4). While a race runs the
-places are live (from each game's snapshot); when it finishes they are frozen from each
-entrant's *stored event log*, re-decided move by move through the rules
-(``projections.rules_replay``) up to the moment the race ended: a log that does not replay, or
-was not dealt the race's deck, ranks nowhere (``verified: false``, no place).
+fewer moves. Entrants equal on all of that share a place (1, 2, 2, 4). A place counts once the
+entrant's *stored event log* has been re-decided move by move through the rules
+(``projections.rules_replay``): when their game ends, and for everyone when the race finishes
+(then cut where it ended, and frozen). A log that does not replay, or was not dealt the race's
+deck, ranks nowhere (``verified: false``, no place). Entrants still playing have live places.
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ from datetime import datetime
 from typing import Any
 
 from domain import GameState, Status
-from domain.cards import codes
 
 from .projections import Unverified, rules_replay
 
@@ -100,6 +99,3 @@ def verified_standing(
     state = rules_replay([(row[1], row[2]) for row in rows])
     return Standing.of(state, rows[-1][3], verified=True)
 
-
-def deck_codes(deck: Sequence[int]) -> list[str]:
-    return codes(list(deck))
