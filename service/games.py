@@ -169,9 +169,9 @@ def parse_cursor(cursor: str) -> tuple[datetime, uuid.UUID]:
         started, game_id = text.split("|")
         key = datetime.fromisoformat(started), uuid.UUID(game_id)
     except ValueError:  # also binascii.Error and UnicodeDecodeError
-        raise BadRequest("'before' is not a cursor of this list: pass the 'next' of the previous page") from None
+        raise BadRequest("'before' is not a cursor of this list: pass the 'nextBefore' of the previous page") from None
     if key[0].tzinfo is None:
-        raise BadRequest("'before' is not a cursor of this list: pass the 'next' of the previous page")
+        raise BadRequest("'before' is not a cursor of this list: pass the 'nextBefore' of the previous page")
     return key
 
 
@@ -210,7 +210,7 @@ class Games:
         return {"id": str(found[0]), "name": found[1], "createdAt": found[2]}
 
     async def player_games(self, player_id: uuid.UUID, status: str | None, before: str | None, limit: int) -> JSON:
-        """A player's games, newest first, a page at a time: ``next`` is the ``before`` of the next page."""
+        """A player's games, newest first, a page at a time: ``nextBefore`` is the ``before`` of the next page."""
         after_key = None if before is None else parse_cursor(before)
         if await self.store.get_player(player_id) is None:
             raise NotFound(f"no player {player_id}")
@@ -233,7 +233,7 @@ class Games:
                 }
                 for row in page
             ],
-            "next": cursor_of(page[-1].started_at, page[-1].id) if len(rows) > limit else None,
+            "nextBefore": cursor_of(page[-1].started_at, page[-1].id) if len(rows) > limit else None,
         }
 
     async def authenticate(self, token: str | None) -> uuid.UUID:

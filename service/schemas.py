@@ -323,7 +323,7 @@ class GameSummary(Body):
 
 class GameList(Body):
     games: Annotated[list[GameSummary], Meta(description="newest first")]
-    next: Annotated[str, Meta(description="pass as ?before= for the next (older) page; null on the last page")] | None
+    next_before: Annotated[str, Meta(description="pass as ?before= for the next (older) page; null on the last page")] | None
 
 
 # ---------------------------------------------------------------- lessons (service/lessons.py, domain/lessons.py)

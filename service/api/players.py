@@ -54,7 +54,7 @@ class PlayerController(Controller):
             str | None,
             QueryParameter(
                 pattern="^[A-Za-z0-9_-]{1,200}$",
-                description="the 'next' cursor of the previous page (opaque): the games older than that page",
+                description="the 'nextBefore' cursor of the previous page (opaque): the games older than that page",
             ),
         ] = None,
     ) -> GameList:

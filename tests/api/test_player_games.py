@@ -22,7 +22,7 @@ def test_a_players_games_newest_first_with_what_a_client_needs_to_resume(client:
     assert response.status_code == 200, response.text
     body = response.json()
     assert [g["id"] for g in body["games"]] == [second["id"], first["id"]]
-    assert body["next"] is None
+    assert body["nextBefore"] is None
     current = client.get(f"/games/{second['id']}").json()
     assert body["games"][0] == summary_fields(current)
     assert body["games"][0]["moveCount"] == 1 and body["games"][0]["deal"] == {"source": "seed", "seed": 2}
@@ -56,7 +56,7 @@ def test_pages_follow_the_cursor_without_gaps_or_repeats(client: httpx.Client, a
         pages += 1
         if pages == 1:  # a game started during the walk is newer than every cursor: not in later pages
             newer = ann.new_game(ruleset="classic", deal={"seed": 99})["id"]
-        cursor = body["next"]
+        cursor = body["nextBefore"]
         if cursor is None:
             break
     assert pages == 3
