@@ -114,6 +114,10 @@ ORDER BY version
 
 
 async def _load(conn: AsyncConnection[Any], race_id: uuid.UUID, lock: bool = False) -> RaceRow | None:
+    """The race and its entrants; with ``lock``, the race's row locked first. Two statements on
+    purpose: the entrants are read after the lock is held, so they include whatever the previous
+    holder of the lock wrote (a join would read them from the snapshot taken before the wait).
+    Without the lock a view may, for a moment, see entrants a step ahead of the race row."""
     cursor = conn.cursor(row_factory=tuple_row)
     await cursor.execute(_RACE + (" FOR UPDATE" if lock else ""), (race_id,))
     race = await cursor.fetchone()
