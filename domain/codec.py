@@ -12,6 +12,7 @@ from .events import (
     CardsMoved,
     Event,
     GameDealt,
+    LessonCompleted,
     MoveUndone,
     ReserveRefilled,
     StockDrawn,
@@ -45,12 +46,14 @@ def event_from_data(kind: str, data: Mapping[str, Any]) -> Event:
         return ReserveRefilled(_BY_CODE[data["card"]], COLUMN_OF[data["to"]])
     if cls is MoveUndone:
         return MoveUndone(tuple(event_from_data(item["type"], item["data"]) for item in data["reverted"]))
+    if cls is LessonCompleted:
+        return LessonCompleted(str(data["lesson"]))
     return cls()  # type: ignore[call-arg]
 
 
 def state_to_snapshot(state: GameState) -> dict[str, Any]:
     """A compact JSON-ready snapshot; ``snapshot_to_state`` reads it back exactly."""
-    return {
+    snapshot: dict[str, Any] = {
         "format": SNAPSHOT_FORMAT,
         "ruleset": [state.ruleset.id, state.ruleset.version],
         "deck": list(state.deck),
@@ -68,6 +71,10 @@ def state_to_snapshot(state: GameState) -> dict[str, Any]:
         "version": state.version,
         "undo": state.undo,
     }
+    if state.lesson:  # only lesson games carry these
+        snapshot["lesson"] = state.lesson
+        snapshot["lessonDone"] = state.lesson_done
+    return snapshot
 
 
 def snapshot_to_state(snapshot: Mapping[str, Any]) -> GameState:
@@ -90,5 +97,7 @@ def snapshot_to_state(snapshot: Mapping[str, Any]) -> GameState:
         assisted=bool(snapshot["assisted"]),
         version=snapshot["version"],
         undo=snapshot["undo"],
+        lesson=str(snapshot.get("lesson", "")),
+        lesson_done=bool(snapshot.get("lessonDone", False)),
     )
 

@@ -16,6 +16,7 @@ from . import undo_stack
 from .cards import DECK_SIZE, SUIT_NAMES, Card, code, is_red, rank_of, suit_of
 from .commands import Command, Draw, MoveCard, Recycle, Resign, Undo, UseSolverHint
 from .errors import DomainError, GameOver, IllegalMove, InvalidRequest
+from .lessons import goal_reached
 from .events import (
     CardsMoved,
     Event,
@@ -23,6 +24,7 @@ from .events import (
     GameResigned,
     GameStalled,
     GameWon,
+    LessonCompleted,
     MoveUndone,
     ReserveRefilled,
     SolverHintUsed,
@@ -175,6 +177,21 @@ def is_legal(state: GameState, command: Command) -> bool:
 
 def decide(state: GameState, command: Command) -> list[Event]:
     """The events of ``command`` on ``state``, or ``IllegalMove`` / ``GameOver`` saying why not."""
+    events = _decide(state, command)
+    if state.lesson and not state.lesson_done and events:
+        return _with_lesson(state, events)
+    return events
+
+
+def _with_lesson(state: GameState, events: list[Event]) -> list[Event]:
+    """A lesson game's move, with ``LessonCompleted`` added when it reaches the goal (domain.lessons)."""
+    after = state
+    for event in events:
+        after = evolve(after, event)
+    return [*events, LessonCompleted(state.lesson)] if goal_reached(state, events, after) else events
+
+
+def _decide(state: GameState, command: Command) -> list[Event]:
     if state.status is not Status.PLAYING:
         raise GameOver(f"the game is over ({state.status.value}); it takes no more moves")
     if isinstance(command, MoveCard):
@@ -315,6 +332,8 @@ def evolve(state: GameState | None, event: Event) -> GameState:
         return state._replace(status=Status.STALLED, move_count=state.move_count + 1, version=version)
     if isinstance(event, GameResigned):
         return state._replace(status=Status.RESIGNED, version=version)
+    if isinstance(event, LessonCompleted):  # an achievement: not part of the move an undo takes back
+        return state._replace(lesson_done=True, version=version)
     raise TypeError(f"not an event: {event!r}")
 
 

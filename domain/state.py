@@ -36,6 +36,8 @@ class GameState(NamedTuple):
     assisted: bool
     version: int  # events applied so far
     undo: str  # the moves that can be taken back (domain.undo_stack), "" when none
+    lesson: str = ""  # a lesson game's lesson id (domain.lessons), "" for any other game
+    lesson_done: bool = False  # its goal has been reached (a LessonCompleted event)
 
     @property
     def playing(self) -> bool:
@@ -77,4 +79,5 @@ def initial_state(event: GameDealt) -> GameState:
         assisted=False,
         version=1,
         undo="",
+        lesson=str(event.source.get("lesson", "")) if event.source.get("source") == "lesson" else "",
     )

@@ -11,6 +11,7 @@ import asyncio
 import base64
 import dataclasses
 import hashlib
+import logging
 import random
 import secrets
 import uuid
@@ -56,7 +57,10 @@ from .daily import daily_source, private_until, public_source, reveals_hidden_ca
 from .daily_deals import DailyDeals
 from .deals import parse_day, pool_number, pool_of, random_pool_number
 from .errors import BadRequest, Forbidden, NotFound, Unauthorized, Unavailable, VersionConflict
+from .lessons import lesson_deal, lesson_progress, lesson_ruleset_id
 from .pool import load_pool
+from .race_store import RaceStore
+from .races import Races, race_of
 from .schemas import NewGame
 from .settings import Settings
 from .solving import SolverPool
@@ -73,6 +77,7 @@ from .store import (
 )
 
 JSON = dict[str, Any]
+log = logging.getLogger("canfield")
 
 
 def utc_now() -> datetime:
@@ -101,8 +106,8 @@ class _Current:
         state = snapshot_to_state(row.snapshot)
         return cls(row.id, row.player_id, row.deal, row.started_at, row.finished_at, state, confirmed)
 
-    def view(self, now: datetime) -> JSON:
-        return view_of(self.id, self.player_id, self.deal, self.started_at, self.finished_at, self.state, now)
+    def view(self, withhold: bool) -> JSON:
+        return view_of(self.id, self.player_id, self.deal, self.started_at, self.finished_at, self.state, withhold)
 
 
 class TokenCache:
@@ -129,10 +134,11 @@ class Played:
 
 
 def view_of(game_id: uuid.UUID | str, player_id: uuid.UUID | str, deal_source: JSON, started_at: Any,
-            finished_at: Any, state: GameState, now: datetime) -> JSON:
-    """The API's game view at ``now``: the domain's part plus who, where from and when."""
-    domain_view = game_view(state, withhold=not reveals_hidden_cards(deal_source, not state.playing, now))
-    return {
+            finished_at: Any, state: GameState, withhold: bool) -> JSON:
+    """The API's game view: the domain's part plus who, where from and when. ``withhold``: hidden
+    cards stay hidden even if the game has ended (``Games.withheld``, ``Games.readable``)."""
+    domain_view = game_view(state, withhold)
+    view = {
         "id": str(game_id),
         "player": str(player_id),
         "ruleset": domain_view["ruleset"],
@@ -147,6 +153,10 @@ def view_of(game_id: uuid.UUID | str, player_id: uuid.UUID | str, deal_source: J
         "finishedAt": finished_at,
         "table": domain_view["table"],
     }
+    lesson = lesson_progress(state)  # races branch: lesson games
+    if lesson is not None:
+        view["lesson"] = lesson
+    return view
 
 
 def cursor_of(started_at: datetime, game_id: uuid.UUID) -> str:
@@ -187,6 +197,7 @@ class Games:
         self.daily = DailyDeals(store.pool, settings.daily_secret, settings.daily_wait_seconds, clock)
         # one lock per game being written to in this process (gone when nobody holds or awaits it)
         self._writing: weakref.WeakValueDictionary[uuid.UUID, asyncio.Lock] = weakref.WeakValueDictionary()
+        self.races = Races(RaceStore(store.pool), clock, self.authenticate, self._deal)  # races branch
 
     # ------------------------------------------------------------ players
 
@@ -245,12 +256,15 @@ class Games:
 
     async def create_game(self, token: str | None, request: NewGame) -> JSON:
         player_id = await self.authenticate(token)
-        ruleset = get_ruleset(DEFAULT_RULESET_ID if request.ruleset is None else request.ruleset)  # "" is unknown
+        ruleset_id = request.ruleset
+        if ruleset_id is None:  # a lesson is played under its own ruleset (classic)
+            ruleset_id = lesson_ruleset_id(None if request.deal is None else request.deal.lesson) or DEFAULT_RULESET_ID
+        ruleset = get_ruleset(ruleset_id)  # "" is unknown
         given = {} if request.deal is None else {
             name: value for name, value in msgspec.structs.asdict(request.deal).items() if value is not None
         }
         if len(given) > 1:
-            raise BadRequest(f"a deal names one source: seed, deck, pool or daily, not {' and '.join(sorted(given))}")
+            raise BadRequest(f"a deal names one source: seed, deck, pool, daily or lesson, not {' and '.join(sorted(given))}")
         if "daily" not in given:
             deck, source = self._deal(ruleset, given)
             return await self._create(player_id, ruleset, deck, source, self.clock())
@@ -286,10 +300,12 @@ class Games:
         )
         game = _Current(game_id, player_id, source, now, None, state, True)
         self._remember(game)
-        return game.view(now)
+        return game.view(self.withheld(source, now))
 
     def _deal(self, ruleset: Ruleset, given: Mapping[str, Any]) -> tuple[tuple[int, ...], JSON]:
-        """The deck and deal source of a seed, deck or pool deal (or the ruleset's default)."""
+        """The deck and deal source of a seed, deck, pool or lesson deal (or the ruleset's default)."""
+        if "lesson" in given:
+            return lesson_deal(ruleset, given["lesson"])
         if "deck" in given:
             return parse_deck(given["deck"]), {"source": "deck"}
         if "pool" in given or ("seed" not in given and ruleset.default_deal == "pool" and load_pool(ruleset.id)):
@@ -306,26 +322,32 @@ class Games:
             raise NotFound(f"no game {game_id}")
         return game, snapshot_to_state(game.snapshot)
 
-    async def readable(self, game: GameRow, token: str | None) -> None:
-        """Refuse a read of a game its reader may not see: a daily game answers only to its
-        player until its date is over (its cards would tell anyone else the day's deck)."""
-        day = private_until(game.deal, self.clock())
-        if day is None:
-            return
-        reason = f"a daily game answers only to its player until its date ({day}, UTC) is over"
-        if token is None:
-            raise Unauthorized(f"{reason}: send the player's bearer token")
-        if await self.authenticate(token) != game.player_id:
-            raise Forbidden(reason)
+    def withheld(self, deal_source: Mapping[str, Any], now: datetime) -> bool:
+        """Whether a game's hidden cards stay hidden in a reply even once it has ended: a daily
+        game's until its date is over, a race game's always (reads ask ``Races.guard``)."""
+        return race_of(deal_source) is not None or not reveals_hidden_cards(deal_source, True, now)
 
-    async def _readable_game(self, game_id: uuid.UUID, token: str | None) -> tuple[GameRow, GameState]:
-        game, state = await self._game(game_id)
-        await self.readable(game, token)
-        return game, state
+    async def readable(self, game: GameRow, token: str | None) -> bool:
+        """Refuse a read its reader may not make; then whether the game's hidden cards stay hidden
+        even if it has ended. A daily game answers only to its player until its date is over (its
+        cards would tell anyone else the day's deck); a race game only to its player while the race
+        runs (``Races.guard``, which also says whether its deck is still withheld)."""
+        now = self.clock()
+        day = private_until(game.deal, now)
+        if day is not None:
+            reason = f"a daily game answers only to its player until its date ({day}, UTC) is over"
+            if token is None:
+                raise Unauthorized(f"{reason}: send the player's bearer token")
+            if await self.authenticate(token) != game.player_id:
+                raise Forbidden(reason)
+        if race_of(game.deal) is not None:
+            return await self.races.guard(game, token)
+        return not reveals_hidden_cards(game.deal, True, now)
 
     async def view(self, game_id: uuid.UUID, token: str | None = None) -> JSON:
-        game, state = await self._readable_game(game_id, token)
-        return view_of(game.id, game.player_id, game.deal, game.started_at, game.finished_at, state, self.clock())
+        game, state = await self._game(game_id)
+        withhold = await self.readable(game, token)
+        return view_of(game.id, game.player_id, game.deal, game.started_at, game.finished_at, state, withhold)
 
     async def play(
         self,
@@ -395,7 +417,7 @@ class Games:
             if not events:  # nothing to record (a solver hint on a game already assisted)
                 if not game.confirmed:
                     continue
-                return Played({"game": game.view(self.clock()), "events": []}, game.version, False)
+                return Played({"game": game.view(self.withheld(game.deal, self.clock())), "events": []}, game.version, False)
             state = game.state
             for event in events:
                 state = evolve(state, event)
@@ -406,9 +428,10 @@ class Games:
                 for index, event in enumerate(events)
             ]
             after = _Current(game.id, game.player_id, game.deal, game.started_at, finished_at, state, True)
-            reveal = reveals_hidden_cards(game.deal, not state.playing, now)
+            withhold = self.withheld(game.deal, now)
+            reveal = not state.playing and not withhold
             body = {
-                "game": after.view(now),
+                "game": after.view(withhold),
                 "events": [public_event(e.version, e.type, e.data, now, reveal) for e in new_events],
             }
             try:
@@ -427,7 +450,7 @@ class Games:
                         idempotency_key=idempotency_key,
                         request_hash=request_hash,
                         response=body if idempotency_key else None,
-                        on_finish=None if state.playing else projections.game_finished(
+                        on_finish=None if state.playing or not projections.counted(game.deal) else projections.game_finished(
                             projections.Finish(
                                 game.id, game.player_id, state.ruleset.id, game.deal, state.status.value,
                                 state.move_count, state.undo_count, state.assisted, game.started_at, finished_at or now,
@@ -444,8 +467,22 @@ class Games:
             except IdempotencyRace:
                 continue  # the next load returns what the first request with this key stored
             self._remember(after)
+            if not state.playing:
+                await self._game_ended(game.id, game.deal)
             return Played(body, state.version, False)
         raise Unavailable("the game is changing too fast to apply this move now; try again")
+
+    async def _game_ended(self, game_id: uuid.UUID, deal_source: JSON) -> None:
+        """A race game has ended: its log is checked and its race may be over now (races branch).
+        The move is already committed, so a failure here is only logged: the race's finish checks
+        every log again, and the next look at the race finishes it."""
+        race_id = race_of(deal_source)
+        if race_id is None:
+            return
+        try:
+            await self.races.game_ended(race_id, game_id)
+        except Exception as error:
+            log.warning("race %s: not settled after its game ended (%r); the next request will", race_id, error)
 
     async def _append_batched(self, move: PendingAppend) -> None:
         """Group commit (service.batching); a move its batch could not write is written alone."""
@@ -468,18 +505,19 @@ class Games:
             del self.cache[next(iter(self.cache))]  # the least recently written game
 
     async def legal_moves(self, game_id: uuid.UUID, token: str | None = None) -> JSON:
-        _, state = await self._readable_game(game_id, token)
+        game, state = await self._game(game_id)
+        await self.readable(game, token)
         return {"version": state.version, "moves": [command_to_api(m) for m in legal_moves(state)]}
 
     async def hints(self, game_id: uuid.UUID, solver: bool = False, token: str | None = None) -> JSON:
         """Ranked heuristic hints; with ``solver`` also the next move of a winning line, which
         marks the game assisted (an event), so only the game's player may ask for it."""
+        game, state = await self._game(game_id)
+        await self.readable(game, token)  # a race game: its player only, while the race runs
         if not solver:
-            _, state = await self._readable_game(game_id, token)
             return {"version": state.version, "hints": [{"move": command_to_api(h.move), "reason": h.reason} for h in hints(state)]}
         if token is None:
             raise Unauthorized("solver hints mark the game assisted: they need the player's bearer token")
-        game, state = await self._game(game_id)
         if await self.authenticate(token) != game.player_id:
             raise Forbidden("this game belongs to another player")
         if not state.playing:
@@ -496,8 +534,8 @@ class Games:
         game = await self.store.load_game(game_id)
         if game is None:
             raise NotFound(f"no game {game_id}")
-        await self.readable(game, token)
-        reveal = reveals_hidden_cards(game.deal, game.finished_at is not None, self.clock())
+        withhold = await self.readable(game, token)  # first: it may refuse
+        reveal = game.finished_at is not None and not withhold
         rows = await self.store.read_events(game_id, after, limit)
         last = rows[-1].version if rows else after
         return {
@@ -509,13 +547,13 @@ class Games:
         game = await self.store.load_game(game_id)
         if game is None:
             raise NotFound(f"no game {game_id}")
-        await self.readable(game, token)
+        withhold = await self.readable(game, token)
         if not 1 <= version <= game.version:
             raise NotFound(f"game {game_id} has versions 1 to {game.version}, not {version}")
         rows = await self.store.read_events_upto(game_id, version)
         state = replay(_decoded(rows))
         finished_at = game.finished_at if not state.playing else None
-        return view_of(game.id, game.player_id, game.deal, game.started_at, finished_at, state, self.clock())
+        return view_of(game.id, game.player_id, game.deal, game.started_at, finished_at, state, withhold)
 
 
 def _decoded(rows: list[StoredEvent]) -> list[Event]:

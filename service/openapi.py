@@ -31,7 +31,9 @@ from litestar.typing import FieldDefinition
 from domain import ALL_RULESETS, MAX_SEED
 from domain.piles import TARGETS
 
-from .schemas import DealRequest, MoveRequest, NewGame, NewPlayer, RequestBody
+from domain.lessons import BY_ID as LESSONS
+
+from .schemas import DealRequest, MoveRequest, NewGame, NewPlayer, NewRace, RaceDealRequest, RequestBody
 
 CARD_CODE = "^[A2-9TJQK][SHDC]$"
 DAILY_DATE = "^(?:today|[0-9]{4}-[0-9]{2}-[0-9]{2})$"
@@ -67,8 +69,8 @@ def _game(schema: Schema) -> None:
     )
 
 
-def _deal(schema: Schema) -> None:
-    sources: dict[str, Schema] = {
+def _deal_sources() -> dict[str, Schema]:
+    return {
         "seed": Schema(type=OpenAPIType.INTEGER, minimum=0, maximum=MAX_SEED, description="0 .. 2^53 - 1"),
         "deck": Schema(
             type=OpenAPIType.ARRAY,
@@ -86,7 +88,30 @@ def _deal(schema: Schema) -> None:
             pattern=DAILY_DATE,
             description="'today' or a UTC date YYYY-MM-DD from today back to 366 days ago (open-runs only)",
         ),
+        "lesson": Schema(  # races branch
+            type=OpenAPIType.STRING, enum=list(LESSONS), description="a prepared lesson (GET /lessons; classic only)"
+        ),
     }
+
+
+def _deal(schema: Schema) -> None:
+    _one_source(schema, _deal_sources())
+    schema.description = (
+        "At most one of seed, deck, pool, daily or lesson (null counts as left out); none: the ruleset's default "
+        "deal (a pool deal for open-runs, a random seed for the others)."
+    )
+
+
+def _race_deal(schema: Schema) -> None:
+    sources = _deal_sources()
+    _one_source(schema, {name: sources[name] for name in ("seed", "deck", "pool")})
+    schema.description = (
+        "At most one of seed, deck or pool (null counts as left out); none: the ruleset's default deal, which "
+        "nobody knows in advance (a pool deal for open-runs, a random seed for the others)."
+    )
+
+
+def _one_source(schema: Schema, sources: dict[str, Schema]) -> None:
     schema.properties = {name: _nullable(source, source.description) for name, source in sources.items()}
     # At most one source that is not null: one branch per source, and one for none (the ruleset's default).
     schema.one_of = [
@@ -99,10 +124,6 @@ def _deal(schema: Schema) -> None:
             for chosen in sources
         ),
     ]
-    schema.description = (
-        "At most one of seed, deck, pool or daily (null counts as left out); none: the ruleset's default deal "
-        "(a pool deal for open-runs, a random seed for the others)."
-    )
 
 
 def _move(schema: Schema) -> None:
@@ -124,6 +145,8 @@ REFINEMENTS: dict[type[RequestBody], Callable[[Schema], None]] = {
     NewGame: _game,
     DealRequest: _deal,
     MoveRequest: _move,
+    NewRace: _game,
+    RaceDealRequest: _race_deal,
 }
 
 

@@ -87,7 +87,7 @@ JSON = dict[str, Any]
 OnCommit = Callable[[AsyncConnection[Any]], Awaitable[None]]
 
 PROJECTION_TABLES = ("player_stats", "source_stats", "deal_stats", "daily_stats", "daily_leaderboard")
-DEAL_SOURCES = ("seed", "deck", "pool", "daily")
+DEAL_SOURCES = ("seed", "deck", "pool", "daily", "race")  # race: the games of races (races branch)
 
 
 # ---------------------------------------------------------------- what a finished game contributes
@@ -120,6 +120,11 @@ class Finish:
     def record(self) -> bool:
         """Whether it may set a fewest-moves or fastest record: an unassisted win."""
         return self.won and not self.assisted
+
+
+def counted(deal: Mapping[str, Any]) -> bool:
+    """Whether a game counts in the stats at all: lesson games never do (API.md, Lessons)."""
+    return deal.get("source") != "lesson"
 
 
 def pool_number_of(deal: Mapping[str, Any]) -> int | None:
@@ -433,6 +438,8 @@ class _Rebuild:
             return
         assert isinstance(dealt, GameDealt)
         source = public_source(deal)
+        if not counted(source):
+            return
         number = pool_number_of(source)
         day = daily_day_of(source)
         if number is not None:

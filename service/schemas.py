@@ -37,6 +37,7 @@ class DealRequest(RequestBody):
     deck: Annotated[list[CardCode], Meta(description="52 card codes in deal order (see API.md)")] | None = None
     pool: Annotated[int, Meta(ge=1, description="a deal of the verified pool")] | None = None
     daily: Annotated[str, Meta(description="'today' or a UTC date YYYY-MM-DD")] | None = None
+    lesson: Annotated[str, Meta(description="a lesson id (GET /lessons)")] | None = None  # races branch
 
 
 class NewGame(RequestBody):
@@ -139,6 +140,7 @@ class GameView(Body):
     started_at: datetime
     finished_at: datetime | None
     table: Table
+    lesson: LessonProgress | None = None  # races branch: lesson games only
 
 
 class EventView(Body):
@@ -269,6 +271,7 @@ class RulesetStats(Body):
 class PlayerStats(Body):
     player: UUID
     rulesets: list[RulesetStats]
+    races: RaceRecord  # races branch
 
 
 class RulesetTotals(Body):
@@ -285,7 +288,7 @@ class RulesetTotals(Body):
 
 
 class SourceTotals(Body):
-    source: Literal["seed", "deck", "pool", "daily"]
+    source: Literal["seed", "deck", "pool", "daily", "race"]
     played: int
     won: int
     win_rate: WinRate | None
@@ -352,3 +355,107 @@ class GameSummary(Body):
 class GameList(Body):
     games: Annotated[list[GameSummary], Meta(description="newest first")]
     next_before: Annotated[str, Meta(description="pass as ?before= for the next (older) page; null on the last page")] | None
+
+
+# ---------------------------------------------------------------- lessons (service/lessons.py, domain/lessons.py)
+
+LessonId = Annotated[str, Meta(description="base-rank, wrapping, reserve-refill or draw-three-stock")]
+
+
+class LessonInfo(Body):
+    id: LessonId
+    title: str
+    teaches: Annotated[str, Meta(description="what the lesson is about")]
+    goal: Annotated[str, Meta(description="the goal in words; reaching it records a LessonCompleted event")]
+    ruleset: Annotated[str, Meta(description="the ruleset a lesson game is dealt under (classic)")]
+    ruleset_version: int
+
+
+class LessonList(Body):
+    lessons: list[LessonInfo]
+
+
+class LessonProgress(Body):
+    """In the view of a lesson game: its lesson, the goal, and whether it has been reached."""
+
+    id: LessonId
+    goal: str
+    done: bool
+
+
+# ---------------------------------------------------------------- races (service/races.py)
+
+
+class RaceDealRequest(RequestBody):
+    """At most one of seed, deck or pool; none: a deal nobody knows in advance (the ruleset's default)."""
+
+    seed: Seed | None = None
+    deck: Annotated[list[CardCode], Meta(description="52 card codes in deal order (see API.md)")] | None = None
+    pool: Annotated[int, Meta(ge=1, description="a deal of the verified pool")] | None = None
+
+
+class NewRace(RequestBody):
+    max_entrants: Annotated[int, Meta(ge=2, le=8, description="2 .. 8 players, the creator included")]
+    ruleset: Annotated[str, Meta(description="a ruleset id; open-runs when left out")] | None = None
+    deal: RaceDealRequest | None = None
+    time_limit_seconds: Annotated[
+        int, Meta(ge=1, le=86_400, description="the race ends this long after its start (1 .. 86400); none: no limit")
+    ] | None = None
+
+
+class RaceEntrant(Body):
+    player: UUID
+    name: str
+    joined_at: datetime
+    game: Annotated[UUID, Meta(description="the entrant's game, dealt at the start")] | None
+    game_status: Literal["playing", "won", "stalled", "resigned"] | None
+    cards_on_foundations: int
+    move_count: int
+    finished_at: Annotated[datetime, Meta(description="when the entrant's game ended")] | None
+    place: Annotated[
+        int,
+        Meta(description="live while the race runs; final once it has finished, and then only for a verified log"),
+    ] | None
+    assisted: Annotated[bool, Meta(description="the entrant asked the solver for a hint")]
+    verified: Annotated[
+        bool, Meta(description="once the race has finished: whether the stored log replayed through the rules")
+    ] | None
+
+
+class RaceView(Body):
+    id: UUID
+    creator: UUID
+    status: Literal["open", "running", "finished"]
+    ruleset: RulesetRef
+    deal: Annotated[
+        dict[str, Any],
+        Meta(description="the deal source; its seed or pool number only once the race has finished and every game of it has ended"),
+    ]
+    max_entrants: int
+    time_limit_seconds: int | None
+    created_at: datetime
+    started_at: datetime | None
+    ends_at: Annotated[datetime, Meta(description="the start plus the time limit")] | None
+    finished_at: datetime | None
+    entrants: Annotated[list[RaceEntrant], Meta(description="by place once started (then in the order they joined)")]
+
+
+class RaceRecord(Body):
+    played: Annotated[int, Meta(description="finished races the player was dealt a game in")]
+    won: Annotated[int, Meta(description="of those, the races the player placed first in")]
+
+
+class OpenRace(Body):
+    id: UUID
+    creator: UUID
+    creator_name: str
+    ruleset: RulesetRef
+    deal: Annotated[dict[str, Any], Meta(description="the deal source only ({'source': 'seed'}, ...)")]
+    max_entrants: int
+    entrants: Annotated[int, Meta(description="players in it so far, the creator included")]
+    time_limit_seconds: int | None
+    created_at: datetime
+
+
+class OpenRaces(Body):
+    races: Annotated[list[OpenRace], Meta(description="open races, newest first")]

@@ -176,6 +176,15 @@ def bearer_token(request: Request[Any, Any, Any]) -> str | None:
     return token
 
 
+def optional_bearer(request: Request[Any, Any, Any]) -> str | None:
+    """The bearer token of a public read, if one is sent in the right form (a race game answers only
+    to its player while the race runs); a malformed header counts as no token, as on any read."""
+    try:
+        return bearer_token(request)
+    except Unauthorized:
+        return None
+
+
 def if_match(value: str | None) -> int | None:
     """The version in an If-Match header ("7", 7 or W/"7"); '*' or none means any version."""
     if value is None or value.strip(" \t") == "*":

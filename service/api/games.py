@@ -12,25 +12,16 @@ from litestar.response import Response
 
 from domain import parse_command
 
-from ..errors import Unauthorized
 from ..openapi import IDEMPOTENCY_KEY, IF_MATCH, header
 from ..problems import documented
 from ..schemas import EventPage, GameView, Hints, LegalMoves, MoveRequest, MoveResult, NewGame
-from .common import bearer_token, etag, games_of, idempotency_key, if_match, parse_body
+from .common import bearer_token, etag, games_of, idempotency_key, if_match, optional_bearer, parse_body
 
 NDJSON = "application/x-ndjson"
 _GAME_ID = PathParameter(description="the game's id (a UUID)")
-# Reads are public, except a daily game's until its date (UTC) is over: then only its player's token.
+# Reads are public, except a daily game's until its date (UTC) is over and a race game's while its
+# race runs: then only its player's token.
 _READ_SECURITY: list[dict[str, list[str]]] = [{}, {"bearer": []}]
-
-
-def reader_token(request: Request[Any, Any, Any]) -> str | None:
-    """The bearer token a read came with, if any (a malformed one counts as none: most reads are
-    public, and a daily game in its date refuses a read without its player's token anyway)."""
-    try:
-        return bearer_token(request)
-    except Unauthorized:
-        return None
 
 
 class GameController(Controller):
@@ -74,7 +65,7 @@ class GameController(Controller):
             ),
         ] = None,
     ) -> Response[GameView]:
-        view = await games_of(state).view(game_id, reader_token(request))
+        view = await games_of(state).view(game_id, optional_bearer(request))
         tag = etag(view["version"])
         if if_none_match is not None and tag in {t.strip() for t in if_none_match.split(",")}:
             return Response(None, status_code=304, headers={"ETag": tag})
@@ -138,7 +129,7 @@ class GameController(Controller):
     async def legal_moves(
         self, request: Request[Any, Any, Any], state: State, game_id: Annotated[UUID, _GAME_ID]
     ) -> Response[LegalMoves]:
-        body = await games_of(state).legal_moves(game_id, reader_token(request))
+        body = await games_of(state).legal_moves(game_id, optional_bearer(request))
         return Response(body, headers={"ETag": etag(body["version"])})
 
     @get(
@@ -160,7 +151,7 @@ class GameController(Controller):
             ),
         ] = False,
     ) -> Response[Hints]:
-        body = await games_of(state).hints(game_id, solver, bearer_token(request) if solver else reader_token(request))
+        body = await games_of(state).hints(game_id, solver, bearer_token(request) if solver else optional_bearer(request))
         return Response(body, headers={"ETag": etag(body["version"])})
 
     @get(
@@ -179,7 +170,7 @@ class GameController(Controller):
         after: Annotated[int, QueryParameter(ge=0, le=2**31 - 1, description="return events after this version")] = 0,
         limit: Annotated[int, QueryParameter(ge=1, le=1000, description="at most this many events")] = 100,
     ) -> Response[EventPage]:
-        page = await games_of(state).events(game_id, after, limit, reader_token(request))
+        page = await games_of(state).events(game_id, after, limit, optional_bearer(request))
         if _wants_ndjson(request):
             lines = b"".join(msgspec.json.encode(event) + b"\n" for event in page["events"])
             return Response(lines, media_type=NDJSON)  # type: ignore[arg-type]
@@ -195,7 +186,7 @@ class GameController(Controller):
     async def state_at(
         self, request: Request[Any, Any, Any], state: State, game_id: Annotated[UUID, _GAME_ID], version: Annotated[int, PathParameter(ge=1, le=2**31 - 1, description="a version of the game, 1 .. its current version")]
     ) -> Response[GameView]:
-        view = await games_of(state).state_at(game_id, version, reader_token(request))
+        view = await games_of(state).state_at(game_id, version, optional_bearer(request))
         return Response(view, headers={"ETag": etag(view["version"])})
 
 

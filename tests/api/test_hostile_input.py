@@ -57,6 +57,7 @@ CODES = [rank + suit for suit in SUITS for rank in RANKS]
 TARGETS = ["foundation", "tableau-1", "tableau-2", "tableau-3", "tableau-4"]
 SIMPLE = ["draw", "recycle", "undo", "resign"]
 RULESETS = ["classic", "draw-one", "open-runs"]
+LESSONS = ["base-rank", "wrapping", "reserve-refill", "draw-three-stock"]  # API.md, Lessons
 MAX_SEED = 2**53 - 1
 UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 INTEGER = re.compile(r"-?[0-9]+")
@@ -149,9 +150,11 @@ def judge_game(raw: bytes) -> str:
         ruleset = body.get("ruleset", "open-runs")
         if ruleset not in RULESETS:
             return INVALID
-        deal = _fields(body.get("deal", {}), {"seed", "deck", "pool", "daily"})
+        deal = _fields(body.get("deal", {}), {"seed", "deck", "pool", "daily", "lesson"})
         if len(deal) > 1:
             return INVALID
+        if "lesson" in deal:  # a prepared lesson, under classic only (its default)
+            return VALID if deal["lesson"] in LESSONS and body.get("ruleset", "classic") == "classic" else INVALID
         if "seed" in deal:
             seed = _integer(deal["seed"])
             return VALID if seed is not None and 0 <= seed <= MAX_SEED else INVALID
@@ -304,7 +307,8 @@ def game_bodies(draw: st.DrawFn) -> bytes:
         decks = st.one_of(decks_strategy(), st.lists(CARDS, max_size=60), TREES)
         pools = st.one_of(st.integers(-2, 3000), NUMBERS, STRINGS)
         dailies = st.one_of(st.sampled_from(["today", "2026-11-30", "2000-01-01"]), STRINGS, NUMBERS)
-        sources = {"seed": seeds, "deck": decks, "pool": pools, "daily": dailies}
+        lessons = st.one_of(st.sampled_from([*LESSONS, "Wrapping", "lesson"]), STRINGS, NUMBERS)
+        sources = {"seed": seeds, "deck": decks, "pool": pools, "daily": dailies, "lesson": lessons}
         picked = draw(st.lists(st.sampled_from(list(sources)), max_size=2, unique=True))
         deal = _with_member(draw, [(name, draw(sources[name])) for name in picked], dict(sources))
         rulesets = st.one_of(st.sampled_from(RULESETS), STRINGS, NUMBERS, st.none())
