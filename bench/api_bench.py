@@ -48,7 +48,7 @@ import msgspec
 import psycopg
 from psycopg import sql
 
-from service.server import HTTP_PROTOCOL  # TCP_NODELAY on every connection: see service/server.py
+from service.server import uvicorn_arguments  # served as in production: see service/server.py
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 RESULTS_FILE = PROJECT_ROOT / "bench" / "results" / "api.json"
@@ -467,7 +467,7 @@ def start_server(name: str, app: str, database_url: str, log_dir: Path) -> Serve
     env["PYTHONPATH"] = str(PROJECT_ROOT) + os.pathsep + env.get("PYTHONPATH", "")
     log = log_dir / f"{name}.log"
     command = [sys.executable, "-m", "uvicorn", app, "--host", HOST, "--port", str(port),
-               "--log-level", "warning", "--no-access-log", "--workers", str(WORKERS), "--http", HTTP_PROTOCOL]
+               "--log-level", "warning", "--no-access-log", "--workers", str(WORKERS), *uvicorn_arguments()]
     with open(log, "wb") as out:
         process = subprocess.Popen(command, cwd=PROJECT_ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
     return Server(name, port, process, log)

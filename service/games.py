@@ -29,6 +29,7 @@ from domain import (
     GameOver,
     GameState,
     Ruleset,
+    UndoHistoryNeeded,
     UseSolverHint,
     command_to_api,
     deal,
@@ -45,6 +46,7 @@ from domain import (
     redact,
     replay,
     shuffled_deck,
+    with_undo_history,
 )
 from domain.codec import event_from_data, snapshot_to_state, state_to_snapshot
 from domain.rulesets import DEFAULT_RULESET_ID
@@ -305,7 +307,11 @@ class Games:
                     raise VersionConflict(f"the game is at version {game.version}, not {if_match}: reload and try again")
                 continue  # the cached copy may be behind: ask the database
             try:
-                events = decide(game.state, command)
+                try:
+                    events = decide(game.state, command)
+                except UndoHistoryNeeded:  # an undo below the state's window: its older moves are in the log
+                    game = dataclasses.replace(game, state=await self._with_undo_history(game.id, game.state))
+                    events = decide(game.state, command)
             except DomainError:
                 if game.confirmed:
                     raise
@@ -374,6 +380,11 @@ class Games:
             return
         if not written:
             raise ConcurrencyConflict()
+
+    async def _with_undo_history(self, game_id: uuid.UUID, state: GameState) -> GameState:
+        """``state`` with its undo window refilled from the stored events (domain.undo_stack)."""
+        rows = await self.store.read_events_upto(game_id, state.version)
+        return with_undo_history(state, _decoded(rows))
 
     def _cached(self, game_id: uuid.UUID) -> _Current | None:
         game = self.cache.get(game_id)

@@ -13,15 +13,18 @@ import pytest
 import uvicorn
 
 from service.app import create_app
+from service.server import uvicorn_options
 from service.settings import Settings
 from tests.live import free_port
 
 
 @contextmanager
 def running_server(settings: Settings) -> Iterator[str]:
-    """A real uvicorn server for ``settings`` (its port) in a thread; yields its base URL."""
+    """A real uvicorn server for ``settings`` (its port) in a thread, served as in production
+    (``service.server``); yields its base URL."""
     config = uvicorn.Config(
-        create_app(settings), host="127.0.0.1", port=settings.port, log_level="critical", lifespan="on"
+        create_app(settings), host="127.0.0.1", port=settings.port, log_level="critical", lifespan="on",
+        **uvicorn_options(),
     )
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
