@@ -13,7 +13,6 @@ import hashlib
 import random
 import secrets
 import uuid
-import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -103,6 +102,16 @@ class _Current:
         return view_of(self.id, self.player_id, self.deal, self.started_at, self.finished_at, self.state)
 
 
+class _Turns:
+    """The moves on one game waiting in this process, and the lock they take turns on."""
+
+    __slots__ = ("lock", "users")
+
+    def __init__(self) -> None:
+        self.lock = asyncio.Lock()
+        self.users = 0  # holding or waiting for the lock
+
+
 class TokenCache:
     """Bearer token hash -> player, for tokens this process has seen (tokens never change owner)."""
 
@@ -161,7 +170,7 @@ class Games:
         self.solver = SolverPool()
         self.batcher = AppendBatcher(store, settings.move_batch_max)
         # one lock per game being written to in this process (gone when nobody holds or awaits it)
-        self._writing: weakref.WeakValueDictionary[uuid.UUID, asyncio.Lock] = weakref.WeakValueDictionary()
+        self._writing: dict[uuid.UUID, _Turns] = {}
 
     # ------------------------------------------------------------ players
 
@@ -260,11 +269,17 @@ class Games:
         cached game needs one round trip, a retry after a conflict two, so the retrier keeps
         losing to the other's next move until its retries run out (a 503). Between processes the
         conditional append still decides, as before."""
-        lock = self._writing.get(game_id)
-        if lock is None:
-            lock = self._writing[game_id] = asyncio.Lock()
-        async with lock:
-            return await self._play(game_id, token, command, if_match, idempotency_key)
+        turns = self._writing.get(game_id)
+        if turns is None:
+            turns = self._writing[game_id] = _Turns()
+        turns.users += 1
+        try:
+            async with turns.lock:
+                return await self._play(game_id, token, command, if_match, idempotency_key)
+        finally:
+            turns.users -= 1
+            if not turns.users:
+                del self._writing[game_id]
 
     async def _play(
         self,
@@ -388,7 +403,9 @@ class Games:
 
     def _cached(self, game_id: uuid.UUID) -> _Current | None:
         game = self.cache.get(game_id)
-        return None if game is None else dataclasses.replace(game, confirmed=False)
+        if game is None:
+            return None
+        return _Current(game.id, game.player_id, game.deal, game.started_at, game.finished_at, game.state, False)
 
     def _remember(self, game: _Current) -> None:
         self.cache.pop(game.id, None)
