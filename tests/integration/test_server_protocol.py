@@ -88,6 +88,7 @@ def test_every_connection_to_a_multi_worker_server_has_tcp_nodelay(tmp_path: Pat
     port = free_port()
     served = Served(tmp_path, _env(DATABASE_URL=clean_database, PORT=str(port), WORKERS="2"), port)
     clients: list[socket.socket] = []
+    workers: list[psutil.Process] = []
     try:
         assert served.wait_until_up("/health").status_code == 200
         deadline = time.monotonic() + 30
@@ -112,6 +113,9 @@ def test_every_connection_to_a_multi_worker_server_has_tcp_nodelay(tmp_path: Pat
     finally:
         for client in clients:
             client.close()
+        for worker in workers:  # killing `canfield serve` alone would leave its workers serving
+            if worker.is_running():
+                worker.kill()
         served.kill()
 
 
