@@ -158,7 +158,7 @@ def legal_moves(state: GameState) -> list[Command]:
         for target in TARGETS:
             if _accepts(state, source, target):
                 moves.append(MoveCard(source.card, target))
-    if state.undo:
+    if state.undo_depth:
         moves.append(Undo())
     moves.append(Resign())
     return moves
@@ -215,8 +215,10 @@ def _decide(state: GameState, command: Command) -> list[Event]:
             return [GameStalled()]
         return [WasteRecycled(len(state.waste))]
     if isinstance(command, Undo):
-        if not state.undo:
+        if not state.undo_depth:
             raise IllegalMove("there is no move to undo")
+        if not state.undo:
+            raise undo_stack.UndoHistoryNeeded(state.version)
         return [MoveUndone(undo_stack.top(state.undo)[1])]
     if isinstance(command, Resign):
         return [GameResigned()]
@@ -298,6 +300,7 @@ def evolve(state: GameState | None, event: Event) -> GameState:
             move_count=state.move_count + 1,
             version=version,
             undo=undo_stack.push(state.undo, state.progress, event),
+            undo_depth=state.undo_depth + 1,
         )
     if isinstance(event, StockDrawn):
         count = len(event.cards)
@@ -307,6 +310,7 @@ def evolve(state: GameState | None, event: Event) -> GameState:
             move_count=state.move_count + 1,
             version=version,
             undo=undo_stack.push(state.undo, state.progress, event),
+            undo_depth=state.undo_depth + 1,
         )
     if isinstance(event, ReserveRefilled):
         reserve, waste, foundations, tableau = _transfer(state, (event.card,), RESERVE, TABLEAU[event.column])
@@ -321,6 +325,7 @@ def evolve(state: GameState | None, event: Event) -> GameState:
             move_count=state.move_count + 1,
             version=version,
             undo=undo_stack.push(state.undo, state.progress, event),
+            undo_depth=state.undo_depth + 1,
         )
     if isinstance(event, MoveUndone):
         return _undo(state, version)
@@ -349,7 +354,9 @@ def _changes_nothing(state: GameState, event: CardsMoved) -> bool:
 
 
 def _undo(state: GameState, version: int) -> GameState:
-    assert state.undo, "MoveUndone needs a move to take back"
+    if not state.undo:
+        assert state.undo_depth, "MoveUndone needs a move to take back"
+        raise undo_stack.UndoHistoryNeeded(state.version)  # replay and with_undo_history refill first
     progress, events = undo_stack.top(state.undo)
     restored = state
     for event in reversed(events):
@@ -360,6 +367,7 @@ def _undo(state: GameState, version: int) -> GameState:
         undo_count=state.undo_count + 1,
         version=version,
         undo=undo_stack.pop(state.undo),
+        undo_depth=state.undo_depth - 1,
     )
 
 
@@ -382,18 +390,51 @@ def _revert(state: GameState, event: Event) -> GameState:
 
 
 def replay(events: Iterable[Event]) -> GameState:
-    """A game's state: the fold of ``evolve`` over its events."""
+    """A game's state: the fold of ``evolve`` over its events (refilling the undo window from the
+    events already folded where an undo reaches below it, as the service does from the log)."""
+    return _replay(events)[0]
+
+
+def _replay(events: Iterable[Event]) -> tuple[GameState, list[str]]:
+    """The state and its whole undo stack (``undo_stack.track``'s entries, oldest first)."""
     state: GameState | None = None
+    entries: list[str] = []
     for event in events:
+        if isinstance(event, GameDealt):
+            entries = []
+        elif isinstance(event, MoveUndone) and state is not None and not state.undo and state.undo_depth:
+            state = state._replace(undo=undo_stack.window(entries))
         state = evolve(state, event)
+        undo_stack.track(entries, event, state.undo)
     if state is None:
         raise ValueError("an event stream starts with GameDealt")
-    return state
+    return state, entries
 
 
-def apply(state: GameState, command: Command) -> tuple[GameState, list[Event]]:
-    """``decide`` then ``evolve``: the new state and the events that made it."""
-    events = decide(state, command)
+def with_undo_history(state: GameState, events: Iterable[Event]) -> GameState:
+    """``state`` with its undo window refilled from ``events``, the game's events up to
+    ``state.version`` (what to do on ``UndoHistoryNeeded``). Raises ValueError when the events
+    are not the ones that made ``state``."""
+    replayed, entries = _replay(events)
+    if replayed.version != state.version or len(entries) != state.undo_depth or replayed.undo_depth != state.undo_depth:
+        raise ValueError(f"these events do not lead to the state at version {state.version}")
+    refilled = undo_stack.window(entries)
+    if not refilled.endswith(state.undo):
+        raise ValueError(f"these events do not lead to the undo window of the state at version {state.version}")
+    return state._replace(undo=refilled)
+
+
+def apply(state: GameState, command: Command, history: Sequence[Event] | None = None) -> tuple[GameState, list[Event]]:
+    """``decide`` then ``evolve``: the new state and the events that made it. ``history`` (the
+    game's events so far) serves an undo that reaches below the state's undo window; without it
+    such an undo raises ``UndoHistoryNeeded``."""
+    try:
+        events = decide(state, command)
+    except undo_stack.UndoHistoryNeeded:
+        if history is None:
+            raise
+        state = with_undo_history(state, history)
+        events = decide(state, command)
     for event in events:
         state = evolve(state, event)
     return state, events

@@ -15,7 +15,6 @@ import logging
 import random
 import secrets
 import uuid
-import weakref
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -31,6 +30,7 @@ from domain import (
     GameOver,
     GameState,
     Ruleset,
+    UndoHistoryNeeded,
     UseSolverHint,
     command_to_api,
     deal,
@@ -47,6 +47,7 @@ from domain import (
     redact,
     replay,
     shuffled_deck,
+    with_undo_history,
 )
 from domain.codec import event_from_data, snapshot_to_state, state_to_snapshot
 from domain.rulesets import DEFAULT_RULESET_ID
@@ -108,6 +109,16 @@ class _Current:
 
     def view(self, withhold: bool) -> JSON:
         return view_of(self.id, self.player_id, self.deal, self.started_at, self.finished_at, self.state, withhold)
+
+
+class _Turns:
+    """The moves on one game waiting in this process, and the lock they take turns on."""
+
+    __slots__ = ("lock", "users")
+
+    def __init__(self) -> None:
+        self.lock = asyncio.Lock()
+        self.users = 0  # holding or waiting for the lock
 
 
 class TokenCache:
@@ -196,7 +207,7 @@ class Games:
         self.batcher = AppendBatcher(store, settings.move_batch_max)
         self.daily = DailyDeals(store.pool, settings.daily_secret, settings.daily_wait_seconds, clock)
         # one lock per game being written to in this process (gone when nobody holds or awaits it)
-        self._writing: weakref.WeakValueDictionary[uuid.UUID, asyncio.Lock] = weakref.WeakValueDictionary()
+        self._writing: dict[uuid.UUID, _Turns] = {}
         self.races = Races(RaceStore(store.pool), clock, self.authenticate, self._deal)  # races branch
 
     # ------------------------------------------------------------ players
@@ -362,11 +373,17 @@ class Games:
         cached game needs one round trip, a retry after a conflict two, so the retrier keeps
         losing to the other's next move until its retries run out (a 503). Between processes the
         conditional append still decides, as before."""
-        lock = self._writing.get(game_id)
-        if lock is None:
-            lock = self._writing[game_id] = asyncio.Lock()
-        async with lock:
-            return await self._play(game_id, token, command, if_match, idempotency_key)
+        turns = self._writing.get(game_id)
+        if turns is None:
+            turns = self._writing[game_id] = _Turns()
+        turns.users += 1
+        try:
+            async with turns.lock:
+                return await self._play(game_id, token, command, if_match, idempotency_key)
+        finally:
+            turns.users -= 1
+            if not turns.users:
+                del self._writing[game_id]
 
     async def _play(
         self,
@@ -409,7 +426,11 @@ class Games:
                     raise VersionConflict(f"the game is at version {game.version}, not {if_match}: reload and try again")
                 continue  # the cached copy may be behind: ask the database
             try:
-                events = decide(game.state, command)
+                try:
+                    events = decide(game.state, command)
+                except UndoHistoryNeeded:  # an undo below the state's window: its older moves are in the log
+                    game = dataclasses.replace(game, state=await self._with_undo_history(game.id, game.state))
+                    events = decide(game.state, command)
             except DomainError:
                 if game.confirmed:
                     raise
@@ -494,9 +515,16 @@ class Games:
         if not written:
             raise ConcurrencyConflict()
 
+    async def _with_undo_history(self, game_id: uuid.UUID, state: GameState) -> GameState:
+        """``state`` with its undo window refilled from the stored events (domain.undo_stack)."""
+        rows = await self.store.read_events_upto(game_id, state.version)
+        return with_undo_history(state, _decoded(rows))
+
     def _cached(self, game_id: uuid.UUID) -> _Current | None:
         game = self.cache.get(game_id)
-        return None if game is None else dataclasses.replace(game, confirmed=False)
+        if game is None:
+            return None
+        return _Current(game.id, game.player_id, game.deal, game.started_at, game.finished_at, game.state, False)
 
     def _remember(self, game: _Current) -> None:
         self.cache.pop(game.id, None)

@@ -46,6 +46,10 @@ def _whole_numbers(value: object, depth: int = 0) -> object:
     return value
 
 
+MAX_NESTING = 32
+"""Request bodies are at most three levels deep; anything past this is refused as nested too deeply."""
+
+
 class _DuplicateKey(Exception):
     pass
 
@@ -76,14 +80,20 @@ def check_json_body(raw: bytes) -> None:
         raise BadRequest("the JSON body is nested too deeply") from None
     except msgspec.DecodeError:
         return
-    members, pending = 0, [data]
+    members = 0
+    pending: list[tuple[dict[str, Any] | list[Any], int]] = [(data, 1)] if isinstance(data, dict | list) else []
     while pending:
-        item = pending.pop()
+        item, depth = pending.pop()
+        if depth > MAX_NESTING:  # msgspec's own recursion limit differs between Python versions
+            raise BadRequest("the JSON body is nested too deeply")
         if isinstance(item, dict):
             members += len(item)
-            pending.extend(item.values())
-        elif isinstance(item, list):
-            pending.extend(item)
+            values: Any = item.values()
+        else:
+            values = item
+        for value in values:
+            if isinstance(value, dict | list):
+                pending.append((value, depth + 1))
     if raw.count(b":") <= members:
         return  # every ':' separates a member: no name can repeat
     try:
