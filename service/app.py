@@ -20,6 +20,7 @@ from .api.players import PlayerController
 from .api.rulesets import RulesetController
 from .api.stats import player_stats, stats
 from .api.streams import StreamController
+from .api.web import web_routes
 from .database import libpq_url
 from .errors import UnsupportedMediaType
 from .games import Games
@@ -73,7 +74,8 @@ def create_app(settings: Settings) -> Litestar:
             await pool.close()
 
     app = Litestar(
-        route_handlers=[PlayerController, RulesetController, GameController, StreamController, DealController, player_stats, stats, health],
+        route_handlers=[PlayerController, RulesetController, GameController, StreamController, DealController, player_stats, stats, health,
+                        *web_routes()],
         lifespan=[lifespan],
         exception_handlers=EXCEPTION_HANDLERS,
         plugins=[RequestSchemaPlugin()],
