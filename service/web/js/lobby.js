@@ -92,7 +92,7 @@ function dealForm(player, rulesets, poolSize) {
       source.input ? h("input", { name: source.input.name, type: "text", inputmode: "numeric",
         pattern: "[0-9]+", placeholder: source.input.placeholder, disabled: !usable(source),
         "aria-label": `${source.label.replace(/^An? /, "")} number`,
-        onfocus: () => { form.elements.source.value = source.id; } }) : null)));
+        oninput: () => { form.elements.source.value = source.id; } }) : null)));
   }
 
   async function submit(event) {
