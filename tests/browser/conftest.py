@@ -78,7 +78,7 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
         terminalreporter.write_sep("!", f"{len(_skipped)} BROWSER TESTS SKIPPED: {MISSING}", red=True, bold=True)
 
 
-def _start(database_url: str, log: Path, env: dict[str, str]) -> Iterator[ServerProcess]:
+def start_server(database_url: str, log: Path, env: dict[str, str]) -> Iterator[ServerProcess]:
     server = ServerProcess(database_url, log, env=env)
     try:
         server.wait_until_up()
@@ -90,13 +90,13 @@ def _start(database_url: str, log: Path, env: dict[str, str]) -> Iterator[Server
 @pytest.fixture(scope="package")
 def web(database_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     """The server under test, with the default rate limits (the page must live with them)."""
-    yield from _start(database_url, tmp_path_factory.mktemp("web") / "server.log", DEFAULT_LIMITS)
+    yield from start_server(database_url, tmp_path_factory.mktemp("web") / "server.log", DEFAULT_LIMITS)
 
 
 @pytest.fixture(scope="package")
 def helper_server(database_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     """Another process on the same database, without rate limits: for setting up other players."""
-    yield from _start(database_url, tmp_path_factory.mktemp("helper") / "server.log", {})
+    yield from start_server(database_url, tmp_path_factory.mktemp("helper") / "server.log", {})
 
 
 @pytest.fixture(scope="package")

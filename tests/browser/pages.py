@@ -74,7 +74,11 @@ class Page:
                                     {"width": width, "height": height, "deviceScaleFactor": 2, "mobile": True})
 
     def open(self, fragment: str = "#/") -> None:
-        self.driver.get(self.base_url + "/" + fragment)
+        target = self.base_url + "/" + fragment
+        if self.driver.current_url == target:
+            self.driver.refresh()  # the same address again: a new visit, not a same-page jump
+        else:
+            self.driver.get(target)
         self.wait_for(lambda: self.js("return document.querySelector('main[aria-busy]') === null "
                                       "&& !document.querySelector('main .loading')"), "the page to load")
 

@@ -205,3 +205,63 @@ def test_every_ruleset_deals_and_draws(open_page: Callable[..., Page], ruleset: 
         page.play(Draw())
         assert page.table() == expected_table(state, fan)
     assert page.js("return document.documentElement.scrollWidth") <= PHONE[0], "nothing sticks out at 390 px"
+
+
+def test_legal_destinations_light_up_and_a_foundation_card_comes_back(open_page: Callable[..., Page]) -> None:
+    def base_card_returns(state: GameState) -> bool:
+        return any(m.card == state.foundation_cards(suit)[-1] for m in card_moves(state)
+                   for suit in range(4) if state.foundation_cards(suit))
+
+    seed, start = classic_seed_with(base_card_returns)
+    base = next(card for suit in range(4) for card in start.foundation_cards(suit))  # the deal's one foundation card
+    targets = sorted(m.to for m in card_moves(start) if m.card == base)
+    page = open_page()
+    page.register("Returner")
+    page.deal("classic", "seed", seed)
+    page.wait_table(expected_table(start))
+
+    code = CODES[base]
+    foundation = f".table button[data-pile=foundation][data-suit={code[1]}]"
+    page.click(foundation)  # nothing selected: the foundation's top is picked up (classic allows returns)
+    page.wait_for(lambda: page.js("return document.querySelector(arguments[0]).getAttribute('aria-pressed')",
+                                  foundation) == "true", "the foundation card to be selected")
+    page.wait_for(lambda: page.js("return [...document.querySelectorAll('.column.legal')].map((c) => c.dataset.pile)")
+                  == targets, f"exactly the legal columns {targets} to light up")
+    heading = page.js("return document.querySelector(arguments[0]).getAttribute('aria-label')", page.pile(targets[0]))
+    assert heading.endswith("a legal destination"), heading
+
+    page.click(page.pile(targets[0]))
+    moved, _ = apply(start, MoveCard(base, targets[0]))
+    page.wait_table(expected_table(moved))
+    assert page.js("return document.querySelector('[data-base-rank]').dataset.baseRank") == RANKS[start.base_rank], \
+        "the base rank stays, though its card left the foundation"
+
+
+def test_a_hint_shows_the_ranked_move_and_the_solver_hint_warns_first(open_page: Callable[..., Page]) -> None:
+    from domain import hints
+
+    seed, start = classic_seed_with(lambda s: isinstance(hints(s)[0].move, MoveCard))
+    best = hints(start)[0]
+    assert isinstance(best.move, MoveCard)
+    page = open_page()
+    page.register("Hinted")
+    page.deal("classic", "seed", seed)
+    page.wait_table(expected_table(start))
+
+    page.click("[data-action=hint]")
+    page.wait_for(lambda: page.status_text().startswith("Hint:"), "the hint")
+    assert best.reason.lower() in page.status_text().lower(), (best.reason, page.status_text())
+    assert page.js("return document.querySelector('.card.hinted')?.dataset.card") == CODES[best.move.card]
+    assert page.js("return document.querySelector('.hint-target')?.dataset.pile") in {best.move.to, "foundation"}
+    assert not page.js("return !!document.querySelector('[data-assisted]')")
+
+    page.click("[data-action=solver]")
+    page.wait_for(lambda: page.js("return !!document.querySelector('dialog.ask[open]')"), "the warning")
+    assert "assisted" in page.text("dialog.ask")
+    page.click("dialog.ask button[value='']")  # cancel: nothing asked, nothing marked
+    assert not page.js("return !!document.querySelector('[data-assisted]')")
+
+    page.click("[data-action=solver]")
+    page.click("dialog.ask button[value=yes]")
+    page.wait_for(lambda: page.status_text().startswith("Solver:"), "the solver's answer")
+    page.wait_for(lambda: page.js("return !!document.querySelector('[data-assisted]')"), "the game to be marked assisted")

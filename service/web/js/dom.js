@@ -58,6 +58,9 @@ export function duration(seconds) {
   return h > 0 ? `${h}:${String(m).padStart(2, "0")}:${s}` : `${m}:${s}`;
 }
 
+/** "1 move", "2 moves" */
+export const plural = (count, word) => `${count} ${word}${count === 1 ? "" : "s"}`;
+
 /** A short local date and time for an ISO timestamp. */
 export function when(iso) {
   if (!iso) return "";

@@ -3,7 +3,7 @@
 
 import { api, ApiError } from "./api.js";
 import { cardName, moveText, pileName, suitName } from "./cards.js";
-import { ask, duration, fill, h, say } from "./dom.js";
+import { ask, duration, fill, h, plural, say } from "./dom.js";
 import { follow } from "./live.js";
 import { currentPlayer } from "./player.js";
 import { rulesetOf, rulesetTitle } from "./rulesets.js";
@@ -104,7 +104,7 @@ export async function mountGame(root, { id }) {
     ended.dataset.status = view.status;
     if (!playing) {
       fill(ended, h("strong", {}, endingText(view)), " ",
-        `${view.moveCount} moves in ${duration(elapsedSeconds())}.`,
+        `${plural(view.moveCount, "move")} in ${duration(elapsedSeconds())}.`,
         view.assisted ? " (Assisted: not ranked.)" : "");
     }
     const table = renderTable(view, {

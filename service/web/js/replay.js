@@ -3,7 +3,7 @@
 
 import { api } from "./api.js";
 import { cardName, cardShort, pileName } from "./cards.js";
-import { fill, h, when } from "./dom.js";
+import { fill, h, plural, when } from "./dom.js";
 import { dealTitle, endingText } from "./game.js";
 import { currentPlayer } from "./player.js";
 import { rulesetOf, rulesetTitle } from "./rulesets.js";
@@ -120,7 +120,7 @@ export async function mountReplay(root, { id }) {
     if (shown === view) return;
     shown = view;
     const event = eventAt(v);
-    caption.textContent = `After version ${v}${event ? ` (${eventText(event)})` : ""}: ${view.moveCount} moves, `
+    caption.textContent = `After version ${v}${event ? ` (${eventText(event)})` : ""}: ${plural(view.moveCount, "move")}, `
       + `${view.table.stock.count} in the stock, ${view.table.reserve.count} in the reserve`
       + (view.table.waste.length ? `, waste top ${cardName(view.table.waste[view.table.waste.length - 1])}.` : ".");
     fill(frame, renderTable(view, { drawCount: ruleset.drawCount || 3, interactive: false }));

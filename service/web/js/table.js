@@ -2,7 +2,7 @@
 // the deal's base rank, the reserve and four tableau columns. Pure rendering: what a click means
 // is the caller's business (game.js plays, replay.js only looks).
 
-import { h } from "./dom.js";
+import { h, plural } from "./dom.js";
 import { SUITS, cardName, isRed, rankName, rankOf, rankShown, suitName, suitOf, suitSymbol } from "./cards.js";
 
 /**
@@ -91,7 +91,7 @@ function wastePile(t, o) {
   const covered = waste.length - fan.length;
   const top = waste[waste.length - 1];
   const label = waste.length
-    ? `Waste, ${waste.length} card${waste.length === 1 ? "" : "s"} face up; top ${cardName(top)}`
+    ? `Waste, ${plural(waste.length, "card")} face up; top ${cardName(top)}`
     : "Waste, empty";
   return h("div", { class: "pile waste", role: "group", "aria-label": label, "data-count": waste.length },
     covered > 0 ? h("div", { class: "under", "aria-hidden": "true" }, badge(covered, "more waste cards under the fan")) : null,
@@ -122,7 +122,7 @@ function foundation(cards, suit, base, o) {
     ? faceCard(top, { ...o, interactive: false }, { from: "foundation" })
     : h("span", { class: "slot-mark ghost", "aria-hidden": "true" }, rankShown(base), h("br"), suitSymbol(suit));
   const what = top
-    ? `${suitName(suit)} foundation, ${cards.length} card${cards.length === 1 ? "" : "s"}, top ${cardName(top)}`
+    ? `${suitName(suit)} foundation, ${plural(cards.length, "card")}, top ${cardName(top)}`
     : `${suitName(suit)} foundation, empty: starts with the ${cardName(base + suit)}`;
   const attrs = { class: classes.join(" "), "data-pile": "foundation", "data-suit": suit, "data-count": cards.length,
     "data-top": top || "" };
@@ -141,7 +141,7 @@ function foundation(cards, suit, base, o) {
 
 function reservePile(t, o) {
   const { count, top } = t.reserve;
-  const label = count ? `Reserve, ${count} card${count === 1 ? "" : "s"}; top ${cardName(top)}` : "Reserve, empty";
+  const label = count ? `Reserve, ${plural(count, "card")}; top ${cardName(top)}` : "Reserve, empty";
   return h("div", { class: "pile reserve", role: "group", "aria-label": label, "data-count": count },
     count > 1 ? h("div", { class: "under", "aria-hidden": "true" }, back()) : null,
     top ? faceCard(top, o, { from: "reserve", pickable: true, extraLabel: ", reserve top" })
@@ -162,7 +162,7 @@ function column(cards, number, o) {
   if (target) classes.push("legal");
   if (hinted) classes.push("hint-target");
   const end = cards[cards.length - 1];
-  const what = cards.length ? `Column ${number}, ${cards.length} card${cards.length === 1 ? "" : "s"}, ends with ${cardName(end)}`
+  const what = cards.length ? `Column ${number}, ${plural(cards.length, "card")}, ends with ${cardName(end)}`
     : `Column ${number}, empty`;
   const head = o.interactive
     ? h("button", { type: "button", class: "column-head", "data-pile": pile, "data-key": `pile:${pile}`,
