@@ -94,6 +94,7 @@ export async function mountGame(root, { id }) {
   function draw() {
     const focusedKey = document.activeElement?.closest?.("[data-key]")?.dataset.key;
     title.textContent = `${rulesetTitle(view.ruleset.id)} · ${dealTitle(view.deal)}`;
+    document.title = `${view.status === "playing" ? "" : `${capitalise(view.status)}: `}${title.textContent} · Canfield`;
     moves.textContent = String(view.moveCount);
     tick();
     fill(badges, ...badges.querySelectorAll(".badge:not([data-dynamic])"),

@@ -83,6 +83,7 @@ export async function mountReplay(root, { id }) {
       h("div", { class: "replay-events" }, h("h2", {}, "Events"), list))));
 
   slider.addEventListener("input", () => goTo(Number(slider.value), false));
+  document.title = `Replay: ${rulesetTitle(latest.ruleset.id)} · ${dealTitle(latest.deal)} · Canfield`;
 
   function eventAt(v) {
     return events.find((event) => event.version === v);

@@ -18,6 +18,7 @@ export function go(hash) {
 
 /** Mount the view of the current fragment into `root`, taking the previous one down first. */
 export async function show(root = document.getElementById("view"), onError = () => {}) {
+  document.title = "Canfield Solitaire";
   const hash = location.hash.replace(/^#/, "") || "/";
   const found = routes.map((r) => ({ r, match: r.pattern.exec(hash) })).find(({ match }) => match);
   const mine = ++generation;
@@ -36,6 +37,9 @@ export async function show(root = document.getElementById("view"), onError = () 
     const cleanup = await found.r.mount(root, found.match.groups || {});
     if (mine !== generation) cleanup?.(); // another view was asked for meanwhile
     else current = { cleanup };
+    if (mine === generation && document.activeElement === document.body) {
+      root.focus({ preventScroll: true }); // a screen reader starts at the new view, not at the top of the page
+    }
   } catch (error) {
     if (mine === generation) onError(root, error);
   } finally {
