@@ -1,8 +1,9 @@
 """What a player may see: the table of API.md's game view, and events in public form.
 
-While a game is in progress nothing here contains a face-down card: not the stock, not
-the covered reserve cards and not the covered waste cards (only the waste top shows).
-Once the game has ended every card may be shown.
+While a game is in progress nothing here contains a face-down card: not the stock and not
+the covered reserve cards. The waste is face up (RULES.md): it is listed whole, and a draw's
+event names the cards it turned up. Once the game has ended every card may be shown, unless
+the caller withholds them longer (``withhold``: a daily deck before its date is over).
 """
 
 from __future__ import annotations
@@ -18,27 +19,24 @@ from .state import GameState
 JSON = dict[str, Any]
 
 
-def table_view(state: GameState) -> JSON:
-    """The table, bottom to top in every list; hidden cards only once the game is over."""
-    reveal = not state.playing
+def table_view(state: GameState, withhold: bool = False) -> JSON:
+    """The table, bottom to top in every list; the face-up waste whole. Face-down cards (stock,
+    covered reserve) only once the game is over, and not even then when ``withhold``."""
     reserve: JSON = {"count": len(state.reserve), "top": CODES[state.reserve[-1]] if state.reserve else None}
     stock: JSON = {"count": len(state.stock)}
-    if reveal:
+    if not state.playing and not withhold:
         reserve["cards"] = codes(state.reserve)
         stock["cards"] = codes(tuple(reversed(state.stock)))  # in the order they would be drawn
-        waste = codes(state.waste)
-    else:
-        waste = [CODES[state.waste[-1]]] if state.waste else []
     return {
         "stock": stock,
-        "waste": waste,
+        "waste": codes(state.waste),
         "reserve": reserve,
         "foundations": {SUITS[suit]: codes(state.foundation_cards(suit)) for suit in range(4)},
         "tableau": [codes(column) for column in state.tableau],
     }
 
 
-def game_view(state: GameState) -> JSON:
+def game_view(state: GameState, withhold: bool = False) -> JSON:
     """The domain part of the API's game view (the service adds id, player, deal and times)."""
     return {
         "ruleset": {"id": state.ruleset.id, "version": state.ruleset.version},
@@ -48,7 +46,7 @@ def game_view(state: GameState) -> JSON:
         "moveCount": state.move_count,
         "undoCount": state.undo_count,
         "assisted": state.assisted,
-        "table": table_view(state),
+        "table": table_view(state, withhold),
     }
 
 
@@ -82,18 +80,17 @@ def event_data(event: Event) -> JSON:
     return {}
 
 
-def public_event_data(event: Event, game_over: bool) -> JSON:
-    """The data of an event as a client may see it: no face-down card while the game is on."""
+def public_event_data(event: Event, reveal: bool) -> JSON:
+    """The data of an event as a client may see it: no face-down card unless ``reveal``
+    (a game that is over, and whose deck may be shown)."""
     data = event_data(event)
-    return data if game_over else redact(event_type(event), data)
+    return data if reveal else redact(event_type(event), data)
 
 
 def redact(kind: str, data: JSON) -> JSON:
     """The stored data of an event of type ``kind`` without the cards a player may not see yet."""
     if kind == "GameDealt":
         return {key: value for key, value in data.items() if key != "deck"}
-    if kind == "StockDrawn":
-        return {key: value for key, value in data.items() if key != "cards"}  # only the new waste top shows
     if kind == "MoveUndone":
         return {"reverted": [{"type": e["type"], "data": redact(e["type"], e["data"])} for e in data["reverted"]]}
     return data

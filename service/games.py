@@ -8,6 +8,7 @@ client sent If-Match, which makes it a 412.
 from __future__ import annotations
 
 import asyncio
+import base64
 import dataclasses
 import hashlib
 import random
@@ -145,6 +146,23 @@ def view_of(game_id: uuid.UUID | str, player_id: uuid.UUID | str, deal_source: J
     }
 
 
+def cursor_of(started_at: datetime, game_id: uuid.UUID) -> str:
+    """An opaque page cursor: the sort key of the last game on a page."""
+    return base64.urlsafe_b64encode(f"{started_at.isoformat()}|{game_id}".encode()).decode().rstrip("=")
+
+
+def parse_cursor(cursor: str) -> tuple[datetime, uuid.UUID]:
+    try:
+        text = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
+        started, game_id = text.split("|")
+        key = datetime.fromisoformat(started), uuid.UUID(game_id)
+    except ValueError:  # also binascii.Error and UnicodeDecodeError
+        raise BadRequest("'before' is not a cursor of this list: pass the 'nextBefore' of the previous page") from None
+    if key[0].tzinfo is None:
+        raise BadRequest("'before' is not a cursor of this list: pass the 'nextBefore' of the previous page")
+    return key
+
+
 def public_event(version: int, kind: str, data: JSON, recorded_at: Any, game_over: bool) -> JSON:
     return {"version": version, "type": kind, "data": data if game_over else redact(kind, data), "recordedAt": recorded_at}
 
@@ -177,6 +195,33 @@ class Games:
         if found is None:
             raise NotFound(f"no player {player_id}")
         return {"id": str(found[0]), "name": found[1], "createdAt": found[2]}
+
+    async def player_games(self, player_id: uuid.UUID, status: str | None, before: str | None, limit: int) -> JSON:
+        """A player's games, newest first, a page at a time: ``nextBefore`` is the ``before`` of the next page."""
+        after_key = None if before is None else parse_cursor(before)
+        if await self.store.get_player(player_id) is None:
+            raise NotFound(f"no player {player_id}")
+        ended = None if status is None else status == "ended"
+        rows = await self.store.player_games(player_id, ended, after_key, limit + 1)
+        page = rows[:limit]
+        return {
+            "games": [
+                {
+                    "id": str(row.id),
+                    "ruleset": {"id": row.ruleset_id, "version": row.ruleset_version},
+                    "deal": row.deal,
+                    "status": row.status,
+                    "version": row.version,
+                    "moveCount": row.move_count,
+                    "undoCount": row.undo_count,
+                    "assisted": row.assisted,
+                    "startedAt": row.started_at,
+                    "finishedAt": row.finished_at,
+                }
+                for row in page
+            ],
+            "nextBefore": cursor_of(page[-1].started_at, page[-1].id) if len(rows) > limit else None,
+        }
 
     async def authenticate(self, token: str | None) -> uuid.UUID:
         if token is None:

@@ -300,3 +300,24 @@ class Leaderboard(Body):
         list[LeaderboardEntry],
         Meta(description="unassisted wins whose stored event log replays through the rules to a win; by moves, then time"),
     ]
+
+
+# ---------------------------------------------------------------- a player's games
+
+
+class GameSummary(Body):
+    id: UUID
+    ruleset: RulesetRef
+    deal: dict[str, Any]
+    status: Literal["playing", "won", "stalled", "resigned"]
+    version: int
+    move_count: int
+    undo_count: int
+    assisted: bool
+    started_at: datetime
+    finished_at: datetime | None
+
+
+class GameList(Body):
+    games: Annotated[list[GameSummary], Meta(description="newest first")]
+    next_before: Annotated[str, Meta(description="pass as ?before= for the next (older) page; null on the last page")] | None

@@ -54,6 +54,21 @@ class GameRow:
 
 
 @dataclass(frozen=True, slots=True)
+class GameSummaryRow:
+    id: uuid.UUID
+    ruleset_id: str
+    ruleset_version: int
+    deal: dict[str, Any]
+    status: str
+    version: int
+    move_count: int
+    undo_count: int
+    assisted: bool
+    started_at: datetime
+    finished_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
 class Loaded:
     game: GameRow | None
     caller: uuid.UUID | None  # the player the bearer token belongs to, if any
@@ -251,6 +266,31 @@ class EventStore:
         assert row is not None
         game = None if row[0] is None else GameRow(*row[:7])
         return Loaded(game, row[7], row[8], row[9])
+
+    async def player_games(
+        self, player_id: uuid.UUID, ended: bool | None, before: tuple[datetime, uuid.UUID] | None, limit: int
+    ) -> list[GameSummaryRow]:
+        """A player's games, newest first (by start, then id), strictly before the ``before`` key."""
+        conditions = ["g.player_id = %(player)s"]
+        if ended is not None:
+            conditions.append("g.finished_at IS NOT NULL" if ended else "g.finished_at IS NULL")
+        if before is not None:
+            conditions.append("(g.started_at, g.id) < (%(started)s, %(id)s)")
+        query = (
+            "SELECT g.id, g.ruleset_id, g.ruleset_version, g.deal, g.status, g.version,"
+            " (g.snapshot->>'moveCount')::int, (g.snapshot->>'undoCount')::int,"
+            " (g.snapshot->>'assisted')::boolean, g.started_at, g.finished_at"
+            f" FROM games g WHERE {' AND '.join(conditions)}"
+            " ORDER BY g.started_at DESC, g.id DESC LIMIT %(limit)s"
+        )
+        parameters = {"player": player_id, "limit": limit}
+        if before is not None:
+            parameters |= {"started": before[0], "id": before[1]}
+        async with self.pool.connection() as conn:
+            cursor = conn.cursor(row_factory=tuple_row)
+            await cursor.execute(query, parameters)
+            rows = await cursor.fetchall()
+        return [GameSummaryRow(*row) for row in rows]
 
     async def load_game(self, game_id: uuid.UUID) -> GameRow | None:
         async with self.pool.connection() as conn:

@@ -311,6 +311,11 @@ class StreamHub:
                     return
                 if last < game.version:
                     continue  # more was appended (or a full page was read): read on
+                if rows:
+                    # Caught up after a change: the table as it is now, so a client can keep its
+                    # table from the stream alone (an undone draw's event does not say what the
+                    # waste shows now).
+                    yield message("view", game.version, game_view(game))
                 try:
                     await asyncio.wait_for(subscription.wake.wait(), self.keepalive)
                 except TimeoutError:

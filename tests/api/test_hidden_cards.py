@@ -17,7 +17,7 @@ CARD = re.compile(r"\b[A2-9TJQK][SHDC]\b")
 
 def face_up(view: dict[str, Any]) -> set[str]:
     table = view["table"]
-    cards = set(table["waste"][-1:])
+    cards = set(table["waste"])  # face up and listed whole
     if table["reserve"]["top"]:
         cards.add(table["reserve"]["top"])
     for pile in table["foundations"].values():
@@ -85,6 +85,10 @@ def test_random_play_never_reveals_a_face_down_card(ann: Player, ruleset: str) -
         if view["status"] != "playing":
             break
         exposed |= face_up(view)
+        table = view["table"]
+        on_table = (table["stock"]["count"] + table["reserve"]["count"] + len(table["waste"])
+                    + sum(map(len, table["foundations"].values())) + sum(map(len, table["tableau"])))
+        assert on_table == 52, "the waste is listed whole: every card is counted or shown"
         # Illegal moves naming some card: their errors must not place a hidden card either.
         probe = next(hidden_probe, "AS")
         for target in ("tableau-1", "foundation"):

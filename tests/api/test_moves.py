@@ -25,7 +25,9 @@ def test_a_draw_appends_an_event_and_returns_the_new_view(ann: Player) -> None:
     assert body["game"]["version"] == 2 and body["game"]["moveCount"] == 1
     assert body["game"]["table"]["stock"]["count"] == 31
     assert [e["type"] for e in body["events"]] == ["StockDrawn"]
-    assert body["events"][0]["data"] == {"count": 3, "wasteTop": body["game"]["table"]["waste"][-1]}
+    waste = body["game"]["table"]["waste"]
+    assert len(waste) == 3, "the whole packet is face up and listed"
+    assert body["events"][0]["data"] == {"count": 3, "wasteTop": waste[-1], "cards": waste}
 
 
 def test_a_card_move_and_its_undo_are_both_in_the_log(ann: Player) -> None:

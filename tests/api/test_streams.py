@@ -137,10 +137,31 @@ def test_the_view_then_each_new_event_redacted_with_keepalives(http: httpx.Clien
         drawn = stream.next_event()
         assert (drawn.event, drawn.id) == ("game-event", "2")
         assert drawn.json() == public_event(http, game["id"], 2)
-        assert drawn.json()["type"] == "StockDrawn" and "cards" not in drawn.json()["data"]  # face-down cards withheld
+        assert drawn.json()["type"] == "StockDrawn" and len(drawn.json()["data"]["cards"]) == 3  # face up now
+        after_draw = stream.next_event()
+        assert (after_draw.event, after_draw.id) == ("view", "2")
+        assert after_draw.json() == http.get(f"/games/{game['id']}").json()
 
         moved = ann.move(game["id"], {"type": "draw"}).json()["events"]
         assert [stream.next_event().json() for _ in moved] == [public_event(http, game["id"], e["version"]) for e in moved]
+        assert stream.next_event().event == "view"
+
+
+def test_each_change_is_followed_by_the_new_view_undo_included(http: httpx.Client, ann: Player) -> None:
+    """A client keeps its table from the stream alone: after an undone draw the view says what
+    the waste shows now (the MoveUndone event alone does not)."""
+    game = ann.new_game(ruleset="classic", deal={"seed": 17})
+    with open_stream(http, game["id"]) as stream:
+        assert stream.next_event().event == "view"
+        for move in ({"type": "draw"}, {"type": "draw"}, {"type": "undo"}):
+            reply = ann.move(game["id"], move).json()
+            for event in reply["events"]:
+                message = stream.next_event()
+                assert (message.event, message.id) == ("game-event", str(event["version"]))
+            view = stream.next_event()
+            assert (view.event, view.id) == ("view", str(reply["game"]["version"]))
+            assert view.json() == reply["game"] == http.get(f"/games/{game['id']}").json()
+        assert len(view.json()["table"]["waste"]) == 3, "after the undo the first packet shows again"
 
 
 def test_resume_with_last_event_id_or_after_gives_only_later_events(http: httpx.Client, ann: Player) -> None:
@@ -148,9 +169,10 @@ def test_resume_with_last_event_id_or_after_gives_only_later_events(http: httpx.
     for _ in range(3):
         assert ann.move(game["id"], {"type": "draw"}).status_code == 200  # versions 2, 3, 4
     with open_stream(http, game["id"], headers={"Last-Event-ID": "2"}) as stream:
-        assert [(m.event, m.id) for m in (stream.next_event(), stream.next_event())] == [("game-event", "3"), ("game-event", "4")]
+        caught_up = [stream.next_event() for _ in range(3)]
+        assert [(m.event, m.id) for m in caught_up] == [("game-event", "3"), ("game-event", "4"), ("view", "4")]
         quiet = stream.next()
-        assert quiet is not None and quiet.comments == ["keep-alive"]  # nothing more (and no view)
+        assert quiet is not None and quiet.comments == ["keep-alive"]  # nothing more
         assert ann.move(game["id"], {"type": "draw"}).status_code == 200
         assert stream.next_event().id == "5"
     with open_stream(http, game["id"], params={"after": 4}) as stream:
@@ -252,6 +274,7 @@ def test_a_move_through_one_process_reaches_a_stream_on_another(clean_database: 
                 delivered = stream.next_event()
                 assert (delivered.event, delivered.id) == ("game-event", "2")
                 assert delivered.json() == public_event(on_a, game["id"], 2) == public_event(on_b, game["id"], 2)
+                assert stream.next_event().json() == on_b.get(f"/games/{game['id']}").json()  # then the new view
 
                 # Asked to stop, A ends its open streams instead of waiting for them forever.
                 a.process.send_signal(signal.SIGTERM)

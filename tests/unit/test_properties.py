@@ -112,14 +112,13 @@ class Step:
 
 
 def face_up(state: GameState) -> set[int]:
-    """The cards a player can see now: reserve top, waste top, tableau and foundations."""
+    """The cards a player can see now: reserve top, the whole (face-up) waste, tableau and foundations."""
     cards: set[int] = {card for column in state.tableau for card in column}
     for suit in range(4):
         cards.update(state.foundation_cards(suit))
     if state.reserve:
         cards.add(state.reserve[-1])
-    if state.waste:
-        cards.add(state.waste[-1])
+    cards.update(state.waste)
     return cards
 
 
@@ -285,7 +284,7 @@ def test_nothing_face_down_is_ever_shown_while_playing(game: Game) -> None:
         assert shown == visible, f"the view misses face-up {sorted(visible - shown)}"
         allowed = names(step.exposed)
         for event in step.events[checked:]:
-            in_event = card_codes(view.public_event_data(event, game_over=False))
+            in_event = card_codes(view.public_event_data(event, reveal=False))
             assert in_event <= allowed, f"{event_type(event)} shows never-exposed {sorted(in_event - allowed)}"
         checked = len(step.events)
 
@@ -302,7 +301,7 @@ def test_an_ended_game_reveals_its_deck_in_the_first_event(game: Game) -> None:
     if state.playing:
         return
     assert legal_moves(state) == []
-    data = view.public_event_data(last.events[0], game_over=True)
+    data = view.public_event_data(last.events[0], reveal=True)
     assert data["deck"] == [CODES[card] for card in shuffled_deck(game.seed)]
     assert len(set(data["deck"])) == 52
     assert view.event_data(last.events[0])["deck"] == data["deck"]

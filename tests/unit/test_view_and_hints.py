@@ -20,14 +20,14 @@ from domain.events import StockDrawn
 from .tables import table
 
 
-def test_the_view_has_the_api_table_and_no_hidden_card() -> None:
+def test_the_view_has_the_api_table_the_whole_waste_and_no_hidden_card() -> None:
     state = table("open-runs", base="Q", foundations={"S": 2}, tableau=[["9C", "8H"], ["4D"], ["JS"], ["5C"]],
                   reserve=["3H", "QD"], waste=["7H", "2C"], stock=["6S"])
     view = game_view(state)
     assert view["baseRank"] == "Q" and view["status"] == "playing"
     assert view["table"] == {
         "stock": {"count": len(state.stock)},
-        "waste": ["2C"],
+        "waste": ["7H", "2C"],
         "reserve": {"count": 2, "top": "QD"},
         "foundations": {"S": ["QS", "KS"], "H": [], "D": [], "C": []},
         "tableau": [["9C", "8H"], ["4D"], ["JS"], ["5C"]],
@@ -43,18 +43,26 @@ def test_a_finished_game_shows_every_card() -> None:
     assert view["reserve"]["cards"] == ["3H", "QD"]
 
 
+def test_a_finished_game_can_withhold_its_hidden_cards() -> None:
+    state = table("open-runs", tableau=[["9C"], ["4D"], ["JS"], ["5C"]], reserve=["3H", "QD"], waste=["7H", "2C"], stock=["6S", "8S"])
+    ended, _ = apply(state, Resign())
+    view = game_view(ended, withhold=True)["table"]
+    assert view["stock"] == {"count": len(ended.stock)} and view["reserve"] == {"count": 2, "top": "QD"}
+    assert view["waste"] == ["7H", "2C"]
+
+
 def test_the_deal_event_withholds_the_deck_until_the_game_ends() -> None:
     event = deal(ALL_RULESETS[2], shuffled_deck(3), {"source": "seed", "seed": 3})
-    public = public_event_data(event, game_over=False)
+    public = public_event_data(event, reveal=False)
     assert "deck" not in public and public["deal"] == {"source": "seed", "seed": 3}
     assert public["reserveCount"] == 13 and public["stockCount"] == 34 and len(public["tableau"]) == 4
-    assert len(public_event_data(event, game_over=True)["deck"]) == 52
+    assert len(public_event_data(event, reveal=True)["deck"]) == 52
 
 
-def test_a_draw_event_shows_only_the_new_waste_top_while_playing() -> None:
+def test_a_draw_event_names_every_card_it_turned_up_in_the_order_they_landed() -> None:
     event = StockDrawn(tuple(parse_card(c) for c in ("2H", "7C", "5S")))
-    assert public_event_data(event, game_over=False) == {"count": 3, "wasteTop": "5S"}
-    assert public_event_data(event, game_over=True)["cards"] == ["2H", "7C", "5S"]
+    assert public_event_data(event, reveal=False) == {"count": 3, "wasteTop": "5S", "cards": ["2H", "7C", "5S"]}
+    assert public_event_data(event, reveal=True) == public_event_data(event, reveal=False)
 
 
 def test_hints_put_foundation_moves_first_and_give_reasons() -> None:
