@@ -20,9 +20,6 @@ from domain.piles import FOUNDATION
 
 WAIT = 15.0  # seconds any expected change may take (a 429 makes the page wait Retry-After)
 
-# TEMPORARY, until main has them (API.md): the page asks for them and copes with a 404.
-NOT_YET_ON_MAIN = ("/games?limit=", "/versions/")
-
 READ_TABLE = """
 const t = document.querySelector('.table');
 if (!t) return null;
@@ -141,8 +138,6 @@ class Page:
             if entry.get("source") == "network":
                 found = re.search(r"status of (\d{3})", message)
                 if found and int(found.group(1)) in self.expected_statuses | {429}:
-                    continue
-                if found and found.group(1) == "404" and any(path in message for path in NOT_YET_ON_MAIN):
                     continue
             if entry.get("level") in ("SEVERE", "WARNING"):
                 problems.append(f"{entry.get('level')} {entry.get('source')}: {message}")

@@ -265,3 +265,22 @@ def test_a_hint_shows_the_ranked_move_and_the_solver_hint_warns_first(open_page:
     page.click("dialog.ask button[value=yes]")
     page.wait_for(lambda: page.status_text().startswith("Solver:"), "the solver's answer")
     page.wait_for(lambda: page.js("return !!document.querySelector('[data-assisted]')"), "the game to be marked assisted")
+
+
+def test_the_play_page_lists_the_players_games_to_resume(open_page: Callable[..., Page]) -> None:
+    page = open_page()
+    page.register("Returning")
+    older = page.deal("classic", "seed", 11)
+    state, _ = apply(start_state(CLASSIC, 11, {"source": "seed", "seed": 11}), Draw())
+    page.play(Draw())
+    newer = page.deal("draw-one", "seed", 12)
+
+    page.click("header.site a[data-nav=play]")
+    rows = "ul.games li[data-game]"
+    page.wait_for(lambda: page.js("return document.querySelectorAll(arguments[0]).length", rows) == 2, "two games listed")
+    assert page.js("return [...document.querySelectorAll(arguments[0])].map((r) => r.dataset.game)", rows) == [newer, older]
+    assert "Classic · Seed 11" in page.text(f"li[data-game='{older}']") and "1 move" in page.text(f"li[data-game='{older}']")
+
+    page.click(f"li[data-game='{older}'] a[href='#/game/{older}']")
+    assert page.wait_for_game() == older
+    page.wait_table(expected_table(state))

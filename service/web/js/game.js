@@ -315,7 +315,6 @@ export async function mountGame(root, { id }) {
 
   const timer = setInterval(() => { if (view.status === "playing") tick(); }, 1000);
   document.addEventListener("keydown", onKey);
-  localStorage.setItem("canfield.lastGame", id);
   draw();
   if (view.status === "playing") loadLegalMoves();
   if (mine && view.status === "playing" && !status.textContent) {

@@ -1,14 +1,12 @@
-// A game kept current from GET /games/{id}/stream (Server-Sent Events): the view first, then
-// each change. A server that sends only the events of a change (no new view) is followed too:
-// the view is read once the events have come in.
+// A game kept current from GET /games/{id}/stream (Server-Sent Events): the view first, then the
+// events of each change followed by the new view, then the end. EventSource reconnects by itself
+// after a dropped connection (sending Last-Event-ID, so the server sends what was missed and the
+// view after it); a refused stream (429: too many open streams) is tried again later.
 
-import { api } from "./api.js";
-
-const VIEW_AFTER_EVENTS_MS = 300; // wait this long for a `view` message before reading the view
 const RECONNECT_MS = [1000, 2000, 5000, 10000, 30000];
 
 /**
- * Follow game `id`: `onView(view)` for every newer view (never an older one than `current()`).
+ * Follow game `id`: `onView(view)` for every view newer than `current()`.
  * Returns a function that stops following.
  */
 export function follow(id, { current, onView }) {
@@ -16,46 +14,21 @@ export function follow(id, { current, onView }) {
   let stopped = false;
   let failures = 0;
   let reconnectTimer = null;
-  let refreshTimer = null;
-  let wanted = 0; // the highest version an event announced
 
-  const newer = (view) => !current() || view.version > current().version;
-
-  function accept(view) {
+  function accept(message) {
     failures = 0;
-    if (newer(view)) onView(view);
-  }
-
-  function refreshSoon(version) {
-    wanted = Math.max(wanted, version);
-    if (refreshTimer) return;
-    refreshTimer = setTimeout(async () => {
-      refreshTimer = null;
-      if (stopped || (current() && current().version >= wanted)) return;
-      try {
-        const { data } = await api.game(id);
-        if (!stopped) accept(data);
-      } catch {
-        // the next message or reconnect tries again
-      }
-    }, VIEW_AFTER_EVENTS_MS);
+    const view = JSON.parse(message.data);
+    if (!current() || view.version > current().version) onView(view);
   }
 
   function open() {
     source = new EventSource(`/games/${id}/stream`);
-    source.addEventListener("view", (message) => accept(JSON.parse(message.data)));
-    source.addEventListener("game-event", (message) => {
-      failures = 0;
-      const event = JSON.parse(message.data);
-      if (!current() || event.version > current().version) refreshSoon(event.version);
-    });
+    source.addEventListener("view", accept);
     source.addEventListener("end", (message) => {
-      accept(JSON.parse(message.data));
+      accept(message);
       stop(); // the game is over: nothing more will come
     });
     source.addEventListener("error", () => {
-      // EventSource reconnects by itself after a dropped connection (sending Last-Event-ID);
-      // a refused one (429: too many streams, 503) is closed for good, so try again later.
       if (stopped || source.readyState !== EventSource.CLOSED) return;
       const delay = RECONNECT_MS[Math.min(failures, RECONNECT_MS.length - 1)];
       failures += 1;
@@ -66,7 +39,6 @@ export function follow(id, { current, onView }) {
   function stop() {
     stopped = true;
     clearTimeout(reconnectTimer);
-    clearTimeout(refreshTimer);
     source?.close();
   }
 

@@ -2,7 +2,7 @@
 // resume or replay any of your games. More deal sources (lessons, races) are added to SOURCES.
 
 import { api, ApiError } from "./api.js";
-import { fill, h, say, when } from "./dom.js";
+import { fill, h, plural, say, when } from "./dom.js";
 import { dealTitle } from "./game.js";
 import { currentPlayer, register } from "./player.js";
 import { allRulesets, rulesetTitle } from "./rulesets.js";
@@ -145,16 +145,12 @@ function gamesList(player) {
     more.disabled = true;
     try {
       const { data } = await api.games(player.id, { before });
-      const games = data.games || data.items || [];
-      for (const game of games) list.append(gameRow(game));
-      cursor = data.nextBefore ?? data.next ?? data.cursor ?? null;
+      for (const game of data.games) list.append(gameRow(game));
+      cursor = data.nextBefore;
       more.hidden = !cursor;
-      if (!before && games.length === 0) say(message, "No games yet: deal one above.");
+      if (!before && data.games.length === 0) say(message, "No games yet: deal one above.");
     } catch (error) {
-      const last = localStorage.getItem("canfield.lastGame");
-      say(message, error instanceof ApiError && error.status === 404
-        ? "This server cannot list a player's games yet." : error.message, "error");
-      if (last && !before) list.append(h("li", {}, h("a", { href: `#/game/${last}` }, "The last game opened in this browser")));
+      say(message, error.message, "error");
     } finally {
       more.disabled = false;
     }
@@ -166,12 +162,12 @@ function gamesList(player) {
 }
 
 function gameRow(game) {
-  const rulesetId = typeof game.ruleset === "string" ? game.ruleset : game.ruleset?.id;
+  const rulesetId = game.ruleset.id;
   const playing = game.status === "playing";
   return h("li", { "data-game": game.id, "data-status": game.status },
-    h("span", { class: "what" }, h("strong", {}, `${rulesetTitle(rulesetId || "")} · ${dealTitle(game.deal)}`),
+    h("span", { class: "what" }, h("strong", {}, `${rulesetTitle(rulesetId)} · ${dealTitle(game.deal)}`),
       " ", h("span", { class: `state ${game.status}` }, playing ? "in play" : game.status),
-      " ", h("span", { class: "small" }, `${game.moveCount ?? 0} moves · ${when(game.startedAt)}`)),
+      " ", h("span", { class: "small" }, `${plural(game.moveCount, "move")} · ${when(game.startedAt)}`)),
     h("span", { class: "links" },
       h("a", { class: "button", href: `#/game/${game.id}` }, playing ? "Resume" : "Open"),
       h("a", { class: "button", href: `#/replay/${game.id}` }, "Replay")));

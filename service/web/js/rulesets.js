@@ -1,6 +1,6 @@
 // The rulesets the server hosts, read once per page; a game's own version when it is older.
 
-import { api, ApiError } from "./api.js";
+import { api } from "./api.js";
 
 let listing = null;
 const versions = new Map(); // "classic@1" -> ruleset
@@ -21,18 +21,7 @@ export async function allRulesets() {
 export async function rulesetOf({ id, version }) {
   const key = `${id}@${version}`;
   await allRulesets();
-  if (!versions.has(key)) {
-    try {
-      const { data } = await api.rulesetVersion(id, version);
-      versions.set(key, data);
-    } catch (error) {
-      if (!(error instanceof ApiError) || error.status !== 404) throw error;
-      // A server without GET /rulesets/{id}/versions/{n}: the listed version is the best we know.
-      const newest = (await allRulesets()).find((ruleset) => ruleset.id === id);
-      if (!newest) throw error;
-      versions.set(key, newest);
-    }
-  }
+  if (!versions.has(key)) versions.set(key, (await api.rulesetVersion(id, version)).data); // an older version
   return versions.get(key);
 }
 

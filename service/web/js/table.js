@@ -87,19 +87,17 @@ function stockPile(t, o) {
 
 function wastePile(t, o) {
   const waste = t.waste;
-  const fan = waste.slice(-(o.drawCount === 1 ? 1 : 3));
-  const covered = waste.length - fan.length;
+  const fan = waste.slice(-(o.drawCount === 1 ? 1 : 3)); // the last packet lies fanned; the rest under it
   const top = waste[waste.length - 1];
   const label = waste.length
     ? `Waste, ${plural(waste.length, "card")} face up; top ${cardName(top)}`
     : "Waste, empty";
   return h("div", { class: "pile waste", role: "group", "aria-label": label, "data-count": waste.length },
-    covered > 0 ? h("div", { class: "under", "aria-hidden": "true" }, badge(covered, "more waste cards under the fan")) : null,
-    h("div", { class: "fan" },
+    waste.length === 0 ? h("span", { class: "slot-mark", "aria-hidden": "true" }) : h("div", { class: "fan" },
       fan.map((code, index) => index === fan.length - 1
         ? faceCard(code, o, { from: "waste", pickable: true, extraLabel: ", waste top" })
         : faceCard(code, o, { from: "waste", pickable: false, extraLabel: ", covered in the waste" }))),
-    waste.length === 0 ? h("span", { class: "slot-mark", "aria-hidden": "true" }) : null);
+    h("span", { class: "caption", "aria-hidden": "true" }, waste.length ? `Waste · ${waste.length}` : "Waste"));
 }
 
 // ---------------------------------------------------------------- foundations
