@@ -62,8 +62,9 @@ def test_two_pages_on_one_game_stay_in_step(open_page: Callable[..., Page]) -> N
     assert second.js("return document.querySelector('[data-action=undo]').disabled")
 
     first.click("header.site a[data-nav=stats]")
-    first.wait_for(lambda: first.text("tr[data-ruleset=classic] [data-played]") == "1", "one classic game played")
-    assert first.text("tr[data-ruleset=classic] [data-won]") == "0"
+    played, won = "td[data-ruleset=classic][data-stat=played]", "td[data-ruleset=classic][data-stat=won]"
+    first.wait_for(lambda: first.text(played) == "1", "one classic game played")
+    assert first.text(won) == "0"
 
 
 def _after(state: GameState, command: Command) -> tuple[GameState, int]:

@@ -10,7 +10,7 @@ import pytest
 
 from domain import GameState, IllegalMove, apply, decide, get_ruleset, legal_moves
 from domain.cards import CODES, RANKS
-from domain.commands import Command, Draw, MoveCard, Undo
+from domain.commands import Command, Draw, MoveCard, Recycle, Undo
 from domain.piles import TABLEAU
 from service.pool import decode_line, load_pool, start_state
 
@@ -284,3 +284,28 @@ def test_the_play_page_lists_the_players_games_to_resume(open_page: Callable[...
     page.click(f"li[data-game='{older}'] a[href='#/game/{older}']")
     assert page.wait_for_game() == older
     page.wait_table(expected_table(state))
+
+
+def test_a_draw_one_recycle_without_progress_asks_first_and_then_stalls(open_page: Callable[..., Page]) -> None:
+    rules = get_ruleset("draw-one")
+    page = open_page()
+    page.register("Stuck")
+    page.deal("draw-one", "seed", 3)
+    state = start_state(rules, 3, {"source": "seed", "seed": 3})
+    while state.stock:
+        state, _ = apply(state, Draw())
+        page.play(Draw())
+    page.wait_table(expected_table(state, fan=1))
+
+    page.click(".table button[data-pile=stock]")  # empty stock: recycle, which would stall this game
+    page.wait_for(lambda: page.js("return !!document.querySelector('dialog.ask[open]')"), "the warning")
+    assert "stalled" in page.text("dialog.ask")
+    page.click("dialog.ask button[value='']")
+    assert page.table() == expected_table(state, fan=1), "not now: nothing happened"
+
+    page.click(".table button[data-pile=stock]")
+    page.click("dialog.ask button[value=yes]")
+    stalled, _ = apply(state, Recycle())
+    assert stalled.status.value == "stalled"
+    page.wait_for(lambda: page.text(".ended").startswith("Stalled"), "the game to end as stalled")
+    page.wait_table(expected_table(stalled, fan=1))

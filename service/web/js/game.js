@@ -167,7 +167,7 @@ export async function mountGame(root, { id }) {
   }
 
   function clickPile(pile, suit) {
-    if (pile === "draw" || pile === "recycle") return play({ type: pile });
+    if (pile === "draw" || pile === "recycle") return turnStock();
     if (pile === "foundation") {
       const cards = view.table.foundations[suit] || [];
       const top = cards[cards.length - 1];
@@ -181,6 +181,21 @@ export async function mountGame(root, { id }) {
     }
     if (!selected) return say(status, `Select a face-up card first, then ${pileName(pile)}.`);
     play({ type: "move", card: selected, to: pile });
+  }
+
+  /** Draw, or recycle once the stock is empty (asking first where a recycle can end the game). */
+  async function turnStock() {
+    if (view.table.stock.count > 0) return play({ type: "draw" });
+    if (ruleset.recycle === "after-progress") {
+      const sure = await ask({
+        title: "Recycle the waste?",
+        text: `Under ${rulesetTitle(view.ruleset.id)} rules the waste turns over only if a card was played since the last `
+          + "recycle (or since the deal). If none was, recycling ends the game as stalled.",
+        buttons: [{ label: "Not now", value: "" }, { label: "Recycle", value: "yes", primary: true }],
+      });
+      if (sure !== "yes") return;
+    }
+    return play({ type: "recycle" });
   }
 
   /** Send one move; the server's reply (or its own reason for refusing) is what shows. */
@@ -300,7 +315,7 @@ export async function mountGame(root, { id }) {
     } else if (event.key === "h" || event.key === "H") {
       showHint();
     } else if (event.key === "d" || event.key === "D") {
-      play({ type: view.table.stock.count > 0 ? "draw" : "recycle" });
+      turnStock();
     } else {
       return;
     }

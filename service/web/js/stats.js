@@ -16,21 +16,23 @@ export async function mountStats(root) {
     return;
   }
   const { data } = await api.stats(player.id);
-  const rows = data.rulesets || [];
+  const columns = data.rulesets || [];
+  const rows = [
+    ["played", "Played", (r) => String(r.played)],
+    ["won", "Won", (r) => String(r.won)],
+    ["win-rate", "Win rate", (r) => percent(r.winRate)],
+    ["streak", "Current streak", (r) => String(r.currentStreak)],
+    ["best-streak", "Best streak", (r) => String(r.bestStreak)],
+    ["fewest-moves", "Fewest moves", (r) => (r.fewestMoves == null ? "–" : String(r.fewestMoves))],
+    ["fastest", "Fastest win", (r) => (r.fastestSeconds == null ? "–" : duration(r.fastestSeconds))],
+    ["undos", "Undos", (r) => String(r.undos ?? 0)],
+  ];
   fill(root, h("section", { class: "card-panel stats", "aria-labelledby": "stats-title" },
     h("h1", { id: "stats-title" }, `${player.name}'s record`),
-    h("p", { class: "small" }, "Finished games only (won, stalled or resigned). Fewest moves and fastest time count unassisted wins."),
+    h("p", { class: "small" }, "Finished games only (won, stalled or resigned). Fewest moves and fastest win count unassisted wins."),
     h("div", { class: "scroll" }, h("table", { class: "stats-table" },
-      h("thead", {}, h("tr", {}, ["Rules", "Played", "Won", "Win rate", "Streak", "Best streak", "Fewest moves", "Fastest", "Undos"]
-        .map((title) => h("th", { scope: "col" }, title)))),
-      h("tbody", {}, rows.map((row) => h("tr", { "data-ruleset": row.ruleset },
-        h("th", { scope: "row" }, rulesetTitle(row.ruleset)),
-        h("td", { "data-played": "" }, String(row.played)),
-        h("td", { "data-won": "" }, String(row.won)),
-        h("td", {}, percent(row.winRate)),
-        h("td", {}, String(row.currentStreak)),
-        h("td", {}, String(row.bestStreak)),
-        h("td", {}, row.fewestMoves ?? "–"),
-        h("td", {}, row.fastestSeconds != null ? duration(row.fastestSeconds) : "–"),
-        h("td", {}, String(row.undos ?? 0)))))))));
+      h("thead", {}, h("tr", {}, h("td", {}), columns.map((r) => h("th", { scope: "col" }, rulesetTitle(r.ruleset))))),
+      h("tbody", {}, rows.map(([key, title, shown]) => h("tr", {},
+        h("th", { scope: "row" }, title),
+        columns.map((r) => h("td", { "data-ruleset": r.ruleset, "data-stat": key }, shown(r))))))))));
 }
