@@ -114,7 +114,16 @@ export async function mountGame(root, { id }) {
     });
     table.setAttribute("aria-busy", String(pending > 0));
     fill(frame, table);
-    if (focusedKey) frame.querySelector(`[data-key="${CSS.escape(focusedKey)}"]`)?.focus({ preventScroll: true });
+    if (focusedKey) keepFocus(focusedKey);
+  }
+
+  /** Focus what had it before the redraw; a card gone to its foundation leaves focus there. */
+  function keepFocus(key) {
+    const card = key.startsWith("card:") ? key.slice(5) : null;
+    const found = frame.querySelector(`[data-key="${CSS.escape(key)}"]`)
+      || (card && frame.querySelector(`button.foundation[data-top="${CSS.escape(card)}"]`))
+      || frame.querySelector("[data-key=\"pile:stock\"]");
+    found?.focus({ preventScroll: true });
   }
 
   function accept(next) {
