@@ -23,6 +23,7 @@ import os
 import shutil
 import tempfile
 from collections.abc import Callable, Iterator
+from typing import Any
 from pathlib import Path
 
 import pytest
@@ -108,7 +109,7 @@ def screenshots(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
-def new_driver(width: int, height: int, profile: str) -> object:
+def new_driver(width: int, height: int, profile: str) -> Any:
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
@@ -144,6 +145,6 @@ def open_page(web: ServerProcess) -> Iterator[Callable[..., Page]]:
         try:
             problems += page.console_problems()
         finally:
-            page.driver.quit()  # type: ignore[attr-defined]
+            page.driver.quit()
             shutil.rmtree(profile, ignore_errors=True)
     assert not problems, "the browser console reported:\n" + "\n".join(problems)

@@ -163,7 +163,8 @@ class Page:
         self.wait_for(lambda: self.js("return !!document.querySelector('[data-action=deal]')"), "the deal form")
 
     def player(self) -> dict[str, Any]:
-        return json.loads(self.js("return localStorage.getItem('canfield.player')"))
+        stored: dict[str, Any] = json.loads(self.js("return localStorage.getItem('canfield.player')"))
+        return stored
 
     def adopt(self, player: dict[str, Any]) -> None:
         """This browser plays as ``player`` too (a second tab of the same browser, in effect)."""
@@ -185,7 +186,7 @@ class Page:
     def wait_for_game(self) -> str:
         found = self.wait_for(lambda: re.fullmatch(r".*#/game/([0-9a-f-]{36})", self.driver.current_url), "a game to open")
         self.wait_for(lambda: self.js("return !!document.querySelector('.table')"), "the table")
-        return found.group(1)
+        return str(found.group(1))
 
     # ------------------------------------------------------------ the table
 
