@@ -199,6 +199,11 @@ class Page:
     def wait_version(self, above: int) -> int:
         return int(self.wait_for(lambda: self.version() > above and self.version(), f"a version above {above}"))
 
+    def fits(self) -> bool:
+        """Neither the page nor the table scrolls sideways: everything is in sight at this width."""
+        return bool(self.js("const f = document.querySelector('.table-frame'); const d = document.documentElement;"
+                            "return d.scrollWidth <= d.clientWidth && (!f || f.scrollWidth <= f.clientWidth);"))
+
     def wait_table(self, expected: dict[str, Any]) -> None:
         self.wait_for(lambda: self.table() == expected, f"the table {expected}")
 

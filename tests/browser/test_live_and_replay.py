@@ -110,6 +110,7 @@ def test_the_replay_slider_shows_the_table_of_a_chosen_version(open_page: Callab
     assert page.js("return document.querySelector('ol.events button[aria-current]').dataset.version") == str(chosen)
 
     page.screenshot(screenshots / "replay-desktop.png")
+    assert page.fits(), "the replay's table fits beside its event list"
     page.click("ol.events button[data-version='1']")
     page.wait_table(expected_table(states[1]))
     page.click("[data-action=forward]")
@@ -129,3 +130,4 @@ def test_the_replay_slider_shows_the_table_of_a_chosen_version(open_page: Callab
     other.click("ol.events button[data-version='2']")
     other.wait_table(expected_table(states[2]))
     other.screenshot(screenshots / "replay-phone.png")
+    assert other.fits()

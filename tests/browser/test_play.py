@@ -94,9 +94,11 @@ def test_a_whole_game_is_won_by_clicking_cards_and_buttons(open_page: Callable[.
         page.play(move)
         assert page.table() == expected_table(state), f"after move {index + 1} ({move})"
         if index == busiest:  # the README's picture: a table in full play
+            assert page.fits(), "the desktop table is in sight"
             page.screenshot(screenshots / "table-desktop.png", full=False)
             page.emulate(*PHONE)
             page.screenshot(screenshots / "table-phone.png")
+            assert page.fits(), "the phone table is in sight"
             page.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
             page.driver.set_window_size(*DESKTOP)
 
@@ -204,7 +206,8 @@ def test_every_ruleset_deals_and_draws(open_page: Callable[..., Page], ruleset: 
         state, _ = apply(state, Draw())
         page.play(Draw())
         assert page.table() == expected_table(state, fan)
-    assert page.js("return document.documentElement.scrollWidth") <= PHONE[0], "nothing sticks out at 390 px"
+    assert page.js("return document.documentElement.clientWidth") == PHONE[0]
+    assert page.fits(), "nothing sticks out at 390 px"
 
 
 def test_legal_destinations_light_up_and_a_foundation_card_comes_back(open_page: Callable[..., Page]) -> None:
