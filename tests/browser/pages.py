@@ -223,6 +223,15 @@ class Page:
                                       self.card(card)), f"{card} to be selected")
         self.click(self.pile(to, card))
 
+    def drag(self, source: str, target: str) -> None:
+        """Press the mouse on ``source`` (a card's visible top), move onto ``target``, let go."""
+        from selenium.webdriver.common.action_chains import ActionChains
+
+        card, onto = self.find(source), self.find(target)
+        chain = ActionChains(self.driver, duration=50)
+        chain.move_to_element_with_offset(card, 0, 6 - card.size["height"] // 2).click_and_hold()
+        chain.move_by_offset(10, 10).move_to_element(onto).release().perform()
+
     def play(self, command: Command) -> None:
         """One move by clicks, waiting until the table shows its result."""
         before = self.version()

@@ -312,3 +312,17 @@ def test_a_draw_one_recycle_without_progress_asks_first_and_then_stalls(open_pag
     assert stalled.status.value == "stalled"
     page.wait_for(lambda: page.text(".ended").startswith("Stalled"), "the game to end as stalled")
     page.wait_table(expected_table(stalled, fan=1))
+
+
+def test_a_card_can_be_dragged_onto_a_column_with_the_mouse(open_page: Callable[..., Page]) -> None:
+    seed, start = classic_seed_with(lambda s: any(m.card == s.reserve[-1] for m in card_moves(s)))
+    move = next(m for m in card_moves(start) if m.card == start.reserve[-1])
+    page = open_page()
+    page.register("Dragger")
+    page.deal("classic", "seed", seed)
+    page.wait_table(expected_table(start))
+
+    page.drag(page.card(CODES[move.card]), f".table .column[data-pile={move.to}] .column-body")
+    moved, _ = apply(start, move)
+    page.wait_table(expected_table(moved))
+    assert not page.js("return !!document.querySelector('.drag-ghost')"), "the dragged picture is gone"

@@ -4,6 +4,7 @@
 import { api, ApiError } from "./api.js";
 import { cardName, moveText, pileName, suitName } from "./cards.js";
 import { ask, duration, fill, h, plural, say } from "./dom.js";
+import { enableDrag } from "./drag.js";
 import { follow } from "./live.js";
 import { currentPlayer } from "./player.js";
 import { rulesetOf, rulesetTitle } from "./rulesets.js";
@@ -337,6 +338,7 @@ export async function mountGame(root, { id }) {
     unfollow = null;
   }
 
+  const stopDragging = mine ? enableDrag(frame, { onDrop: (card, to) => play({ type: "move", card, to }) }) : null;
   const timer = setInterval(() => { if (view.status === "playing") tick(); }, 1000);
   document.addEventListener("keydown", onKey);
   draw();
@@ -348,6 +350,7 @@ export async function mountGame(root, { id }) {
   return () => {
     stopped = true;
     stopFollowing();
+    stopDragging?.();
     clearInterval(timer);
     document.removeEventListener("keydown", onKey);
   };
