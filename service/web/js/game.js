@@ -213,22 +213,23 @@ export async function mountGame(root, { id }) {
     if (!mine || view.status !== "playing") return;
     pending += 1;
     frame.firstElementChild?.setAttribute("aria-busy", "true");
-    queue = queue.then(async () => {
+    const sent = queue.then(async () => {
       try {
         const { data } = await api.move(id, me.token, move, view.version);
         accept(data.game);
         say(status, move.type === "undo" ? "Took back the last move." : `${capitalise(moveText(move, drawCount))}.`);
       } catch (error) {
-        await refused(error, move);
+        await refused(error);
       } finally {
         pending -= 1;
         frame.firstElementChild?.setAttribute("aria-busy", String(pending > 0));
       }
     });
-    return queue;
+    queue = sent.catch(() => {}); // a failure (reported by `sent`) never blocks the moves after it
+    return sent;
   }
 
-  async function refused(error, move) {
+  async function refused(error) {
     if (!(error instanceof ApiError)) throw error;
     if (error.code === "version_conflict") {
       accept((await api.game(id)).data);
@@ -240,8 +241,7 @@ export async function mountGame(root, { id }) {
       say(status, "This browser's player is not known to the server any more: pick a name again on the Play page.", "error");
       return;
     }
-    say(status, error.message, "error"); // the server's own reason, e.g. for an illegal move
-    if (move.type === "move" && selected !== move.card) select(move.card);
+    say(status, error.message, "error"); // the server's own reason, e.g. for an illegal move; the card stays selected
   }
 
   // ------------------------------------------------------------ help and the end of a game
