@@ -23,6 +23,7 @@ from .api.races import RaceController
 from .api.rulesets import RulesetController
 from .api.stats import player_stats, stats
 from .api.streams import StreamController
+from .api.web import web_routes
 from .database import libpq_url
 from .errors import UnsupportedMediaType
 from .games import Games, utc_now
@@ -84,7 +85,7 @@ def create_app(settings: Settings, clock: Callable[[], datetime] = utc_now) -> L
     app = Litestar(
         route_handlers=[
             PlayerController, RulesetController, GameController, StreamController, DealController, player_stats, stats,
-            health, LessonController, RaceController,  # races branch: the last two
+            health, LessonController, RaceController, *web_routes(),
         ],
         lifespan=[lifespan],
         exception_handlers=EXCEPTION_HANDLERS,
