@@ -7,16 +7,11 @@ client sent If-Match, which makes it a 412.
 
 from __future__ import annotations
 
-import asyncio
 import base64
-import dataclasses
-import hashlib
 import logging
-import random
 import secrets
 import uuid
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -24,20 +19,15 @@ import msgspec
 
 from domain import (
     MAX_SEED,
-    Command,
-    DomainError,
     Event,
     GameOver,
     GameState,
     Ruleset,
-    UndoHistoryNeeded,
     UseSolverHint,
     command_to_api,
     deal,
-    decide,
     event_data,
     event_type,
-    evolve,
     game_view,
     get_ruleset,
     hints,
@@ -47,18 +37,18 @@ from domain import (
     redact,
     replay,
     shuffled_deck,
-    with_undo_history,
 )
 from domain.codec import event_from_data, snapshot_to_state, state_to_snapshot
 from domain.rulesets import DEFAULT_RULESET_ID
 
 from . import projections
-from .batching import AppendBatcher, WriteAlone
+from .batching import AppendBatcher
 from .daily import daily_source, private_until, public_source, reveals_hidden_cards
 from .daily_deals import DailyDeals
 from .deals import parse_day, pool_number, pool_of, random_pool_number
-from .errors import BadRequest, Forbidden, NotFound, Unauthorized, Unavailable, VersionConflict
+from .errors import BadRequest, Forbidden, NotFound, Unauthorized
 from .lessons import lesson_deal, lesson_progress, lesson_ruleset_id
+from .moves import Game, GameRepository, Moves, TokenCache
 from .pool import load_pool
 from .race_store import RaceStore
 from .races import Races, race_of
@@ -66,15 +56,11 @@ from .schemas import NewGame
 from .settings import Settings
 from .solving import SolverPool
 from .store import (
-    ConcurrencyConflict,
     DailyEntryTaken,
     EventStore,
     GameRow,
-    IdempotencyRace,
     NewEvent,
-    PendingAppend,
     StoredEvent,
-    token_hash,
 )
 
 JSON = dict[str, Any]
@@ -83,65 +69,6 @@ log = logging.getLogger("canfield")
 
 def utc_now() -> datetime:
     return datetime.now(UTC)
-
-
-@dataclass(frozen=True, slots=True)
-class _Current:
-    """A game as a move sees it: who owns it, where it came from, its state; ``confirmed`` when
-    just read from the database rather than from this process's cache."""
-
-    id: uuid.UUID
-    player_id: uuid.UUID
-    deal: JSON
-    started_at: Any
-    finished_at: Any
-    state: GameState
-    confirmed: bool
-
-    @property
-    def version(self) -> int:
-        return self.state.version
-
-    @classmethod
-    def of(cls, row: GameRow, confirmed: bool) -> _Current:
-        state = snapshot_to_state(row.snapshot)
-        return cls(row.id, row.player_id, row.deal, row.started_at, row.finished_at, state, confirmed)
-
-    def view(self, withhold: bool) -> JSON:
-        return view_of(self.id, self.player_id, self.deal, self.started_at, self.finished_at, self.state, withhold)
-
-
-class _Turns:
-    """The moves on one game waiting in this process, and the lock they take turns on."""
-
-    __slots__ = ("lock", "users")
-
-    def __init__(self) -> None:
-        self.lock = asyncio.Lock()
-        self.users = 0  # holding or waiting for the lock
-
-
-class TokenCache:
-    """Bearer token hash -> player, for tokens this process has seen (tokens never change owner)."""
-
-    def __init__(self, size: int) -> None:
-        self.size = size
-        self.players: dict[bytes, uuid.UUID] = {}
-
-    def player(self, token: str) -> uuid.UUID | None:
-        return self.players.get(token_hash(token))
-
-    def remember(self, token: str, player_id: uuid.UUID) -> None:
-        self.players[token_hash(token)] = player_id
-        if len(self.players) > self.size:
-            del self.players[next(iter(self.players))]
-
-
-@dataclass(frozen=True, slots=True)
-class Played:
-    body: JSON  # {"game": view, "events": [...]}
-    version: int
-    replayed: bool  # True when an Idempotency-Key returned the first result again
 
 
 def view_of(game_id: uuid.UUID | str, player_id: uuid.UUID | str, deal_source: JSON, started_at: Any,
@@ -196,18 +123,23 @@ def public_event(version: int, kind: str, data: JSON, recorded_at: Any, reveal: 
     return {"version": version, "type": kind, "data": shown, "recordedAt": recorded_at}
 
 
+def _reply_event(event: NewEvent, recorded_at: datetime, reveal: bool) -> JSON:
+    return public_event(event.version, event.type, event.data, recorded_at, reveal)
+
+
 class Games:
     def __init__(self, store: EventStore, settings: Settings, clock: Callable[[], datetime] = utc_now) -> None:
         self.store = store
         self.settings = settings
         self.clock = clock
-        self.cache: dict[uuid.UUID, _Current] = {}  # games this process wrote last, by id
         self.tokens = TokenCache(settings.game_cache_size)
         self.solver = SolverPool()
         self.batcher = AppendBatcher(store, settings.move_batch_max)
+        self.repository = GameRepository(store, self.batcher, self.tokens, settings.game_cache_size)
+        self.moves = Moves(self.repository, clock, self._reply_view, _reply_event, self.withheld, self._game_ended,
+                           settings.move_retries)
+        self.play = self.moves.play
         self.daily = DailyDeals(store.pool, settings.daily_secret, settings.daily_wait_seconds, clock)
-        # one lock per game being written to in this process (gone when nobody holds or awaits it)
-        self._writing: dict[uuid.UUID, _Turns] = {}
         self.races = Races(RaceStore(store.pool), clock, self.authenticate, self._deal)  # races branch
 
     # ------------------------------------------------------------ players
@@ -309,9 +241,9 @@ class Games:
             now,
             on_create=projections.game_started(ruleset.id, source),
         )
-        game = _Current(game_id, player_id, source, now, None, state, True)
-        self._remember(game)
-        return game.view(self.withheld(source, now))
+        game = Game(game_id, player_id, source, now, None, state, True)
+        self.repository.remember(game)
+        return self._reply_view(game, now)
 
     def _deal(self, ruleset: Ruleset, given: Mapping[str, Any]) -> tuple[tuple[int, ...], JSON]:
         """The deck and deal source of a seed, deck, pool or lesson deal (or the ruleset's default)."""
@@ -360,177 +292,22 @@ class Games:
         withhold = await self.readable(game, token)
         return view_of(game.id, game.player_id, game.deal, game.started_at, game.finished_at, state, withhold)
 
-    async def play(
-        self,
-        game_id: uuid.UUID,
-        token: str | None,
-        command: Command,
-        if_match: int | None = None,
-        idempotency_key: str | None = None,
-    ) -> Played:
-        """``_play`` with the moves on one game in this process taking turns (first come, first
-        served). Without that, two clients of one game starve each other: a move decided on the
-        cached game needs one round trip, a retry after a conflict two, so the retrier keeps
-        losing to the other's next move until its retries run out (a 503). Between processes the
-        conditional append still decides, as before."""
-        turns = self._writing.get(game_id)
-        if turns is None:
-            turns = self._writing[game_id] = _Turns()
-        turns.users += 1
-        try:
-            async with turns.lock:
-                return await self._play(game_id, token, command, if_match, idempotency_key)
-        finally:
-            turns.users -= 1
-            if not turns.users:
-                del self._writing[game_id]
+    def _reply_view(self, game: Game, now: datetime) -> JSON:
+        """A game's view in a reply to its player's own write."""
+        withhold = self.withheld(game.deal, now)
+        return view_of(game.id, game.player_id, game.deal, game.started_at, game.finished_at, game.state, withhold)
 
-    async def _play(
-        self,
-        game_id: uuid.UUID,
-        token: str | None,
-        command: Command,
-        if_match: int | None = None,
-        idempotency_key: str | None = None,
-    ) -> Played:
-        """Decide and append one move. The first try may use this process's cached copy of the
-        game (one round trip); anything it cannot be sure of (a conflict, an If-Match or a refusal
-        that a stale copy could explain) is tried again on the stored game."""
-        if token is None:
-            raise Unauthorized("a move needs 'Authorization: Bearer <token>' of the game's player")
-        request_hash = hashlib.sha256(msgspec.json.encode(command_to_api(command))).digest() if idempotency_key else None
-        caller = self.tokens.player(token)  # known to this process, or None (then the load below asks)
-        current = None if idempotency_key or caller is None else self._cached(game_id)
-        for attempt in range(self.settings.move_retries):
-            if current is None:
-                if attempt:
-                    await asyncio.sleep(random.uniform(0, 0.002 * attempt))  # spread racing retries apart
-                loaded = await self.store.load(game_id, token, idempotency_key)
-                if loaded.caller is None:
-                    raise Unauthorized("the bearer token is not valid")
-                if loaded.game is None:
-                    raise NotFound(f"no game {game_id}")
-                self.tokens.remember(token, loaded.caller)
-                if loaded.caller != loaded.game.player_id:
-                    raise Forbidden("this game belongs to another player")
-                if loaded.stored_response is not None:
-                    if loaded.stored_request != request_hash:
-                        raise BadRequest("this Idempotency-Key was already used for a different move in this game")
-                    return Played(loaded.stored_response, loaded.stored_response["game"]["version"], True)
-                current = _Current.of(loaded.game, confirmed=True)
-            elif caller != current.player_id:
-                raise Forbidden("this game belongs to another player")
-            game, current = current, None
-            if if_match is not None and if_match != game.version:
-                if game.confirmed:
-                    raise VersionConflict(f"the game is at version {game.version}, not {if_match}: reload and try again")
-                continue  # the cached copy may be behind: ask the database
-            try:
-                try:
-                    events = decide(game.state, command)
-                except UndoHistoryNeeded:  # an undo below the state's window: its older moves are in the log
-                    game = dataclasses.replace(game, state=await self._with_undo_history(game.id, game.state))
-                    events = decide(game.state, command)
-            except DomainError:
-                if game.confirmed:
-                    raise
-                continue
-            if not events:  # nothing to record (a solver hint on a game already assisted)
-                if not game.confirmed:
-                    continue
-                return Played({"game": game.view(self.withheld(game.deal, self.clock())), "events": []}, game.version, False)
-            state = game.state
-            for event in events:
-                state = evolve(state, event)
-            now = self.clock()
-            finished_at = game.finished_at or (None if state.playing else now)
-            new_events = [
-                NewEvent(game.version + index + 1, event_type(event), event_data(event))
-                for index, event in enumerate(events)
-            ]
-            after = _Current(game.id, game.player_id, game.deal, game.started_at, finished_at, state, True)
-            withhold = self.withheld(game.deal, now)
-            reveal = not state.playing and not withhold
-            body = {
-                "game": after.view(withhold),
-                "events": [public_event(e.version, e.type, e.data, now, reveal) for e in new_events],
-            }
-            try:
-                if idempotency_key is None and state.playing:
-                    await self._append_batched(PendingAppend(game.id, game.version, new_events, state.status.value,
-                                                             state_to_snapshot(state), now))
-                else:
-                    await self.store.append(
-                        game.id,
-                        game.version,
-                        new_events,
-                        status=state.status.value,
-                        snapshot=state_to_snapshot(state),
-                        finished_at=finished_at,
-                        now=now,
-                        idempotency_key=idempotency_key,
-                        request_hash=request_hash,
-                        response=body if idempotency_key else None,
-                        on_finish=None if state.playing or not projections.counted(game.deal) else projections.game_finished(
-                            projections.Finish(
-                                game.id, game.player_id, state.ruleset.id, game.deal, state.status.value,
-                                state.move_count, state.undo_count, state.assisted, game.started_at, finished_at or now,
-                            ),
-                        ),
-                    )
-            except ConcurrencyConflict:
-                self.cache.pop(game.id, None)
-                if if_match is not None:
-                    raise VersionConflict(
-                        f"the game moved on from version {if_match} while this move was made: reload and try again"
-                    ) from None
-                continue
-            except IdempotencyRace:
-                continue  # the next load returns what the first request with this key stored
-            self._remember(after)
-            if not state.playing:
-                await self._game_ended(game.id, game.deal)
-            return Played(body, state.version, False)
-        raise Unavailable("the game is changing too fast to apply this move now; try again")
-
-    async def _game_ended(self, game_id: uuid.UUID, deal_source: JSON) -> None:
+    async def _game_ended(self, game: Game) -> None:
         """A race game has ended: its log is checked and its race may be over now (races branch).
         The move is already committed, so a failure here is only logged: the race's finish checks
         every log again, and the next look at the race finishes it."""
-        race_id = race_of(deal_source)
+        race_id = race_of(game.deal)
         if race_id is None:
             return
         try:
-            await self.races.game_ended(race_id, game_id)
+            await self.races.game_ended(race_id, game.id)
         except Exception as error:
             log.warning("race %s: not settled after its game ended (%r); the next request will", race_id, error)
-
-    async def _append_batched(self, move: PendingAppend) -> None:
-        """Group commit (service.batching); a move its batch could not write is written alone."""
-        try:
-            written = await self.batcher.append(move)
-        except WriteAlone:
-            await self.store.append_pending(move)
-            return
-        if not written:
-            raise ConcurrencyConflict()
-
-    async def _with_undo_history(self, game_id: uuid.UUID, state: GameState) -> GameState:
-        """``state`` with its undo window refilled from the stored events (domain.undo_stack)."""
-        rows = await self.store.read_events_upto(game_id, state.version)
-        return with_undo_history(state, _decoded(rows))
-
-    def _cached(self, game_id: uuid.UUID) -> _Current | None:
-        game = self.cache.get(game_id)
-        if game is None:
-            return None
-        return _Current(game.id, game.player_id, game.deal, game.started_at, game.finished_at, game.state, False)
-
-    def _remember(self, game: _Current) -> None:
-        self.cache.pop(game.id, None)
-        self.cache[game.id] = game
-        if len(self.cache) > self.settings.game_cache_size:
-            del self.cache[next(iter(self.cache))]  # the least recently written game
 
     async def legal_moves(self, game_id: uuid.UUID, token: str | None = None) -> JSON:
         game, state = await self._game(game_id)
