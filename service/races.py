@@ -30,9 +30,9 @@ from domain import Ruleset, deal, event_data, event_type, get_ruleset, initial_s
 from domain.cards import codes
 from domain.codec import snapshot_to_state, state_to_snapshot
 from domain.rulesets import DEFAULT_RULESET_ID
+from domain.verify import Unverified
 
 from .errors import BadRequest, Forbidden, NotFound
-from .projections import Unverified
 from .race_store import FINISHED, OPEN, RUNNING, DealtGame, Ending, EntrantRow, LogRow, RaceRow, RaceStore, Result
 from .schemas import NewRace, RaceDealRequest
 from .standings import Standing, places, verified_standing

@@ -3,7 +3,7 @@
 Places (API.md): wins first, by finishing time; then the rest by cards on foundations, then by
 fewer moves. Entrants equal on all of that share a place (1, 2, 2, 4). A place counts once the
 entrant's *stored event log* has been re-decided move by move through the rules
-(``projections.rules_replay``): when their game ends, and for everyone when the race finishes
+(``domain.verify.redecide``): when their game ends, and for everyone when the race finishes
 (then cut where it ended, and frozen). A log that does not replay, or was not dealt the race's
 deck, ranks nowhere (``verified: false``, no place). Entrants still playing have live places.
 """
@@ -16,8 +16,7 @@ from datetime import datetime
 from typing import Any
 
 from domain import GameState, Status
-
-from .projections import Unverified, rules_replay
+from domain.verify import Unverified, redecide
 
 JSON = dict[str, Any]
 
@@ -96,6 +95,6 @@ def verified_standing(
         or dealt.get("deck") != list(deck)
     ):
         raise Unverified("the game was not dealt this race's deck")
-    state = rules_replay([(row[1], row[2]) for row in rows])
+    state = redecide([(row[1], row[2]) for row in rows])
     return Standing.of(state, rows[-1][3], verified=True)
 
