@@ -24,6 +24,11 @@ def rank_of(card: Card) -> int:
     return card % RANK_COUNT
 
 
+def rank_after(rank: int, steps: int = 1) -> int:
+    """The rank ``steps`` above ``rank`` (below, if negative), wrapping K -> A."""
+    return (rank + steps) % RANK_COUNT
+
+
 def suit_of(card: Card) -> int:
     return card // RANK_COUNT
 

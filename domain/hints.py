@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .cards import SUIT_NAMES, code, suit_of
+from .cards import SUIT_NAMES, code, rank_after, rank_of, suit_of
 from .commands import Command, Draw, MoveCard, Recycle, Resign, Undo
 from .piles import COLUMN_OF, FOUNDATION, RESERVE, WASTE
 from .rules import _sources, legal_moves
@@ -67,4 +67,4 @@ def _rate(state: GameState, move: Command) -> Hint:
 
 def _next_on_foundation(state: GameState, card: int) -> bool:
     count = state.foundations[suit_of(card)]
-    return card % 13 == (state.base_rank + count) % 13
+    return rank_of(card) == rank_after(state.base_rank, count)

@@ -13,10 +13,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from . import undo_stack
-from .cards import DECK_SIZE, SUIT_NAMES, Card, code, is_red, rank_of, suit_of
+from .cards import DECK_SIZE, RANKS, SUIT_NAMES, Card, code, is_red, make_card, rank_after, rank_of, suit_of
 from .commands import Command, Draw, MoveCard, Recycle, Resign, Undo, UseSolverHint
 from .errors import DomainError, GameOver, IllegalMove, InvalidRequest
-from .lessons import goal_reached
 from .events import (
     CardsMoved,
     Event,
@@ -31,6 +30,7 @@ from .events import (
     StockDrawn,
     WasteRecycled,
 )
+from .lessons import goal_reached
 from .piles import COLUMN_OF, FOUNDATION, RESERVE, TABLEAU, TARGETS, WASTE
 from .rulesets import RecyclePolicy, Ruleset, TableauMoves
 from .state import GameState, Status, initial_state
@@ -85,14 +85,14 @@ def _accepts(state: GameState, source: Source, target: str) -> bool:
         if source.pile == FOUNDATION or len(source.run) != 1:
             return False
         count = state.foundations[suit_of(card)]
-        return count < 13 and rank_of(card) == (state.base_rank + count) % 13
+        return count < 13 and rank_of(card) == rank_after(state.base_rank, count)
     if target == source.pile:
         return False
     destination = state.tableau[COLUMN_OF[target]]
     if not destination:
         return not state.reserve
     end = destination[-1]
-    return rank_of(card) == (rank_of(end) + 12) % 13 and is_red(card) != is_red(end)
+    return rank_of(card) == rank_after(rank_of(end), -1) and is_red(card) != is_red(end)
 
 
 def _refusal(state: GameState, source: Source, target: str) -> str:
@@ -107,9 +107,9 @@ def _refusal(state: GameState, source: Source, target: str) -> str:
             above = len(source.run) - 1
             return f"only a single card can go to a foundation: {card} has {above} card{'s' if above > 1 else ''} on it"
         if count == 0:
-            base = "A23456789TJQK"[state.base_rank]
+            base = RANKS[state.base_rank]
             return f"{card} cannot start the {SUIT_NAMES[suit]} foundation: foundations start at the base rank, {base}"
-        needed = suit * 13 + (state.base_rank + count) % 13
+        needed = make_card(rank_after(state.base_rank, count), suit)
         return f"{card} cannot go on the {SUIT_NAMES[suit]} foundation: it takes {code(needed)} next"
     if target == source.pile:
         return f"{card} is already in {target}"
@@ -117,7 +117,7 @@ def _refusal(state: GameState, source: Source, target: str) -> str:
     if not destination:
         return f"{target} is empty and is filled from the reserve"
     end = destination[-1]
-    if rank_of(source.card) != (rank_of(end) + 12) % 13:
+    if rank_of(source.card) != rank_after(rank_of(end), -1):
         return f"{card} cannot go on {code(end)}: ranks must be consecutive"
     return f"{card} cannot go on {code(end)}: colours must alternate"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import NamedTuple
 
-from .cards import Card, rank_of, suit_of
+from .cards import Card, make_card, rank_after, rank_of, suit_of
 from .deal import FOUNDATION_INDEX, RESERVE_SLICE, STOCK_SLICE, TABLEAU_SLICE
 from .events import GameDealt
 from .rulesets import Ruleset, get_ruleset
@@ -48,10 +48,10 @@ class GameState(NamedTuple):
         count = self.foundations[suit]
         if count == 0:
             return None
-        return suit * 13 + (self.base_rank + count - 1) % 13
+        return make_card(rank_after(self.base_rank, count - 1), suit)
 
     def foundation_cards(self, suit: int) -> tuple[Card, ...]:
-        return tuple(suit * 13 + (self.base_rank + i) % 13 for i in range(self.foundations[suit]))
+        return tuple(make_card(rank_after(self.base_rank, i), suit) for i in range(self.foundations[suit]))
 
     @property
     def cards_on_foundations(self) -> int:

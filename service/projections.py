@@ -37,7 +37,7 @@ from __future__ import annotations
 import logging
 import time
 import uuid
-from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any
@@ -59,11 +59,11 @@ from domain.verify import Unverified, redecide
 
 from .daily import DailyDeal, daily_day_of, is_entry, is_over, public_source
 from .daily_deals import read_all_deals, read_deal
+from .store import OnCommit
 
 log = logging.getLogger("canfield")
 
 JSON = dict[str, Any]
-OnCommit = Callable[[AsyncConnection[Any]], Awaitable[None]]
 
 PROJECTION_TABLES = ("player_stats", "source_stats", "deal_stats", "daily_stats", "daily_leaderboard")
 DEAL_SOURCES = ("seed", "deck", "pool", "daily", "race")  # race: the games of races (races branch)

@@ -21,7 +21,7 @@ from psycopg.types.json import Jsonb
 from psycopg_pool import AsyncConnectionPool
 
 from .errors import Conflict, Forbidden, NotFound
-from .store import NewEvent, insert_game
+from .store import CHANNEL, NewEvent, insert_game
 
 OPEN, RUNNING, FINISHED = "open", "running", "finished"
 
@@ -105,7 +105,7 @@ SELECT e.player_id, p.name, e.seat, e.joined_at, e.game_id, e.standing, e.place,
 FROM race_entrants e JOIN players p ON p.id = e.player_id LEFT JOIN games g ON g.id = e.game_id
 WHERE e.race_id = %s ORDER BY e.seat
 """
-_NOTIFY = "SELECT pg_notify('canfield_events', %s::text || ':' || %s::text)"  # service.streams.CHANNEL
+_NOTIFY = f"SELECT pg_notify('{CHANNEL}', %s::text || ':' || %s::text)"
 _LOG = """
 SELECT version, type, data, recorded_at FROM events
 WHERE game_id = %(game)s AND (%(cutoff)s::timestamptz IS NULL OR recorded_at < %(cutoff)s::timestamptz)

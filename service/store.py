@@ -118,14 +118,18 @@ LEFT JOIN games g ON g.id = wanted.id
 LEFT JOIN idempotency_keys k ON k.game_id = wanted.id AND k.key = %(key)s
 """
 
-_APPEND_EVENTS = """
+CHANNEL = "canfield_events"
+"""The PostgreSQL channel every append notifies (``<game id>:<version>``, comma-separated for a
+batch), delivered on commit; service.streams listens on it."""
+
+_APPEND_EVENTS = f"""
 WITH updated AS (
     UPDATE games
     SET version = %(version)s, status = %(status)s, snapshot = %(snapshot)s, updated_at = %(now)s,
         finished_at = %(finished_at)s
     WHERE id = %(id)s AND version = %(expected)s
     -- only when the update happened; delivered to listeners on commit (service.streams)
-    RETURNING id, pg_notify('canfield_events', id::text || ':' || version::text) AS notified
+    RETURNING id, pg_notify('{CHANNEL}', id::text || ':' || version::text) AS notified
 ), inserted AS (
     INSERT INTO events (game_id, version, type, data, recorded_at)
     SELECT updated.id, e.version, e.type, e.data, %(now)s
@@ -146,7 +150,7 @@ _APPEND_WITH_KEY = _APPEND_EVENTS + """, remembered AS (
 )""" + _APPEND_COUNTS
 """A move with an Idempotency-Key: also stores the key and the response, in the same statement."""
 
-_APPEND_MANY = """
+_APPEND_MANY = f"""
 WITH batch AS (
     SELECT * FROM json_to_recordset(%(batch)s::json) AS b(
         id uuid, expected integer, version integer, status text, snapshot json, now timestamptz, events json)
@@ -163,7 +167,7 @@ WITH batch AS (
     RETURNING 1
 ), notified AS (
     -- one notification for the whole batch: "id:version,id:version,..." (service.streams)
-    SELECT pg_notify('canfield_events', string_agg(id::text || ':' || version::text, ',')) FROM updated HAVING count(*) > 0
+    SELECT pg_notify('{CHANNEL}', string_agg(id::text || ':' || version::text, ',')) FROM updated HAVING count(*) > 0
 )
 SELECT u.id, (SELECT count(*) FROM notified) FROM updated u
 """

@@ -39,9 +39,8 @@ from .daily import reveals_hidden_cards
 from .errors import RateLimited, Unavailable
 from .games import public_event, utc_now, view_of
 from .settings import Settings
-from .store import DatabaseDown, EventStore, GameRow
+from .store import CHANNEL, DatabaseDown, EventStore, GameRow
 
-CHANNEL = "canfield_events"
 MEDIA_TYPE = "text/event-stream"
 PAGE = 500  # events read per query while catching up
 KEEPALIVE = b": keep-alive\n\n"
@@ -53,7 +52,8 @@ def message(event: str, version: int, data: Any) -> bytes:
     return b"event: %s\nid: %d\ndata: %s\n\n" % (event.encode(), version, msgspec.json.encode(data))
 
 
-def game_view(game: GameRow, withhold: bool = False) -> dict[str, Any]:
+def row_view(game: GameRow, withhold: bool) -> dict[str, Any]:
+    """The API view of a stored games row (``withhold``: its hidden cards stay hidden)."""
     return view_of(game.id, game.player_id, game.deal, game.started_at, game.finished_at, snapshot_to_state(game.snapshot),
                    withhold)
 
@@ -317,12 +317,12 @@ class StreamHub:
         game_id = game.id
         try:
             if after is None:
-                yield message("view", game.version, game_view(game, self._withheld(game, withhold)))
+                yield message("view", game.version, row_view(game, self._withheld(game, withhold)))
                 last = game.version
             else:
                 last = after
             if game.finished_at is not None and last >= game.version:
-                yield message("end", game.version, game_view(game, self._withheld(game, withhold)))
+                yield message("end", game.version, row_view(game, self._withheld(game, withhold)))
                 return
             while not subscription.closing:
                 subscription.wake.clear()  # before reading: a notification from now on wakes us again
@@ -337,7 +337,7 @@ class StreamHub:
                     yield message("game-event", row.version, public_event(row.version, row.type, row.data, row.recorded_at, reveal))
                     last = row.version
                 if over and last >= game.version:
-                    yield message("end", game.version, game_view(game, self._withheld(game, withhold)))
+                    yield message("end", game.version, row_view(game, self._withheld(game, withhold)))
                     return
                 if last < game.version:
                     continue  # more was appended (or a full page was read): read on
@@ -345,7 +345,7 @@ class StreamHub:
                     # Caught up after a change: the table as it is now, so a client can keep its
                     # table from the stream alone (an undone draw's event does not say what the
                     # waste shows now).
-                    yield message("view", game.version, game_view(game, self._withheld(game, withhold)))
+                    yield message("view", game.version, row_view(game, self._withheld(game, withhold)))
                 try:
                     await asyncio.wait_for(subscription.wake.wait(), self.keepalive)
                 except TimeoutError:
