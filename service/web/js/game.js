@@ -10,13 +10,15 @@ import { currentPlayer } from "./player.js";
 import { rulesetOf, rulesetTitle } from "./rulesets.js";
 import { renderTable } from "./table.js";
 
-/** "Seed 123", "Pool deal 25", "Daily deal of 2026-12-01", "Your own deck" */
+/** "Seed 123", "Pool deal 25", "Daily deal of 2026-12-01", "Lesson: wrapping", "Race" ... */
 export function dealTitle(deal) {
   switch (deal?.source) {
     case "seed": return `Seed ${deal.seed}`;
     case "pool": return `Pool deal ${deal.pool}`;
-    case "daily": return `Daily deal of ${deal.date}`;
+    case "daily": return `Daily deal of ${deal.daily}${deal.practice ? " (practice)" : ""}`;
     case "deck": return "A dealt deck";
+    case "lesson": return `Lesson: ${deal.lesson.replace(/-/g, " ")}`;
+    case "race": return "Race";
     default: return deal?.source ? `${deal.source} deal` : "Deal";
   }
 }
@@ -34,7 +36,8 @@ export function endingText(view) {
 /** Show game `id` in `root`; returns the function that takes it down again. */
 export async function mountGame(root, { id }) {
   const me = currentPlayer();
-  let view = (await api.game(id)).data;
+  let view = await readOrExplain(root, id);
+  if (!view) return;
   const ruleset = await rulesetOf(view.ruleset);
   const drawCount = ruleset.drawCount || 3;
   const mine = Boolean(me && me.id === view.player);
@@ -332,7 +335,11 @@ export async function mountGame(root, { id }) {
     event.preventDefault();
   }
 
-  let unfollow = view.status === "playing" ? follow(id, { current: () => view, onView: accept }) : null;
+  let unfollow = view.status === "playing" ? follow(id, {
+    current: () => view,
+    onView: accept,
+    onRefused: (error) => say(status, `Live updates stopped: ${error.message}`, "error"),
+  }) : null;
   function stopFollowing() {
     unfollow?.();
     unfollow = null;
@@ -354,6 +361,23 @@ export async function mountGame(root, { id }) {
     clearInterval(timer);
     document.removeEventListener("keydown", onKey);
   };
+}
+
+/**
+ * The view of game `id`, or null after saying in `root` why it cannot be shown: the server shows a
+ * daily game during its date and a race game while its race runs only to their player.
+ */
+export async function readOrExplain(root, id) {
+  try {
+    return (await api.game(id)).data;
+  } catch (error) {
+    if (!(error instanceof ApiError) || (error.status !== 401 && error.status !== 403)) throw error;
+    fill(root, h("section", { class: "card-panel", "data-private": "" },
+      h("h1", {}, "This game is private for now"),
+      h("p", { class: "problem" }, error.message),
+      h("p", {}, h("a", { href: "#/" }, "Back to the Play page"))));
+    return null;
+  }
 }
 
 const capitalise = (text) => text.charAt(0).toUpperCase() + text.slice(1);

@@ -1,7 +1,7 @@
 // The page's start: the routes, the player bar and the notice that says when the page waits
 // for the server (a 429's or 503's Retry-After).
 
-import { onWait } from "./api.js";
+import { authenticateReads, onWait } from "./api.js";
 import { mountDaily } from "./daily.js";
 import { ask, fill, h } from "./dom.js";
 import { mountGame } from "./game.js";
@@ -50,6 +50,7 @@ function drawNotice(seconds, reason) {
   if (seconds > 0) notice.textContent = `Waiting ${Math.ceil(seconds)} s: ${reason}.`;
 }
 
+authenticateReads(() => currentPlayer()?.token ?? null);
 onWait(drawNotice);
 onPlayerChange((player) => {
   drawWho(player);

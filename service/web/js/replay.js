@@ -4,7 +4,7 @@
 import { api } from "./api.js";
 import { cardName, cardShort, pileName } from "./cards.js";
 import { fill, h, plural, when } from "./dom.js";
-import { dealTitle, endingText } from "./game.js";
+import { dealTitle, endingText, readOrExplain } from "./game.js";
 import { currentPlayer } from "./player.js";
 import { rulesetOf, rulesetTitle } from "./rulesets.js";
 import { renderTable } from "./table.js";
@@ -37,7 +37,8 @@ export function eventText(event) {
 
 /** The replay of game `id` in `root`. */
 export async function mountReplay(root, { id }) {
-  const { data: latest } = await api.game(id);
+  const latest = await readOrExplain(root, id);
+  if (!latest) return;
   const me = currentPlayer();
   const mine = Boolean(me && me.id === latest.player);
   if (latest.status === "playing" && !mine) {
