@@ -1,8 +1,8 @@
 // The daily deal: the same deal for everyone on a UTC date, and its leaderboard.
 
 import { api } from "./api.js";
+import { startGame } from "./dealing.js";
 import { duration, fill, h, when } from "./dom.js";
-import { startGame } from "./lobby.js";
 import { currentPlayer } from "./player.js";
 import { rulesetTitle } from "./rulesets.js";
 

@@ -5,6 +5,7 @@ import { api, ApiError } from "./api.js";
 import { cardName, moveText, pileName, suitName } from "./cards.js";
 import { ask, duration, fill, h, plural, say } from "./dom.js";
 import { enableDrag } from "./drag.js";
+import { lessonPanel } from "./lessons.js";
 import { follow } from "./live.js";
 import { currentPlayer } from "./player.js";
 import { rulesetOf, rulesetTitle } from "./rulesets.js";
@@ -69,6 +70,7 @@ export async function mountGame(root, { id }) {
   if (mine) fill(tools, buttons.undo, buttons.hint, buttons.solver, buttons.resign, replayLink, newLink);
   else fill(tools, replayLink, newLink);
 
+  const lesson = view.lesson ? lessonPanel(view.lesson.id) : null;
   fill(root, h("section", { class: "game", "aria-labelledby": "game-title", "data-game": id },
     h("header", { class: "game-head" },
       title,
@@ -78,7 +80,7 @@ export async function mountGame(root, { id }) {
         h("div", {}, h("dt", {}, "Moves"), moves),
         h("div", {}, h("dt", {}, "Time"), clock)),
       badges),
-    ended, tools, status, frame));
+    lesson?.element, ended, tools, status, frame));
 
   if (!mine) {
     say(status, me ? "You are watching someone else's game: it updates as they play."
@@ -103,6 +105,7 @@ export async function mountGame(root, { id }) {
     tick();
     fill(badges, ...badges.querySelectorAll(".badge:not([data-dynamic])"),
       view.assisted ? h("span", { class: "badge warn", "data-dynamic": "", "data-assisted": "" }, "Assisted: solver hint used") : null);
+    lesson?.update(view);
     const playing = view.status === "playing";
     for (const button of Object.values(buttons)) button.disabled = !playing;
     ended.hidden = playing;

@@ -5,6 +5,7 @@ import { authenticateReads, onWait } from "./api.js";
 import { mountDaily } from "./daily.js";
 import { ask, fill, h } from "./dom.js";
 import { mountGame } from "./game.js";
+import { mountLessons } from "./lessons.js";
 import { mountLobby } from "./lobby.js";
 import { currentPlayer, forget, onPlayerChange } from "./player.js";
 import { mountReplay } from "./replay.js";
@@ -16,6 +17,7 @@ route(/^\/$/, mountLobby, "play");
 route(new RegExp(`^/game/${ID}$`), mountGame, "play");
 route(new RegExp(`^/replay/${ID}$`), mountReplay, "play");
 route(/^\/daily(?:\/(?<date>\d{4}-\d{2}-\d{2}))?$/, mountDaily, "daily");
+route(/^\/lessons$/, mountLessons, "lessons");
 route(/^\/stats$/, mountStats, "stats");
 
 function showError(root, error) {
