@@ -3,26 +3,18 @@
 
 import { api, ApiError } from "./api.js";
 import { cardName, moveText, pileName, suitName } from "./cards.js";
+import { dealTitle } from "./dealing.js";
 import { ask, duration, fill, h, plural, say } from "./dom.js";
 import { enableDrag } from "./drag.js";
 import { lessonPanel } from "./lessons.js";
 import { follow } from "./live.js";
 import { currentPlayer } from "./player.js";
+import { raceStrip } from "./races.js";
 import { rulesetOf, rulesetTitle } from "./rulesets.js";
+import { highlight } from "./router.js";
 import { renderTable } from "./table.js";
 
-/** "Seed 123", "Pool deal 25", "Daily deal of 2026-12-01", "Lesson: wrapping", "Race" ... */
-export function dealTitle(deal) {
-  switch (deal?.source) {
-    case "seed": return `Seed ${deal.seed}`;
-    case "pool": return `Pool deal ${deal.pool}`;
-    case "daily": return `Daily deal of ${deal.daily}${deal.practice ? " (practice)" : ""}`;
-    case "deck": return "A dealt deck";
-    case "lesson": return `Lesson: ${deal.lesson.replace(/-/g, " ")}`;
-    case "race": return "Race";
-    default: return deal?.source ? `${deal.source} deal` : "Deal";
-  }
-}
+const MENU_OF_SOURCE = { daily: "daily", lesson: "lessons", race: "races" };
 
 const ENDINGS = {
   won: "Won: all 52 cards are on the foundations.",
@@ -39,6 +31,7 @@ export async function mountGame(root, { id }) {
   const me = currentPlayer();
   let view = await readOrExplain(root, id);
   if (!view) return;
+  highlight(MENU_OF_SOURCE[view.deal?.source] || "play");
   const ruleset = await rulesetOf(view.ruleset);
   const drawCount = ruleset.drawCount || 3;
   const mine = Boolean(me && me.id === view.player);
@@ -71,6 +64,7 @@ export async function mountGame(root, { id }) {
   else fill(tools, replayLink, newLink);
 
   const lesson = view.lesson ? lessonPanel(view.lesson.id) : null;
+  const race = view.deal?.source === "race" ? raceStrip(view.deal.race) : null;
   fill(root, h("section", { class: "game", "aria-labelledby": "game-title", "data-game": id },
     h("header", { class: "game-head" },
       title,
@@ -80,7 +74,7 @@ export async function mountGame(root, { id }) {
         h("div", {}, h("dt", {}, "Moves"), moves),
         h("div", {}, h("dt", {}, "Time"), clock)),
       badges),
-    lesson?.element, ended, tools, status, frame));
+    lesson?.element, race?.element, ended, tools, status, frame));
 
   if (!mine) {
     say(status, me ? "You are watching someone else's game: it updates as they play."
@@ -360,6 +354,7 @@ export async function mountGame(root, { id }) {
   return () => {
     stopped = true;
     stopFollowing();
+    race?.stop();
     stopDragging?.();
     clearInterval(timer);
     document.removeEventListener("keydown", onKey);

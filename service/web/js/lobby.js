@@ -2,9 +2,8 @@
 // races have pages of their own) and resume or replay any of your games.
 
 import { api } from "./api.js";
-import { startGame } from "./dealing.js";
+import { dealTitle, startGame } from "./dealing.js";
 import { fill, h, plural, say, when } from "./dom.js";
-import { dealTitle } from "./game.js";
 import { currentPlayer, register } from "./player.js";
 import { allRulesets, rulesetTitle } from "./rulesets.js";
 
@@ -154,5 +153,6 @@ function gameRow(game) {
       " ", h("span", { class: "small" }, `${plural(game.moveCount, "move")} · ${when(game.startedAt)}`)),
     h("span", { class: "links" },
       h("a", { class: "button", href: `#/game/${game.id}` }, playing ? "Resume" : "Open"),
+      game.deal?.source === "race" ? h("a", { class: "button", href: `#/race/${game.deal.race}` }, "Race") : null,
       h("a", { class: "button", href: `#/replay/${game.id}` }, "Replay")));
 }

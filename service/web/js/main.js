@@ -8,6 +8,7 @@ import { mountGame } from "./game.js";
 import { mountLessons } from "./lessons.js";
 import { mountLobby } from "./lobby.js";
 import { currentPlayer, forget, onPlayerChange } from "./player.js";
+import { mountRace, mountRaces } from "./races.js";
 import { mountReplay } from "./replay.js";
 import { route, show } from "./router.js";
 import { mountStats } from "./stats.js";
@@ -18,6 +19,8 @@ route(new RegExp(`^/game/${ID}$`), mountGame, "play");
 route(new RegExp(`^/replay/${ID}$`), mountReplay, "play");
 route(/^\/daily(?:\/(?<date>\d{4}-\d{2}-\d{2}))?$/, mountDaily, "daily");
 route(/^\/lessons$/, mountLessons, "lessons");
+route(/^\/races$/, mountRaces, "races");
+route(new RegExp(`^/race/${ID}$`), mountRace, "races");
 route(/^\/stats$/, mountStats, "stats");
 
 function showError(root, error) {

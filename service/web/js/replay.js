@@ -3,8 +3,9 @@
 
 import { api } from "./api.js";
 import { cardName, cardShort, pileName } from "./cards.js";
+import { dealTitle } from "./dealing.js";
 import { fill, h, plural, when } from "./dom.js";
-import { dealTitle, endingText, readOrExplain } from "./game.js";
+import { endingText, readOrExplain } from "./game.js";
 import { currentPlayer } from "./player.js";
 import { rulesetOf, rulesetTitle } from "./rulesets.js";
 import { renderTable } from "./table.js";
