@@ -59,6 +59,7 @@ def test_the_lesson_list_and_a_lesson_fit_a_phone(open_page: Callable[..., Page]
     page.open("#/lessons")
     page.wait_for(lambda: page.js("return !!document.querySelector('.lesson-list [data-action=start-lesson]')"), "the lessons")
     assert page.fits()
+    page.screenshot(screenshots / "lessons-phone.png")
     page.click("li[data-lesson=base-rank] [data-action=start-lesson]")
     page.wait_for_game()
     page.wait_for(lambda: "Goal:" in page.text(".lesson-panel .goal"), "the goal")

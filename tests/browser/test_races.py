@@ -41,6 +41,12 @@ def test_two_players_race_on_one_deal_and_each_page_follows_the_other_live(
 
     bob = open_page(*PHONE)
     bob.register("Bob")
+    bob.click("header.site a[data-nav=races]")
+    listed = f"[data-open-races] li[data-race='{race_id}']"
+    bob.wait_for(lambda: bob.js("return !!document.querySelector(arguments[0])", listed), "Ann's race among the open races")
+    assert bob.text(listed).startswith("Ann's race · Classic"), bob.text(listed)
+    assert bob.fits()
+    bob.screenshot(screenshots / "races-phone.png")
     bob.driver.get(link)  # the link as Ann would send it
     bob.wait_for(lambda: bob.js("return !!document.querySelector('[data-action=join-race]')"), "the join button")
     bob.screenshot(screenshots / "race-join-phone.png")
@@ -64,6 +70,8 @@ def test_two_players_race_on_one_deal_and_each_page_follows_the_other_live(
     bob.wait_version(1)
     ann.wait_for(lambda: (strip_row(ann, bob_player) or {}).get("moves") == "1", "Bob's draw in Ann's strip")
     ann.screenshot(screenshots / "race-game-desktop.png")
+    assert bob.fits(), "the race game with its standings fits a phone"
+    bob.screenshot(screenshots / "race-game-phone.png")
     resign(bob)
     ann.wait_for(lambda: (strip_row(ann, bob_player) or {}).get("status") == "resigned", "Bob's resignation in Ann's strip")
     assert ann.js("return document.querySelector('.race-strip').dataset.status") == "running"

@@ -29,6 +29,7 @@ export function eventText(event) {
     case "ReserveRefilled": return `The reserve's ${cardShort(d.card)} filled ${pileName(d.to)}`;
     case "MoveUndone": return `Undid: ${(d.reverted || []).map(eventText).join("; ").toLowerCase() || "the last move"}`;
     case "SolverHintUsed": return "Asked the solver (the game is assisted from here)";
+    case "LessonCompleted": return "The lesson's goal was reached";
     case "GameWon": return "Won";
     case "GameStalled": return "Stalled";
     case "GameResigned": return "Resigned";
