@@ -14,7 +14,10 @@ it is empty: made-up tokens cannot buy fresh budgets for requests that check the
 The limiter is an ASGI wrapper around Litestar's own handler, so it sees every request (unknown
 paths too) before routing, before the body is read and before any database work; a refused
 request gets ``429`` problem+json with ``Retry-After`` (whole seconds, at least 1) and the CORS
-headers a browser needs to read it. ``/health``, ``/schema`` and CORS preflights are exempt.
+headers a browser needs to read it. ``/health``, ``/schema`` and CORS preflights are exempt, and
+so are reads of the web page's own static files (``GET /`` and ``/web/...``): loading the page takes
+a score of them at once, and a 429 on one of its scripts would break the page, while serving them
+touches no database.
 
 The buckets live in this process: no round trip on the hot path, so with N server processes a
 client can get N times the rate. Memory is bounded: a bucket that has been idle long enough to
@@ -154,7 +157,7 @@ class RateLimiter:
 
         address = _address(scope)
         if method in READ_METHODS:
-            if self.reads is not None:
+            if self.reads is not None and not _page_file(path):
                 wait = self.reads.take(address)
                 if wait:
                     await self._refuse(scope, send, headers, wait, "reads")
@@ -225,6 +228,11 @@ def _headers(scope: Any) -> dict[bytes, bytes]:
     for name, value in scope["headers"]:
         found.setdefault(name.lower(), value)
     return found
+
+
+def _page_file(path: str) -> bool:
+    """The web page or one of its scripts, styles and images (service/api/web.py)."""
+    return path == "/" or path.startswith("/web/")
 
 
 def _address(scope: Any) -> str:

@@ -15,6 +15,7 @@ from typing import Any
 import httpx
 import pytest
 
+from service.api.web import WEB_DIR
 from service.app import create_app
 from service.limits import RateLimiter, TokenBuckets, buckets, retry_after_header
 from service.settings import Settings
@@ -133,6 +134,21 @@ def test_reads_are_limited_per_address_for_every_path_but_health_and_schema(conn
     assert http.get("/health").status_code == 200
     assert http.get("/schema/openapi.json").status_code == 200
     assert other.get("/rulesets").status_code == 200  # another address is not affected
+
+
+def test_the_web_pages_own_files_are_not_counted_as_reads(connect: Any) -> None:
+    """Loading the page takes a score of requests at once; a 429 on one of its scripts would break it."""
+    http = connect()
+    files = ["/", *sorted(f"/web/{path.relative_to(WEB_DIR).as_posix()}" for path in WEB_DIR.rglob("*") if path.is_file())]
+    assert len(files) > READ_BURST
+    for _ in range(3):  # three page loads, far beyond the read burst
+        assert [http.get(path).status_code for path in files] == [200] * len(files)
+    assert [http.get("/rulesets").status_code for _ in range(READ_BURST)] == [200] * READ_BURST, "the budget is untouched"
+    assert_rate_limited(http.get("/rulesets"))
+    assert [http.get(path).status_code for path in files] == [200] * len(files), "the page still loads"
+    assert_rate_limited(http.get("/webpage"))  # only / and what is under /web/ are the page's
+    assert_rate_limited(http.get("/web"))
+    assert_rate_limited(http.get("/lessons"))
 
 
 def test_a_refused_write_is_answered_before_its_body_is_read(connect: Any) -> None:

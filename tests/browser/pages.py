@@ -40,6 +40,18 @@ return {
 };
 """
 
+RECORD_STREAMS = """
+if (!window.streamRequests) {
+  window.streamRequests = [];
+  const original = window.fetch;
+  window.fetch = function (input, init) {
+    const seen = {url: String(input), headers: {...(init?.headers || {})}, status: null};
+    if (seen.url.includes('/stream')) window.streamRequests.push(seen);
+    return original.apply(this, arguments).then((response) => { seen.status = response.status; return response; });
+  };
+}
+"""
+
 
 def expected_table(state: GameState, fan: int = 3) -> dict[str, Any]:
     """What the page must show for ``state``, from the rules engine's own view of the table."""
@@ -62,6 +74,7 @@ class Page:
         self.driver = driver
         self.base_url = base_url
         self.expected_statuses: set[int] = set()
+        self.network_errors_expected = False
 
     # ------------------------------------------------------------ plumbing
 
@@ -78,6 +91,16 @@ class Page:
             self.driver.get(target)
         self.wait_for(lambda: self.js("return document.querySelector('main[aria-busy]') === null "
                                       "&& !document.querySelector('main .loading')"), "the page to load")
+
+    def record_stream_requests(self) -> None:
+        """From now on (reloads included), note each stream request the page makes: its address,
+        headers and the status it got (a test's eye on the wire; the page is not changed)."""
+        self.driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": RECORD_STREAMS})
+        self.js(RECORD_STREAMS)
+
+    def stream_requests(self) -> list[dict[str, Any]]:
+        """``[{"url", "headers", "status"}]`` of the stream requests since ``record_stream_requests``."""
+        return list(self.js("return window.streamRequests ?? []"))
 
     def js(self, script: str, *args: Any) -> Any:
         return self.driver.execute_script(script, *args)
@@ -129,6 +152,10 @@ class Page:
         """Declare failed requests this test causes on purpose (they show in the console)."""
         self.expected_statuses.update(statuses)
 
+    def expect_network_errors(self) -> None:
+        """Declare that the test takes the server away (refused and broken connections show in the console)."""
+        self.network_errors_expected = True
+
     def console_problems(self) -> list[str]:
         """Console entries that are JavaScript errors or warnings, or unexpected failed requests.
         A 429 is the server's rate limit at work: the page waits Retry-After and goes on."""
@@ -138,6 +165,8 @@ class Page:
             if entry.get("source") == "network":
                 found = re.search(r"status of (\d{3})", message)
                 if found and int(found.group(1)) in self.expected_statuses | {429}:
+                    continue
+                if self.network_errors_expected and "net::ERR_" in message:
                     continue
             if entry.get("level") in ("SEVERE", "WARNING"):
                 problems.append(f"{entry.get('level')} {entry.get('source')}: {message}")

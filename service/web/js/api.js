@@ -17,6 +17,19 @@ export class ApiError extends Error {
 }
 
 const waitListeners = new Set();
+let readerToken = () => null;
+
+/**
+ * Where game reads get their bearer token: a daily game during its date and a race game while its
+ * race runs answer only to their player, so the page sends its player's token on every game read
+ * (other games ignore it). `source()` returns the token or null.
+ */
+export function authenticateReads(source) {
+  readerToken = source;
+}
+
+/** The token game reads and streams send now (null without a player). */
+export const currentReaderToken = () => readerToken();
 
 /** `listener(seconds, reason)` is told whenever a request waits before retrying (0: done waiting). */
 export function onWait(listener) {
@@ -91,6 +104,9 @@ async function readBody(response) {
 
 // ------------------------------------------------------------------ the calls the page makes
 
+/** A read of a game's data, with the player's token (private games answer only to it). */
+const readGame = (path) => request(path, { token: readerToken() });
+
 export const api = {
   register: (name) => request("/players", { method: "POST", body: { name } }),
   player: (id) => request(`/players/${id}`),
@@ -108,12 +124,19 @@ export const api = {
   leaderboard: (day) => request(`/deals/daily/${day}/leaderboard`),
   deal: (token, ruleset, deal) => request("/games", { method: "POST", token,
     body: deal ? { ruleset, deal } : { ruleset } }),
-  game: (id) => request(`/games/${id}`),
-  legalMoves: (id) => request(`/games/${id}/legal-moves`),
-  hints: (id) => request(`/games/${id}/hints`),
+  game: (id) => readGame(`/games/${id}`),
+  legalMoves: (id) => readGame(`/games/${id}/legal-moves`),
+  hints: (id) => readGame(`/games/${id}/hints`),
   solverHint: (id, token) => request(`/games/${id}/hints?solver=true`, { token }),
-  events: (id, after = 0, limit = 1000) => request(`/games/${id}/events?after=${after}&limit=${limit}`),
-  stateAt: (id, version) => request(`/games/${id}/states/${version}`),
+  events: (id, after = 0, limit = 1000) => readGame(`/games/${id}/events?after=${after}&limit=${limit}`),
+  stateAt: (id, version) => readGame(`/games/${id}/states/${version}`),
+  lessons: () => request("/lessons"),
+  lesson: (id) => request(`/lessons/${encodeURIComponent(id)}`),
+  openRaces: (limit = 20) => request(`/races/open?limit=${limit}`),
+  race: (id) => request(`/races/${id}`),
+  createRace: (token, body) => request("/races", { method: "POST", token, body }),
+  joinRace: (id, token) => request(`/races/${id}/entries`, { method: "POST", token }),
+  startRace: (id, token) => request(`/races/${id}/start`, { method: "POST", token }),
   /** A move at the version the player saw (If-Match), safe to resend (Idempotency-Key). */
   move: (id, token, move, version) => request(`/games/${id}/moves`, {
     method: "POST", token, body: move, retry: "safe",

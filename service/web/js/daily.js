@@ -1,8 +1,8 @@
 // The daily deal: the same deal for everyone on a UTC date, and its leaderboard.
 
 import { api } from "./api.js";
+import { startGame } from "./dealing.js";
 import { duration, fill, h, when } from "./dom.js";
-import { startGame } from "./lobby.js";
 import { currentPlayer } from "./player.js";
 import { rulesetTitle } from "./rulesets.js";
 
@@ -45,13 +45,14 @@ export async function mountDaily(root, { date }) {
 
   try {
     const { data } = await api.leaderboard(daily.date);
-    fill(board, leaderboard(data.entries || [], player));
+    fill(board, leaderboard(data.entries || [], player, data.closed));
   } catch (error) {
     fill(board, h("p", { class: "problem" }, error.message));
   }
 }
 
-function leaderboard(entries, player) {
+/** The board; others' games can be replayed once the date is over (until then they answer only to their players). */
+function leaderboard(entries, player, closed) {
   if (entries.length === 0) return h("p", { "data-empty": "" }, "Nobody is on this board yet.");
   return h("table", { class: "leaderboard" },
     h("thead", {}, h("tr", {}, ["Place", "Player", "Result", "Moves", "Time", ""].map((title) => h("th", { scope: "col" }, title)))),
@@ -64,6 +65,6 @@ function leaderboard(entries, player) {
         h("td", {}, result + (entry.practice ? " (practice)" : "") + (entry.assisted ? " (assisted)" : "")),
         h("td", {}, String(entry.moves ?? entry.moveCount ?? "")),
         h("td", { title: when(entry.finishedAt) }, entry.seconds != null ? duration(entry.seconds) : ""),
-        h("td", {}, entry.game ? h("a", { href: `#/replay/${entry.game}` }, "Replay") : ""));
+        h("td", {}, entry.game && (closed || me) ? h("a", { href: `#/replay/${entry.game}` }, "Replay") : ""));
     })));
 }

@@ -3,23 +3,18 @@
 
 import { api, ApiError } from "./api.js";
 import { cardName, moveText, pileName, suitName } from "./cards.js";
+import { dealTitle } from "./dealing.js";
 import { ask, duration, fill, h, plural, say } from "./dom.js";
 import { enableDrag } from "./drag.js";
+import { lessonPanel } from "./lessons.js";
 import { follow } from "./live.js";
 import { currentPlayer } from "./player.js";
+import { raceStrip } from "./races.js";
 import { rulesetOf, rulesetTitle } from "./rulesets.js";
+import { highlight } from "./router.js";
 import { renderTable } from "./table.js";
 
-/** "Seed 123", "Pool deal 25", "Daily deal of 2026-12-01", "Your own deck" */
-export function dealTitle(deal) {
-  switch (deal?.source) {
-    case "seed": return `Seed ${deal.seed}`;
-    case "pool": return `Pool deal ${deal.pool}`;
-    case "daily": return `Daily deal of ${deal.date}`;
-    case "deck": return "A dealt deck";
-    default: return deal?.source ? `${deal.source} deal` : "Deal";
-  }
-}
+const MENU_OF_SOURCE = { daily: "daily", lesson: "lessons", race: "races" };
 
 const ENDINGS = {
   won: "Won: all 52 cards are on the foundations.",
@@ -34,7 +29,9 @@ export function endingText(view) {
 /** Show game `id` in `root`; returns the function that takes it down again. */
 export async function mountGame(root, { id }) {
   const me = currentPlayer();
-  let view = (await api.game(id)).data;
+  let view = await readOrExplain(root, id);
+  if (!view) return;
+  highlight(MENU_OF_SOURCE[view.deal?.source] || "play");
   const ruleset = await rulesetOf(view.ruleset);
   const drawCount = ruleset.drawCount || 3;
   const mine = Boolean(me && me.id === view.player);
@@ -66,6 +63,8 @@ export async function mountGame(root, { id }) {
   if (mine) fill(tools, buttons.undo, buttons.hint, buttons.solver, buttons.resign, replayLink, newLink);
   else fill(tools, replayLink, newLink);
 
+  const lesson = view.lesson ? lessonPanel(view.lesson.id) : null;
+  const race = view.deal?.source === "race" ? raceStrip(view.deal.race) : null;
   fill(root, h("section", { class: "game", "aria-labelledby": "game-title", "data-game": id },
     h("header", { class: "game-head" },
       title,
@@ -75,7 +74,7 @@ export async function mountGame(root, { id }) {
         h("div", {}, h("dt", {}, "Moves"), moves),
         h("div", {}, h("dt", {}, "Time"), clock)),
       badges),
-    ended, tools, status, frame));
+    lesson?.element, race?.element, ended, tools, status, frame));
 
   if (!mine) {
     say(status, me ? "You are watching someone else's game: it updates as they play."
@@ -100,6 +99,7 @@ export async function mountGame(root, { id }) {
     tick();
     fill(badges, ...badges.querySelectorAll(".badge:not([data-dynamic])"),
       view.assisted ? h("span", { class: "badge warn", "data-dynamic": "", "data-assisted": "" }, "Assisted: solver hint used") : null);
+    lesson?.update(view);
     const playing = view.status === "playing";
     for (const button of Object.values(buttons)) button.disabled = !playing;
     ended.hidden = playing;
@@ -332,7 +332,11 @@ export async function mountGame(root, { id }) {
     event.preventDefault();
   }
 
-  let unfollow = view.status === "playing" ? follow(id, { current: () => view, onView: accept }) : null;
+  let unfollow = view.status === "playing" ? follow(id, {
+    current: () => view,
+    onView: accept,
+    onRefused: (error) => say(status, `Live updates stopped: ${error.message}`, "error"),
+  }) : null;
   function stopFollowing() {
     unfollow?.();
     unfollow = null;
@@ -350,10 +354,28 @@ export async function mountGame(root, { id }) {
   return () => {
     stopped = true;
     stopFollowing();
+    race?.stop();
     stopDragging?.();
     clearInterval(timer);
     document.removeEventListener("keydown", onKey);
   };
+}
+
+/**
+ * The view of game `id`, or null after saying in `root` why it cannot be shown: the server shows a
+ * daily game during its date and a race game while its race runs only to their player.
+ */
+export async function readOrExplain(root, id) {
+  try {
+    return (await api.game(id)).data;
+  } catch (error) {
+    if (!(error instanceof ApiError) || (error.status !== 401 && error.status !== 403)) throw error;
+    fill(root, h("section", { class: "card-panel", "data-private": "" },
+      h("h1", {}, "This game is private for now"),
+      h("p", { class: "problem" }, error.message),
+      h("p", {}, h("a", { href: "#/" }, "Back to the Play page"))));
+    return null;
+  }
 }
 
 const capitalise = (text) => text.charAt(0).toUpperCase() + text.slice(1);

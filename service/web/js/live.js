@@ -1,47 +1,35 @@
-// A game kept current from GET /games/{id}/stream (Server-Sent Events): the view first, then the
-// events of each change followed by the new view, then the end. EventSource reconnects by itself
-// after a dropped connection (sending Last-Event-ID, so the server sends what was missed and the
-// view after it); a refused stream (429: too many open streams) is tried again later.
+// Games and races kept current from their Server-Sent Events streams, read with the player's token
+// (sse.js): a game stream sends the view first, then the events of each change followed by the
+// new view, then the end; a race stream sends the race view, then each change of standings, then
+// the end. A dropped game stream is resumed with Last-Event-ID, so nothing is missed.
 
-const RECONNECT_MS = [1000, 2000, 5000, 10000, 30000];
+import { currentReaderToken } from "./api.js";
+import { readEvents } from "./sse.js";
 
 /**
- * Follow game `id`: `onView(view)` for every view newer than `current()`.
- * Returns a function that stops following.
+ * Follow game `id`: `onView(view)` for every view newer than `current()`; `onRefused(error)` if
+ * the server will not stream it to this reader. Returns a function that stops following.
  */
-export function follow(id, { current, onView }) {
-  let source = null;
-  let stopped = false;
-  let failures = 0;
-  let reconnectTimer = null;
+export function follow(id, { current, onView, onRefused }) {
+  return readEvents(`/games/${id}/stream`, {
+    token: currentReaderToken,
+    onRefused,
+    onMessage({ event, data }) {
+      if (event !== "view" && event !== "end") return; // game-event: the view after it tells all
+      const view = JSON.parse(data);
+      if (!current() || view.version > current().version) onView(view);
+    },
+  });
+}
 
-  function accept(message) {
-    failures = 0;
-    const view = JSON.parse(message.data);
-    if (!current() || view.version > current().version) onView(view);
-  }
-
-  function open() {
-    source = new EventSource(`/games/${id}/stream`);
-    source.addEventListener("view", accept);
-    source.addEventListener("end", (message) => {
-      accept(message);
-      stop(); // the game is over: nothing more will come
-    });
-    source.addEventListener("error", () => {
-      if (stopped || source.readyState !== EventSource.CLOSED) return;
-      const delay = RECONNECT_MS[Math.min(failures, RECONNECT_MS.length - 1)];
-      failures += 1;
-      reconnectTimer = setTimeout(() => { if (!stopped) open(); }, delay);
-    });
-  }
-
-  function stop() {
-    stopped = true;
-    clearTimeout(reconnectTimer);
-    source?.close();
-  }
-
-  open();
-  return stop;
+/** Follow race `id`: `onRace(view)` for each race view (the last one when it has finished). */
+export function followRace(id, { onRace, onRefused }) {
+  return readEvents(`/races/${id}/stream`, {
+    token: currentReaderToken,
+    resume: false, // a race stream starts again with the current view
+    onRefused,
+    onMessage({ event, data }) {
+      if (event === "race" || event === "end") onRace(JSON.parse(data));
+    },
+  });
 }

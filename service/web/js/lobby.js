@@ -1,12 +1,11 @@
-// The Play page: pick a name once, deal a game (random, seed, pool or today's daily deal) and
-// resume or replay any of your games. More deal sources (lessons, races) are added to SOURCES.
+// The Play page: pick a name once, deal a game (random, seed or pool; the daily deal, lessons and
+// races have pages of their own) and resume or replay any of your games.
 
-import { api, ApiError } from "./api.js";
+import { api } from "./api.js";
+import { dealTitle, startGame } from "./dealing.js";
 import { fill, h, plural, say, when } from "./dom.js";
-import { dealTitle } from "./game.js";
 import { currentPlayer, register } from "./player.js";
 import { allRulesets, rulesetTitle } from "./rulesets.js";
-import { go } from "./router.js";
 
 /** The Play page in `root`. */
 export async function mountLobby(root) {
@@ -70,7 +69,8 @@ function dealForm(player, rulesets, poolSize) {
     h("fieldset", {}, h("legend", {}, "Cards"), sourceChoices),
     h("div", { class: "row" },
       h("button", { type: "submit", class: "primary", "data-action": "deal" }, "Deal"),
-      h("a", { class: "button", href: "#/daily", "data-action": "daily" }, "Today's daily deal")),
+      h("a", { class: "button", href: "#/daily", "data-action": "daily" }, "Today's daily deal"),
+      h("a", { class: "button", href: "#/lessons", "data-action": "lessons" }, "Lessons")),
     message);
 
   function chosenRuleset() {
@@ -116,23 +116,6 @@ function dealForm(player, rulesets, poolSize) {
   return form;
 }
 
-/** Deal and open the new game; the server's reason shows in `message` if it refuses. */
-export async function startGame(rulesetId, deal, message, button) {
-  const player = currentPlayer();
-  if (!player) return go("#/");
-  if (button) button.disabled = true;
-  say(message, "Dealing…");
-  try {
-    const { data } = await api.deal(player.token, rulesetId, deal);
-    go(`#/game/${data.id}`);
-  } catch (error) {
-    say(message, error instanceof ApiError && error.status === 401
-      ? "The server does not know this browser's player any more: use Switch player to pick a name again."
-      : error.message, "error");
-    if (button) button.disabled = false;
-  }
-}
-
 // ---------------------------------------------------------------- the player's games
 
 function gamesList(player) {
@@ -170,5 +153,6 @@ function gameRow(game) {
       " ", h("span", { class: "small" }, `${plural(game.moveCount, "move")} · ${when(game.startedAt)}`)),
     h("span", { class: "links" },
       h("a", { class: "button", href: `#/game/${game.id}` }, playing ? "Resume" : "Open"),
+      game.deal?.source === "race" ? h("a", { class: "button", href: `#/race/${game.deal.race}` }, "Race") : null,
       h("a", { class: "button", href: `#/replay/${game.id}` }, "Replay")));
 }

@@ -1,12 +1,14 @@
 // The page's start: the routes, the player bar and the notice that says when the page waits
 // for the server (a 429's or 503's Retry-After).
 
-import { onWait } from "./api.js";
+import { authenticateReads, onWait } from "./api.js";
 import { mountDaily } from "./daily.js";
 import { ask, fill, h } from "./dom.js";
 import { mountGame } from "./game.js";
+import { mountLessons } from "./lessons.js";
 import { mountLobby } from "./lobby.js";
 import { currentPlayer, forget, onPlayerChange } from "./player.js";
+import { mountRace, mountRaces } from "./races.js";
 import { mountReplay } from "./replay.js";
 import { route, show } from "./router.js";
 import { mountStats } from "./stats.js";
@@ -16,6 +18,9 @@ route(/^\/$/, mountLobby, "play");
 route(new RegExp(`^/game/${ID}$`), mountGame, "play");
 route(new RegExp(`^/replay/${ID}$`), mountReplay, "play");
 route(/^\/daily(?:\/(?<date>\d{4}-\d{2}-\d{2}))?$/, mountDaily, "daily");
+route(/^\/lessons$/, mountLessons, "lessons");
+route(/^\/races$/, mountRaces, "races");
+route(new RegExp(`^/race/${ID}$`), mountRace, "races");
 route(/^\/stats$/, mountStats, "stats");
 
 function showError(root, error) {
@@ -50,6 +55,7 @@ function drawNotice(seconds, reason) {
   if (seconds > 0) notice.textContent = `Waiting ${Math.ceil(seconds)} s: ${reason}.`;
 }
 
+authenticateReads(() => currentPlayer()?.token ?? null);
 onWait(drawNotice);
 onPlayerChange((player) => {
   drawWho(player);

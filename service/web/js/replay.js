@@ -3,8 +3,9 @@
 
 import { api } from "./api.js";
 import { cardName, cardShort, pileName } from "./cards.js";
+import { dealTitle } from "./dealing.js";
 import { fill, h, plural, when } from "./dom.js";
-import { dealTitle, endingText } from "./game.js";
+import { endingText, readOrExplain } from "./game.js";
 import { currentPlayer } from "./player.js";
 import { rulesetOf, rulesetTitle } from "./rulesets.js";
 import { renderTable } from "./table.js";
@@ -28,6 +29,7 @@ export function eventText(event) {
     case "ReserveRefilled": return `The reserve's ${cardShort(d.card)} filled ${pileName(d.to)}`;
     case "MoveUndone": return `Undid: ${(d.reverted || []).map(eventText).join("; ").toLowerCase() || "the last move"}`;
     case "SolverHintUsed": return "Asked the solver (the game is assisted from here)";
+    case "LessonCompleted": return "The lesson's goal was reached";
     case "GameWon": return "Won";
     case "GameStalled": return "Stalled";
     case "GameResigned": return "Resigned";
@@ -37,7 +39,8 @@ export function eventText(event) {
 
 /** The replay of game `id` in `root`. */
 export async function mountReplay(root, { id }) {
-  const { data: latest } = await api.game(id);
+  const latest = await readOrExplain(root, id);
+  if (!latest) return;
   const me = currentPlayer();
   const mine = Boolean(me && me.id === latest.player);
   if (latest.status === "playing" && !mine) {

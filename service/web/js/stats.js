@@ -30,6 +30,7 @@ export async function mountStats(root) {
   fill(root, h("section", { class: "card-panel stats", "aria-labelledby": "stats-title" },
     h("h1", { id: "stats-title" }, `${player.name}'s record`),
     h("p", { class: "small" }, "Finished games only (won, stalled or resigned). Fewest moves and fastest win count unassisted wins."),
+    data.races ? h("p", { "data-races": "" }, `Races: ${data.races.played} finished, ${data.races.won} won.`) : null,
     h("div", { class: "scroll" }, h("table", { class: "stats-table" },
       h("thead", {}, h("tr", {}, h("td", {}), columns.map((r) => h("th", { scope: "col" }, rulesetTitle(r.ruleset))))),
       h("tbody", {}, rows.map(([key, title, shown]) => h("tr", {},

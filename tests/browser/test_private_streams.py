@@ -1,0 +1,103 @@
+"""Private games live: a daily game during its date answers only to its player's token, reads and
+stream alike, so the page reads its stream with fetch and the token (EventSource cannot send one),
+and resumes it with Last-Event-ID after the server went away."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.live import ServerProcess
+
+from .conftest import DEFAULT_LIMITS
+from .pages import Page
+
+
+
+@pytest.fixture
+def restartable(database_url: str, tmp_path: Path) -> Iterator[list[ServerProcess]]:
+    """A server of this test's own (default limits), which the test may kill and start again on its port."""
+    servers = [ServerProcess(database_url, tmp_path / "server.log", env=DEFAULT_LIMITS)]
+    try:
+        servers[0].wait_until_up()
+        yield servers
+    finally:
+        for server in servers:
+            server.stop()
+
+
+def test_a_private_daily_game_streams_to_its_players_pages_and_resumes_after_a_restart(
+    open_page: Callable[..., Page], restartable: list[ServerProcess], database_url: str, tmp_path: Path
+) -> None:
+    server = restartable[0]
+    first = open_page(server=server)
+    first.register("Private Player")
+    first.open("#/daily")
+    first.click("[data-action=play-daily]")
+    game_id = first.wait_for_game()
+    assert httpx.get(f"{server.url}/games/{game_id}", timeout=10).status_code == 401, "a daily game is private today"
+
+    second = open_page(server=server)
+    second.adopt(first.player())  # the same player in another window
+    second.open(f"#/game/{game_id}")
+    second.wait_for(lambda: second.table() == first.table(), "the second page to show the game")
+    second.record_stream_requests()
+
+    first.click(".table button[data-pile=stock]")
+    version = first.wait_version(1)
+    second.wait_for(lambda: second.table() == first.table(), "the draw to reach the other page by its stream")
+
+    second.expect_network_errors()  # the stream breaks off and reconnecting fails while the server is down
+    first.expect_network_errors()
+    server.kill()
+    restartable.append(ServerProcess(database_url, tmp_path / "server-again.log", env=DEFAULT_LIMITS, port=server.port))
+    restartable[-1].wait_until_up()
+
+    first.click(".table button[data-pile=stock]")
+    first.wait_version(version)
+    second.wait_for(lambda: second.table() == first.table(), "the next draw, after the stream reconnected", timeout=40)
+    requests = second.stream_requests()
+    token = first.player()["token"]
+    assert requests, "the page opened its stream again"
+    assert all(r["url"].endswith(f"/games/{game_id}/stream") for r in requests), requests
+    assert all(r["headers"].get("Authorization") == f"Bearer {token}" for r in requests), "every attempt sent the token"
+    assert {r["headers"].get("Last-Event-ID") for r in requests} == {str(version)}, "each resumed after the last version seen"
+    assert "Live updates stopped" not in second.status_text()
+
+
+@pytest.fixture
+def one_stream_each(database_url: str, tmp_path: Path) -> Iterator[ServerProcess]:
+    """A server that lets each player hold one open stream, and says so with Retry-After: 2."""
+    env = {**DEFAULT_LIMITS, "STREAMS_PER_PLAYER": "1", "STREAM_KEEPALIVE_SECONDS": "2"}
+    server = ServerProcess(database_url, tmp_path / "server.log", env=env)
+    try:
+        server.wait_until_up()
+        yield server
+    finally:
+        server.stop()
+
+
+def test_a_stream_refused_with_429_is_tried_again_after_retry_after(
+    open_page: Callable[..., Page], one_stream_each: ServerProcess
+) -> None:
+    first = open_page(server=one_stream_each)
+    first.register("One Stream")
+    game_id = first.deal("classic", "seed", 11)
+    second = open_page(server=one_stream_each)
+    second.adopt(first.player())
+    second.record_stream_requests()
+    second.open(f"#/game/{game_id}")  # the first page holds the player's only stream
+    second.wait_for(lambda: [r["status"] for r in second.stream_requests()][:1] == [429], "the stream to be refused")
+
+    first.open("#/stats")  # the first page lets its stream go
+    second.wait_for(lambda: 200 in [r["status"] for r in second.stream_requests()], "the stream, tried again", timeout=30)
+    statuses = [r["status"] for r in second.stream_requests()]
+    assert statuses[0] == 429 and statuses[-1] == 200 and set(statuses) <= {429, 200}, statuses
+
+    first.open(f"#/game/{game_id}")  # now this page waits for a stream; its moves still go through
+    first.click(".table button[data-pile=stock]")
+    first.wait_version(1)
+    second.wait_for(lambda: second.table() == first.table(), "the draw, by the stream that got its turn")
