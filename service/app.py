@@ -10,7 +10,7 @@ from typing import Any
 from litestar import Litestar, Request
 from litestar.config.cors import CORSConfig
 from litestar.openapi import OpenAPIConfig
-from litestar.openapi.spec import Components, SecurityScheme
+from litestar.openapi.spec import Components, License, SecurityScheme
 
 from .api.common import check_json_body, check_parameters
 from .api.deals import DealController
@@ -24,7 +24,7 @@ from .database import libpq_url
 from .errors import UnsupportedMediaType
 from .games import Games
 from .limits import install_rate_limits
-from .openapi import RequestSchemaPlugin
+from .openapi import ContractSchemaPlugin, TaggedUnionPlugin, complete
 from .problems import EXCEPTION_HANDLERS
 from .settings import Settings
 from .store import EventStore, open_pool
@@ -76,7 +76,7 @@ def create_app(settings: Settings) -> Litestar:
         route_handlers=[PlayerController, RulesetController, GameController, StreamController, DealController, player_stats, stats, health],
         lifespan=[lifespan],
         exception_handlers=EXCEPTION_HANDLERS,
-        plugins=[RequestSchemaPlugin()],
+        plugins=[ContractSchemaPlugin(), TaggedUnionPlugin()],
         before_request=_require_json,
         request_max_body_size=settings.max_body_bytes,
         cors_config=CORSConfig(
@@ -94,6 +94,7 @@ def create_app(settings: Settings) -> Litestar:
                 "with a stable `code`. Writes need `Authorization: Bearer <token>` (POST /players)."
             ),
             path="/schema",
+            license=License(name="MIT", identifier="MIT"),
             components=Components(
                 security_schemes={"bearer": SecurityScheme(type="http", scheme="bearer", description="token from POST /players")}
             ),
@@ -102,6 +103,7 @@ def create_app(settings: Settings) -> Litestar:
         logging_config=None,
         debug=False,
     )
+    complete(app.openapi_schema)  # response headers (built once here, served as built)
     install_rate_limits(app, settings)  # in front of routing, CORS and body parsing: every request
     return app
 

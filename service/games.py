@@ -132,7 +132,7 @@ def view_of(game_id: uuid.UUID | str, player_id: uuid.UUID | str, deal_source: J
         "id": str(game_id),
         "player": str(player_id),
         "ruleset": domain_view["ruleset"],
-        "deal": deal_source,
+        "deal": public_deal(deal_source),
         "baseRank": domain_view["baseRank"],
         "status": domain_view["status"],
         "version": domain_view["version"],
@@ -145,8 +145,19 @@ def view_of(game_id: uuid.UUID | str, player_id: uuid.UUID | str, deal_source: J
     }
 
 
+def public_deal(source: JSON) -> JSON:
+    """A deal source as clients see it (service.schemas.DealSource): a daily deal by its date and
+    whether it is practice, never by the pool number an older stored form names."""
+    if source.get("source") != "daily":
+        return source
+    return {"source": "daily", "daily": source.get("daily", source.get("date")), "practice": bool(source.get("practice", False))}
+
+
 def public_event(version: int, kind: str, data: JSON, recorded_at: Any, game_over: bool) -> JSON:
-    return {"version": version, "type": kind, "data": data if game_over else redact(kind, data), "recordedAt": recorded_at}
+    shown = data if game_over else redact(kind, data)
+    if kind == "GameDealt" and "deal" in shown:
+        shown = {**shown, "deal": public_deal(shown["deal"])}
+    return {"version": version, "type": kind, "data": shown, "recordedAt": recorded_at}
 
 
 class Games:

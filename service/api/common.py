@@ -14,16 +14,23 @@ from litestar.params import ParameterKwarg
 
 from ..errors import BadRequest, NotFound, Unauthorized
 from ..games import Games
+from ..paths import INTEGER, NOT_FOUND, as_sent, malformed, trailing_slash
+from ..paths import UUID as UUID_TEXT
+from ..schemas import DEAL_REQUESTS, DealRequest, Draw, MoveCard, NewGame, Recycle, Resign, RulesetId, Undo
+from ..wording import RULES, explain, quoted_list, shown
 
 _IF_MATCH = re.compile(r'[ \t]*(?:(?:W/)?"([0-9]{1,12})"|([0-9]{1,12}))[ \t]*')  # service.openapi.IF_MATCH
 _KEY = re.compile(r"[\x21-\x7e]{1,255}")  # service.openapi.IDEMPOTENCY_KEY
 
 
 T = TypeVar("T")
+_MOVES: dict[str, type[Draw | Recycle | Undo | Resign | MoveCard]] = {
+    "draw": Draw, "recycle": Recycle, "move": MoveCard, "undo": Undo, "resign": Resign,
+}
 
 
-def parse_body(data: object, kind: type[T]) -> T:
-    """Validate a decoded JSON body strictly (no "12" for 12), with msgspec's message on failure.
+def parse_body(data: object, kind: type[T], subject: str = "the request body", prefix: str = "") -> T:
+    """Validate a decoded JSON body strictly (no "12" for 12); a refusal says why in our words.
 
     JSON (and JSON Schema's ``integer``) does not tell 5 from 5.0, so a whole number written with a
     fraction or an exponent counts as that integer; 5.5 stays a float and is refused where an
@@ -32,7 +39,62 @@ def parse_body(data: object, kind: type[T]) -> T:
     try:
         return msgspec.convert(_whole_numbers(data), kind, strict=True)
     except msgspec.ValidationError as error:
-        raise BadRequest(str(error)[:500]) from None
+        fields = [field.encode_name for field in msgspec.structs.fields(kind)] if _is_struct(kind) else []
+        raise BadRequest(explain(str(error), data, subject, fields, prefix)) from None
+
+
+def _is_struct(kind: object) -> bool:
+    return isinstance(kind, type) and issubclass(kind, msgspec.Struct)
+
+
+def _members(data: object, subject: str, example: str) -> dict[str, Any]:
+    if not isinstance(data, dict):
+        raise BadRequest(f"{subject} must be a JSON object such as {example}, not {shown(data)}")
+    return data
+
+
+def parse_move(data: object) -> Draw | Recycle | Undo | Resign | MoveCard:
+    """A move: ``type`` picks its schema (service.schemas.MoveRequest), which takes no other field."""
+    move = _members(data, "a move", '{"type": "draw"}')
+    if "type" not in move:
+        raise BadRequest(f"a move needs 'type': {RULES['type']}")
+    kind = move["type"]
+    schema = _MOVES.get(kind) if isinstance(kind, str) else None
+    if schema is None:
+        raise BadRequest(f"'type' must be {RULES['type']}, not {shown(kind)}")
+    subject = f"a {kind}"
+    takes = ["type", *(field.encode_name for field in msgspec.structs.fields(schema))]
+    extra = [name for name in move if name not in takes]
+    if extra:
+        only = "no fields besides 'type'" if len(takes) == 1 else "only " + quoted_list(takes)
+        raise BadRequest(f"{subject} takes {only}, not {quoted_list(str(name)[:40] for name in extra)}")
+    return parse_body(move, schema, subject)
+
+
+def parse_new_game(data: object) -> NewGame:
+    """``{"ruleset": ..., "deal": {one source}}``, both optional (null counts as left out)."""
+    body = _members(data, "the request body", '{"ruleset": "classic", "deal": {"seed": 7}}')
+    extra = [name for name in body if name not in ("ruleset", "deal")]
+    if extra:
+        raise BadRequest(f"the request body has no field {quoted_list(str(name)[:40] for name in extra)}; it takes only 'ruleset' and 'deal'")
+    ruleset, deal = body.get("ruleset"), body.get("deal")
+    if ruleset is not None and ruleset not in set(RulesetId):
+        raise BadRequest(f"'ruleset' must be {RULES['ruleset']}, not {shown(ruleset)}")
+    return NewGame(ruleset=None if ruleset is None else RulesetId(ruleset), deal=None if deal is None else parse_deal(deal))
+
+
+def parse_deal(data: object) -> DealRequest:
+    """Exactly one source: ``{"seed": N}``, ``{"pool": N}``, ``{"daily": "..."}`` or ``{"deck": [...]}``."""
+    deal = _members(data, "'deal'", '{"seed": 7}')
+    unknown = [name for name in deal if name not in DEAL_REQUESTS]
+    if unknown:
+        raise BadRequest(f"'deal' has no field {quoted_list(str(name)[:40] for name in unknown)}: {RULES['deal']}")
+    if len(deal) != 1:
+        given = f"not {' and '.join(deal)}" if deal else "not none"
+        raise BadRequest(f"'deal' names exactly one source (seed, pool, daily or deck), {given}")
+    (name,) = deal
+    parsed = parse_body(deal, DEAL_REQUESTS[name], "'deal'", prefix="deal")
+    return DealRequest(**{name: getattr(parsed, name)})
 
 
 def _whole_numbers(value: object, depth: int = 0) -> object:
@@ -96,9 +158,6 @@ def check_json_body(raw: bytes) -> None:
         return
 
 
-_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
-_INTEGER = re.compile(r"-?[0-9]+")
-_NOT_FOUND = "no such resource: see /schema/openapi.json for the API"
 _QUERIES: dict[int, tuple[frozenset[str], frozenset[str]]] = {}  # id(handler) -> (query names, integer ones)
 _ONCE = frozenset({b"authorization", b"content-type", b"idempotency-key", b"if-match", b"last-event-id"})
 
@@ -114,7 +173,11 @@ def check_parameters(request: Request[Any, Any, Any]) -> None:
     is given at most once (which of two would win differs between parsers). Unknown query
     parameters are ignored, as before. The headers this service reads come once each too: with two
     ``Authorization`` lines a proxy could check one token while this service acts on the other.
+    A trailing slash is refused too (Litestar's router would ignore it).
     """
+    slash = trailing_slash(as_sent(request.scope))
+    if slash is not None:
+        raise NotFound(slash)
     seen: set[bytes] = set()
     for name, _ in request.scope["headers"]:
         if name in _ONCE:
@@ -123,14 +186,14 @@ def check_parameters(request: Request[Any, Any, Any]) -> None:
             seen.add(name)
     template = request.scope.get("path_template") or ""
     if "{" in template:
-        names = template.rstrip("/").split("/")
-        values = request.scope["path"].rstrip("/").split("/")
+        names = template.split("/")
+        values = request.scope["path"].split("/")
         if len(names) == len(values):
             parsed = request.path_params
             for name, value in zip(names, values):
                 kind = type(parsed.get(name[1:-1])) if name.startswith("{") else str
-                if (kind is UUID and not _UUID.fullmatch(value)) or (kind is int and not _INTEGER.fullmatch(value)):
-                    raise NotFound(_NOT_FOUND)
+                if (kind is UUID and not UUID_TEXT.fullmatch(value)) or (kind is int and not INTEGER.fullmatch(value)):
+                    raise NotFound(malformed(request.scope["path"], [route.path for route in request.app.routes]) or NOT_FOUND)
     if not request.scope.get("query_string"):
         return
     declared, integers = _declared_queries(request)
@@ -139,7 +202,7 @@ def check_parameters(request: Request[Any, Any, Any]) -> None:
         values = query.getall(name, [])
         if len(values) > 1:
             raise BadRequest(f"query parameter {name!r} is given {len(values)} times; give it once")
-        if name in integers and values and not _INTEGER.fullmatch(values[0]):
+        if name in integers and values and not INTEGER.fullmatch(values[0]):
             raise BadRequest(f"query parameter {name!r} must be an integer written in ASCII digits")
 
 

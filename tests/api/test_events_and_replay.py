@@ -51,7 +51,9 @@ def test_the_deck_is_withheld_while_playing_and_shown_after(ann: Player) -> None
     game = ann.new_game(deal={"seed": 77})
     ann.move(game["id"], {"type": "draw"})
     first = ann.client.get(f"/games/{game['id']}/events").json()["events"]
-    assert "deck" not in first[0]["data"] and "cards" not in first[1]["data"]
+    assert "deck" not in first[0]["data"]
+    drawn = first[1]["data"]  # the waste is face up: a draw names the cards it turned up
+    assert len(drawn["cards"]) == 3 and drawn["cards"][-1] == drawn["wasteTop"]
     ann.move(game["id"], {"type": "resign"})
     after = ann.client.get(f"/games/{game['id']}/events").json()["events"]
     assert after[0]["data"]["deck"] == [CODES[c] for c in shuffled_deck(77)]
