@@ -290,9 +290,30 @@ _LINES = Schema(
     type=OpenAPIType.STRING,
     description="one event per line, each a JSON object as in EventView (#/components/schemas/EventView), oldest first",
 )
+_STREAM_MESSAGE = Schema(
+    type=OpenAPIType.OBJECT,
+    title="StreamMessage",
+    description="One Server-Sent Events message of a game's stream: `view` (the game view, first and after each "
+    "change), `game-event` (an event as the log shows it) or `end` (the final view); `id` is the game version.",
+    required=["event", "data"],
+    properties={
+        "event": Schema(type=OpenAPIType.STRING, enum=["view", "game-event", "end"]),
+        "id": Schema(type=OpenAPIType.STRING, pattern="^[0-9]+$"),
+        "data": Schema(
+            type=OpenAPIType.STRING,
+            content_media_type="application/json",
+            content_schema=Schema(any_of=[Reference(COMPONENTS + "GameView"), Reference(COMPONENTS + "EventView")]),
+            description="JSON: a GameView for view and end, an EventView for game-event",
+        ),
+    },
+)
+# Read as a whole (as most generators do) the body is text; read message by message (as OpenAPI
+# before 3.2 has an event stream's schema do), each message is a StreamMessage.
 _EVENT_STREAM = Schema(
-    type=OpenAPIType.STRING,
-    description="Server-Sent Events: `event:`, `id:` and `data:` lines, each data a JSON game view or EventView",
+    any_of=[
+        Schema(type=OpenAPIType.STRING, description="the stream as text: `event:`, `id:` and `data:` lines"),
+        Reference(COMPONENTS + "StreamMessage"),
+    ],
 )
 # Media types a JSON operation also answers with (by Accept), after its JSON one: a generator that
 # reads one media type per status takes the first.
@@ -310,6 +331,9 @@ def response_headers(*names: str) -> list[ResponseHeader]:
 def complete(document: OpenAPI) -> None:
     """Give every declared response header its schema (and every 401, 429 and 503 theirs), every
     non-JSON body its schema, and each operation of ``ALSO`` its other media types."""
+    assert document.components is not None and isinstance(document.components.schemas, dict)
+    document.components.schemas["StreamMessage"] = _STREAM_MESSAGE
+    document.components.schemas = dict(sorted(document.components.schemas.items()))
     for item in (document.paths or {}).values():
         for operation in (item.get, item.post):
             if operation is None:

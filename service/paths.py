@@ -11,6 +11,8 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+from .wording import echo
+
 UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 INTEGER = re.compile(r"-?[0-9]+")
 NOT_FOUND = "no such resource: see /schema/openapi.json for the API"
@@ -30,8 +32,8 @@ def trailing_slash(path: str) -> str | None:
     if path == "/" or path.startswith("/schema") or not (path.endswith("/") or "//" in path):
         return None
     if path.endswith("/"):
-        return f"'{path[:80]}' ends with '/': no path of this API does; use '{path.rstrip('/')[:80]}'"
-    return f"'{path[:80]}' has an empty segment ('//'): no path of this API does"
+        return "the path ends with '/': no path of this API does (leave the last '/' out)"
+    return "the path has an empty segment ('//'): no path of this API does"
 
 
 def malformed(path: str, templates: Iterable[str]) -> str | None:
@@ -56,7 +58,7 @@ def malformed(path: str, templates: Iterable[str]) -> str | None:
 
 
 def _explain(name: str, value: str, kind: str) -> str:
-    shown = repr(value if len(value) <= 40 else value[:40] + "...")
+    shown = echo(value)
     what = _WHAT.get(name, name)
     if kind == "uuid":
         return f"{shown} is not {what}: ids are UUIDs written as 8-4-4-4-12 hex digits, e.g. {_EXAMPLE_ID}"

@@ -47,6 +47,17 @@ _BOUND = re.compile(r"^Expected `(?P<type>\w+)` (?:of length )?(?P<op>>=|<=|>|<)
 _TYPE = re.compile(r"^Expected `(?P<expected>[^`]*)`, got `(?P<got>[^`]*)`$")
 
 
+_ECHO = re.compile(r"[A-Za-z0-9_.:@+\-]{1,40}")
+
+
+def echo(text: str) -> str:
+    """Client text, quoted, when it is a short plain word; else only its length. A detail is read by
+    people and logs: it repeats no control or format characters, markup or sentences."""
+    if _ECHO.fullmatch(text):
+        return f"'{text}'"
+    return "an empty string" if not text else f"a text of {len(text)} characters"
+
+
 def shown(value: object) -> str:
     """A value as a client wrote it, short: 'abc', 12, null, true, an object, a list of 3."""
     if value is None:
@@ -57,7 +68,7 @@ def shown(value: object) -> str:
         text = json.dumps(value)
         return text if len(text) <= 24 else text[:20] + "..."
     if isinstance(value, str):
-        return repr(value if len(value) <= 20 else value[:20] + "...")
+        return echo(value)
     if isinstance(value, dict):
         return "an object"
     if isinstance(value, list):
@@ -66,7 +77,7 @@ def shown(value: object) -> str:
 
 
 def quoted_list(names: Iterable[str]) -> str:
-    listed = [f"'{name}'" for name in names]
+    listed = [echo(name) for name in names]
     return listed[0] if len(listed) == 1 else ", ".join(listed[:-1]) + " and " + listed[-1]
 
 
@@ -88,7 +99,7 @@ def explain(message: str, data: object, subject: str, fields: Iterable[str] = ()
         field = unknown.group("field")
         owner = f"'{where}'" if where else subject
         takes = f"; it takes only {quoted_list(fields)}" if fields and not steps else ""
-        return f"{owner} has no field '{field[:40]}'{takes}"
+        return f"{owner} has no field {echo(field)}{takes}"
     value = _value_at(data, steps)
     rule = _rule(where, message)
     if rule == CARD_RULE and isinstance(value, str):

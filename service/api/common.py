@@ -17,13 +17,14 @@ from ..games import Games
 from ..paths import INTEGER, NOT_FOUND, as_sent, malformed, trailing_slash
 from ..paths import UUID as UUID_TEXT
 from ..schemas import DEAL_REQUESTS, DealRequest, Draw, MoveCard, NewGame, Recycle, Resign, RulesetId, Undo
-from ..wording import RULES, explain, quoted_list, shown
+from ..wording import RULES, echo, explain, quoted_list, shown
 
 _IF_MATCH = re.compile(r'[ \t]*(?:(?:W/)?"([0-9]{1,12})"|([0-9]{1,12}))[ \t]*')  # service.openapi.IF_MATCH
 _KEY = re.compile(r"[\x21-\x7e]{1,255}")  # service.openapi.IDEMPOTENCY_KEY
 
 
 T = TypeVar("T")
+RULESET_IDS = frozenset(ruleset.value for ruleset in RulesetId)
 _MOVES: dict[str, type[Draw | Recycle | Undo | Resign | MoveCard]] = {
     "draw": Draw, "recycle": Recycle, "move": MoveCard, "undo": Undo, "resign": Resign,
 }
@@ -67,7 +68,7 @@ def parse_move(data: object) -> Draw | Recycle | Undo | Resign | MoveCard:
     extra = [name for name in move if name not in takes]
     if extra:
         only = "no fields besides 'type'" if len(takes) == 1 else "only " + quoted_list(takes)
-        raise BadRequest(f"{subject} takes {only}, not {quoted_list(str(name)[:40] for name in extra)}")
+        raise BadRequest(f"{subject} takes {only}, not {quoted_list(str(name) for name in extra)}")
     return parse_body(move, schema, subject)
 
 
@@ -76,9 +77,9 @@ def parse_new_game(data: object) -> NewGame:
     body = _members(data, "the request body", '{"ruleset": "classic", "deal": {"seed": 7}}')
     extra = [name for name in body if name not in ("ruleset", "deal")]
     if extra:
-        raise BadRequest(f"the request body has no field {quoted_list(str(name)[:40] for name in extra)}; it takes only 'ruleset' and 'deal'")
+        raise BadRequest(f"the request body has no field {quoted_list(str(name) for name in extra)}; it takes only 'ruleset' and 'deal'")
     ruleset, deal = body.get("ruleset"), body.get("deal")
-    if ruleset is not None and ruleset not in set(RulesetId):
+    if ruleset is not None and not (isinstance(ruleset, str) and ruleset in RULESET_IDS):
         raise BadRequest(f"'ruleset' must be {RULES['ruleset']}, not {shown(ruleset)}")
     return NewGame(ruleset=None if ruleset is None else RulesetId(ruleset), deal=None if deal is None else parse_deal(deal))
 
@@ -88,7 +89,7 @@ def parse_deal(data: object) -> DealRequest:
     deal = _members(data, "'deal'", '{"seed": 7}')
     unknown = [name for name in deal if name not in DEAL_REQUESTS]
     if unknown:
-        raise BadRequest(f"'deal' has no field {quoted_list(str(name)[:40] for name in unknown)}: {RULES['deal']}")
+        raise BadRequest(f"'deal' has no field {quoted_list(str(name) for name in unknown)}: {RULES['deal']}")
     if len(deal) != 1:
         given = f"not {' and '.join(deal)}" if deal else "not none"
         raise BadRequest(f"'deal' names exactly one source (seed, pool, daily or deck), {given}")
@@ -151,7 +152,7 @@ def check_json_body(raw: bytes) -> None:
     try:
         json.loads(raw, object_pairs_hook=_unique_keys)
     except _DuplicateKey as duplicate:
-        raise BadRequest(f"the JSON body names {str(duplicate.args[0])[:40]!r} twice in one object") from None
+        raise BadRequest(f"the JSON body names {echo(str(duplicate.args[0]))} twice in one object") from None
     except RecursionError:
         raise BadRequest("the JSON body is nested too deeply") from None
     except ValueError:
