@@ -193,6 +193,10 @@ class ContractSchemaPlugin(StructSchemaPlugin):
         return schema
 
 
+def _set_fields(schema: Schema) -> list[str]:
+    return [name for name, value in vars(schema).items() if value is not None]
+
+
 def _unwrap(kind: Any) -> Any:
     """The type under msgspec's Meta, and under an optional (X | None, X | UNSET)."""
     while True:
@@ -209,12 +213,19 @@ def _unwrap(kind: Any) -> Any:
 
 def _tidy(schema: Schema | Reference, kind: Any) -> Schema | Reference:
     """A property as generators read it best: an optional field (``X | UNSET``) is X itself, not a
-    one-branch ``oneOf``; a list's items keep their pattern (Litestar drops it: ``list[CardCode]``)."""
+    one-branch ``oneOf``; a reference with a description is a ``$ref`` beside it, not an ``allOf`` of
+    one; a list's items keep their pattern (Litestar drops it: ``list[CardCode]``)."""
+    if isinstance(schema, Schema) and schema.all_of is not None and len(schema.all_of) == 1:
+        (only,) = schema.all_of
+        if isinstance(only, Reference) and set(_set_fields(schema)) <= {"all_of", "description"}:
+            only.description = schema.description  # Litestar rewrites the path of its own Reference
+            return only
     if isinstance(schema, Schema) and schema.one_of is not None and len(schema.one_of) == 1:
         (only,) = schema.one_of
         schema.one_of = None
-        if isinstance(only, Reference):
-            schema.all_of = [only]
+        if isinstance(only, Reference):  # a $ref with its description beside it (OpenAPI 3.1)
+            only.description = schema.description
+            return only
         else:
             for name, value in vars(only).items():
                 if value is not None and getattr(schema, name) is None:

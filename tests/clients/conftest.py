@@ -3,4 +3,4 @@
 The server and database fixtures are those of the API tests (tests/api/conftest.py).
 """
 
-from tests.api.conftest import client, server_url  # noqa: F401  (fixtures, re-used as they are)
+from tests.api.conftest import ann, client, server_url  # noqa: F401  (fixtures, re-used as they are)
