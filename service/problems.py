@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import re
 from typing import Any
 
 from litestar import MediaType, Request, Response
@@ -16,7 +15,7 @@ from .errors import ServiceError
 from .paths import NOT_FOUND, as_sent, malformed, trailing_slash
 from .schemas import Problem
 from .store import DatabaseDown
-from .wording import explain
+from .wording import explain, json_problem
 
 PROBLEM_JSON = "application/problem+json"
 log = logging.getLogger("canfield")
@@ -103,8 +102,7 @@ def _validation_detail(request: Request[Any, Any, Any], error: ValidationExcepti
                 parts.append(explain(message, _given(request, str(source), key), where))
         if parts:
             return "; ".join(parts)[:500]
-    detail = str(error.detail or "").strip()
-    return f"the request body is not valid JSON ({_json_error(detail)})"
+    return json_problem(str(error.detail or ""))
 
 
 def _given(request: Request[Any, Any, Any], source: str, key: str) -> object:
@@ -115,13 +113,6 @@ def _given(request: Request[Any, Any, Any], source: str, key: str) -> object:
     if source == "header":
         return request.headers.get(key)
     return None
-
-
-def _json_error(detail: str) -> str:
-    """The parser's complaint without its library wording: where the JSON breaks."""
-    found = re.search(r"(?:malformed|invalid|truncated|trailing)[^\n]*", detail, re.IGNORECASE)
-    text = (found.group(0) if found else detail) or "unreadable"
-    return text.replace("`", "'")[:200]
 
 
 def _http_error(request: Request[Any, Any, Any], error: HTTPException) -> Response[Problem]:

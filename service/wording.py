@@ -148,3 +148,22 @@ def _rule(where: str, message: str) -> str:
     if expected := _TYPE.match(message):
         return " or ".join(_TYPES.get(kind.strip(), kind.strip()) for kind in expected.group("expected").split("|"))
     return "a valid value (see the API document)"
+
+
+_JSON_PROBLEMS = [
+    (re.compile(r"truncated"), "it ends before the JSON value does"),
+    (re.compile(r"trailing characters \(byte (\d+)\)"), "there is more after the JSON value (at byte {0})"),
+    (re.compile(r"expected '(.)' \(byte (\d+)\)"), "'{0}' is missing at byte {1}"),
+    (re.compile(r"invalid character \(byte (\d+)\)"), "an unexpected character at byte {0}"),
+    (re.compile(r"UTF-8", re.IGNORECASE), "it is not UTF-8 text"),
+    (re.compile(r"out of range"), "a number in it is too large for any field here"),
+]
+
+
+def json_problem(message: str) -> str:
+    """Why a body is not JSON, from the parser's message, in our words."""
+    for pattern, words in _JSON_PROBLEMS:
+        found = pattern.search(message)
+        if found:
+            return "the request body is not valid JSON: " + words.format(*found.groups())
+    return "the request body is not valid JSON"

@@ -151,3 +151,21 @@ def test_no_refusal_speaks_a_library_s_language(ann: Player, method: str, path: 
     assert 400 <= response.status_code < 500, response.text
     detail = problem(response, response.status_code)
     assert len(detail) > 10
+
+
+@pytest.mark.parametrize(
+    ("body", "detail"),
+    [
+        (b"{", "the request body is not valid JSON: it ends before the JSON value does"),
+        (b'{"name": "a"} x', "the request body is not valid JSON: there is more after the JSON value (at byte 15)"),
+        (b'{"name" "a"}', "the request body is not valid JSON: ':' is missing at byte 8"),
+        (b"\xff\xfe", "the request body is not valid JSON: an unexpected character at byte 0"),
+        (b'{"name": "\xff"}', "the request body is not valid JSON: it is not UTF-8 text"),
+        (b'{"name": 1e999}', "the request body is not valid JSON: a number in it is too large for any field here"),
+        (b"", "the request needs a JSON body"),
+        (b"  ", "the request needs a JSON body"),
+        (b"[]", "the request body must be an object, not a list of 0"),
+    ],
+)
+def test_a_body_that_is_no_json_object_says_where_in_our_words(client: httpx.Client, body: bytes, detail: str) -> None:
+    assert problem(client.post("/players", content=body, headers={"Content-Type": "application/json"}), 400) == detail
