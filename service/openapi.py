@@ -12,8 +12,11 @@ The document is generated from service.schemas; this module adds what Litestar d
   sources) becomes one named component, a ``oneOf`` with a ``discriminator`` and its ``mapping``.
   Every generator then emits one class per branch, and the branches cannot overlap: each has its
   own required constant.
-* ``complete``: response headers (``ETag``, ``Location``, ``Idempotent-Replayed``, ``Retry-After``
-  on every 429 and 503, ``WWW-Authenticate`` on 401) with their schemas.
+* ``complete`` (on the finished document): response headers with their schemas (``ETag``,
+  ``Location``, ``Idempotent-Replayed`` as each operation declares them with ``response_headers``;
+  ``Retry-After`` on every 429 and 503, ``WWW-Authenticate`` on 401); the bodies that are not JSON
+  (``application/x-ndjson``; ``text/event-stream`` as text, and message by message as
+  ``StreamMessage``); the ndjson form of ``listEvents`` beside its JSON.
 * ``CARD_CODE`` ... ``VERSION_HEADER``: the patterns the controllers and the domain enforce, for
   parameters (``schema_extra`` on their ``Parameter``).
 
@@ -168,7 +171,7 @@ class ContractSchemaPlugin(StructSchemaPlugin):
             field_definition.is_subclass_of(Body) or field_definition.type_ in REFINEMENTS
         )
 
-    def to_openapi_schema(self, field_definition: FieldDefinition, schema_creator: Any) -> Schema | Reference:
+    def to_openapi_schema(self, field_definition: FieldDefinition, schema_creator: Any) -> Schema | Reference:  # type: ignore[override]
         schema = super().to_openapi_schema(field_definition, schema_creator)
         kind = field_definition.type_
         if issubclass(kind, RequestBody):
@@ -182,7 +185,7 @@ class ContractSchemaPlugin(StructSchemaPlugin):
             tag = schema.properties[info.tag_field]
             assert isinstance(tag, Schema)
             tag.default = info.tag
-        if kind.__doc__ and schema.description is None and not kind.__doc__.startswith(kind.__name__ + "("):
+        if kind.__doc__ and schema.description is None:
             schema.description = " ".join(kind.__doc__.split())
         refine = REFINEMENTS.get(kind)
         if refine is not None:
@@ -249,7 +252,8 @@ class TaggedUnionPlugin(OpenAPISchemaPlugin):
     def is_plugin_supported_field(self, field_definition: FieldDefinition) -> bool:
         return field_definition.is_union and frozenset(get_args(field_definition.annotation)) in self._names
 
-    def to_openapi_schema(self, field_definition: FieldDefinition, schema_creator: Any) -> Reference:
+    # Litestar's protocol says Schema; a Reference is what its own Struct plugin ends up giving too.
+    def to_openapi_schema(self, field_definition: FieldDefinition, schema_creator: Any) -> Reference:  # type: ignore[override]
         name = self._names[frozenset(get_args(field_definition.annotation))]
         union, description = TAGGED_UNIONS[name]
         key = FieldDefinition.from_annotation(union, kwarg_definition=KwargDefinition(schema_component_key=name))
@@ -259,16 +263,18 @@ class TaggedUnionPlugin(OpenAPISchemaPlugin):
             return reference
         schema = registry.get_schema_for_field_definition(key)
         members = get_args(union)
-        infos = [msgspec.inspect.type_info(member) for member in members]
-        tag_fields = {info.tag_field for info in infos if isinstance(info, msgspec.inspect.StructType)}
-        assert len(tag_fields) == 1 and None not in tag_fields, f"{name}: every member needs the same tag field"
+        tags: dict[str, str] = {}  # tag -> the member's component
+        tag_fields: set[str] = set()
+        for member in members:
+            info = msgspec.inspect.type_info(member)
+            assert isinstance(info, msgspec.inspect.StructType) and info.tag_field is not None, f"{name}: {member} has no tag"
+            tag_fields.add(info.tag_field)
+            # Litestar names a Struct's component after its class (the names in service.schemas are unique).
+            tags[str(info.tag)] = COMPONENTS + member.__name__
+        assert len(tag_fields) == 1, f"{name}: every member needs the same tag field"
         schema.title = name
         schema.one_of = [schema_creator.for_field_definition(FieldDefinition.from_annotation(member)) for member in members]
-        # Litestar names a Struct's component after its class (the names in service.schemas are unique).
-        schema.discriminator = Discriminator(
-            property_name=tag_fields.pop(),
-            mapping={info.tag: COMPONENTS + member.__name__ for member, info in zip(members, infos)},  # type: ignore[union-attr]
-        )
+        schema.discriminator = Discriminator(property_name=tag_fields.pop(), mapping=tags)
         schema.description = description
         reference = registry.get_reference_for_field_definition(key)
         assert reference is not None

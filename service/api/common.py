@@ -40,12 +40,8 @@ def parse_body(data: object, kind: type[T], subject: str = "the request body", p
     try:
         return msgspec.convert(_whole_numbers(data), kind, strict=True)
     except msgspec.ValidationError as error:
-        fields = [field.encode_name for field in msgspec.structs.fields(kind)] if _is_struct(kind) else []
+        fields = [field.encode_name for field in msgspec.structs.fields(kind)] if isinstance(kind, type) and issubclass(kind, msgspec.Struct) else []
         raise BadRequest(explain(str(error), data, subject, fields, prefix)) from None
-
-
-def _is_struct(kind: object) -> bool:
-    return isinstance(kind, type) and issubclass(kind, msgspec.Struct)
 
 
 def _members(data: object, subject: str, example: str) -> dict[str, Any]:
@@ -182,11 +178,11 @@ def check_parameters(request: Request[Any, Any, Any]) -> None:
     if slash is not None:
         raise NotFound(slash)
     seen: set[bytes] = set()
-    for name, _ in request.scope["headers"]:
-        if name in _ONCE:
-            if name in seen:
-                raise BadRequest(f"the {name.decode().title()} header is given more than once; give it once")
-            seen.add(name)
+    for header, _ in request.scope["headers"]:
+        if header in _ONCE:
+            if header in seen:
+                raise BadRequest(f"the {header.decode().title()} header is given more than once; give it once")
+            seen.add(header)
     template = request.scope.get("path_template") or ""
     if "{" in template:
         names = template.split("/")
