@@ -16,7 +16,7 @@ The document is generated from service.schemas; this module adds what Litestar d
   ``Location``, ``Idempotent-Replayed`` as each operation declares them with ``response_headers``;
   ``Retry-After`` on every 429 and 503, ``WWW-Authenticate`` on 401); the bodies that are not JSON
   (``application/x-ndjson``; ``text/event-stream`` as text, and message by message as
-  ``StreamMessage``); the ndjson form of ``listEvents`` beside its JSON.
+  ``StreamMessage``); the other media types of ``ALSO`` (ndjson beside the JSON of ``listEvents``).
 * ``CARD_CODE`` ... ``VERSION_HEADER``: the patterns the controllers and the domain enforce, for
   parameters (``schema_extra`` on their ``Parameter``).
 
@@ -332,9 +332,10 @@ _EVENT_STREAM = Schema(
         Reference(COMPONENTS + "StreamMessage"),
     ],
 )
-# Media types a JSON operation also answers with (by Accept), after its JSON one: a generator that
-# reads one media type per status takes the first.
-ALSO: dict[str, dict[str, Schema]] = {"listEvents": {NDJSON: _LINES}}
+# Media types an operation also answers with (by Accept), after its own: a generator that reads one
+# media type per status takes the first it knows (openapi-python-client knows JSON and text/*, not
+# ndjson, so it reads exportEvents as text).
+ALSO: dict[str, dict[str, Schema]] = {"listEvents": {NDJSON: _LINES}, "exportEvents": {"text/plain": _LINES}}
 # The schema of each non-JSON body (Litestar gives them none).
 BODIES = {NDJSON: _LINES, EVENT_STREAM: _EVENT_STREAM}
 

@@ -177,19 +177,22 @@ class GameController(Controller):
         "/{game_id:uuid}/events.ndjson",
         operation_id="exportEvents",
         summary="The event log as application/x-ndjson, one event (an EventView) per line, whatever the Accept "
-        "header says: the same events as listEvents",
+        "header says but text/plain (the same lines, for clients that read text): the same events as listEvents",
         responses=documented(400, 404, 429, 503),
         media_type=NDJSON,
     )
     async def export_events(
         self,
+        request: Request[Any, Any, Any],
         state: State,
         game_id: Annotated[UUID, _GAME_ID],
         after: Annotated[int, _AFTER] = 0,
         limit: Annotated[int, _LIMIT] = 100,
     ) -> Response[str]:
         page = await games_of(state).events(game_id, after, limit)
-        return _ndjson(page["events"])
+        accept = request.headers.get("accept", "")
+        as_text = "text/plain" in accept and NDJSON not in accept
+        return _ndjson(page["events"], "text/plain; charset=utf-8" if as_text else NDJSON)
 
     @get(
         "/{game_id:uuid}/states/{version:int}",
@@ -205,9 +208,9 @@ class GameController(Controller):
         return Response(view, headers={"ETag": etag(view["version"])})
 
 
-def _ndjson(events: list[Any]) -> Response[str]:
+def _ndjson(events: list[Any], media_type: str = NDJSON) -> Response[str]:
     lines = b"".join(msgspec.json.encode(event) + b"\n" for event in events)
-    return Response(lines, media_type=NDJSON)  # type: ignore[arg-type]
+    return Response(lines, media_type=media_type)  # type: ignore[arg-type]
 
 
 def _wants_ndjson(request: Request[Any, Any, Any]) -> bool:

@@ -1,8 +1,8 @@
 """A Python client generated from ``openapi/openapi.json`` by openapi-python-client plays real games.
 
 The client is generated into a temporary folder (the pinned openapi-python-client of the ``test``
-extra, with ``python/openapi-python-client.yaml``: application/x-ndjson is text) and the games are
-played with nothing but the generated code, against a real server on real PostgreSQL:
+extra, with its default configuration) and the games are played with nothing but the generated
+code, against a real server on real PostgreSQL:
 
 * generation must not warn (a warning means a part of the document the generator could not use);
 * every response must parse into the generated models completely: no object left as a plain dict
@@ -42,7 +42,6 @@ from service.pool import decode_line, load_pool
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCUMENT = ROOT / "openapi" / "openapi.json"
-CONFIG = Path(__file__).resolve().parent / "python" / "openapi-python-client.yaml"
 PACKAGE = "canfield_client"
 RULESETS = ["classic", "draw-one", "open-runs"]
 EVERY_EVENT = {
@@ -62,7 +61,7 @@ def generated(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ModuleType]:
     environment = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
     result = subprocess.run(
         [sys.executable, "-m", "openapi_python_client", "generate", "--path", str(DOCUMENT), "--meta", "none",
-         "--output-path", str(folder / PACKAGE), "--config", str(CONFIG)],
+         "--output-path", str(folder / PACKAGE)],
         capture_output=True, text=True, env=environment, timeout=300, cwd=folder,
     )  # fmt: skip
     said = result.stdout + result.stderr
@@ -279,7 +278,9 @@ def read_the_log(api: Api, game: Any) -> None:
         after = page.next_after
     assert [event.version for event in pages] == list(range(1, game.version + 1))
     assert isinstance(pages[0], models.GameDealtEvent) and isinstance(pages[0].data.deck, list)  # ended: the deck is shown
-    lines = api.call("games", "export_events", game.id, client=api.anonymous(), limit=1000).parsed
+    export = api.call("games", "export_events", game.id, client=api.anonymous(), limit=1000)
+    assert export.headers["content-type"] == "application/x-ndjson"
+    lines = export.parsed
     assert isinstance(lines, str) and lines.endswith("\n")
     exported = models.EventPage.from_dict({"events": [json.loads(line) for line in lines.splitlines()], "nextAfter": None})
     api.check(exported, "export_events")
