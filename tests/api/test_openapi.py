@@ -154,3 +154,26 @@ def test_the_move_request_is_the_legal_moves_and_hints_schema() -> None:
     assert move in schemas["SolverHint"]["properties"]["move"]["oneOf"]
     assert [branch["$ref"].rsplit("/", 1)[-1] for branch in schemas["MoveRequest"]["oneOf"]] == ["Draw", "Recycle", "Undo", "Resign", "MoveCard"]
     assert schemas["MoveCard"]["required"] == ["card", "to", "type"] and schemas["MoveCard"]["additionalProperties"] is False
+
+
+def test_the_schemas_name_every_event_move_target_and_ruleset_of_the_domain() -> None:
+    """A new event type, move, pile or ruleset in the domain cannot slip past the document."""
+    from typing import get_args
+
+    import msgspec
+
+    from domain import ALL_RULESETS
+    from domain.commands import MOVE_TYPES
+    from domain.events import EVENT_TYPES
+    from domain.piles import TARGETS
+    from service import schemas
+
+    def tags(union: object) -> set[str]:
+        return {str(msgspec.inspect.type_info(member).tag) for member in get_args(union)}  # type: ignore[union-attr]
+
+    assert tags(schemas.EventView) == set(EVENT_TYPES)
+    assert tags(schemas.RevertedEvent) == {"StockDrawn", "WasteRecycled", "CardsMoved", "ReserveRefilled"}
+    assert tags(schemas.MoveRequest) == set(MOVE_TYPES)
+    assert set(get_args(schemas.Target)) == set(TARGETS)
+    assert {ruleset.value for ruleset in schemas.RulesetId} == {ruleset.id for ruleset in ALL_RULESETS}
+    assert tags(schemas.DealSource) == {"seed", "deck", "pool", "daily"} == set(schemas.DEAL_REQUESTS)
