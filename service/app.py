@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from datetime import datetime
 from typing import Any
 
 from litestar import Litestar, Request
@@ -22,7 +23,7 @@ from .api.stats import player_stats, stats
 from .api.streams import StreamController
 from .database import libpq_url
 from .errors import UnsupportedMediaType
-from .games import Games
+from .games import Games, utc_now
 from .limits import install_rate_limits
 from .openapi import ContractSchemaPlugin, TaggedUnionPlugin, complete
 from .problems import EXCEPTION_HANDLERS
@@ -43,7 +44,8 @@ async def _require_json(request: Request[Any, Any, Any]) -> None:
         check_json_body(await request.body())  # duplicate names, runaway nesting: 400
 
 
-def create_app(settings: Settings) -> Litestar:
+def create_app(settings: Settings, clock: Callable[[], datetime] = utc_now) -> Litestar:
+    """The app; ``clock`` is the service's one notion of now (tests inject one to cross a date)."""
     if not settings.database_url:
         raise ValueError("create_app needs settings.database_url")
     pool = open_pool(
@@ -54,19 +56,21 @@ def create_app(settings: Settings) -> Litestar:
         settings.pool_timeout_seconds,
     )
     store = EventStore(pool)
-    streams = StreamHub(libpq_url(settings.database_url), store, settings)
+    streams = StreamHub(libpq_url(settings.database_url), store, settings, clock=clock)
 
     @asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
         for warning in settings.warnings():
             log.warning("canfield: %s", warning)
         await pool.open(wait=False)
-        app.state.games = games = Games(store, settings)
+        app.state.games = games = Games(store, settings, clock)
         app.state.streams = streams
         await streams.start()
+        games.daily.start()  # today's and tomorrow's daily deals, solved ahead of the first request
         try:
             yield
         finally:
+            await games.daily.close()
             await streams.stop()
             await games.batcher.close()
             games.solver.close()

@@ -350,7 +350,7 @@ def projections_command(args: argparse.Namespace) -> int:
     settings = Settings.from_env()
     with database(settings) as (url, description):
         apply_migrations(url)
-        summary = rebuild_projections(url, settings.daily_secret)
+        summary = rebuild_projections(url)
         print(f"canfield: projections rebuilt in {mask_password(url)} ({description})", file=sys.stderr)
     print(json.dumps(summary, sort_keys=True, default=str))
     return 0

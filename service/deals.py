@@ -1,21 +1,18 @@
-"""Where deals come from besides seeds and decks: the verified pools and the daily deal."""
+"""Where deals come from besides seeds and decks: the verified pools, and the dates daily deals
+are offered for (the daily deals themselves: service.daily)."""
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import re
 import secrets
 from datetime import date, timedelta
 from typing import Any
 
-from domain import Ruleset, get_ruleset
-from domain.rulesets import DEFAULT_RULESET_ID
+from domain import Ruleset
 
-from .errors import BadRequest, NotFound
+from .errors import BadRequest
 from .pool import Pool, load_pool
 
-DAILY_RULESET_ID = DEFAULT_RULESET_ID
 _DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")  # date.fromisoformat alone also takes 2026-W01-1
 
 
@@ -37,12 +34,6 @@ def random_pool_number(ruleset: Ruleset) -> int:
     return secrets.randbelow(pool_of(ruleset).size) + 1
 
 
-def daily_number(day: date, pool_size: int, secret: str) -> int:
-    """The pool deal of a UTC date: the same for everyone, unknowable without the server's secret."""
-    digest = hmac.new(secret.encode(), f"canfield-daily:{day.isoformat()}".encode(), hashlib.sha256).digest()
-    return int.from_bytes(digest[:8], "big") % pool_size + 1
-
-
 def parse_day(text: str, today: date, past_days: int) -> date:
     """'today' or a UTC date YYYY-MM-DD within the window a daily deal is offered for."""
     if text == "today":
@@ -59,14 +50,6 @@ def parse_day(text: str, today: date, past_days: int) -> date:
     if day < today - timedelta(days=past_days):
         raise BadRequest(f"daily deals go back {past_days} days, to {today - timedelta(days=past_days)}")
     return day
-
-
-def daily_deal(day: date, secret: str) -> tuple[Ruleset, int]:
-    ruleset = get_ruleset(DAILY_RULESET_ID)
-    pool = load_pool(ruleset.id)
-    if pool is None:
-        raise NotFound("this server has no verified pool, so there is no daily deal")
-    return ruleset, daily_number(day, pool.size, secret)
 
 
 def pool_summary(pool: Pool) -> dict[str, Any]:

@@ -8,13 +8,14 @@ client sent If-Match, which makes it a 412.
 from __future__ import annotations
 
 import asyncio
+import base64
 import dataclasses
 import hashlib
 import random
 import secrets
 import uuid
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -51,14 +52,17 @@ from domain.rulesets import DEFAULT_RULESET_ID
 
 from . import projections
 from .batching import AppendBatcher, WriteAlone
-from .deals import daily_deal, parse_day, pool_number, pool_of, random_pool_number
+from .daily import daily_source, private_until, public_source, reveals_hidden_cards
+from .daily_deals import DailyDeals
+from .deals import parse_day, pool_number, pool_of, random_pool_number
 from .errors import BadRequest, Forbidden, NotFound, Unauthorized, Unavailable, VersionConflict
 from .pool import load_pool
-from .schemas import DealRequest, NewGame
+from .schemas import NewGame
 from .settings import Settings
 from .solving import SolverPool
 from .store import (
     ConcurrencyConflict,
+    DailyEntryTaken,
     EventStore,
     GameRow,
     IdempotencyRace,
@@ -97,8 +101,8 @@ class _Current:
         state = snapshot_to_state(row.snapshot)
         return cls(row.id, row.player_id, row.deal, row.started_at, row.finished_at, state, confirmed)
 
-    def view(self) -> JSON:
-        return view_of(self.id, self.player_id, self.deal, self.started_at, self.finished_at, self.state)
+    def view(self, now: datetime) -> JSON:
+        return view_of(self.id, self.player_id, self.deal, self.started_at, self.finished_at, self.state, now)
 
 
 class TokenCache:
@@ -125,14 +129,14 @@ class Played:
 
 
 def view_of(game_id: uuid.UUID | str, player_id: uuid.UUID | str, deal_source: JSON, started_at: Any,
-            finished_at: Any, state: GameState) -> JSON:
-    """The API's game view: the domain's part plus who, where from and when."""
-    domain_view = game_view(state)
+            finished_at: Any, state: GameState, now: datetime) -> JSON:
+    """The API's game view at ``now``: the domain's part plus who, where from and when."""
+    domain_view = game_view(state, withhold=not reveals_hidden_cards(deal_source, not state.playing, now))
     return {
         "id": str(game_id),
         "player": str(player_id),
         "ruleset": domain_view["ruleset"],
-        "deal": public_deal(deal_source),
+        "deal": public_source(deal_source),
         "baseRank": domain_view["baseRank"],
         "status": domain_view["status"],
         "version": domain_view["version"],
@@ -145,18 +149,29 @@ def view_of(game_id: uuid.UUID | str, player_id: uuid.UUID | str, deal_source: J
     }
 
 
-def public_deal(source: JSON) -> JSON:
-    """A deal source as clients see it (service.schemas.DealSource): a daily deal by its date and
-    whether it is practice, never by the pool number an older stored form names."""
-    if source.get("source") != "daily":
-        return source
-    return {"source": "daily", "daily": source.get("daily", source.get("date")), "practice": bool(source.get("practice", False))}
+def cursor_of(started_at: datetime, game_id: uuid.UUID) -> str:
+    """An opaque page cursor: the sort key of the last game on a page."""
+    return base64.urlsafe_b64encode(f"{started_at.isoformat()}|{game_id}".encode()).decode().rstrip("=")
 
 
-def public_event(version: int, kind: str, data: JSON, recorded_at: Any, game_over: bool) -> JSON:
-    shown = data if game_over else redact(kind, data)
-    if kind == "GameDealt" and "deal" in shown:
-        shown = {**shown, "deal": public_deal(shown["deal"])}
+def parse_cursor(cursor: str) -> tuple[datetime, uuid.UUID]:
+    try:
+        text = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
+        started, game_id = text.split("|")
+        key = datetime.fromisoformat(started), uuid.UUID(game_id)
+    except ValueError:  # also binascii.Error and UnicodeDecodeError
+        raise BadRequest("'before' is not a cursor of this list: pass the 'nextBefore' of the previous page") from None
+    if key[0].tzinfo is None:
+        raise BadRequest("'before' is not a cursor of this list: pass the 'nextBefore' of the previous page")
+    return key
+
+
+def public_event(version: int, kind: str, data: JSON, recorded_at: Any, reveal: bool) -> JSON:
+    """A stored event as a client sees it; ``reveal`` (``daily.reveals_hidden_cards``) lets it
+    show face-down cards (the first event's ``deck``)."""
+    shown = data if reveal else redact(kind, data)
+    if kind == "GameDealt" and isinstance(shown.get("deal"), Mapping):
+        shown = {**shown, "deal": public_source(shown["deal"])}
     return {"version": version, "type": kind, "data": shown, "recordedAt": recorded_at}
 
 
@@ -169,6 +184,7 @@ class Games:
         self.tokens = TokenCache(settings.game_cache_size)
         self.solver = SolverPool()
         self.batcher = AppendBatcher(store, settings.move_batch_max)
+        self.daily = DailyDeals(store.pool, settings.daily_secret, settings.daily_wait_seconds, clock)
         # one lock per game being written to in this process (gone when nobody holds or awaits it)
         self._writing: weakref.WeakValueDictionary[uuid.UUID, asyncio.Lock] = weakref.WeakValueDictionary()
 
@@ -189,6 +205,33 @@ class Games:
             raise NotFound(f"no player {player_id}")
         return {"id": str(found[0]), "name": found[1], "createdAt": found[2]}
 
+    async def player_games(self, player_id: uuid.UUID, status: str | None, before: str | None, limit: int) -> JSON:
+        """A player's games, newest first, a page at a time: ``nextBefore`` is the ``before`` of the next page."""
+        after_key = None if before is None else parse_cursor(before)
+        if await self.store.get_player(player_id) is None:
+            raise NotFound(f"no player {player_id}")
+        ended = None if status is None else status == "ended"
+        rows = await self.store.player_games(player_id, ended, after_key, limit + 1)
+        page = rows[:limit]
+        return {
+            "games": [
+                {
+                    "id": str(row.id),
+                    "ruleset": {"id": row.ruleset_id, "version": row.ruleset_version},
+                    "deal": public_source(row.deal),
+                    "status": row.status,
+                    "version": row.version,
+                    "moveCount": row.move_count,
+                    "undoCount": row.undo_count,
+                    "assisted": row.assisted,
+                    "startedAt": row.started_at,
+                    "finishedAt": row.finished_at,
+                }
+                for row in page
+            ],
+            "nextBefore": cursor_of(page[-1].started_at, page[-1].id) if len(rows) > limit else None,
+        }
+
     async def authenticate(self, token: str | None) -> uuid.UUID:
         if token is None:
             raise Unauthorized("this request needs 'Authorization: Bearer <token>' (POST /players gives a token)")
@@ -203,11 +246,33 @@ class Games:
     async def create_game(self, token: str | None, request: NewGame) -> JSON:
         player_id = await self.authenticate(token)
         ruleset = get_ruleset(DEFAULT_RULESET_ID if request.ruleset is None else request.ruleset)  # "" is unknown
-        deck, source = self._deal(ruleset, request.deal)
+        given = {} if request.deal is None else {
+            name: value for name, value in msgspec.structs.asdict(request.deal).items() if value is not None
+        }
+        if len(given) > 1:
+            raise BadRequest(f"a deal names one source: seed, deck, pool or daily, not {' and '.join(sorted(given))}")
+        if "daily" not in given:
+            deck, source = self._deal(ruleset, given)
+            return await self._create(player_id, ruleset, deck, source, self.clock())
+        now = self.clock()
+        day = parse_day(given["daily"], now.date(), self.settings.daily_past_days)
+        daily = await self.daily.deal(day)
+        if request.ruleset is not None and ruleset.id != daily.ruleset.id:
+            raise BadRequest(f"the daily deal is played under {daily.ruleset.id}, not {ruleset.id}")
+        if day == now.date():  # the player's entry for the date, unless they have one already
+            try:
+                return await self._create(player_id, daily.ruleset, daily.deck, daily_source(day, practice=False), now)
+            except DailyEntryTaken:
+                pass
+        # Practice: a later game of the date's deal, or one dealt after the date (its deck is public).
+        return await self._create(player_id, daily.ruleset, daily.deck, daily_source(day, practice=True), now)
+
+    async def _create(
+        self, player_id: uuid.UUID, ruleset: Ruleset, deck: tuple[int, ...], source: JSON, now: datetime
+    ) -> JSON:
         first = deal(ruleset, deck, source)
         state = initial_state(first)
         game_id = uuid.uuid4()
-        now = self.clock()
         await self.store.create_game(
             game_id,
             player_id,
@@ -221,23 +286,12 @@ class Games:
         )
         game = _Current(game_id, player_id, source, now, None, state, True)
         self._remember(game)
-        return game.view()
+        return game.view(now)
 
-    def _deal(self, ruleset: Ruleset, request: DealRequest | None) -> tuple[tuple[int, ...], JSON]:
-        given = {} if request is None else {
-            name: value for name, value in msgspec.structs.asdict(request).items() if value is not None
-        }
-        if len(given) > 1:
-            raise BadRequest(f"a deal names one source: seed, deck, pool or daily, not {' and '.join(sorted(given))}")
+    def _deal(self, ruleset: Ruleset, given: Mapping[str, Any]) -> tuple[tuple[int, ...], JSON]:
+        """The deck and deal source of a seed, deck or pool deal (or the ruleset's default)."""
         if "deck" in given:
             return parse_deck(given["deck"]), {"source": "deck"}
-        if "daily" in given:
-            day = parse_day(given["daily"], self.clock().date(), self.settings.daily_past_days)
-            daily_ruleset, number = daily_deal(day, self.settings.daily_secret)
-            if ruleset != daily_ruleset:
-                raise BadRequest(f"the daily deal is played under {daily_ruleset.id}, not {ruleset.id}")
-            seed = pool_of(ruleset).deal(number).seed
-            return shuffled_deck(seed), {"source": "daily", "date": day.isoformat(), "pool": number}
         if "pool" in given or ("seed" not in given and ruleset.default_deal == "pool" and load_pool(ruleset.id)):
             number = pool_number(ruleset, given["pool"]) if "pool" in given else random_pool_number(ruleset)
             return shuffled_deck(pool_of(ruleset).deal(number).seed), {"source": "pool", "pool": number}
@@ -252,9 +306,26 @@ class Games:
             raise NotFound(f"no game {game_id}")
         return game, snapshot_to_state(game.snapshot)
 
-    async def view(self, game_id: uuid.UUID) -> JSON:
+    async def readable(self, game: GameRow, token: str | None) -> None:
+        """Refuse a read of a game its reader may not see: a daily game answers only to its
+        player until its date is over (its cards would tell anyone else the day's deck)."""
+        day = private_until(game.deal, self.clock())
+        if day is None:
+            return
+        reason = f"a daily game answers only to its player until its date ({day}, UTC) is over"
+        if token is None:
+            raise Unauthorized(f"{reason}: send the player's bearer token")
+        if await self.authenticate(token) != game.player_id:
+            raise Forbidden(reason)
+
+    async def _readable_game(self, game_id: uuid.UUID, token: str | None) -> tuple[GameRow, GameState]:
         game, state = await self._game(game_id)
-        return view_of(game.id, game.player_id, game.deal, game.started_at, game.finished_at, state)
+        await self.readable(game, token)
+        return game, state
+
+    async def view(self, game_id: uuid.UUID, token: str | None = None) -> JSON:
+        game, state = await self._readable_game(game_id, token)
+        return view_of(game.id, game.player_id, game.deal, game.started_at, game.finished_at, state, self.clock())
 
     async def play(
         self,
@@ -324,7 +395,7 @@ class Games:
             if not events:  # nothing to record (a solver hint on a game already assisted)
                 if not game.confirmed:
                     continue
-                return Played({"game": game.view(), "events": []}, game.version, False)
+                return Played({"game": game.view(self.clock()), "events": []}, game.version, False)
             state = game.state
             for event in events:
                 state = evolve(state, event)
@@ -335,9 +406,10 @@ class Games:
                 for index, event in enumerate(events)
             ]
             after = _Current(game.id, game.player_id, game.deal, game.started_at, finished_at, state, True)
+            reveal = reveals_hidden_cards(game.deal, not state.playing, now)
             body = {
-                "game": after.view(),
-                "events": [public_event(e.version, e.type, e.data, now, not state.playing) for e in new_events],
+                "game": after.view(now),
+                "events": [public_event(e.version, e.type, e.data, now, reveal) for e in new_events],
             }
             try:
                 if idempotency_key is None and state.playing:
@@ -360,7 +432,6 @@ class Games:
                                 game.id, game.player_id, state.ruleset.id, game.deal, state.status.value,
                                 state.move_count, state.undo_count, state.assisted, game.started_at, finished_at or now,
                             ),
-                            self.settings.daily_secret,
                         ),
                     )
             except ConcurrencyConflict:
@@ -396,15 +467,15 @@ class Games:
         if len(self.cache) > self.settings.game_cache_size:
             del self.cache[next(iter(self.cache))]  # the least recently written game
 
-    async def legal_moves(self, game_id: uuid.UUID) -> JSON:
-        _, state = await self._game(game_id)
+    async def legal_moves(self, game_id: uuid.UUID, token: str | None = None) -> JSON:
+        _, state = await self._readable_game(game_id, token)
         return {"version": state.version, "moves": [command_to_api(m) for m in legal_moves(state)]}
 
     async def hints(self, game_id: uuid.UUID, solver: bool = False, token: str | None = None) -> JSON:
         """Ranked heuristic hints; with ``solver`` also the next move of a winning line, which
         marks the game assisted (an event), so only the game's player may ask for it."""
         if not solver:
-            _, state = await self._game(game_id)
+            _, state = await self._readable_game(game_id, token)
             return {"version": state.version, "hints": [{"move": command_to_api(h.move), "reason": h.reason} for h in hints(state)]}
         if token is None:
             raise Unauthorized("solver hints mark the game assisted: they need the player's bearer token")
@@ -421,28 +492,30 @@ class Games:
             "solver": {"result": result, "move": move},
         }
 
-    async def events(self, game_id: uuid.UUID, after: int, limit: int) -> JSON:
+    async def events(self, game_id: uuid.UUID, after: int, limit: int, token: str | None = None) -> JSON:
         game = await self.store.load_game(game_id)
         if game is None:
             raise NotFound(f"no game {game_id}")
-        over = game.finished_at is not None
+        await self.readable(game, token)
+        reveal = reveals_hidden_cards(game.deal, game.finished_at is not None, self.clock())
         rows = await self.store.read_events(game_id, after, limit)
         last = rows[-1].version if rows else after
         return {
-            "events": [public_event(r.version, r.type, r.data, r.recorded_at, over) for r in rows],
+            "events": [public_event(r.version, r.type, r.data, r.recorded_at, reveal) for r in rows],
             "nextAfter": last if last < game.version else None,
         }
 
-    async def state_at(self, game_id: uuid.UUID, version: int) -> JSON:
+    async def state_at(self, game_id: uuid.UUID, version: int, token: str | None = None) -> JSON:
         game = await self.store.load_game(game_id)
         if game is None:
             raise NotFound(f"no game {game_id}")
+        await self.readable(game, token)
         if not 1 <= version <= game.version:
             raise NotFound(f"game {game_id} has versions 1 to {game.version}, not {version}")
         rows = await self.store.read_events_upto(game_id, version)
         state = replay(_decoded(rows))
         finished_at = game.finished_at if not state.playing else None
-        return view_of(game.id, game.player_id, game.deal, game.started_at, finished_at, state)
+        return view_of(game.id, game.player_id, game.deal, game.started_at, finished_at, state, self.clock())
 
 
 def _decoded(rows: list[StoredEvent]) -> list[Event]:

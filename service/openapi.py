@@ -41,6 +41,7 @@ from litestar.openapi.spec import (
     OpenAPI,
     OpenAPIHeader,
     OpenAPIMediaType,
+    OpenAPIFormat,
     OpenAPIResponse,
     OpenAPIType,
     Reference,
@@ -196,6 +197,14 @@ class ContractSchemaPlugin(StructSchemaPlugin):
         return schema
 
 
+def _format(kind: Any) -> str | None:
+    while isinstance(kind, msgspec.inspect.Metadata):
+        if kind.extra_json_schema and "format" in kind.extra_json_schema:
+            return str(kind.extra_json_schema["format"])
+        kind = kind.type
+    return None
+
+
 def _set_fields(schema: Schema) -> list[str]:
     return [name for name, value in vars(schema).items() if value is not None]
 
@@ -233,6 +242,8 @@ def _tidy(schema: Schema | Reference, kind: Any) -> Schema | Reference:
             for name, value in vars(only).items():
                 if value is not None and getattr(schema, name) is None:
                     setattr(schema, name, value)
+    if isinstance(schema, Schema) and schema.format is None and (written := _format(kind)) is not None:
+        schema.format = OpenAPIFormat(written)  # msgspec's Meta(extra_json_schema={"format": ...}); Litestar drops it
     target = _unwrap(kind)
     if isinstance(target, msgspec.inspect.ListType) and isinstance(schema, Schema) and isinstance(schema.items, Schema):
         item = _unwrap(target.item_type)

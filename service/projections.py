@@ -10,11 +10,14 @@ the event log alone (each game's events replayed with ``domain.replay``; the pla
 stream's owner in ``games``), in one transaction. It folds in Python what the incremental SQL
 upserts, so a test comparing the two checks one against the other.
 
-The daily leaderboard lists a win only after its *stored* event log has been replayed through
-the rules engine: every move re-decided by ``domain.decide`` from the dealt table, and each
-decision must produce exactly the stored events (type and data), ending in a win with no
-solver hint, on the deck that day's deal really is. ``evolve`` alone would accept any edited
-event as a fact; ``decide`` does not.
+The daily leaderboard has one row per player and date: their *entry* (the first game of that
+date's deal, dealt on that date; service.daily), once it has ended. It is ranked only if it is
+an unassisted win whose *stored* event log has been replayed through the rules engine: every
+move re-decided by ``domain.decide`` from the dealt table, and each decision must produce
+exactly the stored events (type and data), ending in a win with no solver hint, on the deck
+stored for that date in ``daily_deals``, won before the date was over. ``evolve`` alone would
+accept any edited event as a fact; ``decide`` does not. Otherwise the row says why it is not
+ranked (``UNRANKED``). Neither path needs ``DAILY_SECRET``: both read the stored daily deals.
 
 Figures (see README "Stats and leaderboard"):
 
@@ -23,8 +26,10 @@ Figures (see README "Stats and leaderboard"):
 * ``fewest_moves`` / ``fastest_seconds`` come from unassisted wins only (no solver hint);
   seconds run from the deal to the winning move. ``moves`` is the game's ``moveCount``.
 * ``undos`` sums ``undoCount`` over finished games.
-* ``deal_stats.plays`` counts games started on a pool deal (as ``pool`` or as a ``daily`` deal),
-  ``wins`` those won; ``daily_stats`` the same per daily date.
+* ``deal_stats.plays`` counts games started on a pool deal, ``wins`` those won; ``daily_stats``
+  the same per daily date (entries and practice games alike).
+* A deal source is read as the API shows it (``daily.public_source``): the daily games of
+  before migration 0003 were pool deals and count as such.
 """
 
 from __future__ import annotations
@@ -58,7 +63,6 @@ from domain import (
     evolve,
     initial_state,
     replay,
-    shuffled_deck,
 )
 from domain.cards import codes
 from domain.codec import event_from_data
@@ -74,7 +78,8 @@ from domain.events import (
     WasteRecycled,
 )
 
-from .deals import daily_deal, pool_of
+from .daily import DailyDeal, daily_day_of, is_entry, is_over, public_source
+from .daily_deals import read_all_deals, read_deal
 
 log = logging.getLogger("canfield")
 
@@ -118,20 +123,11 @@ class Finish:
 
 
 def pool_number_of(deal: Mapping[str, Any]) -> int | None:
-    """The pool deal a game was dealt from (as a pool or a daily deal), if any."""
-    if deal.get("source") in ("pool", "daily") and isinstance(deal.get("pool"), int):
+    """The pool deal a game was dealt from, if any (``deal`` as ``public_source`` shows it)."""
+    if deal.get("source") == "pool" and isinstance(deal.get("pool"), int):
         number: int = deal["pool"]
         return number
     return None
-
-
-def daily_day_of(deal: Mapping[str, Any]) -> date | None:
-    if deal.get("source") != "daily":
-        return None
-    try:
-        return date.fromisoformat(str(deal.get("date")))
-    except ValueError:
-        return None
 
 
 # ---------------------------------------------------------------- incremental (in the events' transaction)
@@ -139,7 +135,7 @@ def daily_day_of(deal: Mapping[str, Any]) -> date | None:
 _STARTED = """
 WITH deal AS (
     INSERT INTO deal_stats AS d (ruleset_id, pool_number, plays, wins)
-    VALUES (%(ruleset)s::text, %(pool)s::int, 1, 0)
+    SELECT %(ruleset)s::text, %(pool)s::int, 1, 0 WHERE %(pool)s::int IS NOT NULL
     ON CONFLICT (ruleset_id, pool_number) DO UPDATE SET plays = d.plays + 1
 )
 INSERT INTO daily_stats AS y (day, plays, wins)
@@ -183,19 +179,21 @@ ON CONFLICT (day) DO UPDATE SET wins = y.wins + 1
 
 _STORED_LOG = "SELECT version, type, data, recorded_at FROM events WHERE game_id = %s ORDER BY version"
 
-_LIST = """
-INSERT INTO daily_leaderboard (game_id, day, player_id, moves, seconds, finished_at)
-VALUES (%(game)s, %(day)s, %(player)s, %(moves)s, %(seconds)s, %(finished_at)s)
-ON CONFLICT (game_id) DO NOTHING
+_ENTRY_COLUMNS = "game_id, day, player_id, moves, seconds, finished_at, status, assisted, unranked"
+_LIST = f"""
+INSERT INTO daily_leaderboard ({_ENTRY_COLUMNS})
+VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)
+ON CONFLICT DO NOTHING
 """
 
 
 def game_started(ruleset_id: str, deal: Mapping[str, Any]) -> OnCommit | None:
     """What a new game adds to the projections (pool and daily deals' plays), or None."""
-    number = pool_number_of(deal)
-    if number is None:
+    source = public_source(deal)
+    number, day = pool_number_of(source), daily_day_of(source)
+    if number is None and day is None:
         return None
-    params = {"ruleset": ruleset_id, "pool": number, "day": daily_day_of(deal)}
+    params = {"ruleset": ruleset_id, "pool": number, "day": day}
 
     async def run(conn: AsyncConnection[Any]) -> None:
         await conn.execute(_STARTED, params)
@@ -204,50 +202,84 @@ def game_started(ruleset_id: str, deal: Mapping[str, Any]) -> OnCommit | None:
 
 
 def _finish_params(finish: Finish) -> JSON:
+    source = public_source(finish.deal)
     return {
         "player": finish.player_id,
         "ruleset": finish.ruleset_id,
-        "source": str(finish.deal.get("source", "seed")),
+        "source": str(source.get("source", "seed")),
         "won": int(finish.won),
         "moves": finish.moves if finish.record else None,
         "seconds": finish.seconds if finish.record else None,
         "undos": finish.undos,
-        "pool": pool_number_of(finish.deal),
-        "day": daily_day_of(finish.deal),
+        "pool": pool_number_of(source),
+        "day": daily_day_of(source),
     }
 
 
-def game_finished(finish: Finish, daily_secret: str) -> OnCommit:
-    """What a game-ending move adds to the projections, run in the move's transaction. An
-    unassisted daily win is listed only if its stored event log passes ``verify_daily_win``."""
+def game_finished(finish: Finish) -> OnCommit:
+    """What a game-ending move adds to the projections, run in the move's transaction: the
+    stats, and for a player's daily entry its leaderboard row (``leaderboard_entry``)."""
     params = _finish_params(finish)
-    leaderboard_candidate = finish.record and finish.deal.get("source") == "daily"
+    day = daily_day_of(finish.deal) if is_entry(finish.deal) else None
 
     async def run(conn: AsyncConnection[Any]) -> None:
-        win: VerifiedWin | None = None
-        if leaderboard_candidate:  # verified before the stats rows are locked: they stay locked briefly
-            cursor = await conn.execute(_STORED_LOG, (finish.game_id,))  # includes this move's events
-            rows = await cursor.fetchall()
-            try:
-                win = verify_daily_win(rows, daily_secret)
-            except Unverified as refusal:
-                log.warning("daily win of game %s is not listed: %s", finish.game_id, refusal.reason)
+        entry: tuple[Any, ...] | None = None
+        if day is not None:  # verified before the stats rows are locked: they stay locked briefly
+            rows: list[Any] = []
+            stored: DailyDeal | None = None
+            practiced = False
+            if finish.record:  # only a win that could be ranked needs its log replayed
+                practice = await conn.execute(_PRACTICED, (finish.player_id, day.isoformat(), finish.finished_at))
+                practiced = bool((await practice.fetchone() or (False,))[0])
+                rows = await (await conn.execute(_STORED_LOG, (finish.game_id,))).fetchall()  # with this move's
+                stored = await read_deal(conn, day)
+            entry = leaderboard_entry(finish, day, rows, stored, practiced)
         await conn.execute(_FINISHED, params)
-        if win is not None:
-            await conn.execute(_LIST, _entry_params(finish.game_id, finish.player_id, win))
+        if entry is not None:
+            await conn.execute(_LIST, entry)
 
     return run
 
 
-def _entry_params(game_id: uuid.UUID, player_id: uuid.UUID, win: VerifiedWin) -> JSON:
-    return {
-        "game": game_id,
-        "day": win.day,
-        "player": player_id,
-        "moves": win.moves,
-        "seconds": win.seconds,
-        "finished_at": win.finished_at,
-    }
+# Whether the player dealt a practice game of the date before their entry ended.
+_PRACTICED = """
+SELECT EXISTS (SELECT 1 FROM games WHERE player_id = %s AND deal->>'source' = 'daily' AND deal->>'daily' = %s
+               AND deal->>'practice' = 'true' AND started_at < %s)
+"""
+
+UNRANKED = ("not-won", "assisted", "practiced", "unverified", "late")
+"""Why an entry has no rank: not a win (stalled, resigned); a solver hint was used; the player
+dealt a practice game of the deal before the entry ended (and could try the deck out there); its
+stored log does not replay through the rules to a win on the stored deal of that date; won after
+the date was over (its deck was public by then)."""
+
+
+def leaderboard_entry(
+    finish: Finish, day: date, rows: Sequence[Sequence[Any]], stored: DailyDeal | None, practiced: bool
+) -> tuple[Any, ...]:
+    """The leaderboard row of a player's finished daily entry (``_ENTRY_COLUMNS``); ``rows`` is
+    its stored log ``[(version, type, data, recorded_at), ...]`` and ``stored`` the date's deal,
+    both needed only for an unassisted win, as is ``practiced``. Both paths (incremental,
+    rebuild) decide here."""
+    unranked: str | None = None
+    moves, seconds, finished_at = finish.moves, finish.seconds, finish.finished_at
+    if not finish.won:
+        unranked = "not-won"
+    elif finish.assisted:
+        unranked = "assisted"
+    elif practiced:
+        unranked = "practiced"
+    else:
+        try:
+            win = verify_daily_win(rows, stored)
+        except Unverified as refusal:
+            log.warning("daily win of game %s is not ranked: %s", finish.game_id, refusal.reason)
+            unranked = "unverified"
+        else:
+            moves, seconds, finished_at = win.moves, win.seconds, win.finished_at
+            if is_over(day, win.finished_at):
+                unranked = "late"
+    return (finish.game_id, day, finish.player_id, moves, seconds, finished_at, finish.status, finish.assisted, unranked)
 
 
 # ---------------------------------------------------------------- verification by the rules engine
@@ -317,30 +349,27 @@ def rules_replay(log_rows: Sequence[tuple[str, Mapping[str, Any]]]) -> GameState
     return state
 
 
-def verify_daily_win(rows: Sequence[Sequence[Any]], daily_secret: str) -> VerifiedWin:
-    """Check a daily game's stored log ``[(version, type, data, recorded_at), ...]`` (in version
-    order): versions 1..n, dealt the deck of that day's deal, every move re-decided by the rules,
-    won, never assisted. Moves and seconds come from the log. Raises ``Unverified``."""
+def verify_daily_win(rows: Sequence[Sequence[Any]], stored: DailyDeal | None) -> VerifiedWin:
+    """Check a daily entry's stored log ``[(version, type, data, recorded_at), ...]`` (in version
+    order): versions 1..n, dealt as an entry the deck ``stored`` for its date under its ruleset,
+    every move re-decided by the rules, won, never assisted. Moves and seconds come from the log.
+    Raises ``Unverified``."""
     if not rows:
         raise Unverified("the log is empty")
     if [row[0] for row in rows] != list(range(1, len(rows) + 1)):
         raise Unverified("the versions are not 1..n")
     deal_data = rows[0][2].get("deal") if isinstance(rows[0][2], Mapping) else None
     day = daily_day_of(deal_data) if isinstance(deal_data, Mapping) else None
-    if deal_data is None or day is None:
-        raise Unverified("not a daily deal")
-    try:
-        ruleset, number = daily_deal(day, daily_secret)
-        deck = shuffled_deck(pool_of(ruleset).deal(number).seed)
-    except Exception as error:  # no pool on this server
-        raise Unverified(f"no daily deal for {day}: {error}") from None
-    expected_deal = {"source": "daily", "date": day.isoformat(), "pool": number}
+    if deal_data is None or day is None or not is_entry(deal_data):
+        raise Unverified("not a daily entry")
+    if stored is None or stored.day != day:
+        raise Unverified(f"no daily deal is stored for {day}")
     dealt = rows[0][2]
     if (
         rows[0][1] != "GameDealt"
-        or dict(deal_data) != expected_deal
-        or dealt.get("ruleset") != {"id": ruleset.id, "version": ruleset.version}
-        or dealt.get("deck") != codes(deck)
+        or dict(deal_data) != {"source": "daily", "daily": day.isoformat(), "practice": False}
+        or dealt.get("ruleset") != {"id": stored.ruleset.id, "version": stored.ruleset.version}
+        or dealt.get("deck") != codes(stored.deck)
     ):
         raise Unverified(f"not the deal of {day}")
     state = rules_replay([(row[1], row[2]) for row in rows])
@@ -381,16 +410,19 @@ def _least(current: Any, new: Any) -> Any:
 
 @dataclass(slots=True)
 class _Rebuild:
-    daily_secret: str
+    dailies: dict[date, DailyDeal]  # the stored daily deals, by date
     games: int = 0
     unreadable: int = 0
-    refused: int = 0
     finishes: list[tuple[datetime, int, Finish, list[tuple[int, str, Any, datetime]]]] = field(default_factory=list)
     deals: dict[tuple[str, int], list[int]] = field(default_factory=dict)  # [plays, wins]
     days: dict[date, list[int]] = field(default_factory=dict)
+    practice_started: dict[tuple[uuid.UUID, date], datetime] = field(default_factory=dict)  # the first, per player
 
-    def game(self, game_id: uuid.UUID, player_id: uuid.UUID, rows: list[tuple[int, int, str, Any, datetime]]) -> None:
-        """One stream: rows of (position, version, type, data, recorded_at) in version order."""
+    def game(
+        self, game_id: uuid.UUID, player_id: uuid.UUID, deal: Mapping[str, Any], rows: list[tuple[int, int, str, Any, datetime]]
+    ) -> None:
+        """One stream: its games row's player and deal source (as the incremental path reads
+        them) and its events as (position, version, type, data, recorded_at) in version order."""
         self.games += 1
         try:
             state = replay(event_from_data(kind, data) for _, _, kind, data, _ in rows)
@@ -400,17 +432,20 @@ class _Rebuild:
             log.warning("game %s: its event log does not replay; left out of the projections", game_id)
             return
         assert isinstance(dealt, GameDealt)
-        source = dict(dealt.source)
+        source = public_source(deal)
         number = pool_number_of(source)
         day = daily_day_of(source)
         if number is not None:
             self.deals.setdefault((dealt.ruleset_id, number), [0, 0])[0] += 1
         if day is not None:
             self.days.setdefault(day, [0, 0])[0] += 1
+            if source.get("practice") is True:
+                key = (player_id, day)
+                self.practice_started[key] = min(rows[0][4], self.practice_started.get(key, rows[0][4]))
         if state.playing:
             return
         finish = Finish(
-            game_id, player_id, dealt.ruleset_id, source, state.status.value, state.move_count,
+            game_id, player_id, dealt.ruleset_id, deal, state.status.value, state.move_count,
             state.undo_count, state.assisted, rows[0][4], rows[-1][4],
         )
         log_rows = [(version, kind, data, recorded_at) for _, version, kind, data, recorded_at in rows]
@@ -421,21 +456,18 @@ class _Rebuild:
         sources: dict[tuple[str, str], _Totals] = {}
         board: list[tuple[Any, ...]] = []
         for _, _, finish, log_rows in sorted(self.finishes, key=lambda item: (item[0], item[1])):
+            source = public_source(finish.deal)
             players.setdefault((finish.player_id, finish.ruleset_id), _Totals()).add(finish)
-            sources.setdefault((str(finish.deal.get("source", "seed")), finish.ruleset_id), _Totals()).add(finish)
-            number, day = pool_number_of(finish.deal), daily_day_of(finish.deal)
+            sources.setdefault((str(source.get("source", "seed")), finish.ruleset_id), _Totals()).add(finish)
+            number, day = pool_number_of(source), daily_day_of(source)
             if finish.won and number is not None:
                 self.deals.setdefault((finish.ruleset_id, number), [0, 0])[1] += 1
             if finish.won and day is not None:
                 self.days.setdefault(day, [0, 0])[1] += 1
-            if finish.record and day is not None:
-                try:
-                    win = verify_daily_win(log_rows, self.daily_secret)
-                except Unverified as refusal:
-                    self.refused += 1
-                    log.warning("daily win of game %s is not listed: %s", finish.game_id, refusal.reason)
-                else:
-                    board.append((finish.game_id, win.day, finish.player_id, win.moves, win.seconds, win.finished_at))
+            if day is not None and is_entry(source):
+                first_practice = self.practice_started.get((finish.player_id, day))
+                practiced = first_practice is not None and first_practice < finish.finished_at
+                board.append(leaderboard_entry(finish, day, log_rows, self.dailies.get(day), practiced))
         _copy(
             conn,
             "player_stats (player_id, ruleset_id, played, won, current_streak, best_streak, fewest_moves, fastest_seconds, undos)",
@@ -449,7 +481,7 @@ class _Rebuild:
         )
         _copy(conn, "deal_stats (ruleset_id, pool_number, plays, wins)", ((r, n, p, w) for (r, n), (p, w) in self.deals.items()))
         _copy(conn, "daily_stats (day, plays, wins)", ((d, p, w) for d, (p, w) in self.days.items()))
-        _copy(conn, "daily_leaderboard (game_id, day, player_id, moves, seconds, finished_at)", board)
+        _copy(conn, f"daily_leaderboard ({_ENTRY_COLUMNS})", board)
         return {
             "games": self.games,
             "finished": len(self.finishes),
@@ -459,7 +491,8 @@ class _Rebuild:
             "deal_stats": len(self.deals),
             "daily_stats": len(self.days),
             "leaderboard": len(board),
-            "refused": self.refused,
+            "ranked": sum(1 for row in board if row[-1] is None),
+            "refused": sum(1 for row in board if row[-1] == "unverified"),
         }
 
 
@@ -470,48 +503,46 @@ def _copy(conn: psycopg.Connection[Any], target: str, rows: Iterable[Sequence[An
 
 
 _ALL_EVENTS = """
-SELECT e.game_id, g.player_id, e.position, e.version, e.type, e.data, e.recorded_at
+SELECT e.game_id, g.player_id, g.deal, e.position, e.version, e.type, e.data, e.recorded_at
 FROM events e JOIN games g ON g.id = e.game_id
 ORDER BY e.game_id, e.version
 """
 
-
-def _streams(cursor: psycopg.Cursor[Any]) -> Iterator[tuple[uuid.UUID, uuid.UUID, list[tuple[int, int, str, Any, datetime]]]]:
-    current: uuid.UUID | None = None
-    player: uuid.UUID | None = None
-    rows: list[tuple[int, int, str, Any, datetime]] = []
-    for game_id, player_id, position, version, kind, data, recorded_at in cursor:
-        if game_id != current:
-            if current is not None and player is not None:
-                yield current, player, rows
-            current, player, rows = game_id, player_id, []
-        rows.append((position, version, kind, data, recorded_at))
-    if current is not None and player is not None:
-        yield current, player, rows
+Stream = tuple[uuid.UUID, uuid.UUID, Mapping[str, Any], list[tuple[int, int, str, Any, datetime]]]
 
 
-def rebuild_projections(url: str, daily_secret: str | None = None) -> dict[str, Any]:
+def _streams(cursor: psycopg.Cursor[Any]) -> Iterator[Stream]:
+    current: Stream | None = None
+    for game_id, player_id, deal, position, version, kind, data, recorded_at in cursor:
+        if current is None or game_id != current[0]:
+            if current is not None:
+                yield current
+            current = (game_id, player_id, deal, [])
+        current[3].append((position, version, kind, data, recorded_at))
+    if current is not None:
+        yield current
+
+
+def rebuild_projections(url: str) -> dict[str, Any]:
     """Empty every projection table and recompute it from the event log alone, in one transaction.
 
     The TRUNCATE comes first, so games that end meanwhile wait for the rebuild to commit and then
-    add themselves to the rebuilt tables. ``daily_secret`` defaults to the server's (DAILY_SECRET).
+    add themselves to the rebuilt tables. Daily entries are checked against the stored daily
+    deals (``daily_deals``, not a projection): no secret is needed.
     Returns counts: games, finished, unreadable (logs that do not replay), rows per table,
-    leaderboard (listed), refused (unassisted daily wins whose log failed verification), seconds.
+    leaderboard (entries), ranked, refused (unassisted daily wins whose log failed verification),
+    seconds.
     """
-    if daily_secret is None:
-        from .settings import Settings
-
-        daily_secret = Settings.from_env().daily_secret
     started = time.perf_counter()
-    rebuild = _Rebuild(daily_secret)
     with psycopg.connect(url) as conn:  # one transaction, committed when the block ends
         conn.execute("SET LOCAL lock_timeout = '60s'")
         conn.execute(f"TRUNCATE {', '.join(PROJECTION_TABLES)}")
+        rebuild = _Rebuild(read_all_deals(conn))
         with conn.cursor(name="canfield_projection_rebuild") as cursor:
             cursor.itersize = 10_000
             cursor.execute(_ALL_EVENTS)
-            for game_id, player_id, rows in _streams(cursor):
-                rebuild.game(game_id, player_id, rows)
+            for game_id, player_id, deal, rows in _streams(cursor):
+                rebuild.game(game_id, player_id, deal, rows)
         counts: dict[str, Any] = rebuild.write(conn)
     counts["seconds"] = round(time.perf_counter() - started, 3)
     return counts
@@ -597,17 +628,26 @@ async def daily_figures(pool: AsyncConnectionPool, day: date) -> tuple[int, int]
     return (row[0], row[1]) if row else (0, 0)
 
 
+_BOARD = """
+SELECT l.player_id, p.name, l.game_id, l.status, l.assisted, l.unranked, l.moves, l.seconds, l.finished_at
+FROM daily_leaderboard l JOIN players p ON p.id = l.player_id
+WHERE l.day = %s
+ORDER BY l.unranked IS NOT NULL,
+         CASE WHEN l.unranked IS NULL THEN l.moves END, CASE WHEN l.unranked IS NULL THEN l.seconds END,
+         l.finished_at, l.game_id
+LIMIT %s
+"""
+
+
 async def leaderboard(pool: AsyncConnectionPool, day: date, limit: int) -> list[JSON]:
+    """One entry per player (their first game of the date's deal, once ended): the ranked ones
+    by moves, then seconds, then who finished first; then the unranked ones, as they finished."""
     async with pool.connection() as conn:
-        cursor = await conn.execute(
-            "SELECT l.player_id, p.name, l.game_id, l.moves, l.seconds, l.finished_at"
-            " FROM daily_leaderboard l JOIN players p ON p.id = l.player_id WHERE l.day = %s"
-            " ORDER BY l.moves, l.seconds, l.finished_at, l.game_id LIMIT %s",
-            (day, limit),
-        )
-        rows = await cursor.fetchall()
+        rows = await (await conn.execute(_BOARD, (day, limit))).fetchall()
+    ranks = iter(range(1, len(rows) + 1))
     return [
-        {"rank": rank, "player": str(player), "name": name, "game": str(game), "moves": moves, "seconds": seconds,
+        {"rank": None if unranked else next(ranks), "player": str(player), "name": name, "game": str(game),
+         "status": status, "assisted": assisted, "unranked": unranked, "moves": moves, "seconds": seconds,
          "finishedAt": finished_at}
-        for rank, (player, name, game, moves, seconds, finished_at) in enumerate(rows, start=1)
+        for player, name, game, status, assisted, unranked, moves, seconds, finished_at in rows
     ]

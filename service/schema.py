@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from sqlalchemy import (
     BigInteger,
+    Boolean,
     Column,
     Date,
     DateTime,
@@ -47,6 +48,11 @@ games = Table(
     Column("started_at", DateTime(timezone=True), nullable=False, server_default=func.now()),
     Column("finished_at", DateTime(timezone=True), nullable=True),
     Column("updated_at", DateTime(timezone=True), nullable=False, server_default=func.now()),
+    # A player's entry for a date's daily deal (a daily game that is not practice): one at most.
+    Index(
+        "games_daily_entry_key", "player_id", text("(deal->>'daily')"), unique=True,
+        postgresql_where=text("deal->>'source' = 'daily' AND deal->>'practice' = 'false'"),
+    ),
 )
 
 events = Table(
@@ -110,7 +116,7 @@ deal_stats = Table(
     metadata,
     Column("ruleset_id", Text, nullable=False),
     Column("pool_number", Integer, nullable=False),
-    Column("plays", Integer, nullable=False),  # games started on this pool deal (as pool or daily deal)
+    Column("plays", Integer, nullable=False),  # games started on this pool deal
     Column("wins", Integer, nullable=False),
     PrimaryKeyConstraint("ruleset_id", "pool_number", name="deal_stats_pkey"),
 )
@@ -119,12 +125,12 @@ daily_stats = Table(
     "daily_stats",
     metadata,
     Column("day", Date, nullable=False),
-    Column("plays", Integer, nullable=False),  # games started on that day's daily deal
+    Column("plays", Integer, nullable=False),  # games started on that date's daily deal (practice too)
     Column("wins", Integer, nullable=False),
     PrimaryKeyConstraint("day", name="daily_stats_pkey"),
 )
 
-daily_leaderboard = Table(
+daily_leaderboard = Table(  # one row per player's finished entry (first game) of a date's deal
     "daily_leaderboard",
     metadata,
     Column("game_id", UUID(as_uuid=True), ForeignKey("games.id"), nullable=False),
@@ -134,6 +140,26 @@ daily_leaderboard = Table(
     Column("seconds", DOUBLE_PRECISION, nullable=False),
     Column("finished_at", DateTime(timezone=True), nullable=False),
     Column("verified_at", DateTime(timezone=True), nullable=False, server_default=func.now()),
+    Column("status", Text, nullable=False),  # won, stalled or resigned
+    Column("assisted", Boolean, nullable=False),
+    Column("unranked", Text, nullable=True),  # why it has no rank (service.projections.UNRANKED); NULL: ranked
     PrimaryKeyConstraint("game_id", name="daily_leaderboard_pkey"),
+    UniqueConstraint("day", "player_id", name="daily_leaderboard_day_player_key"),
     Index("ix_daily_leaderboard_rank", "day", "moves", "seconds"),
+)
+
+daily_deals = Table(  # a date's deal, stored by the first server process that proved it (service.daily_deals)
+    "daily_deals",
+    metadata,
+    Column("day", Date, nullable=False),
+    Column("ruleset_id", Text, nullable=False),
+    Column("ruleset_version", Integer, nullable=False),
+    Column("candidate", Integer, nullable=False),  # which HMAC candidate of the date (0, 1, ...)
+    Column("seed", BigInteger, nullable=False),  # derived from DAILY_SECRET; never shown
+    Column("deck", JSONB, nullable=False),  # the 52 codes in deal order; never shown before the date is over
+    Column("line", Text, nullable=False),  # the solver's winning line (service.pool's encoding); never shown
+    Column("line_length", Integer, nullable=False),
+    Column("solver_states", Integer, nullable=False),
+    Column("verified_at", DateTime(timezone=True), nullable=False),
+    PrimaryKeyConstraint("day", name="daily_deals_pkey"),
 )

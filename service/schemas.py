@@ -444,16 +444,35 @@ class PoolDealView(Body):
     ruleset: RulesetRef
     verified: bool
     line_length: int
-    plays: Annotated[int, Meta(description="games started on this deal, as a pool or a daily deal")]
+    plays: Annotated[int, Meta(description="games started on this pool deal")]
     wins: Annotated[int, Meta(description="of those, the games won (assisted or not)")]
 
 
+DayText = Annotated[
+    str, Meta(pattern="^[0-9]{4}-[0-9]{2}-[0-9]{2}$", description="a UTC date, YYYY-MM-DD", extra_json_schema={"format": "date"})
+]
+
+
 class DailyDeal(Body):
-    date: str
-    ruleset: RulesetRef
-    pool: int
-    line_length: int
-    plays: Annotated[int, Meta(description="games started on this date's daily deal")]
+    """A date's shared deal. Derived from the date and the server's secret: it is in no pool,
+    and nothing here (or anywhere) names its seed; its deck shows only as it is played."""
+
+    date: DayText
+    ruleset: Annotated[RulesetId, Meta(description="the ruleset id the deal is played under (API.md: 'open-runs')")]
+    ruleset_version: Annotated[int, Meta(description="the version of that ruleset the deal's games are dealt under")]
+    verified: Annotated[
+        bool,
+        Meta(description="always true: a daily deal is served only once the solver has won it and its winning line "
+             "has replayed to a win through the rules"),
+    ]
+    line_length: Annotated[int, Meta(description="moves in the solver's winning line (the line is never shown)")]
+    verified_at: datetime
+    closes_at: Annotated[
+        datetime,
+        Meta(description="the end of the date (UTC): games dealt from then on are practice, finished games of "
+             "this deal show their hidden cards, and the leaderboard's ranks are final"),
+    ]
+    plays: Annotated[int, Meta(description="games started on this date's daily deal (practice games too)")]
     wins: Annotated[int, Meta(description="of those, the games won (assisted or not)")]
 
 
@@ -515,20 +534,55 @@ class GlobalStats(Body):
 
 
 class LeaderboardEntry(Body):
-    rank: int
+    """A player's entry: their first game of the date's deal (dealt on that date), once ended."""
+
+    rank: Annotated[int, Meta(ge=1)] | None
     player: UUID
     name: str
     game: UUID
+    status: Literal["won", "stalled", "resigned"]
+    assisted: Annotated[bool, Meta(description="a solver hint was used: never ranked")]
+    unranked: Annotated[
+        Literal["not-won", "assisted", "practiced", "unverified", "late"],
+        Meta(description="why the entry has no rank: not a win; a solver hint; a practice game of the deal was "
+             "dealt before the entry ended; its stored event log does not replay through the rules to a win on "
+             "that date's deal; won after the date was over"),
+    ] | None
     moves: Annotated[int, Meta(description="the game's moveCount")]
-    seconds: Annotated[float, Meta(description="from the deal to the winning move")]
+    seconds: Annotated[float, Meta(description="from the deal to the game's last move")]
     finished_at: datetime
 
 
 class Leaderboard(Body):
-    date: str
-    ruleset: RulesetRef
-    pool: int
+    date: DayText
+    ruleset: Annotated[RulesetId, Meta(description="the daily deal's ruleset id; null if no deal was made for that date")] | None
+    ruleset_version: Annotated[int, Meta(description="its version; null with the ruleset")] | None
+    closes_at: Annotated[datetime, Meta(description="the end of the date (UTC): from then on no entry can gain a rank")]
+    closed: Annotated[bool, Meta(description="the date is over: the ranks are final")]
     entries: Annotated[
         list[LeaderboardEntry],
-        Meta(description="unassisted wins whose stored event log replays through the rules to a win; by moves, then time"),
+        Meta(description="one per player (their first game of the deal; later games are practice): the ranked "
+             "ones first, by moves, then seconds, then who finished first (unassisted wins whose stored event log "
+             "replays through the rules to a win, won within the date); then the unranked ones, as they finished"),
     ]
+
+
+# ---------------------------------------------------------------- a player's games
+
+
+class GameSummary(Body):
+    id: UUID
+    ruleset: RulesetRef
+    deal: DealSource
+    status: Literal["playing", "won", "stalled", "resigned"]
+    version: int
+    move_count: int
+    undo_count: int
+    assisted: bool
+    started_at: datetime
+    finished_at: datetime | None
+
+
+class GameList(Body):
+    games: Annotated[list[GameSummary], Meta(description="newest first")]
+    next_before: Annotated[str, Meta(description="pass as ?before= for the next (older) page; null on the last page")] | None

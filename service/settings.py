@@ -60,6 +60,7 @@ class Settings:
     # Only the server knows it, so nobody can tell a day's deal from its date in advance.
     daily_secret: str = DEVELOPMENT_DAILY_SECRET
     daily_past_days: int = 366
+    daily_wait_seconds: float = 10.0  # a request waits this long for a daily deal being prepared, then 503
     page_limit_default: int = 100
     page_limit_max: int = 1000
     # Token buckets per server process (service.limits); a rate or burst of 0 turns that budget off.

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import multiprocessing
+import os
+import signal
+import sys
 import time
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
-from typing import Any
+from typing import Any, TypeVar
 
 from domain import command_to_api
 from domain.codec import snapshot_to_state
@@ -21,17 +25,43 @@ def next_move(snapshot: dict[str, Any], seconds: float) -> tuple[str, dict[str, 
     return result.result, first
 
 
+T = TypeVar("T")
+
+
+def _end_with(parent: int) -> None:
+    """In a worker, first thing: end when the server process ends, however it ends (uvicorn
+    re-raises SIGTERM after a graceful shutdown, which skips the executor's own clean-up, and a
+    SIGKILL skips everything). Linux only (PR_SET_PDEATHSIG); elsewhere ``close`` has to do."""
+    if sys.platform != "linux":
+        return
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != parent:  # the server ended before the line above
+        os._exit(0)
+
+
 class SolverPool:
-    """One worker process per server process, started on first use."""
+    """One worker process, started on first use: CPU-bound work off the event loop."""
 
     def __init__(self) -> None:
         self.executor: ProcessPoolExecutor | None = None
 
-    async def next_move(self, snapshot: dict[str, Any], seconds: float) -> tuple[str, dict[str, str] | None]:
+    async def run(self, function: Callable[..., T], *args: Any) -> T:
+        """``function(*args)`` in the worker process (a module-level function, picklable arguments)."""
         if self.executor is None:
-            self.executor = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
+            self.executor = ProcessPoolExecutor(
+                max_workers=1, mp_context=multiprocessing.get_context("spawn"), initializer=_end_with,
+                initargs=(os.getpid(),),
+            )
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self.executor, next_move, snapshot, seconds)
+        return await loop.run_in_executor(self.executor, function, *args)
+
+    async def next_move(self, snapshot: dict[str, Any], seconds: float) -> tuple[str, dict[str, str] | None]:
+        return await self.run(next_move, snapshot, seconds)
 
     def close(self) -> None:
         if self.executor is not None:

@@ -38,6 +38,10 @@ class IdempotencyRace(Exception):
     """Another request with the same Idempotency-Key was stored first: nothing was written."""
 
 
+class DailyEntryTaken(Exception):
+    """The player already has an entry (a first game) for that date's daily deal: nothing was written."""
+
+
 def token_hash(token: str) -> bytes:
     return hashlib.sha256(token.encode()).digest()
 
@@ -49,6 +53,21 @@ class GameRow:
     deal: dict[str, Any]
     version: int
     snapshot: dict[str, Any]
+    started_at: datetime
+    finished_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class GameSummaryRow:
+    id: uuid.UUID
+    ruleset_id: str
+    ruleset_version: int
+    deal: dict[str, Any]
+    status: str
+    version: int
+    move_count: int
+    undo_count: int
+    assisted: bool
     started_at: datetime
     finished_at: datetime | None
 
@@ -219,25 +238,31 @@ class EventStore:
         on_create: OnCommit | None = None,
     ) -> None:
         """Insert the game row and its first events; ``on_create`` (the projections of a pool or
-        daily deal) runs in the same transaction."""
-        async with self.pool.connection() as conn, _transaction_if(conn, on_create is not None):
-            await conn.execute(
-                _CREATE,
-                {
-                    "id": game_id,
-                    "player_id": player_id,
-                    "ruleset_id": ruleset[0],
-                    "ruleset_version": ruleset[1],
-                    "deal": Jsonb(deal),
-                    "status": status,
-                    "version": events[-1].version,
-                    "snapshot": Json(snapshot),
-                    "now": now,
-                    "events": Jsonb(_event_rows(events)),
-                },
-            )
-            if on_create is not None:
-                await on_create(conn)
+        daily deal) runs in the same transaction. A second daily entry of a player for one date
+        (``games_daily_entry_key``) raises ``DailyEntryTaken``."""
+        try:
+            async with self.pool.connection() as conn, _transaction_if(conn, on_create is not None):
+                await conn.execute(
+                    _CREATE,
+                    {
+                        "id": game_id,
+                        "player_id": player_id,
+                        "ruleset_id": ruleset[0],
+                        "ruleset_version": ruleset[1],
+                        "deal": Jsonb(deal),
+                        "status": status,
+                        "version": events[-1].version,
+                        "snapshot": Json(snapshot),
+                        "now": now,
+                        "events": Jsonb(_event_rows(events)),
+                    },
+                )
+                if on_create is not None:
+                    await on_create(conn)
+        except pg_errors.UniqueViolation as error:
+            if error.diag.constraint_name == "games_daily_entry_key":
+                raise DailyEntryTaken() from None
+            raise
 
     async def load(self, game_id: uuid.UUID, token: str | None = None, key: str | None = None) -> Loaded:
         """The game's snapshot row, who the token belongs to and what the idempotency key stored."""
@@ -251,6 +276,31 @@ class EventStore:
         assert row is not None
         game = None if row[0] is None else GameRow(*row[:7])
         return Loaded(game, row[7], row[8], row[9])
+
+    async def player_games(
+        self, player_id: uuid.UUID, ended: bool | None, before: tuple[datetime, uuid.UUID] | None, limit: int
+    ) -> list[GameSummaryRow]:
+        """A player's games, newest first (by start, then id), strictly before the ``before`` key."""
+        conditions = ["g.player_id = %(player)s"]
+        if ended is not None:
+            conditions.append("g.finished_at IS NOT NULL" if ended else "g.finished_at IS NULL")
+        if before is not None:
+            conditions.append("(g.started_at, g.id) < (%(started)s, %(id)s)")
+        query = (
+            "SELECT g.id, g.ruleset_id, g.ruleset_version, g.deal, g.status, g.version,"
+            " (g.snapshot->>'moveCount')::int, (g.snapshot->>'undoCount')::int,"
+            " (g.snapshot->>'assisted')::boolean, g.started_at, g.finished_at"
+            f" FROM games g WHERE {' AND '.join(conditions)}"
+            " ORDER BY g.started_at DESC, g.id DESC LIMIT %(limit)s"
+        )
+        parameters = {"player": player_id, "limit": limit}
+        if before is not None:
+            parameters |= {"started": before[0], "id": before[1]}
+        async with self.pool.connection() as conn:
+            cursor = conn.cursor(row_factory=tuple_row)
+            await cursor.execute(query, parameters)
+            rows = await cursor.fetchall()
+        return [GameSummaryRow(*row) for row in rows]
 
     async def load_game(self, game_id: uuid.UUID) -> GameRow | None:
         async with self.pool.connection() as conn:

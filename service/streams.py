@@ -27,6 +27,7 @@ import uuid
 import weakref
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 import msgspec
@@ -34,8 +35,9 @@ import psycopg
 
 from domain.codec import snapshot_to_state
 
+from .daily import reveals_hidden_cards
 from .errors import RateLimited, Unavailable
-from .games import public_event, view_of
+from .games import public_event, utc_now, view_of
 from .settings import Settings
 from .store import DatabaseDown, EventStore, GameRow
 
@@ -51,8 +53,9 @@ def message(event: str, version: int, data: Any) -> bytes:
     return b"event: %s\nid: %d\ndata: %s\n\n" % (event.encode(), version, msgspec.json.encode(data))
 
 
-def game_view(game: GameRow) -> dict[str, Any]:
-    return view_of(game.id, game.player_id, game.deal, game.started_at, game.finished_at, snapshot_to_state(game.snapshot))
+def game_view(game: GameRow, now: datetime) -> dict[str, Any]:
+    state = snapshot_to_state(game.snapshot)
+    return view_of(game.id, game.player_id, game.deal, game.started_at, game.finished_at, state, now)
 
 
 @dataclass(eq=False)
@@ -74,9 +77,13 @@ class Subscription:
 
 
 class StreamHub:
-    def __init__(self, url: str, store: EventStore, settings: Settings, *, reconnect_max_seconds: float = 5.0) -> None:
+    def __init__(
+        self, url: str, store: EventStore, settings: Settings, *, reconnect_max_seconds: float = 5.0,
+        clock: Callable[[], datetime] = utc_now,
+    ) -> None:
         self.url = url
         self.store = store
+        self.clock = clock  # the service's clock (Games.clock): when a daily deck may be shown
         self.keepalive = settings.stream_keepalive_seconds
         self.per_owner = settings.streams_per_player
         self.reconnect_max_seconds = reconnect_max_seconds
@@ -288,12 +295,12 @@ class StreamHub:
         game_id = game.id
         try:
             if after is None:
-                yield message("view", game.version, game_view(game))
+                yield message("view", game.version, game_view(game, self.clock()))
                 last = game.version
             else:
                 last = after
             if game.finished_at is not None and last >= game.version:
-                yield message("end", game.version, game_view(game))
+                yield message("end", game.version, game_view(game, self.clock()))
                 return
             while not subscription.closing:
                 subscription.wake.clear()  # before reading: a notification from now on wakes us again
@@ -303,11 +310,12 @@ class StreamHub:
                     return
                 game = found
                 over = game.finished_at is not None
+                reveal = reveals_hidden_cards(game.deal, over, self.clock())
                 for row in rows:
-                    yield message("game-event", row.version, public_event(row.version, row.type, row.data, row.recorded_at, over))
+                    yield message("game-event", row.version, public_event(row.version, row.type, row.data, row.recorded_at, reveal))
                     last = row.version
                 if over and last >= game.version:
-                    yield message("end", game.version, game_view(game))
+                    yield message("end", game.version, game_view(game, self.clock()))
                     return
                 if last < game.version:
                     continue  # more was appended (or a full page was read): read on
@@ -315,7 +323,7 @@ class StreamHub:
                     # Caught up after a change: the table as it is now, so a client can keep its
                     # table from the stream alone (an undone draw's event does not say what the
                     # waste shows now).
-                    yield message("view", game.version, game_view(game))
+                    yield message("view", game.version, game_view(game, self.clock()))
                 try:
                     await asyncio.wait_for(subscription.wake.wait(), self.keepalive)
                 except TimeoutError:

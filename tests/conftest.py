@@ -22,6 +22,7 @@ import os
 import secrets
 import shutil
 import signal
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -36,6 +37,23 @@ EMBEDDED_DIR_PREFIX = "embedded-pg"  # pytest temp dirs named embedded-pg<N>
 OWNER_FILE = "owner.pid"  # in that dir: the pid of the pytest session that started the server
 
 _source: list[str] = []  # what the session used, for the terminal summary
+_OWN_BASETEMP = pytest.StashKey[str]()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Each session gets a temp root of its own (unless --basetemp names one). Under the shared
+    /tmp/pytest-of-<user>, every new pytest session resets that folder to mode 0700, which cuts
+    an embedded PostgreSQL (run as its own system user when we are root) off from its data
+    directory in a session still running: "pg_control: Permission denied"."""
+    if config.option.basetemp is None:
+        config.option.basetemp = tempfile.mkdtemp(prefix="canfield-pytest-")
+        config.stash[_OWN_BASETEMP] = config.option.basetemp
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    own = config.stash.get(_OWN_BASETEMP, None)
+    if own is not None:
+        shutil.rmtree(own, ignore_errors=True)
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:

@@ -11,7 +11,8 @@ from domain import ALL_RULESETS, get_ruleset
 from domain.rulesets import DEFAULT_RULESET_ID
 
 from .. import projections
-from ..deals import daily_deal, parse_day, pool_of, pool_summary
+from ..daily import closes_at, is_over
+from ..deals import parse_day, pool_of, pool_summary
 from ..errors import NotFound
 from ..openapi import DAILY_DATE, RULESET_IDS
 from ..pool import load_pool
@@ -69,7 +70,7 @@ class DealController(Controller):
         )
 
     @get("/daily", operation_id="getTodaysDeal", summary="Today's shared deal (UTC)",
-         responses=documented(404, 429, 503))
+         responses=documented(429, 503))
     async def today(self, state: State) -> DailyDeal:
         return await self._daily(state, "today")
 
@@ -77,7 +78,7 @@ class DealController(Controller):
         "/daily/{day:str}",
         operation_id="getDailyDeal",
         summary="The shared deal of a UTC date (YYYY-MM-DD or 'today'), the same for everyone",
-        responses=documented(400, 404, 429, 503),
+        responses=documented(400, 429, 503),
     )
     async def daily(self, state: State, day: Annotated[str, _DAY]) -> DailyDeal:
         return await self._daily(state, day)
@@ -85,9 +86,9 @@ class DealController(Controller):
     @get(
         "/daily/{day:str}/leaderboard",
         operation_id="getDailyLeaderboard",
-        summary="Wins on a date's daily deal, by moves then time: unassisted, and only once the stored "
-        "event log has replayed through the rules to a win",
-        responses=documented(400, 404, 429, 503),
+        summary="One entry per player (their first game of the date's deal): unassisted wins ranked by moves "
+        "then time, each only once its stored event log has replayed through the rules to a win",
+        responses=documented(400, 429, 503),
     )
     async def leaderboard(
         self,
@@ -96,27 +97,29 @@ class DealController(Controller):
         limit: Annotated[int, QueryParameter(ge=1, le=LEADERBOARD_MAX, description="at most this many entries")] = 100,
     ) -> Leaderboard:
         games = games_of(state)
-        # Any past date: a board outlives the window in which its deal can still be dealt.
-        chosen = parse_day(day, games.clock().date(), LEADERBOARD_PAST_DAYS)
-        ruleset, number = daily_deal(chosen, games.settings.daily_secret)
+        now = games.clock()
+        # Any past date: a board outlives the window in which its deal can still be dealt. The
+        # board never prepares a deal: a date nobody dealt has no entries.
+        chosen = parse_day(day, now.date(), LEADERBOARD_PAST_DAYS)
+        stored = await games.daily.stored(chosen)
         entries = await projections.leaderboard(games.store.pool, chosen, limit)
         return msgspec.convert(
-            {"date": chosen.isoformat(), "ruleset": {"id": ruleset.id, "version": ruleset.version}, "pool": number,
-             "entries": entries},
+            {"date": chosen.isoformat(),
+             "ruleset": None if stored is None else stored.ruleset.id,
+             "rulesetVersion": None if stored is None else stored.ruleset.version,
+             "closesAt": closes_at(chosen), "closed": is_over(chosen, now), "entries": entries},
             Leaderboard,
         )
 
     async def _daily(self, state: State, text: str) -> DailyDeal:
         games = games_of(state)
-        settings = games.settings
         today = games.clock().date()  # the one clock game creation uses too
-        chosen = parse_day(text, today, settings.daily_past_days)
-        ruleset, number = daily_deal(chosen, settings.daily_secret)
-        item = pool_of(ruleset).deal(number)
+        chosen = parse_day(text, today, games.settings.daily_past_days)
+        deal = await games.daily.deal(chosen)
         plays, wins = await projections.daily_figures(games.store.pool, chosen)
         return DailyDeal(
-            date=chosen.isoformat(), ruleset=_ref(ruleset.id, ruleset.version), pool=number, line_length=item.length,
-            plays=plays, wins=wins,
+            date=chosen.isoformat(), ruleset=deal.ruleset.id, ruleset_version=deal.ruleset.version, verified=True,
+            line_length=deal.line_length, verified_at=deal.verified_at, closes_at=deal.closes_at, plays=plays, wins=wins,
         )
 
 

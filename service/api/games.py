@@ -12,6 +12,7 @@ from litestar.response import Response
 
 from domain import parse_command
 
+from ..errors import Unauthorized
 from ..openapi import IDEMPOTENCY_KEY, IF_MATCH, NDJSON, header, response_headers
 from ..problems import documented
 from ..schemas import EventPage, GameView, Hints, LegalMoves, MoveRequest, MoveResult, NewGame
@@ -20,6 +21,17 @@ from .common import bearer_token, etag, games_of, idempotency_key, if_match, par
 _GAME_ID = PathParameter(description="the game's id (a UUID)")
 _AFTER = QueryParameter(ge=0, le=2**31 - 1, description="return events after this version")
 _LIMIT = QueryParameter(ge=1, le=1000, description="at most this many events")
+# Reads are public, except a daily game's until its date (UTC) is over: then only its player's token.
+_READ_SECURITY: list[dict[str, list[str]]] = [{}, {"bearer": []}]
+
+
+def reader_token(request: Request[Any, Any, Any]) -> str | None:
+    """The bearer token a read came with, if any (a malformed one counts as none: most reads are
+    public, and a daily game in its date refuses a read without its player's token anyway)."""
+    try:
+        return bearer_token(request)
+    except Unauthorized:
+        return None
 
 
 class GameController(Controller):
@@ -47,12 +59,14 @@ class GameController(Controller):
         summary="The game view (ETag is its version; If-None-Match gives 304)",
         responses={
             304: ResponseSpec(data_container=None, description="If-None-Match named the current ETag: nothing changed"),
-            **documented(400, 404, 429, 503),
+            **documented(400, 401, 403, 404, 429, 503),
         },
         response_headers=response_headers("ETag"),
+        security=_READ_SECURITY,
     )
     async def read(
         self,
+        request: Request[Any, Any, Any],
         state: State,
         game_id: Annotated[UUID, _GAME_ID],
         if_none_match: Annotated[
@@ -63,7 +77,7 @@ class GameController(Controller):
             ),
         ] = None,
     ) -> Response[GameView]:
-        view = await games_of(state).view(game_id)
+        view = await games_of(state).view(game_id, reader_token(request))
         tag = etag(view["version"])
         if if_none_match is not None and tag in {t.strip() for t in if_none_match.split(",")}:
             return Response(None, status_code=304, headers={"ETag": tag})
@@ -122,11 +136,14 @@ class GameController(Controller):
         "/{game_id:uuid}/legal-moves",
         operation_id="listLegalMoves",
         summary="Every legal move now, each a MoveRequest that can be sent back as it is",
-        responses=documented(400, 404, 429, 503),
+        responses=documented(400, 401, 403, 404, 429, 503),
         response_headers=response_headers("ETag"),
+        security=_READ_SECURITY,
     )
-    async def legal_moves(self, state: State, game_id: Annotated[UUID, _GAME_ID]) -> Response[LegalMoves]:
-        body = await games_of(state).legal_moves(game_id)
+    async def legal_moves(
+        self, request: Request[Any, Any, Any], state: State, game_id: Annotated[UUID, _GAME_ID]
+    ) -> Response[LegalMoves]:
+        body = await games_of(state).legal_moves(game_id, reader_token(request))
         return Response(body, headers={"ETag": etag(body["version"])})
 
     @get(
@@ -149,7 +166,7 @@ class GameController(Controller):
             ),
         ] = False,
     ) -> Response[Hints]:
-        body = await games_of(state).hints(game_id, solver, bearer_token(request) if solver else None)
+        body = await games_of(state).hints(game_id, solver, bearer_token(request) if solver else reader_token(request))
         return Response(body, headers={"ETag": etag(body["version"])})
 
     @get(
@@ -157,8 +174,9 @@ class GameController(Controller):
         operation_id="listEvents",
         summary="The event log: a JSON page, or the same events as application/x-ndjson by Accept; hidden cards "
         "withheld while playing",
-        responses=documented(400, 404, 429, 503),
+        responses=documented(400, 401, 403, 404, 429, 503),
         media_type=MediaType.JSON,
+        security=_READ_SECURITY,
     )
     async def events(
         self,
@@ -168,7 +186,7 @@ class GameController(Controller):
         after: Annotated[int, _AFTER] = 0,
         limit: Annotated[int, _LIMIT] = 100,
     ) -> Response[EventPage]:
-        page = await games_of(state).events(game_id, after, limit)
+        page = await games_of(state).events(game_id, after, limit, reader_token(request))
         if _wants_ndjson(request):
             return _ndjson(page["events"])  # type: ignore[return-value]
         return Response(page)
@@ -178,8 +196,9 @@ class GameController(Controller):
         operation_id="exportEvents",
         summary="The event log as application/x-ndjson, one event (an EventView) per line, whatever the Accept "
         "header says but text/plain (the same lines, for clients that read text): the same events as listEvents",
-        responses=documented(400, 404, 429, 503),
+        responses=documented(400, 401, 403, 404, 429, 503),
         media_type=NDJSON,
+        security=_READ_SECURITY,
     )
     async def export_events(
         self,
@@ -189,7 +208,7 @@ class GameController(Controller):
         after: Annotated[int, _AFTER] = 0,
         limit: Annotated[int, _LIMIT] = 100,
     ) -> Response[str]:
-        page = await games_of(state).events(game_id, after, limit)
+        page = await games_of(state).events(game_id, after, limit, reader_token(request))
         accept = request.headers.get("accept", "")
         as_text = "text/plain" in accept and NDJSON not in accept
         return _ndjson(page["events"], "text/plain; charset=utf-8" if as_text else NDJSON)
@@ -198,13 +217,14 @@ class GameController(Controller):
         "/{game_id:uuid}/states/{version:int}",
         operation_id="getGameState",
         summary="The game view as it was after that many events (a replay of the stored events)",
-        responses=documented(400, 404, 429, 503),
+        responses=documented(400, 401, 403, 404, 429, 503),
         response_headers=response_headers("ETag"),
+        security=_READ_SECURITY,
     )
     async def state_at(
-        self, state: State, game_id: Annotated[UUID, _GAME_ID], version: Annotated[int, PathParameter(ge=1, le=2**31 - 1, description="a version of the game, 1 .. its current version")]
+        self, request: Request[Any, Any, Any], state: State, game_id: Annotated[UUID, _GAME_ID], version: Annotated[int, PathParameter(ge=1, le=2**31 - 1, description="a version of the game, 1 .. its current version")]
     ) -> Response[GameView]:
-        view = await games_of(state).state_at(game_id, version)
+        view = await games_of(state).state_at(game_id, version, reader_token(request))
         return Response(view, headers={"ETag": etag(view["version"])})
 
 

@@ -1,16 +1,16 @@
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 from uuid import UUID
 
 from litestar import Controller, get, post
 from litestar.datastructures import State
-from litestar.params import Body, PathParameter, SkipValidation
+from litestar.params import Body, PathParameter, QueryParameter, SkipValidation
 from litestar.response import Response
 
 from ..openapi import response_headers
 from ..problems import documented
-from ..schemas import NewPlayer, Player, PlayerCreated
+from ..schemas import GameList, NewPlayer, Player, PlayerCreated
 from .common import games_of, parse_body
 
 
@@ -36,3 +36,28 @@ class PlayerController(Controller):
         self, state: State, player_id: Annotated[UUID, PathParameter(description="the player's id")]
     ) -> Player:
         return await games_of(state).player(player_id)  # type: ignore[return-value]
+
+    @get(
+        "/{player_id:uuid}/games",
+        operation_id="listPlayerGames",
+        summary="A player's games, newest first, a page at a time (find and resume a game)",
+        responses=documented(400, 404, 429, 503),
+    )
+    async def games(
+        self,
+        state: State,
+        player_id: Annotated[UUID, PathParameter(description="the player's id")],
+        status: Annotated[
+            Literal["playing", "ended"] | None,
+            QueryParameter(description="only games in progress, or only ended games (won, stalled, resigned)"),
+        ] = None,
+        limit: Annotated[int, QueryParameter(ge=1, le=1000, description="at most this many games")] = 100,
+        before: Annotated[
+            str | None,
+            QueryParameter(
+                pattern="^[A-Za-z0-9_-]{1,200}$",
+                description="the 'nextBefore' cursor of the previous page (opaque): the games older than that page",
+            ),
+        ] = None,
+    ) -> GameList:
+        return await games_of(state).player_games(player_id, status, before, limit)  # type: ignore[return-value]

@@ -39,8 +39,9 @@ Server-Sent Events (`text/event-stream`), in this order:
 that version. Resuming a game that has ended after its final version answers `204` (which tells
 EventSource to stop reconnecting).
 
-A bearer token is optional; open streams are capped per player (per client address without a
-token): one more is `429 rate_limited` with `Retry-After`. If the server stops or loses its
+A bearer token is optional, except for a daily game whose date (UTC) is not over yet: that
+answers only to its player (`401` without the token, `403` with another). Open streams are capped
+per player (per client address without a token): one more is `429 rate_limited` with `Retry-After`. If the server stops or loses its
 database, the stream just ends: reconnect with `Last-Event-ID`.
 """
 
@@ -79,7 +80,7 @@ class StreamController(Controller):
         response_description="an event stream: view, game-event ... , end",
         responses={
             204: ResponseSpec(data_container=None, description="resumed after the final version of a finished game: nothing more will come"),
-            **documented(400, 401, 404, 429, 503),
+            **documented(400, 401, 403, 404, 429, 503),
         },
         security=[{}, {"bearer": []}],
     )
@@ -117,6 +118,7 @@ class StreamController(Controller):
             game = await games.store.load_game(game_id)
             if game is None:
                 raise NotFound(f"no game {game_id}")
+            await games.readable(game, token)
             if resume is not None and resume > game.version:
                 raise BadRequest(f"game {game_id} is at version {game.version}: there is no version {resume} to resume after")
         except BaseException:

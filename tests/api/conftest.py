@@ -4,24 +4,28 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import httpx
 import pytest
 import uvicorn
 
+from domain import CODES, Command, Draw, MoveCard, Recycle
 from service.app import create_app
+from service.games import utc_now
 from service.settings import Settings
 from tests.live import free_port
 
 
 @contextmanager
-def running_server(settings: Settings) -> Iterator[str]:
-    """A real uvicorn server for ``settings`` (its port) in a thread; yields its base URL."""
+def running_server(settings: Settings, clock: Callable[[], datetime] = utc_now) -> Iterator[str]:
+    """A real uvicorn server for ``settings`` (its port) in a thread; yields its base URL.
+    ``clock`` is the service's clock (``Clock`` lets a test move it)."""
     config = uvicorn.Config(
-        create_app(settings), host="127.0.0.1", port=settings.port, log_level="critical", lifespan="on"
+        create_app(settings, clock), host="127.0.0.1", port=settings.port, log_level="critical", lifespan="on"
     )
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
@@ -89,6 +93,25 @@ class Player:
         return self.client.post(f"/games/{game_id}/moves", json=move, headers={**self.auth, **headers})
 
 
+def api_move(command: Command) -> dict[str, Any]:
+    if isinstance(command, Draw):
+        return {"type": "draw"}
+    if isinstance(command, Recycle):
+        return {"type": "recycle"}
+    assert isinstance(command, MoveCard)
+    return {"type": "move", "card": CODES[command.card], "to": command.to}
+
+
+def play_line(player: Player, game_id: str, line: list[Command]) -> dict[str, Any]:
+    """Send each move of ``line``; the last reply."""
+    body: dict[str, Any] = {}
+    for command in line:
+        response = player.move(game_id, api_move(command))
+        assert response.status_code == 200, response.text
+        body = response.json()
+    return body
+
+
 @pytest.fixture
 def ann(client: httpx.Client) -> Player:
     return Player(client, "Ann")
@@ -97,3 +120,46 @@ def ann(client: httpx.Client) -> Player:
 @pytest.fixture
 def bob(client: httpx.Client) -> Player:
     return Player(client, "Bob")
+
+
+# ---------------------------------------------------------------- a server whose clock a test moves
+
+
+class Clock:
+    """The service's clock in tests: an instant that stands still until a test moves it (no sleeps)."""
+
+    START = datetime(2030, 6, 15, 9, 0, tzinfo=UTC)
+
+    def __init__(self) -> None:
+        self.now = self.START
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def advance(self, **delta: float) -> None:
+        self.now += timedelta(**delta)
+
+
+@pytest.fixture(scope="session")
+def _session_clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture(scope="session")
+def clocked_server_url(database_url: str, _session_clock: Clock) -> Iterator[str]:
+    with running_server(server_settings(database_url), clock=_session_clock) as url:
+        yield url
+
+
+@pytest.fixture
+def clock(_session_clock: Clock) -> Clock:
+    """The clock of ``clocked``'s server, set back to ``Clock.START`` for this test."""
+    _session_clock.now = Clock.START
+    return _session_clock
+
+
+@pytest.fixture
+def clocked(clocked_server_url: str, clean_database: str, clock: Clock) -> Iterator[httpx.Client]:
+    """A client of the server whose clock is ``clock``."""
+    with httpx.Client(base_url=clocked_server_url, timeout=30) as http:
+        yield http

@@ -4,7 +4,7 @@ import httpx
 import pytest
 
 from domain import CODES, get_ruleset, shuffled_deck
-from service.deals import daily_number
+from service.daily import candidate_seed
 from service.pool import load_pool
 
 from .conftest import Player
@@ -69,24 +69,26 @@ def test_a_ruleset_without_a_pool_says_so(monkeypatch: pytest.MonkeyPatch) -> No
         deals.pool_of(get_ruleset("classic"))
 
 
-def test_the_daily_deal_is_the_same_for_everyone_and_comes_from_the_pool(client: httpx.Client, ann: Player, bob: Player) -> None:
+def test_the_daily_deal_is_the_same_for_everyone_and_in_no_pool(client: httpx.Client, ann: Player, bob: Player) -> None:
     daily = client.get("/deals/daily").json()
-    assert daily["date"] == today().isoformat() and daily["ruleset"]["id"] == "open-runs"
-    assert 1 <= daily["pool"] <= POOL.size
+    assert daily["date"] == today().isoformat() and daily["ruleset"] == "open-runs" and daily["verified"] is True
+    assert "pool" not in daily and "seed" not in daily
     assert client.get(f"/deals/daily/{today().isoformat()}").json() == daily
     first = ann.new_game(deal={"daily": "today"})
     second = bob.new_game(deal={"daily": today().isoformat()})
     assert first["table"] == second["table"]
-    assert first["deal"] == {"source": "daily", "daily": today().isoformat(), "practice": False}  # no pool number
+    assert first["deal"] == {"source": "daily", "daily": today().isoformat(), "practice": False}
 
 
-def test_the_daily_deal_depends_on_the_server_secret() -> None:
+def test_the_daily_candidates_depend_on_the_server_secret() -> None:
     days = [date(2026, 1, 1) + timedelta(days=i) for i in range(40)]
-    with_one = [daily_number(d, 1500, "one") for d in days]
-    with_other = [daily_number(d, 1500, "other") for d in days]
-    assert with_one != with_other
-    assert len(set(with_one)) > 30  # spread over the pool
-    assert with_one == [daily_number(d, 1500, "one") for d in days]  # stable
+    with_one = [candidate_seed("one", "open-runs", d, 0) for d in days]
+    with_other = [candidate_seed("other", "open-runs", d, 0) for d in days]
+    assert not set(with_one) & set(with_other)
+    assert len(set(with_one)) == 40 and all(0 <= seed < 2**53 for seed in with_one)
+    assert with_one == [candidate_seed("one", "open-runs", d, 0) for d in days]  # stable
+    assert candidate_seed("one", "open-runs", days[0], 1) not in with_one  # the next candidate of a date differs
+    assert not set(with_one) & {item.seed for item in POOL.deals}  # never a pool deal
 
 
 @pytest.mark.parametrize(

@@ -54,3 +54,24 @@ def test_tokens_are_stored_only_as_hashes(client: httpx.Client, ann: Player, cle
     assert stored is not None
     assert ann.token.encode() not in bytes(stored[0])
     assert len(bytes(stored[0])) == 32
+
+
+def test_every_hosted_version_of_a_ruleset_can_be_read(client: httpx.Client) -> None:
+    listed = {(r["id"], r["version"]): r for r in client.get("/rulesets").json()["rulesets"]}
+    for (ruleset_id, version), view in listed.items():
+        response = client.get(f"/rulesets/{ruleset_id}/versions/{version}")
+        assert response.status_code == 200, response.text
+        assert response.json() == view
+    missing = client.get("/rulesets/classic/versions/99")
+    assert missing.status_code == 404 and missing.json()["code"] == "not_found"
+    assert "hosted versions are 1" in missing.json()["detail"]
+    unknown = client.get("/rulesets/klondike/versions/1")
+    assert unknown.status_code == 404 and "classic, draw-one, open-runs" in unknown.json()["detail"]
+    for bad in ("0", "x", "1.0", "-1"):
+        assert client.get(f"/rulesets/classic/versions/{bad}").status_code in (400, 404)
+
+
+def test_a_game_names_the_ruleset_version_it_replays_under(client: httpx.Client, ann: Player) -> None:
+    game = ann.new_game(ruleset="draw-one", deal={"seed": 5})
+    rules = client.get(f"/rulesets/{game['ruleset']['id']}/versions/{game['ruleset']['version']}").json()
+    assert rules["drawCount"] == 1 and rules["key"] == f"draw-one@{game['ruleset']['version']}"

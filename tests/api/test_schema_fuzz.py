@@ -90,6 +90,7 @@ SEMANTIC_400 = re.compile(
             r"Idempotency-Key was already used for a different move",  # a key reused for another move
             r"there is no version \d+ to resume after",  # resuming a stream past the game's version
             r"must be a game version, 0 \.\. ",  # a version past 2^31 - 1
+            r"is not a cursor of this list",  # a games-list cursor the list did not give
         ]
     )
 )

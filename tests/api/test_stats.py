@@ -2,51 +2,33 @@
 
 from __future__ import annotations
 
-import time
-from datetime import UTC, datetime, timedelta
-from typing import Any
+from datetime import UTC, date, datetime, timedelta
 
 import httpx
 import psycopg
 
-from domain import CODES, Command, Draw, MoveCard, Recycle
-from service.deals import daily_deal
+from domain import Command
 from service.pool import decode_line, load_pool
 from service.projections import rebuild_projections
-from service.settings import Settings
 
-from .conftest import Player
+from .conftest import Clock, Player, play_line
 
 POOL = load_pool("open-runs")
 assert POOL is not None
-SECRET = Settings().daily_secret  # the test server's
-
-
-def api_move(command: Command) -> dict[str, Any]:
-    if isinstance(command, Draw):
-        return {"type": "draw"}
-    if isinstance(command, Recycle):
-        return {"type": "recycle"}
-    assert isinstance(command, MoveCard)
-    return {"type": "move", "card": CODES[command.card], "to": command.to}
-
-
-def play_line(player: Player, game_id: str, line: list[Command]) -> dict[str, Any]:
-    body: dict[str, Any] = {}
-    for command in line:
-        response = player.move(game_id, api_move(command))
-        assert response.status_code == 200, response.text
-        body = response.json()
-    return body
 
 
 def today() -> str:
     return datetime.now(UTC).date().isoformat()
 
 
-def daily_line() -> tuple[int, list[Command]]:
-    _, number = daily_deal(datetime.now(UTC).date(), SECRET)
-    return number, decode_line(POOL.deal(number).line)
+def daily_line(client: httpx.Client, url: str, day: date | str = "today") -> list[Command]:
+    """The stored winning line of a date's daily deal (asking the server for the deal first)."""
+    daily = client.get(f"/deals/daily/{day}")
+    assert daily.status_code == 200, daily.text
+    with psycopg.connect(url) as conn:
+        row = conn.execute("SELECT line FROM daily_deals WHERE day = %s", (date.fromisoformat(daily.json()["date"]),)).fetchone()
+    assert row is not None
+    return decode_line(row[0])
 
 
 def test_player_stats_per_ruleset(client: httpx.Client, ann: Player) -> None:
@@ -104,38 +86,39 @@ def test_stats_over_all_players_and_per_source(client: httpx.Client, ann: Player
     assert sources["deck"]["winRate"] is None
 
 
-def test_pool_and_daily_deals_count_plays_and_wins(client: httpx.Client, ann: Player) -> None:
-    number, line = daily_line()
-    assert client.get(f"/deals/pool/{number}").json()["plays"] == 0
+def test_pool_and_daily_deals_count_plays_and_wins(client: httpx.Client, clean_database: str, ann: Player) -> None:
+    line = daily_line(client, clean_database)
     game = ann.new_game(deal={"daily": "today"})
-    ann.new_game(deal={"pool": number})
-    pool_deal = client.get(f"/deals/pool/{number}").json()
-    assert (pool_deal["plays"], pool_deal["wins"]) == (2, 0)  # the daily deal is that pool deal too
+    ann.new_game(deal={"pool": 3})
+    assert {k: client.get("/deals/pool/3").json()[k] for k in ("plays", "wins")} == {"plays": 1, "wins": 0}
     assert (client.get("/deals/daily").json()["plays"], client.get("/deals/daily").json()["wins"]) == (1, 0)
     play_line(ann, game["id"], line)
     assert {k: client.get(f"/deals/daily/{today()}").json()[k] for k in ("plays", "wins")} == {"plays": 1, "wins": 1}
-    assert {k: client.get(f"/deals/pool/{number}").json()[k] for k in ("plays", "wins")} == {"plays": 2, "wins": 1}
+    assert {k: client.get("/deals/pool/3").json()[k] for k in ("plays", "wins")} == {"plays": 1, "wins": 0}  # in no pool
     yesterday = (datetime.now(UTC).date() - timedelta(days=1)).isoformat()
     assert client.get(f"/deals/daily/{yesterday}").json()["plays"] == 0
 
 
 def test_the_daily_leaderboard_ranks_verified_unassisted_wins(
-    client: httpx.Client, clean_database: str, ann: Player, bob: Player
+    clocked: httpx.Client, clock: Clock, clean_database: str
 ) -> None:
-    number, line = daily_line()
-    cid, dan, eve = Player(client, "Cid"), Player(client, "Dan"), Player(client, "Eve")
+    client = clocked
+    line = daily_line(client, clean_database)
+    day = Clock.START.date().isoformat()
+    ann, bob, cid, dan, eve = (Player(client, name) for name in ("Ann", "Bob", "Cid", "Dan", "Eve"))
 
     fast = ann.new_game(deal={"daily": "today"})
+    clock.advance(seconds=90)
     play_line(ann, fast["id"], line)
-    longer = bob.new_game(deal={"daily": today()})
+    longer = bob.new_game(deal={"daily": day})
     for _ in range(2):  # a draw taken back, twice: 4 moves more than Ann
         assert bob.move(longer["id"], {"type": "draw"}).status_code == 200
         assert bob.move(longer["id"], {"type": "undo"}).status_code == 200
     play_line(bob, longer["id"], line)
     slow = cid.new_game(deal={"daily": "today"})
     play_line(cid, slow["id"], line[:-1])
-    time.sleep(0.3)
-    play_line(cid, slow["id"], line[-1:])  # as few moves as Ann, more time
+    clock.advance(seconds=120)  # as few moves as Ann, more time
+    play_line(cid, slow["id"], line[-1:])
 
     assisted = dan.new_game(deal={"daily": "today"})
     hinted = client.get(f"/games/{assisted['id']}/hints?solver=true", headers=dan.auth)
@@ -153,43 +136,49 @@ def test_the_daily_leaderboard_ranks_verified_unassisted_wins(
             (edited["id"], edited["id"]),
         ).rowcount
     assert changed == 1
+    clock.advance(seconds=1)
     final = play_line(eve, edited["id"], line[-1:])
     assert final["game"]["status"] == "won"  # the game as played is won ...
 
-    board = client.get(f"/deals/daily/{today()}/leaderboard")
+    board = client.get(f"/deals/daily/{day}/leaderboard")
     assert board.status_code == 200, board.text
     body = board.json()
-    assert (body["date"], body["pool"], body["ruleset"]) == (today(), number, {"id": "open-runs", "version": 1})
+    assert (body["date"], body["ruleset"], body["rulesetVersion"], body["closed"]) == (day, "open-runs", 1, False)
+    assert "pool" not in body
     entries = body["entries"]
-    # ... but only wins whose stored log replays through the rules are listed: not Dan's, not Eve's.
-    assert [e["name"] for e in entries] == ["Ann", "Cid", "Bob"]
-    assert [e["rank"] for e in entries] == [1, 2, 3]
-    assert [e["moves"] for e in entries] == [len(line), len(line), len(line) + 4]
-    assert entries[0]["seconds"] < entries[1]["seconds"]
+    # ... but only wins whose stored log replays through the rules are ranked: not Dan's, not Eve's.
+    assert [(e["name"], e["rank"], e["unranked"]) for e in entries] == [
+        ("Ann", 1, None), ("Cid", 2, None), ("Bob", 3, None), ("Dan", None, "assisted"), ("Eve", None, "unverified"),
+    ]
+    assert [e["moves"] for e in entries[:3]] == [len(line), len(line), len(line) + 4]
+    assert [e["seconds"] for e in entries[:3]] == [90.0, 120.0, 0.0]
     assert entries[0]["game"] == fast["id"] and entries[0]["player"] == ann.id
+    assert [e["status"] for e in entries] == ["won"] * 5 and [e["assisted"] for e in entries] == [False] * 3 + [True, False]
     assert [e["name"] for e in client.get("/deals/daily/today/leaderboard?limit=2").json()["entries"]] == ["Ann", "Cid"]
     assert client.get("/deals/daily/today/leaderboard?limit=0").status_code == 400
     assert client.get("/deals/daily/today/leaderboard?limit=1001").status_code == 400
-    tomorrow = (datetime.now(UTC).date() + timedelta(days=1)).isoformat()
+    tomorrow = (Clock.START.date() + timedelta(days=1)).isoformat()
     assert client.get(f"/deals/daily/{tomorrow}/leaderboard").json()["code"] == "invalid_request"
-    assert client.get("/deals/daily/2020-01-01/leaderboard").json()["entries"] == []
+    old = client.get("/deals/daily/2020-01-01/leaderboard").json()
+    assert (old["entries"], old["ruleset"], old["rulesetVersion"], old["closed"]) == ([], None, None, True)
 
-    # A forged win: Fay resigns, then her GameResigned becomes a GameWon and a row is put on the
-    # board by hand. The rebuild replays every log through the rules and lists the same three.
+    # A forged win: Fay resigns, then her GameResigned becomes a GameWon and her row is ranked by
+    # hand. The rebuild replays every log through the rules and ranks the same three.
     fay = Player(client, "Fay")
     forged = fay.new_game(deal={"daily": "today"})
     play_line(fay, forged["id"], line[:-1])
+    clock.advance(seconds=1)
     assert fay.move(forged["id"], {"type": "resign"}).status_code == 200
     with psycopg.connect(clean_database, autocommit=True) as conn:
         conn.execute("UPDATE events SET type = 'GameWon' WHERE game_id = %s AND type = 'GameResigned'", (forged["id"],))
         conn.execute("UPDATE games SET status = 'won' WHERE id = %s", (forged["id"],))
         conn.execute(
-            "INSERT INTO daily_leaderboard (game_id, day, player_id, moves, seconds, finished_at) "
-            "VALUES (%s, %s, %s, 1, 0.1, now())",
-            (forged["id"], today(), fay.id),
+            "UPDATE daily_leaderboard SET moves = 1, seconds = 0.1, status = 'won', unranked = NULL WHERE game_id = %s",
+            (forged["id"],),
         )
     assert client.get("/deals/daily/today/leaderboard").json()["entries"][0]["name"] == "Fay"  # the hand-made row
-    counts = rebuild_projections(clean_database, daily_secret=SECRET)
-    assert counts["refused"] == 2 and counts["leaderboard"] == 3  # Eve's and Fay's logs fail the rules
+    counts = rebuild_projections(clean_database)
+    assert (counts["leaderboard"], counts["ranked"], counts["refused"]) == (6, 3, 2)  # Eve's and Fay's logs fail
     rebuilt = client.get("/deals/daily/today/leaderboard").json()["entries"]
-    assert [(e["name"], e["moves"], e["seconds"]) for e in rebuilt] == [(e["name"], e["moves"], e["seconds"]) for e in entries]
+    assert rebuilt[:5] == entries
+    assert (rebuilt[5]["name"], rebuilt[5]["rank"], rebuilt[5]["unranked"]) == ("Fay", None, "unverified")

@@ -4,13 +4,14 @@ the shared test database) and a new game in it."""
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from datetime import datetime
 from typing import Any
 
 import pytest
 
-from service.games import Games
+from service.games import Games, utc_now
 from service.schemas import DealRequest, NewGame
 from service.settings import Settings
 from service.store import EventStore, open_pool
@@ -18,16 +19,17 @@ from service.store import EventStore, open_pool
 
 @asynccontextmanager
 async def server_process(
-    url: str, pool_size: int, statement_timeout_ms: int = 5000, **settings: Any
+    url: str, pool_size: int, statement_timeout_ms: int = 5000, clock: Callable[[], datetime] = utc_now, **settings: Any
 ) -> AsyncIterator[Games]:
     """What one server process has: its own pool and its own cache, on the shared database."""
     pool = open_pool(url, 1, pool_size, statement_timeout_ms)
     await pool.open()
-    games = Games(EventStore(pool), Settings(database_url=url, **settings))
+    games = Games(EventStore(pool), Settings(database_url=url, **settings), clock)
     try:
         yield games
     finally:
         await games.batcher.close()
+        await games.daily.close()
         await pool.close()
 
 

@@ -7,7 +7,7 @@ import random
 import time
 import uuid
 from collections.abc import AsyncIterator
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 import psycopg
@@ -30,7 +30,7 @@ from domain import (
 )
 from domain.codec import snapshot_to_state
 from service import projections
-from service.deals import daily_deal
+from service.daily import DailyDeal, daily_source
 from service.games import Games
 from service.pool import decode_line, load_pool, start_state
 from service.projections import PROJECTION_TABLES, rebuild_projections
@@ -40,7 +40,7 @@ from service.store import EventStore
 
 POOL = load_pool("open-runs")
 assert POOL is not None, "the repository ships an open-runs pool"
-SECRET = Settings().daily_secret
+START = datetime(2030, 6, 15, 9, 0, tzinfo=UTC)
 
 # Winning lines found once with `canfield solve` (and checked below through the rules engine).
 WINS: dict[str, tuple[int, str]] = {
@@ -63,8 +63,20 @@ WINS: dict[str, tuple[int, str]] = {
 }
 
 
+class TickingClock:
+    """The service's clock: a millisecond later at each reading, from 2030-06-15 09:00 UTC (so no
+    run crosses a date by accident)."""
+
+    def __init__(self) -> None:
+        self.now = START
+
+    def __call__(self) -> datetime:
+        self.now += timedelta(milliseconds=1)
+        return self.now
+
+
 def today() -> datetime:
-    return datetime.now(UTC)
+    return START
 
 
 @pytest.fixture
@@ -75,9 +87,11 @@ async def games(clean_database: str) -> AsyncIterator[Games]:
         kwargs={"autocommit": True, "options": "-c statement_timeout=5000 -c synchronous_commit=off"},
     )
     await pool.open()
+    games = Games(EventStore(pool), Settings(database_url=clean_database), TickingClock())
     try:
-        yield Games(EventStore(pool), Settings(database_url=clean_database))
+        yield games
     finally:
+        await games.daily.close()
         await pool.close()
 
 
@@ -86,7 +100,7 @@ def projection_rows(url: str) -> dict[str, list[tuple[Any, ...]]]:
     with psycopg.connect(url) as conn:
         found = {}
         for table in PROJECTION_TABLES:
-            columns = "game_id, day, player_id, moves, seconds, finished_at" if table == "daily_leaderboard" else "*"
+            columns = "game_id, day, player_id, moves, seconds, finished_at, status, assisted, unranked" if table == "daily_leaderboard" else "*"
             found[table] = sorted(conn.execute(f"SELECT {columns} FROM {table}").fetchall(), key=repr)
     return found
 
@@ -106,18 +120,18 @@ async def play(games: Games, token: str, game_id: uuid.UUID, state: GameState, c
     return state
 
 
-def winning_deal(rng: random.Random) -> tuple[str, DealRequest, list[Command]]:
-    """A deal with a known winning line, from the pool, the daily deal or the solver-found lines."""
-    kind = rng.choice(["classic", "draw-one", "pool", "pool", "daily", "daily"])
+async def winning_deal(games: Games, rng: random.Random) -> tuple[str, DealRequest, list[Command]]:
+    """A deal with a known winning line, from the pool, a daily deal (today's: entries and
+    practice games; earlier: practice) or the solver-found lines."""
+    kind = rng.choice(["classic", "draw-one", "pool", "pool", "daily", "daily", "daily"])
     if kind in WINS:
         seed, line = WINS[kind]
         return kind, DealRequest(seed=seed), decode_line(line)
     if kind == "pool":
         number = rng.randint(1, POOL.size)
         return "open-runs", DealRequest(pool=number), decode_line(POOL.deal(number).line)
-    day = (today() - timedelta(days=rng.randint(0, 2))).date()
-    _, number = daily_deal(day, SECRET)
-    return "open-runs", DealRequest(daily=day.isoformat()), decode_line(POOL.deal(number).line)
+    day = (today() - timedelta(days=rng.choice([0, 0, 1]))).date()
+    return "open-runs", DealRequest(daily=day.isoformat()), decode_line((await games.daily.deal(day)).line)
 
 
 def random_deal(rng: random.Random) -> tuple[str, DealRequest]:
@@ -148,7 +162,9 @@ async def test_incremental_projections_equal_a_rebuild_from_the_event_log(games:
     for number in range(320):
         token = rng.choice(tokens)
         if number % 22 == 0:  # a win (a known line), sometimes with a detour, sometimes assisted
-            ruleset, deal, line = winning_deal(rng)
+            ruleset, deal, line = await winning_deal(games, rng)
+            if deal.daily is not None and rng.random() < 0.5:  # a newcomer: today's deal is their entry
+                token = (await games.create_player(f"newcomer {number}"))["token"]
             game_id, state = await start(games, token, ruleset, deal)
             if rng.random() < 0.4:
                 line = [Draw(), Undo(), *line] if state.stock else line
@@ -176,7 +192,7 @@ async def test_incremental_projections_equal_a_rebuild_from_the_event_log(games:
     assert outcomes["won"] >= 12 and outcomes["stalled"] >= 10 and outcomes["resigned"] >= 100 and outcomes["playing"] >= 10
 
     incremental = projection_rows(clean_database)
-    counts = rebuild_projections(clean_database, daily_secret=SECRET)
+    counts = rebuild_projections(clean_database)
     rebuilt = projection_rows(clean_database)
 
     assert rebuilt == incremental
@@ -186,30 +202,31 @@ async def test_incremental_projections_equal_a_rebuild_from_the_event_log(games:
     assert sum(row[3] for row in rebuilt["player_stats"]) == outcomes["won"]
     assert {row[1] for row in rebuilt["player_stats"]} == {"classic", "draw-one", "open-runs"}
     assert max(row[5] for row in rebuilt["player_stats"]) >= 1  # some streak
-    assert rebuilt["daily_leaderboard"] and counts["refused"] == 0
+    board = rebuilt["daily_leaderboard"]
+    assert counts["refused"] == 0 and counts["ranked"] >= 1 and counts["leaderboard"] == len(board)
+    assert {row[8] for row in board} >= {None, "not-won"}  # ranked wins and other entries
+    assert len({(row[1], row[2]) for row in board}) == len(board)  # one entry per player and date
     assert played_seconds < 25, f"{played_seconds:.1f}s to play the games"
 
 
-async def test_an_assisted_daily_win_counts_as_a_win_but_is_not_listed(games: Games, clean_database: str) -> None:
+async def test_an_assisted_daily_win_counts_as_a_win_but_is_not_ranked(games: Games, clean_database: str) -> None:
     token = (await games.create_player("Ann"))["token"]
     day = today().date()
-    _, number = daily_deal(day, SECRET)
+    line = decode_line((await games.daily.deal(day)).line)
     game_id, state = await start(games, token, "open-runs", DealRequest(daily="today"))
-    for command in [UseSolverHint(), *decode_line(POOL.deal(number).line)]:
+    for command in [UseSolverHint(), *line]:
         state = await play(games, token, game_id, state, command)
     rows = projection_rows(clean_database)
-    assert rows["daily_leaderboard"] == []
+    assert [(row[0], row[6], row[7], row[8]) for row in rows["daily_leaderboard"]] == [(game_id, "won", True, "assisted")]
     assert [(r[2], r[3], r[6], r[7]) for r in rows["player_stats"]] == [(1, 1, None, None)]  # no record either
     assert rows["daily_stats"] == [(day, 1, 1)]
-    assert rows["deal_stats"] == [("open-runs", number, 1, 1)]
+    assert rows["deal_stats"] == []  # a daily deal is no pool deal
 
 
 async def test_a_hand_edited_log_is_refused_by_the_rebuild(games: Games, clean_database: str) -> None:
     ann = (await games.create_player("Ann"))["token"]
     bob = (await games.create_player("Bob"))["token"]
-    day = today().date()
-    _, number = daily_deal(day, SECRET)
-    line = decode_line(POOL.deal(number).line)
+    line = decode_line((await games.daily.deal(today().date())).line)
     honest, state = await start(games, ann, "open-runs", DealRequest(daily="today"))
     for command in line:
         state = await play(games, ann, honest, state, command)
@@ -217,9 +234,10 @@ async def test_a_hand_edited_log_is_refused_by_the_rebuild(games: Games, clean_d
     for command in line[:20]:
         state = await play(games, bob, resigned, state, command)
     state = await play(games, bob, resigned, state, Resign())
-    assert [row[0] for row in projection_rows(clean_database)["daily_leaderboard"]] == [honest]
+    entries = {row[0]: row[8] for row in projection_rows(clean_database)["daily_leaderboard"]}
+    assert entries == {honest: None, resigned: "not-won"}
 
-    assert rebuild_projections(clean_database, daily_secret=SECRET)["leaderboard"] == 1
+    assert rebuild_projections(clean_database)["ranked"] == 1
 
     with psycopg.connect(clean_database, autocommit=True) as conn:
         # Bob's resignation becomes a win, and his games row agrees.
@@ -231,24 +249,33 @@ async def test_a_hand_edited_log_is_refused_by_the_rebuild(games: Games, clean_d
             "WHERE game_id = %s AND version = (SELECT min(version) FROM events WHERE game_id = %s AND type = 'StockDrawn')",
             (honest, honest),
         )
-    counts = rebuild_projections(clean_database, daily_secret=SECRET)
-    assert counts["refused"] == 2 and counts["leaderboard"] == 0
-    assert projection_rows(clean_database)["daily_leaderboard"] == []
+    counts = rebuild_projections(clean_database)
+    assert (counts["refused"], counts["ranked"], counts["leaderboard"]) == (2, 0, 2)
+    entries = {row[0]: row[8] for row in projection_rows(clean_database)["daily_leaderboard"]}
+    assert entries == {honest: "unverified", resigned: "unverified"}
     # Plain replay still folds Bob's forged GameWon into a win: only the leaderboard is verified.
     stats = {row[0]: row for row in projection_rows(clean_database)["player_stats"]}
     assert len(stats) == 2
 
 
+def stored_daily(day: date, number: int) -> DailyDeal:
+    """A daily deal as ``daily_deals`` would hold it; its deck (and line) borrowed from a pool deal."""
+    item = POOL.deal(number)
+    deck = start_state(get_ruleset("open-runs"), item.seed).deck
+    return DailyDeal(day, get_ruleset("open-runs"), 0, item.seed, deck, item.line, item.length, 0, START)
+
+
 def test_verification_refuses_each_kind_of_forgery() -> None:
     day = today().date()
-    _, number = daily_deal(day, SECRET)
+    number = 7
+    stored = stored_daily(day, number)
     ruleset = get_ruleset("open-runs")
-    state = start_state(ruleset, POOL.deal(number).seed, {"source": "daily", "date": day.isoformat(), "pool": number})
+    state = start_state(ruleset, POOL.deal(number).seed, daily_source(day, practice=False))
     from domain import event_data, event_type
     from domain.events import GameDealt
     from domain.rules import deal as deal_event
 
-    first = deal_event(ruleset, state.deck, {"source": "daily", "date": day.isoformat(), "pool": number})
+    first = deal_event(ruleset, state.deck, daily_source(day, practice=False))
     assert isinstance(first, GameDealt)
     log: list[tuple[str, dict[str, Any]]] = [(event_type(first), event_data(first))]
     for command in decode_line(POOL.deal(number).line):
@@ -261,12 +288,16 @@ def test_verification_refuses_each_kind_of_forgery() -> None:
 
     moved = next(i for i, (kind, _) in enumerate(log) if kind == "CardsMoved")
     drawn = next(i for i, (kind, data) in enumerate(log) if kind == "StockDrawn" and len(set(data["cards"])) > 1)
-    win = projections.verify_daily_win(rows(log), SECRET)
+    win = projections.verify_daily_win(rows(log), stored)
     assert win.moves == len(decode_line(POOL.deal(number).line)) and win.day == day
-    forgeries = {
+    forgeries: dict[str, list[tuple[str, dict[str, Any]]] | None] = {
         "a win without the last move": log[:-2] + [("GameWon", {})],
         "an extra GameWon early": log[:5] + [("GameWon", {})],
-        "another day's secret": None,
+        "another day's deal": None,
+        "no deal stored for the date": None,
+        "a practice game": [(log[0][0], {**log[0][1], "deal": daily_source(day, practice=True)})] + log[1:],
+        "another date": [(log[0][0], {**log[0][1], "deal": daily_source(day - timedelta(days=1), practice=False)})]
+        + log[1:],
         "a solver hint": log[:1] + [("SolverHintUsed", {})] + log[1:],
         "a different deck": [(log[0][0], {**log[0][1], "deck": list(reversed(log[0][1]["deck"]))})] + log[1:],
         "a card moved from elsewhere": log[:moved]
@@ -278,10 +309,12 @@ def test_verification_refuses_each_kind_of_forgery() -> None:
     }
     for name, forged in forgeries.items():
         with pytest.raises(projections.Unverified):
-            if forged is None:
-                projections.verify_daily_win(rows(log), "another secret")
+            if name == "another day's deal":
+                projections.verify_daily_win(rows(log), stored_daily(day, number + 1))
+            elif forged is None:
+                projections.verify_daily_win(rows(log), None)
             else:
-                projections.verify_daily_win(rows(forged), SECRET)
+                projections.verify_daily_win(rows(forged), stored)
             pytest.fail(f"accepted {name}")
 
 

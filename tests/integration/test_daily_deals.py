@@ -1,0 +1,160 @@
+"""Daily deals against real PostgreSQL: prepared once and stored, the same for every server process
+(and after a restart), proven before they are stored, waited for (or 503) while being prepared,
+one entry per player and date."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from datetime import UTC, date, datetime, timedelta
+
+import psycopg
+import pytest
+
+from domain import Ruleset, Status, deal, get_ruleset, initial_state, replay_commands, shuffled_deck
+from service.daily import Proof, candidate_seed, prove
+from service.errors import Unavailable
+from service.pool import decode_line
+from service.schemas import DealRequest, NewGame
+from service.settings import DEVELOPMENT_DAILY_SECRET
+
+from .conftest import server_process
+
+NOW = datetime(2030, 6, 15, 9, 0, tzinfo=UTC)
+DAY = NOW.date()
+
+
+def clock() -> datetime:
+    return NOW
+
+
+def stored_rows(url: str) -> list[tuple[date, int, int, list[str]]]:
+    with psycopg.connect(url) as conn:
+        return conn.execute("SELECT day, candidate, seed, deck FROM daily_deals ORDER BY day").fetchall()
+
+
+async def test_two_server_processes_asked_at_once_agree_and_a_restart_reads_the_same(clean_database: str) -> None:
+    async with server_process(clean_database, 4, clock=clock) as one, server_process(clean_database, 4, clock=clock) as two:
+        first, second = await asyncio.gather(one.daily.deal(DAY), two.daily.deal(DAY))
+    assert (first.candidate, first.seed, first.deck, first.line) == (second.candidate, second.seed, second.deck, second.line)
+    assert len(stored_rows(clean_database)) == 1
+    async with server_process(clean_database, 2, clock=clock) as restarted:
+        again = await restarted.daily.deal(DAY)
+    assert (again.seed, again.deck, again.verified_at) == (first.seed, first.deck, first.verified_at)
+    # what was stored is proven: the line wins from the deck through the rules
+    report = replay_commands(initial_state(deal(first.ruleset, first.deck, {})), decode_line(first.line))
+    assert report.ok and report.state.status is Status.WON and first.line_length == len(decode_line(first.line))
+    assert first.seed == candidate_seed(DEVELOPMENT_DAILY_SECRET, "open-runs", DAY, first.candidate)
+
+
+async def test_processes_with_different_secrets_still_serve_the_one_stored_deal(clean_database: str) -> None:
+    async with server_process(clean_database, 4, clock=clock) as one, \
+            server_process(clean_database, 4, clock=clock, daily_secret="another secret") as two:
+        first, second = await asyncio.gather(one.daily.deal(DAY), two.daily.deal(DAY))
+    assert first.deck == second.deck and len(stored_rows(clean_database)) == 1
+
+
+async def test_a_request_while_the_deal_is_prepared_gets_503_with_retry_after(clean_database: str) -> None:
+    released = asyncio.Event()
+    solved: list[int] = []
+
+    async def slow_prover(ruleset: Ruleset, seed: int) -> Proof:
+        await released.wait()
+        solved.append(seed)
+        return prove(ruleset.id, ruleset.version, seed, 200_000, 60.0)
+
+    async with server_process(clean_database, 4, clock=clock, daily_wait_seconds=0) as games:
+        games.daily.prover = slow_prover
+        player = await games.create_player("Ann")
+        for ask in (lambda: games.daily.deal(DAY), lambda: games.create_game(player["token"], NewGame(deal=DealRequest(daily="today")))):
+            with pytest.raises(Unavailable) as refused:
+                await ask()
+            assert refused.value.status == 503 and refused.value.headers == {"Retry-After": "2"}
+            assert "being prepared" in refused.value.detail
+        assert stored_rows(clean_database) == [] and solved == []
+        with psycopg.connect(clean_database) as conn:
+            assert conn.execute("SELECT count(*) FROM games").fetchone() == (0,)  # the refused game was not made
+        released.set()
+        prepared = await games.daily.preparation(DAY)  # the one preparation both requests joined
+        assert await games.daily.deal(DAY) == prepared
+        assert len(solved) == prepared.candidate + 1  # each candidate once, though asked twice
+
+
+async def test_today_and_tomorrow_are_prepared_ahead_and_few_dates_at_once(clean_database: str) -> None:
+    async with server_process(clean_database, 4, clock=clock) as games:
+        assert await games.daily.prepare_ahead() == [DAY, DAY + timedelta(days=1)]
+        assert [row[0] for row in stored_rows(clean_database)] == [DAY, DAY + timedelta(days=1)]
+        assert await games.daily.prepare_ahead() == [DAY, DAY + timedelta(days=1)]  # stored: nothing to do
+
+        released = asyncio.Event()
+
+        async def stuck(ruleset: Ruleset, seed: int) -> Proof:
+            await released.wait()
+            return Proof("lost", None, 1)
+
+        games.daily.prover = stuck
+        past = [DAY - timedelta(days=n) for n in range(1, 6)]
+        for day in past[:4]:
+            games.daily.preparation(day)
+        with pytest.raises(Unavailable) as refused:
+            games.daily.preparation(past[4])
+        assert refused.value.status == 503 and "being prepared" in refused.value.detail
+        await games.daily.close()  # cancels what is in flight
+        assert [row[0] for row in stored_rows(clean_database)] == [DAY, DAY + timedelta(days=1)]
+
+
+async def test_a_candidate_is_stored_only_with_a_line_that_wins_through_the_rules(clean_database: str) -> None:
+    tried: list[int] = []
+
+    async def prover(ruleset: Ruleset, seed: int) -> Proof:
+        tried.append(seed)
+        if len(tried) == 1:
+            return Proof("unknown", None, 200_000)  # out of budget: next candidate
+        if len(tried) == 2:
+            return Proof("won", "D D D", 3)  # a claimed win whose line does not win: never stored
+        return prove(ruleset.id, ruleset.version, seed, 200_000, 60.0)
+
+    async with server_process(clean_database, 4, clock=clock) as games:
+        games.daily.prover = prover
+        found = await games.daily.deal(DAY)
+    assert tried[:3] == [candidate_seed(DEVELOPMENT_DAILY_SECRET, "open-runs", DAY, k) for k in range(3)]
+    assert found.candidate == len(tried) - 1 >= 2 and found.seed == tried[-1]
+    assert found.deck == shuffled_deck(found.seed)
+
+
+async def test_one_entry_per_player_and_date_even_when_two_processes_deal_at_once(clean_database: str) -> None:
+    async with server_process(clean_database, 4, clock=clock) as one, server_process(clean_database, 4, clock=clock) as two:
+        player = await one.create_player("Ann")
+        await one.daily.deal(DAY)
+        request = NewGame(deal=DealRequest(daily="today"))
+        views = await asyncio.gather(*(games.create_game(player["token"], request) for games in (one, two, one, two)))
+    assert sorted(view["deal"]["practice"] for view in views) == [False, True, True, True]
+    with psycopg.connect(clean_database) as conn:
+        rows = conn.execute("SELECT deal FROM games WHERE player_id = %s", (uuid.UUID(player["id"]),)).fetchall()
+    assert sorted(row[0]["practice"] for row in rows) == [False, True, True, True]
+
+
+async def test_a_game_of_a_past_date_is_practice_and_tomorrow_is_not_dealt(clean_database: str) -> None:
+    async with server_process(clean_database, 4, clock=clock) as process:
+        player = await process.create_player("Ann")
+        yesterday = DAY - timedelta(days=1)
+        view = await process.create_game(player["token"], NewGame(deal=DealRequest(daily=yesterday.isoformat())))
+        assert view["deal"] == {"source": "daily", "daily": yesterday.isoformat(), "practice": True}
+        with pytest.raises(Exception, match="not out yet"):
+            await process.create_game(player["token"], NewGame(deal=DealRequest(daily=(DAY + timedelta(days=1)).isoformat())))
+
+
+def test_a_proof_is_a_line_that_wins_or_no_line() -> None:
+    """The first candidates of a secret and a date: each verdict either comes with a line that
+    wins through the rules or has no line; an easy first candidate is won."""
+    ruleset = get_ruleset("open-runs")
+    seeds = [candidate_seed("a secret", ruleset.id, DAY, k) for k in range(3)]
+    proofs = [prove(ruleset.id, ruleset.version, seed, 200_000, 60.0) for seed in seeds]
+    assert proofs[0].result == "won"
+    for seed, proof in zip(seeds, proofs, strict=True):
+        if proof.result != "won":
+            assert proof.line is None
+            continue
+        assert proof.line is not None
+        report = replay_commands(initial_state(deal(ruleset, shuffled_deck(seed), {})), decode_line(proof.line))
+        assert report.ok and report.state.status is Status.WON
