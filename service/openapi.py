@@ -16,7 +16,8 @@ The document is generated from service.schemas; this module adds what Litestar d
   ``Location``, ``Idempotent-Replayed`` as each operation declares them with ``response_headers``;
   ``Retry-After`` on every 429 and 503, ``WWW-Authenticate`` on 401); the bodies that are not JSON
   (``application/x-ndjson``; ``text/event-stream`` as text, and message by message as
-  ``StreamMessage``); the other media types of ``ALSO`` (ndjson beside the JSON of ``listEvents``).
+  ``StreamMessage``); the other media types of ``ALSO`` (ndjson beside the JSON of ``listEvents``);
+  parameters that are never null.
 * ``CARD_CODE`` ... ``VERSION_HEADER``: the patterns the controllers and the domain enforce, for
   parameters (``schema_extra`` on their ``Parameter``).
 
@@ -44,6 +45,7 @@ from litestar.openapi.spec import (
     OpenAPIFormat,
     OpenAPIResponse,
     OpenAPIType,
+    Parameter,
     Reference,
     Schema,
 )
@@ -351,6 +353,25 @@ ALSO: dict[str, dict[str, Schema]] = {"listEvents": {NDJSON: _LINES}, "exportEve
 BODIES = {NDJSON: _LINES, EVENT_STREAM: _EVENT_STREAM}
 
 
+def _not_null(schema: Schema) -> None:
+    """A parameter is text in a URL or a header, never JSON's null: an optional one is left out.
+    (Litestar documents ``X | None = None`` as nullable; generators then make odd unions of it.)"""
+    if isinstance(schema.type, list) and OpenAPIType.NULL in schema.type:
+        rest = [kind for kind in schema.type if kind != OpenAPIType.NULL]
+        schema.type = rest[0] if len(rest) == 1 else rest
+    if schema.enum is not None:
+        schema.enum = [value for value in schema.enum if value is not None]
+    if schema.one_of is not None:
+        rest = [branch for branch in schema.one_of if not (isinstance(branch, Schema) and branch.type == OpenAPIType.NULL)]
+        if len(rest) == 1 and isinstance(rest[0], Schema):
+            schema.one_of = None
+            for name, value in vars(rest[0]).items():
+                if value is not None and getattr(schema, name) is None:
+                    setattr(schema, name, value)
+        else:
+            schema.one_of = rest
+
+
 def response_headers(*names: str) -> list[ResponseHeader]:
     """The headers an operation's success response carries, for its decorator (``complete`` adds
     their schemas from ``HEADERS``)."""
@@ -367,6 +388,9 @@ def complete(document: OpenAPI) -> None:
         for operation in (item.get, item.post):
             if operation is None:
                 continue
+            for parameter in operation.parameters or []:
+                if isinstance(parameter, Parameter) and isinstance(parameter.schema, Schema):
+                    _not_null(parameter.schema)
             for status, response in (operation.responses or {}).items():
                 if not isinstance(response, OpenAPIResponse):
                     continue

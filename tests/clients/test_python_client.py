@@ -14,8 +14,9 @@ code, against a real server on real PostgreSQL:
 Operations are covered by scenarios: a won deal per ruleset (by seed, every move taken from the
 legal moves, with undo, If-Match and Idempotency-Key along the way), the other endings (stall,
 resignation, the solver), the log (JSON pages and ndjson), past states, the stream of a finished
-game, and the read-only resources. ``READS`` lists the last: a new read-only operation is one line
-there (and its model one entry of the check).
+game, the daily deal (a first game and a practice game, the leaderboard) with the player's games
+list page by page, and the read-only resources. ``READS`` lists the last: a new read-only
+operation is one line there.
 """
 
 from __future__ import annotations
@@ -97,10 +98,10 @@ class Api:
     def authenticated(self, token: str) -> Any:
         return self.package.AuthenticatedClient(base_url=self.url, token=token, raise_on_unexpected_status=True)
 
-    def call(self, tag: str, name: str, *args: Any, expect: type | None = None, status: int = 200, **kwargs: Any) -> Any:
+    def call(self, tag: str, name: str, *args: Any, expect: type | None = None, http_status: int = 200, **kwargs: Any) -> Any:
         """One operation through its generated ``sync_detailed``: the status, a complete parse."""
         response = self.operation(tag, name).sync_detailed(*args, **kwargs)
-        assert response.status_code == status, (name, response.status_code, response.content[:300])
+        assert response.status_code == http_status, (name, response.status_code, response.content[:300])
         parsed = response.parsed
         if expect is not None:
             assert isinstance(parsed, expect), (name, type(parsed), response.content[:300])
@@ -146,7 +147,7 @@ class Player:
     @classmethod
     def register(cls, api: Api, name: str) -> Player:
         body = api.models.NewPlayer(name=name)
-        created = api.call("players", "create_player", client=api.anonymous(), body=body, status=201,
+        created = api.call("players", "create_player", client=api.anonymous(), body=body, http_status=201,
                            expect=api.models.PlayerCreated)  # fmt: skip
         assert created.headers["location"] == f"/players/{created.parsed.id}"
         return cls(api, created.parsed.id, api.authenticated(created.parsed.token))
@@ -154,7 +155,7 @@ class Player:
     def deal(self, ruleset: str, seed: int) -> Any:
         models = self.api.models
         body = models.NewGame(ruleset=models.RulesetId(ruleset), deal=models.SeedDealRequest(seed=seed))
-        created = self.api.call("games", "create_game", client=self.http, body=body, status=201, expect=models.GameView)
+        created = self.api.call("games", "create_game", client=self.http, body=body, http_status=201, expect=models.GameView)
         game = created.parsed
         assert created.headers["location"] == f"/games/{game.id}" and created.headers["etag"] == f'"{game.version}"'
         assert isinstance(game.deal, models.SeedSource) and game.deal.seed == seed
@@ -230,7 +231,7 @@ def test_a_generated_client_wins_a_deal_in_every_ruleset(api: Api) -> None:
                 assert isinstance(undone[0], models.MoveUndoneEvent) and undone[0].data.reverted
                 move = listed(player.legal_moves(game), wanted)  # the same move is legal again
             if number % 10 == 3:  # conditional on the ETag of the last reply: a stale one is a 412 problem
-                api.call("games", "make_move", game.id, client=player.http, body=move, if_match='"1"', status=412,
+                api.call("games", "make_move", game.id, client=player.http, body=move, if_match='"1"', http_status=412,
                          expect=models.Problem)  # fmt: skip
                 done = player.move(game, move, if_match=etag)
             elif number % 10 == 6:  # a retry with the same key returns the first reply, appending nothing
@@ -250,7 +251,7 @@ def test_a_generated_client_wins_a_deal_in_every_ruleset(api: Api) -> None:
         assert after.parsed.version == game.version and after.headers["etag"] == etag
         assert sorted(after.parsed.table.foundations.additional_keys) == ["C", "D", "H", "S"]
         assert sum(len(after.parsed.table.foundations[suit]) for suit in "SHDC") == 52
-        unchanged = api.call("games", "get_game", game.id, client=api.anonymous(), if_none_match=etag, status=304)
+        unchanged = api.call("games", "get_game", game.id, client=api.anonymous(), if_none_match=etag, http_status=304)
         assert unchanged.headers["etag"] == etag
         for version in (1, game.version // 2, game.version):
             past = api.call("games", "get_game_state", game.id, version, client=api.anonymous(), expect=models.GameView)
@@ -308,7 +309,7 @@ def test_a_generated_client_sees_every_other_ending_and_the_solver(api: Api) -> 
     resigned = player.deal("classic", 5)
     events = player.move(resigned, models.Resign()).parsed.events
     assert isinstance(events[-1], models.GameResignedEvent)
-    over = api.call("games", "make_move", resigned.id, client=player.http, body=models.Draw(), status=409, expect=models.Problem)
+    over = api.call("games", "make_move", resigned.id, client=player.http, body=models.Draw(), http_status=409, expect=models.Problem)
     assert over.parsed.code == "game_over"
     stream = api.call("games", "stream_game", resigned.id, client=api.anonymous()).parsed
     assert isinstance(stream, str) and "event: view" in stream and "event: end" in stream
@@ -324,10 +325,12 @@ def test_a_generated_client_sees_every_other_ending_and_the_solver(api: Api) -> 
 READS: list[tuple[str, str, Callable[[dict[str, Any]], dict[str, Any]], str]] = [
     ("rulesets", "list_rulesets", lambda ids: {}, "RulesetList"),
     ("rulesets", "get_ruleset", lambda ids: {"ruleset_id": "classic"}, "RulesetView"),
+    ("rulesets", "get_ruleset_version", lambda ids: {"ruleset_id": "draw-one", "version": 1}, "RulesetView"),
     ("deals", "describe_pools", lambda ids: {}, "Pools"),
     ("deals", "get_pool_deal", lambda ids: {"number": 3}, "PoolDealView"),
     ("players", "get_player", lambda ids: {"player_id": ids["player"]}, "Player"),
     ("players", "get_player_stats", lambda ids: {"player_id": ids["player"]}, "PlayerStats"),
+    ("players", "list_player_games", lambda ids: {"player_id": ids["player"]}, "GameList"),
     ("stats", "get_stats", lambda ids: {}, "GlobalStats"),
     ("service", "get_health", lambda ids: {}, "Health"),
 ]
@@ -336,10 +339,45 @@ READS: list[tuple[str, str, Callable[[dict[str, Any]], dict[str, Any]], str]] = 
 def test_a_generated_client_reads_every_public_resource(api: Api) -> None:
     player = Player.register(api, "Reader")
     pooled = api.call("games", "create_game", client=player.http, body=api.models.NewGame(deal=api.models.PoolDealRequest(pool=3)),
-                      status=201, expect=api.models.GameView).parsed  # fmt: skip
+                      http_status=201, expect=api.models.GameView).parsed  # fmt: skip
     assert isinstance(pooled.deal, api.models.PoolSource) and pooled.deal.pool == 3
     ids = {"player": player.id, "game": pooled.id}
     for tag, name, arguments, model in READS:
         api.call(tag, name, client=api.anonymous(), expect=getattr(api.models, model), **arguments(ids))
-    problem = api.call("games", "get_game", UUID(int=7), client=api.anonymous(), status=404, expect=api.models.Problem)
+    problem = api.call("games", "get_game", UUID(int=7), client=api.anonymous(), http_status=404, expect=api.models.Problem)
     assert problem.parsed.code == "not_found"
+
+
+def test_a_generated_client_plays_the_daily_deal_and_finds_its_games(api: Api) -> None:
+    """The daily deal (never named by seed or pool), a first game and a practice game of it, the
+    leaderboard, and the player's games list page by page."""
+    models = api.models
+    player = Player.register(api, "Daily")
+    daily = api.call("deals", "get_todays_deal", client=api.anonymous(), expect=models.DailyDeal).parsed
+    assert daily.ruleset == models.RulesetId.OPEN_RUNS and daily.verified
+    games = []
+    for practice in (False, True):
+        body = models.NewGame(deal=models.DailyDealRequest(daily="today"))
+        game = api.call("games", "create_game", client=player.http, body=body, http_status=201, expect=models.GameView).parsed
+        assert isinstance(game.deal, models.DailySource) and game.deal.daily == daily.date
+        assert game.deal.practice is practice
+        games.append(game)
+    first = games[0]
+    moved = player.move(first, player.legal_moves(first)[0]).parsed.game
+    player.move(moved, models.Resign())
+    board = api.call("deals", "get_daily_leaderboard", "today", client=api.anonymous(), expect=models.Leaderboard).parsed
+    assert [entry.game for entry in board.entries] == [first.id]  # one entry per player: the first game
+    seen, before = [], None
+    while True:
+        arguments = {"limit": 1} if before is None else {"limit": 1, "before": before}
+        page = api.call("players", "list_player_games", player.id, client=player.http, expect=models.GameList,
+                        **arguments).parsed  # fmt: skip
+        seen.extend(summary.id for summary in page.games)
+        if page.next_before is None:
+            break
+        before = page.next_before
+    assert seen == [games[1].id, games[0].id]  # newest first
+    playing = api.call("players", "list_player_games", player.id, client=player.http, expect=models.GameList,
+                       status=models.ListPlayerGamesStatus("playing")).parsed  # fmt: skip
+    assert [summary.id for summary in playing.games] == [games[1].id]
+    assert isinstance(playing.games[0].deal, models.DailySource) and playing.games[0].deal.practice
