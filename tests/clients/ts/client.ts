@@ -70,6 +70,11 @@ export function describeDeal(deal: Schemas["DealSource"]): string {
 export function foundationCards(game: Schemas["GameView"]): number {
   return Object.values(game.table.foundations).reduce((count, cards) => count + cards.length, 0);
 }
+export function describeGames(list: Schemas["GameList"]): string[] {
+  return list.games.map((game) => `${game.id}: ${describeDeal(game.deal)}, ${game.status}`);
+}
+type GamesQuery = NonNullable<paths["/players/{player_id}/games"]["get"]["parameters"]["query"]>;
+export const inProgress: GamesQuery = { status: "playing", limit: 10 };
 export const newGame: Schemas["NewGame"] = { ruleset: "classic", deal: { seed: 7 } };
 export const daily: Schemas["NewGame"] = { deal: { daily: "today" } };
 
