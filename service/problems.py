@@ -15,7 +15,7 @@ from .errors import ServiceError
 from .paths import NOT_FOUND, as_sent, malformed, trailing_slash
 from .schemas import Problem
 from .store import DatabaseDown
-from .wording import explain, json_problem
+from .wording import choices, explain, json_problem
 
 PROBLEM_JSON = "application/problem+json"
 log = logging.getLogger("canfield")
@@ -99,10 +99,17 @@ def _validation_detail(request: Request[Any, Any, Any], error: ValidationExcepti
                     parts.append("the request needs a JSON body")
                     continue
                 where = f"{_SOURCES.get(str(source), 'parameter')} '{key[:40]}'"
-                parts.append(explain(message, _given(request, str(source), key), where))
+                allowed = _choices_of(request, key)
+                rule = "one of " + ", ".join(allowed) if allowed else None
+                parts.append(explain(message, _given(request, str(source), key), where, rule=rule))
         if parts:
             return "; ".join(parts)[:500]
     return json_problem(str(error.detail or ""))
+
+
+def _choices_of(request: Request[Any, Any, Any], key: str) -> list[str]:
+    field = request.route_handler.parsed_fn_signature.parameters.get(key)
+    return choices(field.annotation) if field is not None else []
 
 
 def _given(request: Request[Any, Any, Any], source: str, key: str) -> object:

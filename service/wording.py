@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
+from typing import Any, Literal, get_args, get_origin
 
 CARD_RULE = "a card code: a rank (A 2-9 T J Q K) then a suit (S H D C), e.g. '7H'"
 MOVE_TYPES = ("draw", "recycle", "move", "undo", "resign")
@@ -81,7 +82,14 @@ def quoted_list(names: Iterable[str]) -> str:
     return listed[0] if len(listed) == 1 else ", ".join(listed[:-1]) + " and " + listed[-1]
 
 
-def explain(message: str, data: object, subject: str, fields: Iterable[str] = (), prefix: str = "") -> str:
+def choices(annotation: Any) -> list[str]:
+    """The values of a ``Literal`` annotation (through ``| None``), for "one of ..." wording."""
+    if get_origin(annotation) is Literal:
+        return [str(value) for value in get_args(annotation)]
+    return [value for inner in get_args(annotation) for value in choices(inner)]
+
+
+def explain(message: str, data: object, subject: str, fields: Iterable[str] = (), prefix: str = "", rule: str | None = None) -> str:
     """Our words for msgspec's ``message`` about ``data`` (the value converted).
 
     ``subject`` names the object at the top ("the request body", "a move of type 'draw'"),
@@ -101,7 +109,7 @@ def explain(message: str, data: object, subject: str, fields: Iterable[str] = ()
         takes = f"; it takes only {quoted_list(fields)}" if fields and not steps else ""
         return f"{owner} has no field {echo(field)}{takes}"
     value = _value_at(data, steps)
-    rule = _rule(where, message)
+    rule = rule or _rule(where, message)
     if rule == CARD_RULE and isinstance(value, str):
         at = "" if where in ("card", "") else f"{where}: "
         return f"{at}{shown(value)} is not a card code: write the rank (A 2-9 T J Q K) then the suit (S H D C), e.g. 'TD'"
@@ -147,6 +155,8 @@ def _rule(where: str, message: str) -> str:
         return f"{_TYPES.get(kind, 'a number')} of {words} {limit}"
     if expected := _TYPE.match(message):
         return " or ".join(_TYPES.get(kind.strip(), kind.strip()) for kind in expected.group("expected").split("|"))
+    if pattern := re.match(r"^Expected `str` matching regex '(?P<pattern>.*)'$", message):
+        return f"text matching {pattern.group('pattern')}"
     return "a valid value (see the API document)"
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 from typing import Any, TypeVar
 from uuid import UUID
 
@@ -17,7 +18,7 @@ from ..games import Games
 from ..paths import INTEGER, NOT_FOUND, as_sent, malformed, trailing_slash
 from ..paths import UUID as UUID_TEXT
 from ..schemas import DEAL_REQUESTS, DealRequest, Draw, MoveCard, NewGame, Recycle, Resign, RulesetId, Undo
-from ..wording import RULES, echo, explain, json_problem, quoted_list, shown
+from ..wording import RULES, choices, echo, explain, json_problem, quoted_list, shown
 
 _IF_MATCH = re.compile(r'[ \t]*(?:(?:W/)?"([0-9]{1,12})"|([0-9]{1,12}))[ \t]*')  # service.openapi.IF_MATCH
 _KEY = re.compile(r"[\x21-\x7e]{1,255}")  # service.openapi.IDEMPOTENCY_KEY
@@ -157,7 +158,6 @@ def check_json_body(raw: bytes) -> None:
         return
 
 
-_QUERIES: dict[int, tuple[frozenset[str], frozenset[str]]] = {}  # id(handler) -> (query names, integer ones)
 _ONCE = frozenset({b"authorization", b"content-type", b"idempotency-key", b"if-match", b"last-event-id"})
 
 
@@ -195,22 +195,37 @@ def check_parameters(request: Request[Any, Any, Any]) -> None:
                     raise NotFound(malformed(request.scope["path"], [route.path for route in request.app.routes]) or NOT_FOUND)
     if not request.scope.get("query_string"):
         return
-    declared, integers = _declared_queries(request)
+    declared = _declared_queries(request)
     query = request.query_params
-    for name in declared:
+    for name in declared.names:
         values = query.getall(name, [])
         if len(values) > 1:
             raise BadRequest(f"query parameter {name!r} is given {len(values)} times; give it once")
-        if name in integers and values and not INTEGER.fullmatch(values[0]):
+        if name in declared.integers and values and not INTEGER.fullmatch(values[0]):
             raise BadRequest(f"query parameter {name!r} must be an integer written in ASCII digits")
+        if values == ["null"] and declared.optional.get(name):  # Litestar would read it as left out
+            raise BadRequest(f"query parameter {name!r} must be one of {', '.join(declared.optional[name])}, not 'null' "
+                             "(leave it out for all)")
 
 
-def _declared_queries(request: Request[Any, Any, Any]) -> tuple[frozenset[str], frozenset[str]]:
+@dataclass(frozen=True)
+class _Queries:
+    """A handler's query parameters: their names, the integers, the optional ones."""
+
+    names: frozenset[str]
+    integers: frozenset[str]
+    optional: dict[str, list[str]]  # name -> its Literal values (empty for other types)
+
+
+_QUERIES: dict[int, _Queries] = {}  # by id(handler)
+
+
+def _declared_queries(request: Request[Any, Any, Any]) -> _Queries:
     handler = request.route_handler
     found = _QUERIES.get(id(handler))
     if found is None:
         path = set(request.path_params)
-        names, integers = set(), set()
+        names, integers, optional = set(), set(), {}
         for name, field in handler.parsed_fn_signature.parameters.items():
             kwarg = field.kwarg_definition
             if isinstance(kwarg, ParameterKwarg) and not kwarg.header and not kwarg.cookie and name not in path:
@@ -218,7 +233,9 @@ def _declared_queries(request: Request[Any, Any, Any]) -> tuple[frozenset[str], 
                 names.add(key)
                 if field.annotation is int:
                     integers.add(key)
-        found = _QUERIES[id(handler)] = (frozenset(names), frozenset(integers))
+                if field.is_optional:
+                    optional[key] = choices(field.annotation)
+        found = _QUERIES[id(handler)] = _Queries(frozenset(names), frozenset(integers), optional)
     return found
 
 

@@ -169,3 +169,16 @@ def test_no_refusal_speaks_a_library_s_language(ann: Player, method: str, path: 
 )
 def test_a_body_that_is_no_json_object_says_where_in_our_words(client: httpx.Client, body: bytes, detail: str) -> None:
     assert problem(client.post("/players", content=body, headers={"Content-Type": "application/json"}), 400) == detail
+
+
+@pytest.mark.parametrize(
+    ("query", "detail"),
+    [
+        ("status=null", "query parameter 'status' must be one of playing, ended, not 'null' (leave it out for all)"),
+        ("status=None", "query parameter 'status' must be one of playing, ended, not 'None'"),
+        ("status=", "query parameter 'status' must be one of playing, ended, not an empty string"),
+        ("before=", "query parameter 'before' must be text matching ^[A-Za-z0-9_-]{1,200}$, not an empty string"),
+    ],
+)
+def test_a_query_value_outside_its_enum_is_refused_in_our_words(ann: Player, query: str, detail: str) -> None:
+    assert problem(ann.client.get(f"/players/{ann.id}/games?{query}"), 400) == detail
