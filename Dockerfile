@@ -1,12 +1,15 @@
-# The API as a container: installs the package and serves it against DATABASE_URL.
+# The API as a container: installs the locked runtime versions and serves against DATABASE_URL.
 FROM python:3.11-slim
-ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1
+ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PIP_DISABLE_PIP_VERSION_CHECK=1
 WORKDIR /app
+# requirements/run.lock: the runtime part of requirements/dev.lock (the versions `make test` ran), with hashes
+COPY requirements/run.lock requirements/run.lock
+RUN pip install --no-cache-dir --require-hashes -r requirements/run.lock
 COPY pyproject.toml README.md ./
 COPY domain ./domain
 COPY service ./service
 COPY migrations ./migrations
-RUN pip install --no-cache-dir .
+RUN pip install --no-cache-dir --no-deps --no-build-isolation .
 EXPOSE 8000
 ENV HOST=0.0.0.0 PORT=8000
 HEALTHCHECK --interval=10s --timeout=3s --retries=5 \

@@ -4,16 +4,20 @@ from __future__ import annotations
 
 import sys
 
-from . import api_bench, domain_bench, soak_bench, solver_bench
+from . import api_bench, domain_bench, profile_bench, soak_bench, solver_bench
 
 BENCHES = {"domain": domain_bench.main, "api": api_bench.main, "soak": soak_bench.main, "solver": solver_bench.main}
+ON_REQUEST = {"profile": profile_bench.main}  # `python -m bench profile`: py-spy on a loaded server
 
 
 def main(argv: list[str]) -> None:
     names = argv or list(BENCHES)
     for name in names:
+        if name not in BENCHES and name not in ON_REQUEST:
+            raise SystemExit(f"unknown bench {name!r}: choose from {', '.join([*BENCHES, *ON_REQUEST])}")
+    for name in names:
         print(f"== {name}")
-        BENCHES[name]()
+        {**BENCHES, **ON_REQUEST}[name]()
 
 
 if __name__ == "__main__":

@@ -5,17 +5,19 @@
 1. A database: ``BENCH_DATABASE_URL`` (a server where the role may CREATE DATABASE) or else the
    embedded PostgreSQL in a temp dir (stopped and deleted at the end). A fresh database
    ``canfield_bench_<hex>`` is created, migrated, and dropped at the end.
-2. The service, as in production: ``python -m uvicorn service.asgi:app``, one process.
+2. The service, as in production (``service.server``: uvicorn with httptools on uvloop), one
+   process (``BENCH_WORKERS``).
 3. The ceiling: ``bench/ceiling_app.py``, a bare Litestar app doing one INSERT per request
-   through a pool opened like the service's, served the same way.
+   through a pool opened like the service's, and the bare endpoint: ``bench/bare_app.py``,
+   Litestar answering ``{"ok": true}`` with no work (the HTTP stack alone), both served the same way.
 4. A load generator: a minimal asyncio HTTP/1.1 keep-alive client (raw bytes, no httpx). Each of
    C clients owns one connection and one game of open-runs and plays ``draw`` until the stock is
-   empty, then ``recycle``, over and over. The ceiling gets the same requests. C = 1, 16, 64, each for
-   ``BENCH_SECONDS`` (default 10) after ``BENCH_WARMUP`` seconds (default 2), ``BENCH_RUNS`` times
-   (default 3, service and ceiling alternating; the run with the median ratio is reported, with
-   every run's ratio). After
-   ``BENCH_GAME_MOVES`` moves (default 300; 0: never) a client deals itself a new game, so every
-   level plays games of the same length (how a move's cost grows with the game is item 5).
+   empty, then ``recycle``, over and over. The ceiling and the bare endpoint get the same requests.
+   C = 1, 16, 64, each for ``BENCH_SECONDS`` (default 10) after ``BENCH_WARMUP`` seconds (default
+   2), ``BENCH_RUNS`` rounds (default 3) of service, ceiling, bare in turn; each target's median
+   round is reported, the ratios are the medians of the rounds' ratios, and every round is listed.
+   After ``BENCH_GAME_MOVES`` moves (default 300; 0: never) a client deals itself a new game, so
+   every level plays games of the same length (how a move's cost grows with the game is item 5).
    Afterwards a direct query checks that every game holds exactly 1 + its acknowledged moves events.
 5. Old vs new game: move latency on a game with 1,000 and with 10,000 events vs a fresh one.
 6. The load generator's own speed, against a stub server that answers with a canned body.
@@ -48,7 +50,7 @@ import msgspec
 import psycopg
 from psycopg import sql
 
-from service.server import HTTP_PROTOCOL  # TCP_NODELAY on every connection: see service/server.py
+from service.server import LOOP, uvicorn_arguments  # served as in production: see service/server.py
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 RESULTS_FILE = PROJECT_ROOT / "bench" / "results" / "api.json"
@@ -59,6 +61,7 @@ OLD_GAME_EVENTS = (1000, 10_000)  # old vs new: a move on games this long vs on 
 RUNS = max(1, int(os.environ.get("BENCH_RUNS", "3")))  # alternating service/ceiling runs per level; the median counts
 GAME_MOVES = int(os.environ.get("BENCH_GAME_MOVES", "300"))  # a client deals a new game after this many moves (0: never)
 LATENCY_MOVES = 300
+SERVER_DESCRIPTION = f"uvicorn with httptools on {LOOP}"
 CANFIELD_STOCK = 34  # 52 - 13 reserve - 1 foundation - 4 tableau: the ceiling's simulated stock
 DRAW_COUNT = 3  # open-runs draws three
 
@@ -188,6 +191,7 @@ class Game:
     token: str | None = None  # the service player's bearer token
     acked: int = 0  # 200 responses (moves for the service, rows for the ceiling)
     sample: bytes = b""  # the last 200 body, for the load generator's self-check
+    path: str = ""  # a simulated game's endpoint
 
 
 async def new_service_game(port: int, seed: int) -> Game:
@@ -217,7 +221,7 @@ _SEEDS = iter(range(100_000, 10**9))  # seeds of the games dealt during the runs
 async def redeal(conn: Connection, game: Game) -> Game | None:
     """The client's next game, dealt on its own connection (None if the service refused)."""
     if not game.real:
-        return new_ceiling_game(conn.port)
+        return new_ceiling_game(conn.port, game.path)
     raw = build_request("POST", "/games/", conn.port, {"ruleset": "open-runs", "deal": {"seed": next(_SEEDS)}}, game.token)
     status, body = await conn.request(raw)
     if status != 201:
@@ -234,15 +238,17 @@ async def redeal(conn: Connection, game: Game) -> Game | None:
     )
 
 
-def new_ceiling_game(port: int) -> Game:
+def new_ceiling_game(port: int, path: str = "/ceiling") -> Game:
+    """A simulated game for the ceiling app (``/ceiling``) or the bare endpoint (``/bare``)."""
     game_id = str(uuid.uuid4())
     token = secrets.token_urlsafe(32)  # sent like the service's bearer token, not checked
     return Game(
         id=game_id,
-        draw=build_request("POST", "/ceiling", port, {"game": game_id, "type": "draw"}, token),
-        recycle=build_request("POST", "/ceiling", port, {"game": game_id, "type": "recycle"}, token),
+        draw=build_request("POST", path, port, {"game": game_id, "type": "draw"}, token),
+        recycle=build_request("POST", path, port, {"game": game_id, "type": "recycle"}, token),
         stock=CANFIELD_STOCK,
         real=False,
+        path=path,
     )
 
 
@@ -436,6 +442,7 @@ async def old_vs_new(port: int, seed: int, events: int) -> dict[str, Any]:
         "games": [old, fresh],
     }
     result["p50_ratio"] = result["old_p50_ms"] / result["new_p50_ms"]
+    result["speed_ratio"] = result["new_p50_ms"] / result["old_p50_ms"]  # how fast a move on the old game is
     result["p99_ratio"] = result["old_p99_ms"] / result["new_p99_ms"]
     return result
 
@@ -467,7 +474,7 @@ def start_server(name: str, app: str, database_url: str, log_dir: Path) -> Serve
     env["PYTHONPATH"] = str(PROJECT_ROOT) + os.pathsep + env.get("PYTHONPATH", "")
     log = log_dir / f"{name}.log"
     command = [sys.executable, "-m", "uvicorn", app, "--host", HOST, "--port", str(port),
-               "--log-level", "warning", "--no-access-log", "--workers", str(WORKERS), "--http", HTTP_PROTOCOL]
+               "--log-level", "warning", "--no-access-log", "--workers", str(WORKERS), *uvicorn_arguments()]
     with open(log, "wb") as out:
         process = subprocess.Popen(command, cwd=PROJECT_ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
     return Server(name, port, process, log)
@@ -645,34 +652,51 @@ def _fmt(value: float | None, spec: str) -> str:
     return "-" if value is None else format(value, spec)
 
 
+TARGETS = ("service", "ceiling", "bare")
+"""What each level measures, in this order in every run: the service's moves, the one-INSERT
+ceiling app, the bare endpoint (the HTTP stack alone)."""
+
+
+def _median(values: list[float]) -> float:
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+
+
 def report(results: dict[str, Any]) -> str:
+    runs = len(results["levels"][0]["runs"]) if results["levels"] else 0
     lines = [
-        f"API bench: {results['seconds']:g} s per run after {results['warmup']:g} s warm-up; uvicorn, {WORKERS} process(es) each; "
-        f"{results['database']}; {results['cpus']} CPUs",
+        f"API bench: {results['seconds']:g} s per run after {results['warmup']:g} s warm-up; {results['server']}, "
+        f"{WORKERS} process(es) each; {results['database']}; {results['cpus']} CPUs; per level {runs} rounds of "
+        "service / ceiling / bare, each row the median round of its target",
         "",
-        "   C  target     req/s   p50 ms   p99 ms  errors  ratio  | CPU: client  server (ms/req)  postgres (ms/req)  others",
+        "   C  target     req/s   p50 ms   p99 ms  errors  | CPU: client  server (ms/req)  postgres (ms/req)  others",
     ]
     for level in results["levels"]:
-        for target in ("service", "ceiling"):
+        for target in TARGETS:
             r = level[target]
-            ratio = f"{level['ratio']:5.2f}" if target == "service" else "     "
             lines.append(
                 f"{level['concurrency']:4d}  {target:8} {r['per_second']:8.0f} {r['p50_ms']:8.2f} {r['p99_ms']:8.2f} "
-                f"{r['errors']:7d}  {ratio}  |      {r['client_cpu_share'] * 100:4.0f}%  "
+                f"{r['errors']:7d}  |      {r['client_cpu_share'] * 100:4.0f}%  "
                 f"{_fmt(r['server_cpu_share'] and r['server_cpu_share'] * 100, '4.0f')}% "
-                f"({_fmt(r['server_cpu_ms_per_request'], '.2f')})    "
+                f"({_fmt(r['server_cpu_ms_per_request'], '.3f')})   "
                 f"{_fmt(r['db_cpu_share'] and r['db_cpu_share'] * 100, '4.0f')}% "
-                f"({_fmt(r['db_cpu_ms_per_request'], '.2f')})    {r['other_cpu_share'] * 100:4.0f}%"
+                f"({_fmt(r['db_cpu_ms_per_request'], '.3f')})    {r['other_cpu_share'] * 100:4.0f}%"
             )
-    lines.append(
-        "   (ratio = service moves/s / ceiling requests/s; CPU: % of one core during the run, ms per request; "
-        "others = the rest of the machine)"
-    )
-    runs = len(results["levels"][0]["runs"]) if results["levels"] else 0
-    if runs > 1:
-        lines.append(f"   each row is the run with the median ratio of {runs} alternating runs; the ratios of every run:")
-        for level in results["levels"]:
-            lines.append(f"   C={level['concurrency']:<3} " + "  ".join(f"{ratio:.2f}" for ratio in level["ratios"]))
+        lines.append(
+            f"      service / bare {level['bare_ratio']:.2f} (goal >= 0.5 at 16 and 64), "
+            f"service / ceiling {level['ratio']:.2f}  (medians of the rounds' ratios)"
+        )
+    lines.append("   CPU: % of one core during the run, ms per request; others = the rest of the machine")
+    lines.append("   every round (req/s of service / ceiling / bare; others' CPU during the service run):")
+    for level in results["levels"]:
+        for number, pair in enumerate(level["runs"], 1):
+            lines.append(
+                f"   C={level['concurrency']:<3} round {number}: "
+                + " / ".join(f"{pair[t]['per_second']:.0f}" for t in TARGETS)
+                + f"  (service/bare {pair['bare_ratio']:.2f}, service/ceiling {pair['ratio']:.2f}; "
+                f"others {pair['service']['other_cpu_share'] * 100:.0f}%)"
+            )
     check = results["check"]
     verdict = "OK, no move lost" if check["ok"] else "MISMATCH"
     lines.append(
@@ -687,25 +711,28 @@ def report(results: dict[str, Any]) -> str:
             f"old vs new game (1 client, {o['moves_each']} moves each, interleaved): "
             f"{o['old_events_at_start']}-event game p50 {o['old_p50_ms']:.2f} ms p99 {o['old_p99_ms']:.2f} ms; "
             f"{o['new_events_at_start']}-event game p50 {o['new_p50_ms']:.2f} ms p99 {o['new_p99_ms']:.2f} ms; "
-            f"old/new p50 {o['p50_ratio']:.2f}, p99 {o['p99_ratio']:.2f}; errors {o['errors']}"
+            f"speed old/new (new p50 / old p50) {o['speed_ratio']:.2f} (goal >= 0.9 at 10,000); errors {o['errors']}"
         )
     g = results["load_generator"]
-    best_service = max(level["service"]["per_second"] for level in results["levels"])
+    best = max(level["bare"]["per_second"] for level in results["levels"])
     lines.append(
         f"load generator alone (16 connections, stub server, {g['body_bytes']}-byte move body): "
         f"{g['per_second']:.0f} req/s, client CPU {g['client_cpu_us_per_request']:.0f} us/req "
         f"(= {1e6 / g['client_cpu_us_per_request']:.0f} req/s per core; "
-        f"{1e6 / g['client_cpu_us_per_request'] / best_service:.0f}x the service's best)"
+        f"{1e6 / g['client_cpu_us_per_request'] / best:.1f}x the bare endpoint's best)"
     )
     return "\n".join(lines)
 
 
 async def _run(db: Database, work_dir: Path, warmup: float, seconds: float) -> dict[str, Any]:
-    service = start_server("service", "service.asgi:app", db.url, work_dir)
-    ceiling = start_server("ceiling", "bench.ceiling_app:app", db.url, work_dir)
+    servers = {
+        "service": start_server("service", "service.asgi:app", db.url, work_dir),
+        "ceiling": start_server("ceiling", "bench.ceiling_app:app", db.url, work_dir),
+        "bare": start_server("bare", "bench.bare_app:app", db.url, work_dir),
+    }
     try:
-        await asyncio.to_thread(wait_healthy, service)
-        await asyncio.to_thread(wait_healthy, ceiling)
+        for server in servers.values():
+            await asyncio.to_thread(wait_healthy, server)
         levels = []
         service_games: list[Game] = []
         ceiling_games: list[Game] = []
@@ -714,16 +741,18 @@ async def _run(db: Database, work_dir: Path, warmup: float, seconds: float) -> d
             games = []
             for batch in range(0, concurrency, 16):
                 size = min(16, concurrency - batch)
-                games += await asyncio.gather(*(new_service_game(service.port, seed + i) for i in range(size)))
+                games += await asyncio.gather(*(new_service_game(servers["service"].port, seed + i) for i in range(size)))
                 seed += size
-            cgames = [new_ceiling_game(ceiling.port) for _ in range(concurrency)]
+            cgames = [new_ceiling_game(servers["ceiling"].port) for _ in range(concurrency)]
             service_games += games
             ceiling_games += cgames
             level: dict[str, Any] = {"concurrency": concurrency, "runs": []}
-            current = {"service": games, "ceiling": cgames}
+            current = {"service": games, "ceiling": cgames,
+                       "bare": [new_ceiling_game(servers["bare"].port, "/bare") for _ in range(concurrency)]}
             for _ in range(RUNS):
                 pair: dict[str, Any] = {}
-                for target, server in (("service", service), ("ceiling", ceiling)):
+                for target in TARGETS:
+                    server = servers[target]
                     r = await run_load(
                         server.port,
                         current[target],
@@ -732,36 +761,44 @@ async def _run(db: Database, work_dir: Path, warmup: float, seconds: float) -> d
                         CpuMeter([server.process.pid], children_of=server.process.pid),  # uvicorn workers too
                         CpuMeter([db.postmaster_pid], children_of=db.postmaster_pid) if db.postmaster_pid else None,
                     )
-                    (service_games if target == "service" else ceiling_games).extend(r.pop("dealt"))
+                    dealt = r.pop("dealt")
+                    if target != "bare":  # bare games leave no trace to check
+                        (service_games if target == "service" else ceiling_games).extend(dealt)
                     current[target] = r.pop("current")
                     pair[target] = r
                     print(
                         f"  C={concurrency:<3} {target:8} {r['per_second']:7.0f} req/s  p50 {r['p50_ms']:.2f} ms  "
-                        f"p99 {r['p99_ms']:.2f} ms  errors {r['errors']}",
+                        f"p99 {r['p99_ms']:.2f} ms  errors {r['errors']}  others' CPU {r['other_cpu_share'] * 100:.0f}%",
                         flush=True,
                     )
                 pair["ratio"] = pair["service"]["per_second"] / max(pair["ceiling"]["per_second"], 1e-9)
+                pair["bare_ratio"] = pair["service"]["per_second"] / max(pair["bare"]["per_second"], 1e-9)
                 level["runs"].append(pair)
-            median = sorted(level["runs"], key=lambda pair: pair["ratio"])[len(level["runs"]) // 2]
-            level.update(service=median["service"], ceiling=median["ceiling"], ratio=median["ratio"])
+            for target in TARGETS:
+                by_speed = sorted(level["runs"], key=lambda pair: pair[target]["per_second"])
+                level[target] = by_speed[len(by_speed) // 2][target]
+            level["ratio"] = _median([pair["ratio"] for pair in level["runs"]])
+            level["bare_ratio"] = _median([pair["bare_ratio"] for pair in level["runs"]])
             level["ratios"] = [pair["ratio"] for pair in level["runs"]]
+            level["bare_ratios"] = [pair["bare_ratio"] for pair in level["runs"]]
             levels.append(level)
         old_new = []
         for events in OLD_GAME_EVENTS:
-            compared = await old_vs_new(service.port, seed, events)
+            compared = await old_vs_new(servers["service"].port, seed, events)
             seed += 2
             service_games += compared.pop("games")
             old_new.append(compared)
             print(f"  old ({events} events) vs new: p50 {compared['old_p50_ms']:.2f} vs {compared['new_p50_ms']:.2f} ms", flush=True)
     finally:
-        stop_server(service)
-        stop_server(ceiling)
+        for server in servers.values():
+            stop_server(server)
     sample = next((g.sample for g in reversed(service_games) if g.sample), b"{}")
     generator = await load_generator_speed(sample, work_dir, min(seconds, 3.0))
     check = check_events(db.url, service_games, ceiling_games)
     return {
         "warmup": warmup,
         "seconds": seconds,
+        "server": SERVER_DESCRIPTION,
         "database": db.description,
         "cpus": os.cpu_count(),
         "python": platform.python_version(),

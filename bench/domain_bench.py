@@ -24,7 +24,7 @@ def long_game(ruleset_index: int, seed: int, target_events: int = 300) -> tuple[
             moves = [Undo()]
         candidate, new_events = apply(state, moves[rng.below(len(moves))])
         if not candidate.playing:  # stay in play: take it back instead
-            candidate, new_events = apply(state, Undo()) if state.undo else (state, [])
+            candidate, new_events = apply(state, Undo()) if state.undo else (state, [])  # within the undo window
             if not new_events:
                 break
         state = candidate

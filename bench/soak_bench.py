@@ -54,7 +54,7 @@ from typing import Any
 import msgspec
 import psycopg
 
-from service.server import HTTP_PROTOCOL
+from service.server import uvicorn_arguments
 
 from .api_bench import HOST, PROJECT_ROOT, WORKERS, Connection, Server, _float_env, _percentile, free_port, stop_server
 
@@ -305,7 +305,7 @@ def start_service(database_url: str, log_dir: Path) -> Server:
     })
     log = log_dir / "service.log"
     command = [sys.executable, "-m", "uvicorn", "service.asgi:app", "--host", HOST, "--port", str(port),
-               "--log-level", "warning", "--no-access-log", "--workers", str(WORKERS), "--http", HTTP_PROTOCOL]
+               "--log-level", "warning", "--no-access-log", "--workers", str(WORKERS), *uvicorn_arguments()]
     with open(log, "wb") as out:
         process = subprocess.Popen(command, cwd=PROJECT_ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
     return Server("service", port, process, log)

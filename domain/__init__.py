@@ -9,9 +9,21 @@ from .deal import MAX_SEED, check_seed, parse_deck, shuffled_deck
 from .errors import DomainError, GameOver, IllegalMove, InvalidRequest, UnknownRuleset
 from .events import Event, GameDealt, event_type
 from .hints import Hint, hints
-from .rules import ReplayReport, apply, deal, decide, evolve, is_legal, legal_moves, replay, replay_commands
+from .rules import (
+    ReplayReport,
+    apply,
+    deal,
+    decide,
+    evolve,
+    is_legal,
+    legal_moves,
+    replay,
+    replay_commands,
+    with_undo_history,
+)
 from .rulesets import ALL_RULESETS, DEFAULT_RULESET_ID, Ruleset, get_ruleset
 from .state import GameState, Status, initial_state
+from .undo_stack import UndoHistoryNeeded
 from .view import event_data, game_view, public_event_data, redact, table_view
 
 __all__ = [
@@ -37,6 +49,7 @@ __all__ = [
     "Ruleset",
     "Status",
     "Undo",
+    "UndoHistoryNeeded",
     "UnknownRuleset",
     "UseSolverHint",
     "apply",
@@ -63,4 +76,5 @@ __all__ = [
     "replay_commands",
     "shuffled_deck",
     "table_view",
+    "with_undo_history",
 ]

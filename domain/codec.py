@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from . import undo_stack
 from .cards import CODES
 from .deal import parse_deck
 from .events import (
@@ -12,6 +13,7 @@ from .events import (
     CardsMoved,
     Event,
     GameDealt,
+    LessonCompleted,
     MoveUndone,
     ReserveRefilled,
     StockDrawn,
@@ -21,7 +23,9 @@ from .piles import COLUMN_OF
 from .rulesets import get_ruleset
 from .state import GameState, Status
 
-SNAPSHOT_FORMAT = 1
+SNAPSHOT_FORMAT = 2
+"""2: the undo stack is a window (domain.undo_stack) plus ``undoDepth``. 1 (read, never written)
+held the whole stack."""
 _BY_CODE = {code: card for card, code in enumerate(CODES)}
 
 
@@ -45,12 +49,14 @@ def event_from_data(kind: str, data: Mapping[str, Any]) -> Event:
         return ReserveRefilled(_BY_CODE[data["card"]], COLUMN_OF[data["to"]])
     if cls is MoveUndone:
         return MoveUndone(tuple(event_from_data(item["type"], item["data"]) for item in data["reverted"]))
+    if cls is LessonCompleted:
+        return LessonCompleted(str(data["lesson"]))
     return cls()  # type: ignore[call-arg]
 
 
 def state_to_snapshot(state: GameState) -> dict[str, Any]:
     """A compact JSON-ready snapshot; ``snapshot_to_state`` reads it back exactly."""
-    return {
+    snapshot: dict[str, Any] = {
         "format": SNAPSHOT_FORMAT,
         "ruleset": [state.ruleset.id, state.ruleset.version],
         "deck": list(state.deck),
@@ -67,12 +73,22 @@ def state_to_snapshot(state: GameState) -> dict[str, Any]:
         "assisted": state.assisted,
         "version": state.version,
         "undo": state.undo,
+        "undoDepth": state.undo_depth,
     }
+    if state.lesson:  # only lesson games carry these
+        snapshot["lesson"] = state.lesson
+        snapshot["lessonDone"] = state.lesson_done
+    return snapshot
 
 
 def snapshot_to_state(snapshot: Mapping[str, Any]) -> GameState:
-    if snapshot.get("format") != SNAPSHOT_FORMAT:
-        raise ValueError(f"unknown snapshot format {snapshot.get('format')!r}")
+    written_as = snapshot.get("format")
+    if written_as == 1:  # the whole stack: keep its top as the window
+        whole = snapshot["undo"]
+        entries = whole.split(";") if whole else []
+        snapshot = {**snapshot, "undo": undo_stack.window(entries), "undoDepth": len(entries)}
+    elif written_as != SNAPSHOT_FORMAT:
+        raise ValueError(f"unknown snapshot format {written_as!r}")
     f = snapshot["foundations"]
     return GameState(
         ruleset=get_ruleset(snapshot["ruleset"][0], int(snapshot["ruleset"][1])),
@@ -90,5 +106,8 @@ def snapshot_to_state(snapshot: Mapping[str, Any]) -> GameState:
         assisted=bool(snapshot["assisted"]),
         version=snapshot["version"],
         undo=snapshot["undo"],
+        lesson=str(snapshot.get("lesson", "")),
+        lesson_done=bool(snapshot.get("lessonDone", False)),
+        undo_depth=snapshot["undoDepth"],
     )
 

@@ -64,6 +64,13 @@ class GameResigned:
     pass
 
 
+@dataclass(frozen=True, slots=True)
+class LessonCompleted:
+    """A lesson game reached its lesson's goal (domain.lessons); decided with the move that did it."""
+
+    lesson: str
+
+
 Event = (
     GameDealt
     | StockDrawn
@@ -75,6 +82,7 @@ Event = (
     | GameWon
     | GameStalled
     | GameResigned
+    | LessonCompleted
 )
 
 EVENT_TYPES: dict[str, type[Event]] = {
@@ -90,6 +98,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         GameWon,
         GameStalled,
         GameResigned,
+        LessonCompleted,
     )
 }
 

@@ -16,6 +16,7 @@ from . import undo_stack
 from .cards import DECK_SIZE, SUIT_NAMES, Card, code, is_red, rank_of, suit_of
 from .commands import Command, Draw, MoveCard, Recycle, Resign, Undo, UseSolverHint
 from .errors import DomainError, GameOver, IllegalMove, InvalidRequest
+from .lessons import goal_reached
 from .events import (
     CardsMoved,
     Event,
@@ -23,6 +24,7 @@ from .events import (
     GameResigned,
     GameStalled,
     GameWon,
+    LessonCompleted,
     MoveUndone,
     ReserveRefilled,
     SolverHintUsed,
@@ -156,7 +158,7 @@ def legal_moves(state: GameState) -> list[Command]:
         for target in TARGETS:
             if _accepts(state, source, target):
                 moves.append(MoveCard(source.card, target))
-    if state.undo:
+    if state.undo_depth:
         moves.append(Undo())
     moves.append(Resign())
     return moves
@@ -175,6 +177,21 @@ def is_legal(state: GameState, command: Command) -> bool:
 
 def decide(state: GameState, command: Command) -> list[Event]:
     """The events of ``command`` on ``state``, or ``IllegalMove`` / ``GameOver`` saying why not."""
+    events = _decide(state, command)
+    if state.lesson and not state.lesson_done and events:
+        return _with_lesson(state, events)
+    return events
+
+
+def _with_lesson(state: GameState, events: list[Event]) -> list[Event]:
+    """A lesson game's move, with ``LessonCompleted`` added when it reaches the goal (domain.lessons)."""
+    after = state
+    for event in events:
+        after = evolve(after, event)
+    return [*events, LessonCompleted(state.lesson)] if goal_reached(state, events, after) else events
+
+
+def _decide(state: GameState, command: Command) -> list[Event]:
     if state.status is not Status.PLAYING:
         raise GameOver(f"the game is over ({state.status.value}); it takes no more moves")
     if isinstance(command, MoveCard):
@@ -198,8 +215,10 @@ def decide(state: GameState, command: Command) -> list[Event]:
             return [GameStalled()]
         return [WasteRecycled(len(state.waste))]
     if isinstance(command, Undo):
-        if not state.undo:
+        if not state.undo_depth:
             raise IllegalMove("there is no move to undo")
+        if not state.undo:
+            raise undo_stack.UndoHistoryNeeded(state.version)
         return [MoveUndone(undo_stack.top(state.undo)[1])]
     if isinstance(command, Resign):
         return [GameResigned()]
@@ -281,6 +300,7 @@ def evolve(state: GameState | None, event: Event) -> GameState:
             move_count=state.move_count + 1,
             version=version,
             undo=undo_stack.push(state.undo, state.progress, event),
+            undo_depth=state.undo_depth + 1,
         )
     if isinstance(event, StockDrawn):
         count = len(event.cards)
@@ -290,6 +310,7 @@ def evolve(state: GameState | None, event: Event) -> GameState:
             move_count=state.move_count + 1,
             version=version,
             undo=undo_stack.push(state.undo, state.progress, event),
+            undo_depth=state.undo_depth + 1,
         )
     if isinstance(event, ReserveRefilled):
         reserve, waste, foundations, tableau = _transfer(state, (event.card,), RESERVE, TABLEAU[event.column])
@@ -304,6 +325,7 @@ def evolve(state: GameState | None, event: Event) -> GameState:
             move_count=state.move_count + 1,
             version=version,
             undo=undo_stack.push(state.undo, state.progress, event),
+            undo_depth=state.undo_depth + 1,
         )
     if isinstance(event, MoveUndone):
         return _undo(state, version)
@@ -315,6 +337,8 @@ def evolve(state: GameState | None, event: Event) -> GameState:
         return state._replace(status=Status.STALLED, move_count=state.move_count + 1, version=version)
     if isinstance(event, GameResigned):
         return state._replace(status=Status.RESIGNED, version=version)
+    if isinstance(event, LessonCompleted):  # an achievement: not part of the move an undo takes back
+        return state._replace(lesson_done=True, version=version)
     raise TypeError(f"not an event: {event!r}")
 
 
@@ -330,7 +354,9 @@ def _changes_nothing(state: GameState, event: CardsMoved) -> bool:
 
 
 def _undo(state: GameState, version: int) -> GameState:
-    assert state.undo, "MoveUndone needs a move to take back"
+    if not state.undo:
+        assert state.undo_depth, "MoveUndone needs a move to take back"
+        raise undo_stack.UndoHistoryNeeded(state.version)  # replay and with_undo_history refill first
     progress, events = undo_stack.top(state.undo)
     restored = state
     for event in reversed(events):
@@ -341,6 +367,7 @@ def _undo(state: GameState, version: int) -> GameState:
         undo_count=state.undo_count + 1,
         version=version,
         undo=undo_stack.pop(state.undo),
+        undo_depth=state.undo_depth - 1,
     )
 
 
@@ -363,18 +390,51 @@ def _revert(state: GameState, event: Event) -> GameState:
 
 
 def replay(events: Iterable[Event]) -> GameState:
-    """A game's state: the fold of ``evolve`` over its events."""
+    """A game's state: the fold of ``evolve`` over its events (refilling the undo window from the
+    events already folded where an undo reaches below it, as the service does from the log)."""
+    return _replay(events)[0]
+
+
+def _replay(events: Iterable[Event]) -> tuple[GameState, list[str]]:
+    """The state and its whole undo stack (``undo_stack.track``'s entries, oldest first)."""
     state: GameState | None = None
+    entries: list[str] = []
     for event in events:
+        if isinstance(event, GameDealt):
+            entries = []
+        elif isinstance(event, MoveUndone) and state is not None and not state.undo and state.undo_depth:
+            state = state._replace(undo=undo_stack.window(entries))
         state = evolve(state, event)
+        undo_stack.track(entries, event, state.undo)
     if state is None:
         raise ValueError("an event stream starts with GameDealt")
-    return state
+    return state, entries
 
 
-def apply(state: GameState, command: Command) -> tuple[GameState, list[Event]]:
-    """``decide`` then ``evolve``: the new state and the events that made it."""
-    events = decide(state, command)
+def with_undo_history(state: GameState, events: Iterable[Event]) -> GameState:
+    """``state`` with its undo window refilled from ``events``, the game's events up to
+    ``state.version`` (what to do on ``UndoHistoryNeeded``). Raises ValueError when the events
+    are not the ones that made ``state``."""
+    replayed, entries = _replay(events)
+    if replayed.version != state.version or len(entries) != state.undo_depth or replayed.undo_depth != state.undo_depth:
+        raise ValueError(f"these events do not lead to the state at version {state.version}")
+    refilled = undo_stack.window(entries)
+    if not refilled.endswith(state.undo):
+        raise ValueError(f"these events do not lead to the undo window of the state at version {state.version}")
+    return state._replace(undo=refilled)
+
+
+def apply(state: GameState, command: Command, history: Sequence[Event] | None = None) -> tuple[GameState, list[Event]]:
+    """``decide`` then ``evolve``: the new state and the events that made it. ``history`` (the
+    game's events so far) serves an undo that reaches below the state's undo window; without it
+    such an undo raises ``UndoHistoryNeeded``."""
+    try:
+        events = decide(state, command)
+    except undo_stack.UndoHistoryNeeded:
+        if history is None:
+            raise
+        state = with_undo_history(state, history)
+        events = decide(state, command)
     for event in events:
         state = evolve(state, event)
     return state, events

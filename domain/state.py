@@ -35,7 +35,10 @@ class GameState(NamedTuple):
     undo_count: int
     assisted: bool
     version: int  # events applied so far
-    undo: str  # the moves that can be taken back (domain.undo_stack), "" when none
+    undo: str  # the last moves that can be taken back (domain.undo_stack's window), "" when none
+    undo_depth: int = 0  # how many moves can be taken back: the window's and the older ones
+    lesson: str = ""  # a lesson game's lesson id (domain.lessons), "" for any other game
+    lesson_done: bool = False  # its goal has been reached (a LessonCompleted event)
 
     @property
     def playing(self) -> bool:
@@ -77,4 +80,5 @@ def initial_state(event: GameDealt) -> GameState:
         assisted=False,
         version=1,
         undo="",
+        lesson=str(event.source.get("lesson", "")) if event.source.get("source") == "lesson" else "",
     )

@@ -12,7 +12,17 @@ from typing import Any
 
 from .cards import CODES, RANKS, SUITS, codes
 from .deal import FOUNDATION_INDEX, RESERVE_SLICE, STOCK_SLICE, TABLEAU_SLICE
-from .events import CardsMoved, Event, GameDealt, MoveUndone, ReserveRefilled, StockDrawn, WasteRecycled, event_type
+from .events import (
+    CardsMoved,
+    Event,
+    GameDealt,
+    LessonCompleted,
+    MoveUndone,
+    ReserveRefilled,
+    StockDrawn,
+    WasteRecycled,
+    event_type,
+)
 from .piles import TABLEAU
 from .state import GameState
 
@@ -77,6 +87,8 @@ def event_data(event: Event) -> JSON:
         return {"card": CODES[event.card], "to": TABLEAU[event.column]}
     if isinstance(event, MoveUndone):
         return {"reverted": [{"type": event_type(e), "data": event_data(e)} for e in event.reverted]}
+    if isinstance(event, LessonCompleted):
+        return {"lesson": event.lesson}
     return {}
 
 

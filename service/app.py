@@ -17,10 +17,13 @@ from .api.common import check_json_body, check_parameters
 from .api.deals import DealController
 from .api.games import GameController
 from .api.health import health
+from .api.lessons import LessonController
 from .api.players import PlayerController
+from .api.races import RaceController
 from .api.rulesets import RulesetController
 from .api.stats import player_stats, stats
 from .api.streams import StreamController
+from .api.web import web_routes
 from .database import libpq_url
 from .errors import UnsupportedMediaType
 from .games import Games, utc_now
@@ -38,6 +41,8 @@ log = logging.getLogger("canfield")
 async def _require_json(request: Request[Any, Any, Any]) -> None:
     check_parameters(request)  # one spelling per UUID and integer, each query parameter once
     if request.method in {"POST", "PUT", "PATCH"}:
+        if "data" not in request.route_handler.parsed_fn_signature.parameters and not await request.body():
+            return  # a POST that takes no body (join or start a race) may come without one
         media_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
         if media_type != "application/json" and not media_type.endswith("+json"):
             raise UnsupportedMediaType("send the body as JSON with 'Content-Type: application/json'")
@@ -45,7 +50,8 @@ async def _require_json(request: Request[Any, Any, Any]) -> None:
 
 
 def create_app(settings: Settings, clock: Callable[[], datetime] = utc_now) -> Litestar:
-    """The app; ``clock`` is the service's one notion of now (tests inject one to cross a date)."""
+    """The app; ``clock`` is the service's one clock (games' times, daily dates, race deadlines),
+    injected by tests."""
     if not settings.database_url:
         raise ValueError("create_app needs settings.database_url")
     pool = open_pool(
@@ -77,7 +83,10 @@ def create_app(settings: Settings, clock: Callable[[], datetime] = utc_now) -> L
             await pool.close()
 
     app = Litestar(
-        route_handlers=[PlayerController, RulesetController, GameController, StreamController, DealController, player_stats, stats, health],
+        route_handlers=[
+            PlayerController, RulesetController, GameController, StreamController, DealController, player_stats, stats,
+            health, LessonController, RaceController, *web_routes(),
+        ],
         lifespan=[lifespan],
         exception_handlers=EXCEPTION_HANDLERS,
         plugins=[ContractSchemaPlugin(), TaggedUnionPlugin()],

@@ -32,14 +32,15 @@ at most 8,000 bytes."""
 
 
 class WriteAlone(Exception):
-    """The batch this move was in failed for a reason of its own: write this move by itself."""
+    """Inside the batcher: the batch this move was in failed for a reason of its own (or the
+    batcher closed while it waited): the move is written by itself."""
 
 
 class AppendBatcher:
     def __init__(self, store: EventStore, max_batch: int = 64) -> None:
         self.store = store
         self.max_batch = max(1, min(max_batch, MAX_BATCH))
-        self._queue: deque[tuple[PendingAppend, asyncio.Future[bool]]] = deque()
+        self._queue: deque[tuple[PendingAppend, asyncio.Future[None]]] = deque()
         self._wake = asyncio.Event()
         self._writer: asyncio.Task[None] | None = None
         self._busy = False  # a write is in flight (by a move's own task or by the writer task)
@@ -47,30 +48,30 @@ class AppendBatcher:
         self.batches = 0  # statements that wrote more than one move, and how many moves they held
         self.batched_moves = 0
 
-    async def append(self, move: PendingAppend) -> bool:
-        """True when the move was written; False when its game had moved on (nothing written).
-        Raises the database's error when it is away, ``WriteAlone`` when its batch failed otherwise.
+    async def append(self, move: PendingAppend) -> None:
+        """Write the move; raises ``ConcurrencyConflict`` when its game had moved on (nothing
+        written), the database's error when it is away.
 
         With no write in flight the move is written at once, by itself, in this task; moves that
-        arrive meanwhile wait, and are written together by the writer task once it is done."""
+        arrive meanwhile wait, and are written together by the writer task once it is done. A move
+        whose batch failed for a reason of its own, or that was waiting when the batcher closed, is
+        written alone."""
         if self._closed:
-            raise WriteAlone()
+            await self.store.append_pending(move)
+            return
         if not self._busy:
             self._busy = True
             try:
-                return await self._write_alone(move)
+                await self.store.append_pending(move)
             finally:
                 self._hand_over()
-        written: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+            return
+        written: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._queue.append((move, written))
-        return await written
-
-    async def _write_alone(self, move: PendingAppend) -> bool:
         try:
+            await written
+        except WriteAlone:
             await self.store.append_pending(move)
-        except ConcurrencyConflict:
-            return False
-        return True
 
     def _hand_over(self) -> None:
         """The write in flight is done: the writer task takes the moves that queued up meanwhile."""
@@ -111,12 +112,12 @@ class AppendBatcher:
             finally:
                 self._busy = False
 
-    def _next_batch(self) -> list[tuple[PendingAppend, asyncio.Future[bool]]]:
+    def _next_batch(self) -> list[tuple[PendingAppend, asyncio.Future[None]]]:
         """Up to ``max_batch`` waiting moves in arrival order, one per game (a later move of a
         game already in the batch waits for the next one)."""
-        batch: list[tuple[PendingAppend, asyncio.Future[bool]]] = []
+        batch: list[tuple[PendingAppend, asyncio.Future[None]]] = []
         games: set[uuid.UUID] = set()
-        later: deque[tuple[PendingAppend, asyncio.Future[bool]]] = deque()
+        later: deque[tuple[PendingAppend, asyncio.Future[None]]] = deque()
         while self._queue and len(batch) < self.max_batch:
             entry = self._queue.popleft()
             if entry[1].done():  # the request was cancelled (client gone) before its turn
@@ -129,20 +130,20 @@ class AppendBatcher:
         self._queue.extendleft(reversed(later))
         return batch
 
-    async def _write(self, batch: list[tuple[PendingAppend, asyncio.Future[bool]]]) -> None:
+    async def _write(self, batch: list[tuple[PendingAppend, asyncio.Future[None]]]) -> None:
         if not batch:
             return
         if len(batch) == 1:  # the one-move statement is cheaper, and reports its own errors exactly
             move, future = batch[0]
             try:
-                ok = await self._write_alone(move)
+                await self.store.append_pending(move)
             except asyncio.CancelledError:
                 _settle(future, exception=_outcome_unknown())
                 raise
-            except Exception as error:
+            except Exception as error:  # ConcurrencyConflict included: the move's own outcome
                 _settle(future, exception=error)
             else:
-                _settle(future, result=ok)
+                _settle(future)
             return
         failure: BaseException | None = None
         written: set[uuid.UUID] = set()
@@ -163,10 +164,11 @@ class AppendBatcher:
             log.info("a batch of %d moves failed (%s); writing them one by one", len(batch), type(error).__name__)
             failure = WriteAlone()
         for move, future in batch:
-            if failure is not None:
-                _settle(future, exception=failure)
+            if failure is None and move.game_id not in written:
+                failure_of_move: BaseException | None = ConcurrencyConflict()  # its game had moved on
             else:
-                _settle(future, result=move.game_id in written)
+                failure_of_move = failure
+            _settle(future, exception=failure_of_move)
 
 
 def _rolled_back(error: Exception) -> bool:
@@ -180,10 +182,10 @@ def _outcome_unknown() -> Unavailable:
     return Unavailable("the server stopped while this move was being written; reload the game to see whether it was")
 
 
-def _settle(future: asyncio.Future[bool], result: bool = False, exception: BaseException | None = None) -> None:
+def _settle(future: asyncio.Future[None], exception: BaseException | None = None) -> None:
     if future.done():  # its request was cancelled (the client went away); the write stands
         return
     if exception is not None:
         future.set_exception(exception)
     else:
-        future.set_result(result)
+        future.set_result(None)

@@ -139,7 +139,7 @@ def serve(args: argparse.Namespace) -> int:
             os.environ["DATABASE_URL"] = url  # the workers import service.asgi, which reads it
             import uvicorn
 
-            from .server import HTTP_PROTOCOL
+            from .server import uvicorn_options
 
             plural = "s" if settings.workers != 1 else ""
             print(
@@ -147,7 +147,7 @@ def serve(args: argparse.Namespace) -> int:
                 f"database {mask_password(url)} ({description})",
                 flush=True,
             )
-            uvicorn.run(ASGI_APP, host=settings.host, port=settings.port, workers=settings.workers, http=HTTP_PROTOCOL)
+            uvicorn.run(ASGI_APP, host=settings.host, port=settings.port, workers=settings.workers, **uvicorn_options())
     except (KeyboardInterrupt, ShutdownRequested):
         pass
     finally:

@@ -67,3 +67,14 @@ class RateLimited(ServiceError):
 
     def __init__(self, detail: str, retry_after: int = 1) -> None:
         super().__init__(detail, {"Retry-After": str(max(1, retry_after))})
+
+
+class Conflict(ServiceError):
+    """The resource is not in a state that allows this (a race that is full or has started)."""
+
+    status = 409
+    title = "Conflict"
+
+    def __init__(self, detail: str, code: str) -> None:
+        super().__init__(detail)
+        self.code = code

@@ -58,6 +58,7 @@ from domain import ALL_RULESETS
 from .schemas import (
     CARD_CODE,
     DEAL_REQUESTS,
+    RACE_DEAL_REQUESTS,
     Body,
     DealRequest,
     DealSource,
@@ -66,6 +67,9 @@ from .schemas import (
     MoveRequest,
     NewGame,
     NewPlayer,
+    NewRace,
+    RaceDeal,
+    RaceDealRequest,
     RequestBody,
     RevertedEvent,
 )
@@ -97,6 +101,11 @@ TAGGED_UNIONS: dict[str, tuple[Any, str]] = {
         "Where a game's cards came from, tagged by `source`. A daily deal is never named by seed or pool number.",
     ),
     "RevertedEvent": (RevertedEvent, "An event of the move an undo took back, tagged by `type`."),
+    "RaceDeal": (
+        RaceDeal,
+        "A race's deal, tagged by `source`. Its seed or pool number shows only once the race has finished and "
+        "every game of it has ended: before, either would give the deck away through the documented shuffle.",
+    ),
 }
 
 
@@ -122,13 +131,33 @@ def _game(schema: Schema, _: Any) -> None:
     )
 
 
-def _deal(schema: Schema, creator: Any) -> None:
-    """The deal request on the wire: exactly one of four one-field objects (service.api.bodies)."""
+def _one_of(schema: Schema, creator: Any, requests: dict[str, type[RequestBody]]) -> None:
+    """A parsed deal request on the wire: exactly one of these one-field objects (service.api.common)."""
     schema.properties = schema.required = schema.type = schema.additional_properties = None
-    schema.one_of = [creator.for_field_definition(FieldDefinition.from_annotation(kind)) for kind in DEAL_REQUESTS.values()]
+    schema.one_of = [creator.for_field_definition(FieldDefinition.from_annotation(kind)) for kind in requests.values()]
+
+
+def _deal(schema: Schema, creator: Any) -> None:
+    _one_of(schema, creator, DEAL_REQUESTS)
     schema.description = (
         "Exactly one deal source: {\"seed\": N}, {\"pool\": N}, {\"daily\": \"YYYY-MM-DD\" or \"today\"} "
-        "(open-runs only, from today back 366 days) or {\"deck\": [52 codes]} (each card once)."
+        "(open-runs only, from today back 366 days), {\"deck\": [52 codes]} (each card once) or "
+        "{\"lesson\": id} (classic only, the default for a lesson)."
+    )
+
+
+def _race(schema: Schema, _: Any) -> None:
+    schema.description = (
+        "maxEntrants is required; the ruleset defaults to open-runs; without a deal the server picks the ruleset's "
+        "default deal at random, which nobody knows in advance (a creator who names a seed or deck knows the cards)."
+    )
+
+
+def _race_deal(schema: Schema, creator: Any) -> None:
+    _one_of(schema, creator, RACE_DEAL_REQUESTS)
+    schema.description = (
+        "Exactly one deal source: {\"seed\": N}, {\"pool\": N} or {\"deck\": [52 codes]}; a race takes no "
+        "daily or lesson deal. Leave the deal out for one nobody knows in advance."
     )
 
 
@@ -161,6 +190,8 @@ REFINEMENTS: dict[type[Any], Callable[[Schema, Any], None]] = {
     NewPlayer: _player,
     NewGame: _game,
     DealRequest: _deal,
+    NewRace: _race,
+    RaceDealRequest: _race_deal,
     DEAL_REQUESTS["deck"]: _deck,
     Foundations: _foundations,
 }
@@ -305,7 +336,7 @@ def _header(schema: Schema, description: str, required: bool = True) -> OpenAPIH
 
 HEADERS: dict[str, OpenAPIHeader] = {
     "ETag": _header(Schema(type=OpenAPIType.STRING, pattern=ETAG), 'the game\'s version in quotes, e.g. "7": send it as If-Match'),
-    "Location": _header(Schema(type=OpenAPIType.STRING), "the path of what was created, e.g. /games/{id}"),
+    "Location": _header(Schema(type=OpenAPIType.STRING), "the path of what was created, e.g. /games/{id} or /races/{id}"),
     "Idempotent-Replayed": _header(
         Schema(type=OpenAPIType.STRING, enum=["true"]),
         '"true" when an Idempotency-Key returned the first result again (nothing was appended); absent otherwise',
@@ -337,20 +368,45 @@ _STREAM_MESSAGE = Schema(
         ),
     },
 )
-# Read as a whole (as most generators do) the body is text; read message by message (as OpenAPI
-# before 3.2 has an event stream's schema do), each message is a StreamMessage.
-_EVENT_STREAM = Schema(
-    any_of=[
-        Schema(type=OpenAPIType.STRING, description="the stream as text: `event:`, `id:` and `data:` lines"),
-        Reference(COMPONENTS + "StreamMessage"),
-    ],
+_RACE_STREAM_MESSAGE = Schema(
+    type=OpenAPIType.OBJECT,
+    title="RaceStreamMessage",
+    description="One Server-Sent Events message of a race's stream: `race` (the race view, first and after each "
+    "change of standings) or `end` (the final view); `id` grows with every change.",
+    required=["event", "data"],
+    properties={
+        "event": Schema(type=OpenAPIType.STRING, enum=["race", "end"]),
+        "id": Schema(type=OpenAPIType.STRING, pattern="^[0-9]+$"),
+        "data": Schema(
+            type=OpenAPIType.STRING,
+            content_media_type="application/json",
+            content_schema=Reference(COMPONENTS + "RaceView"),
+            description="JSON: a RaceView",
+        ),
+    },
 )
+MESSAGES = {"StreamMessage": _STREAM_MESSAGE, "RaceStreamMessage": _RACE_STREAM_MESSAGE}
+
+
+def _event_stream(message: str) -> Schema:
+    """Read as a whole (as most generators do) the body is text; read message by message (as OpenAPI
+    before 3.2 has an event stream's schema do), each message is a ``message``."""
+    return Schema(
+        any_of=[
+            Schema(type=OpenAPIType.STRING, description="the stream as text: `event:`, `id:` and `data:` lines"),
+            Reference(COMPONENTS + message),
+        ],
+    )
+
+
 # Media types an operation also answers with (by Accept), after its own: a generator that reads one
 # media type per status takes the first it knows (openapi-python-client knows JSON and text/*, not
 # ndjson, so it reads exportEvents as text).
 ALSO: dict[str, dict[str, Schema]] = {"listEvents": {NDJSON: _LINES}, "exportEvents": {"text/plain": _LINES}}
 # The schema of each non-JSON body (Litestar gives them none).
-BODIES = {NDJSON: _LINES, EVENT_STREAM: _EVENT_STREAM}
+BODIES = {NDJSON: _LINES, EVENT_STREAM: _event_stream("StreamMessage")}
+# ... unless the operation's own is given here.
+OWN_BODIES = {"streamRace": {EVENT_STREAM: _event_stream("RaceStreamMessage")}}
 
 
 def _not_null(schema: Schema) -> None:
@@ -382,7 +438,7 @@ def complete(document: OpenAPI) -> None:
     """Give every declared response header its schema (and every 401, 429 and 503 theirs), every
     non-JSON body its schema, and each operation of ``ALSO`` its other media types."""
     assert document.components is not None and isinstance(document.components.schemas, dict)
-    document.components.schemas["StreamMessage"] = _STREAM_MESSAGE
+    document.components.schemas.update(MESSAGES)
     document.components.schemas = dict(sorted(document.components.schemas.items()))
     for item in (document.paths or {}).values():
         for operation in (item.get, item.post):
@@ -399,9 +455,10 @@ def complete(document: OpenAPI) -> None:
                     if name in HEADERS:
                         headers[name] = HEADERS[name]
                 response.headers = headers or None
+                bodies = {**BODIES, **OWN_BODIES.get(operation.operation_id or "", {})}
                 for media_type, body in (response.content or {}).items():
-                    if media_type in BODIES:
-                        body.schema = BODIES[media_type]
+                    if media_type in bodies:
+                        body.schema = bodies[media_type]
                 if status == "200" and response.content is not None:
                     for media_type, schema in ALSO.get(operation.operation_id or "", {}).items():
                         response.content[media_type] = OpenAPIMediaType(schema=schema)

@@ -50,19 +50,21 @@ _HTTP_CODES = {
 }
 
 
-def problem_document(status: int, code: str, detail: str) -> Problem:
+def problem_document(status: int, code: str, detail: str, title: str | None = None) -> Problem:
     """The body of every problem, also for answers given in front of Litestar (service.limits)."""
     return Problem(
         type=f"urn:canfield:problem:{code}",
-        title=_TITLES.get(status, "Error"),
+        title=title or _TITLES.get(status, "Error"),
         status=status,
         detail=detail,
         code=code,
     )
 
 
-def problem(status: int, code: str, detail: str, headers: dict[str, str] | None = None) -> Response[Problem]:
-    body = problem_document(status, code, detail)
+def problem(
+    status: int, code: str, detail: str, headers: dict[str, str] | None = None, title: str | None = None
+) -> Response[Problem]:
+    body = problem_document(status, code, detail, title)
     return Response(body, status_code=status, media_type=PROBLEM_JSON, headers=headers or {})
 
 
@@ -75,7 +77,7 @@ def _domain_error(_: Request[Any, Any, Any], error: DomainError) -> Response[Pro
 
 
 def _service_error(_: Request[Any, Any, Any], error: ServiceError) -> Response[Problem]:
-    return problem(error.status, error.code, error.detail, error.headers)
+    return problem(error.status, error.code, error.detail, error.headers, error.title)
 
 
 def _validation_error(request: Request[Any, Any, Any], error: ValidationException) -> Response[Problem]:

@@ -47,36 +47,15 @@ from psycopg import AsyncConnection
 from psycopg_pool import AsyncConnectionPool
 
 from domain import (
-    Command,
-    DomainError,
-    Draw,
-    GameState,
-    MoveCard,
-    Recycle,
-    Resign,
     Status,
-    Undo,
-    UseSolverHint,
-    decide,
-    event_data,
-    event_type,
-    evolve,
-    initial_state,
     replay,
 )
 from domain.cards import codes
 from domain.codec import event_from_data
 from domain.events import (
-    CardsMoved,
-    Event,
     GameDealt,
-    GameResigned,
-    GameStalled,
-    MoveUndone,
-    SolverHintUsed,
-    StockDrawn,
-    WasteRecycled,
 )
+from domain.verify import Unverified, redecide
 
 from .daily import DailyDeal, daily_day_of, is_entry, is_over, public_source
 from .daily_deals import read_all_deals, read_deal
@@ -87,7 +66,7 @@ JSON = dict[str, Any]
 OnCommit = Callable[[AsyncConnection[Any]], Awaitable[None]]
 
 PROJECTION_TABLES = ("player_stats", "source_stats", "deal_stats", "daily_stats", "daily_leaderboard")
-DEAL_SOURCES = ("seed", "deck", "pool", "daily")
+DEAL_SOURCES = ("seed", "deck", "pool", "daily", "race")  # race: the games of races (races branch)
 
 
 # ---------------------------------------------------------------- what a finished game contributes
@@ -120,6 +99,11 @@ class Finish:
     def record(self) -> bool:
         """Whether it may set a fewest-moves or fastest record: an unassisted win."""
         return self.won and not self.assisted
+
+
+def counted(deal: Mapping[str, Any]) -> bool:
+    """Whether a game counts in the stats at all: lesson games never do (API.md, Lessons)."""
+    return deal.get("source") != "lesson"
 
 
 def pool_number_of(deal: Mapping[str, Any]) -> int | None:
@@ -285,68 +269,12 @@ def leaderboard_entry(
 # ---------------------------------------------------------------- verification by the rules engine
 
 
-class Unverified(Exception):
-    """A stored log that does not replay through the rules to a listed win."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
-
-
 @dataclass(frozen=True, slots=True)
 class VerifiedWin:
     day: date
     moves: int
     seconds: float
     finished_at: datetime
-
-
-def _command_of(event: Event) -> Command:
-    """The move whose ``decide`` would start with this event (then checked by ``decide`` itself)."""
-    if isinstance(event, StockDrawn):
-        return Draw()
-    if isinstance(event, (WasteRecycled, GameStalled)):
-        return Recycle()
-    if isinstance(event, CardsMoved):
-        return MoveCard(event.cards[0], event.target)
-    if isinstance(event, MoveUndone):
-        return Undo()
-    if isinstance(event, SolverHintUsed):
-        return UseSolverHint()
-    if isinstance(event, GameResigned):
-        return Resign()
-    raise Unverified(f"a {event_type(event)} event does not start any move")
-
-
-def rules_replay(log_rows: Sequence[tuple[str, Mapping[str, Any]]]) -> GameState:
-    """Re-decide a stored log ``[(type, data), ...]`` move by move from its deal: each move must be
-    legal and ``decide`` must produce exactly the stored events (type and data). The end state."""
-    if not log_rows:
-        raise Unverified("the log is empty")
-    try:
-        events = [event_from_data(kind, data) for kind, data in log_rows]
-    except Exception as error:  # a hand-edited event may not even decode
-        raise Unverified(f"an event does not decode ({type(error).__name__})") from None
-    first = events[0]
-    if not isinstance(first, GameDealt):
-        raise Unverified("the log does not start with GameDealt")
-    if (event_type(first), event_data(first)) != (log_rows[0][0], dict(log_rows[0][1])):
-        raise Unverified("event 1 is not the deal it claims to be")
-    state = initial_state(first)
-    index = 1
-    while index < len(events):
-        command = _command_of(events[index])
-        try:
-            expected = decide(state, command)
-        except DomainError as error:
-            raise Unverified(f"event {index + 1}: {error.reason}") from None
-        stored = [(kind, dict(data)) for kind, data in log_rows[index : index + len(expected)]]
-        if not expected or [(event_type(e), event_data(e)) for e in expected] != stored:
-            raise Unverified(f"event {index + 1} is not what the rules make of that move")
-        for event in expected:
-            state = evolve(state, event)
-        index += len(expected)
-    return state
 
 
 def verify_daily_win(rows: Sequence[Sequence[Any]], stored: DailyDeal | None) -> VerifiedWin:
@@ -372,7 +300,7 @@ def verify_daily_win(rows: Sequence[Sequence[Any]], stored: DailyDeal | None) ->
         or dealt.get("deck") != codes(stored.deck)
     ):
         raise Unverified(f"not the deal of {day}")
-    state = rules_replay([(row[1], row[2]) for row in rows])
+    state = redecide([(row[1], row[2]) for row in rows])
     if state.status is not Status.WON:
         raise Unverified(f"the log replays to {state.status.value}, not a win")
     if state.assisted:
@@ -433,6 +361,8 @@ class _Rebuild:
             return
         assert isinstance(dealt, GameDealt)
         source = public_source(deal)
+        if not counted(source):
+            return
         number = pool_number_of(source)
         day = daily_day_of(source)
         if number is not None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from sqlalchemy import (
     BigInteger,
     Boolean,
+    CheckConstraint,
     Column,
     Date,
     DateTime,
@@ -162,4 +163,42 @@ daily_deals = Table(  # a date's deal, stored by the first server process that p
     Column("solver_states", Integer, nullable=False),
     Column("verified_at", DateTime(timezone=True), nullable=False),
     PrimaryKeyConstraint("day", name="daily_deals_pkey"),
+)
+
+# ---------------------------------------------------------------- races (service/races.py, migration 0004)
+
+races = Table(
+    "races",
+    metadata,
+    Column("id", UUID(as_uuid=True), primary_key=True),
+    Column("creator_id", UUID(as_uuid=True), ForeignKey("players.id"), nullable=False),
+    Column("ruleset_id", Text, nullable=False),
+    Column("ruleset_version", Integer, nullable=False),
+    Column("deal", JSONB, nullable=False),  # the source asked for: {"source": "seed", "seed": 7}, ... (shown after the race)
+    Column("deck", JSONB, nullable=False),  # the 52 codes every entrant is dealt (never shown by the race)
+    Column("max_entrants", Integer, nullable=False),
+    Column("time_limit_seconds", Integer, nullable=True),
+    Column("status", Text, nullable=False),  # open, running, finished
+    Column("version", Integer, nullable=False),  # +1 with every change of the race row or its entrants
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("started_at", DateTime(timezone=True), nullable=True),
+    Column("ends_at", DateTime(timezone=True), nullable=True),  # started_at + the time limit
+    Column("finished_at", DateTime(timezone=True), nullable=True),
+    CheckConstraint("status IN ('open', 'running', 'finished')", name="races_status_check"),
+    CheckConstraint("max_entrants BETWEEN 2 AND 8", name="races_max_entrants_check"),
+)
+
+race_entrants = Table(
+    "race_entrants",
+    metadata,
+    Column("race_id", UUID(as_uuid=True), ForeignKey("races.id"), nullable=False),
+    Column("player_id", UUID(as_uuid=True), ForeignKey("players.id"), nullable=False, index=True),
+    Column("seat", Integer, nullable=False),  # 1 for the creator, then in the order of joining
+    Column("joined_at", DateTime(timezone=True), nullable=False),
+    Column("game_id", UUID(as_uuid=True), ForeignKey("games.id"), nullable=True),  # dealt at the start
+    Column("standing", JSONB, nullable=True),  # frozen when the race finished, from the replayed log
+    Column("place", Integer, nullable=True),  # final; null when unranked (its log did not replay)
+    PrimaryKeyConstraint("race_id", "player_id", name="race_entrants_pkey"),
+    UniqueConstraint("race_id", "seat", name="race_entrants_race_id_seat_key"),
+    UniqueConstraint("game_id", name="race_entrants_game_id_key"),
 )

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 from datetime import date, datetime
 from enum import StrEnum
-from typing import Annotated, Literal, Union
+from typing import Annotated, Literal, Union, get_args
 from uuid import UUID
 
 from msgspec import UNSET, Meta, Struct, UnsetType
 
 from domain import MAX_SEED
+from domain.lessons import BY_ID as LESSONS
 
 CARD_CODE = "^[A2-9TJQK][SHDC]$"
 
@@ -26,6 +27,10 @@ Target = Literal["foundation", "tableau-1", "tableau-2", "tableau-3", "tableau-4
 Column = Literal["tableau-1", "tableau-2", "tableau-3", "tableau-4"]
 Pile = Literal["stock", "waste", "reserve", "foundation", "tableau-1", "tableau-2", "tableau-3", "tableau-4"]
 Version = Annotated[int, Meta(ge=0, description="a game version: the number of events in its stream")]
+# The prepared lessons (domain/lessons.py; GET /lessons): a new one is a new name here too.
+LessonName = Literal["base-rank", "wrapping", "reserve-refill", "draw-three-stock"]
+assert set(LESSONS) == set(get_args(LessonName)), "service.schemas.LessonName names every lesson of domain/lessons.py"
+LessonId = Annotated[LessonName, Meta(description="a prepared lesson (GET /lessons)")]
 
 
 class RulesetId(StrEnum):
@@ -78,12 +83,21 @@ class DeckDealRequest(RequestBody):
     deck: Annotated[list[str], Meta(description="the 52 card codes in deal order, each card once")]
 
 
+class LessonDealRequest(RequestBody):
+    """A prepared lesson's deck (GET /lessons), played under its ruleset (classic)."""
+
+    lesson: LessonId
+
+
 DEAL_REQUESTS: dict[str, type[RequestBody]] = {
     "seed": SeedDealRequest,
     "pool": PoolDealRequest,
     "daily": DailyDealRequest,
     "deck": DeckDealRequest,
+    "lesson": LessonDealRequest,
 }
+# A race's deal: one a game could be dealt by too (not a daily's or a lesson's), or none.
+RACE_DEAL_REQUESTS: dict[str, type[RequestBody]] = {name: DEAL_REQUESTS[name] for name in ("seed", "pool", "deck")}
 
 
 class DealRequest(RequestBody):
@@ -97,6 +111,16 @@ class DealRequest(RequestBody):
     deck: list[CardCode] | None = None
     pool: int | None = None
     daily: str | None = None
+    lesson: str | None = None
+
+
+class RaceDealRequest(RequestBody):
+    """A parsed race deal request: at most one of seed, pool or deck is set (one of the one-field
+    objects of ``RACE_DEAL_REQUESTS`` on the wire; service.openapi documents the union)."""
+
+    seed: Seed | None = None
+    deck: list[CardCode] | None = None
+    pool: int | None = None
 
 
 class NewGame(RequestBody):
@@ -201,8 +225,20 @@ class DailySource(Body, tag_field="source", tag="daily"):
     practice: Annotated[bool, Meta(description="true for a player's second and later game of that date's deal (not ranked)")]
 
 
+class LessonSource(Body, tag_field="source", tag="lesson"):
+    """A prepared lesson's deck (GET /lessons)."""
+
+    lesson: LessonId
+
+
+class RaceSource(Body, tag_field="source", tag="race"):
+    """An entrant's game of a race: the race's deck (never its seed or pool number, see GET /races/{id})."""
+
+    race: UUID
+
+
 # Where a game's cards came from, tagged by ``source``.
-DealSource = Union[SeedSource, DeckSource, PoolSource, DailySource]
+DealSource = Union[SeedSource, DeckSource, PoolSource, DailySource, LessonSource, RaceSource]
 
 
 class Stock(Body, omit_defaults=True):
@@ -248,6 +284,7 @@ class GameView(Body):
     started_at: datetime
     finished_at: datetime | None
     table: Table
+    lesson: Annotated[LessonProgress, Meta(description="a lesson game's lesson and progress; absent in other games")] | UnsetType = UNSET
 
 
 # ---------------------------------------------------------------- events (domain/events.py, domain/view.py event_data)
@@ -371,6 +408,17 @@ class GameResignedEvent(EventBase, tag="GameResigned"):
     data: NoData
 
 
+class LessonCompletedData(Body):
+    lesson: LessonId
+
+
+class LessonCompletedEvent(EventBase, tag="LessonCompleted"):
+    """A lesson game reached its lesson's goal, with the move that did it (recorded once; an undo
+    does not take it back)."""
+
+    data: LessonCompletedData
+
+
 # One event of a game's log, tagged by ``type``; hidden cards withheld while the game is in progress.
 EventView = Union[
     GameDealtEvent,
@@ -383,6 +431,7 @@ EventView = Union[
     GameWonEvent,
     GameStalledEvent,
     GameResignedEvent,
+    LessonCompletedEvent,
 ]
 
 
@@ -503,6 +552,7 @@ class RulesetStats(Body):
 class PlayerStats(Body):
     player: UUID
     rulesets: list[RulesetStats]
+    races: RaceRecord  # races branch
 
 
 class RulesetTotals(Body):
@@ -519,7 +569,7 @@ class RulesetTotals(Body):
 
 
 class SourceTotals(Body):
-    source: Literal["seed", "deck", "pool", "daily"]
+    source: Literal["seed", "deck", "pool", "daily", "race"]
     played: int
     won: int
     win_rate: WinRate | None
@@ -586,3 +636,118 @@ class GameSummary(Body):
 class GameList(Body):
     games: Annotated[list[GameSummary], Meta(description="newest first")]
     next_before: Annotated[str, Meta(description="pass as ?before= for the next (older) page; null on the last page")] | None
+
+
+# ---------------------------------------------------------------- lessons (service/lessons.py, domain/lessons.py)
+
+
+class LessonInfo(Body):
+    id: LessonId
+    title: str
+    teaches: Annotated[str, Meta(description="what the lesson is about")]
+    goal: Annotated[str, Meta(description="the goal in words; reaching it records a LessonCompleted event")]
+    ruleset: Annotated[RulesetId, Meta(description="the ruleset a lesson game is dealt under (classic)")]
+    ruleset_version: int
+
+
+class LessonList(Body):
+    lessons: list[LessonInfo]
+
+
+class LessonProgress(Body):
+    """In the view of a lesson game: its lesson, the goal, and whether it has been reached."""
+
+    id: LessonId
+    goal: str
+    done: bool
+
+
+# ---------------------------------------------------------------- races (service/races.py)
+
+
+class NewRace(RequestBody):
+    max_entrants: Annotated[int, Meta(ge=2, le=8, description="2 .. 8 players, the creator included")]
+    ruleset: RulesetId | None = None
+    deal: RaceDealRequest | None = None
+    time_limit_seconds: Annotated[
+        int, Meta(ge=1, le=86_400, description="the race ends this long after its start (1 .. 86400); none: no limit")
+    ] | None = None
+
+
+class RaceSeedDeal(Body, tag_field="source", tag="seed", omit_defaults=True):
+    """A race dealt by seed."""
+
+    seed: Annotated[Seed, Meta(description="only once the race has finished and every game of it has ended")] | UnsetType = UNSET
+
+
+class RaceDeckDeal(Body, tag_field="source", tag="deck"):
+    """A race dealt from an explicit deck (never echoed)."""
+
+
+class RacePoolDeal(Body, tag_field="source", tag="pool", omit_defaults=True):
+    """A race dealt from the ruleset's verified pool."""
+
+    pool: Annotated[int, Meta(ge=1, description="only once the race has finished and every game of it has ended")] | UnsetType = UNSET
+
+
+# A race's deal, tagged by ``source``: while the race runs only the source (a seed or pool number
+# would give the deck away through the documented shuffle).
+RaceDeal = Union[RaceSeedDeal, RaceDeckDeal, RacePoolDeal]
+
+
+class RaceEntrant(Body):
+    player: UUID
+    name: str
+    joined_at: datetime
+    game: Annotated[UUID, Meta(description="the entrant's game, dealt at the start")] | None
+    game_status: Literal["playing", "won", "stalled", "resigned"] | None
+    cards_on_foundations: int
+    move_count: int
+    finished_at: Annotated[datetime, Meta(description="when the entrant's game ended")] | None
+    place: Annotated[
+        int,
+        Meta(description="live while the race runs; final once it has finished, and then only for a verified log"),
+    ] | None
+    assisted: Annotated[bool, Meta(description="the entrant asked the solver for a hint")]
+    verified: Annotated[
+        bool, Meta(description="once the race has finished: whether the stored log replayed through the rules")
+    ] | None
+
+
+class RaceView(Body):
+    id: UUID
+    creator: UUID
+    status: Literal["open", "running", "finished"]
+    ruleset: RulesetRef
+    deal: Annotated[
+        RaceDeal,
+        Meta(description="the deal source; its seed or pool number only once the race has finished and every game of it has ended"),
+    ]
+    max_entrants: int
+    time_limit_seconds: int | None
+    created_at: datetime
+    started_at: datetime | None
+    ends_at: Annotated[datetime, Meta(description="the start plus the time limit")] | None
+    finished_at: datetime | None
+    entrants: Annotated[list[RaceEntrant], Meta(description="by place once started (then in the order they joined)")]
+
+
+class RaceRecord(Body):
+    played: Annotated[int, Meta(description="finished races the player was dealt a game in")]
+    won: Annotated[int, Meta(description="of those, the races the player placed first in")]
+
+
+class OpenRace(Body):
+    id: UUID
+    creator: UUID
+    creator_name: str
+    ruleset: RulesetRef
+    deal: Annotated[RaceDeal, Meta(description="the deal source only ({'source': 'seed'}, ...): never a seed or pool number")]
+    max_entrants: int
+    entrants: Annotated[int, Meta(description="players in it so far, the creator included")]
+    time_limit_seconds: int | None
+    created_at: datetime
+
+
+class OpenRaces(Body):
+    races: Annotated[list[OpenRace], Meta(description="open races, newest first")]

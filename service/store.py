@@ -194,6 +194,36 @@ def _event_rows(events: list[NewEvent]) -> list[dict[str, Any]]:
     return [{"version": e.version, "type": e.type, "data": e.data} for e in events]
 
 
+async def insert_game(
+    conn: AsyncConnection[Any],
+    game_id: uuid.UUID,
+    player_id: uuid.UUID,
+    ruleset: tuple[str, int],
+    deal: dict[str, Any],
+    status: str,
+    snapshot: dict[str, Any],
+    events: list[NewEvent],
+    now: datetime,
+) -> None:
+    """The game row and its first events, on ``conn`` (in the caller's transaction, if any: a race
+    deals all its games in one)."""
+    await conn.execute(
+        _CREATE,
+        {
+            "id": game_id,
+            "player_id": player_id,
+            "ruleset_id": ruleset[0],
+            "ruleset_version": ruleset[1],
+            "deal": Jsonb(deal),
+            "status": status,
+            "version": events[-1].version,
+            "snapshot": Json(snapshot),
+            "now": now,
+            "events": Jsonb(_event_rows(events)),
+        },
+    )
+
+
 class EventStore:
     def __init__(self, pool: AsyncConnectionPool) -> None:
         self.pool = pool
@@ -242,21 +272,7 @@ class EventStore:
         (``games_daily_entry_key``) raises ``DailyEntryTaken``."""
         try:
             async with self.pool.connection() as conn, _transaction_if(conn, on_create is not None):
-                await conn.execute(
-                    _CREATE,
-                    {
-                        "id": game_id,
-                        "player_id": player_id,
-                        "ruleset_id": ruleset[0],
-                        "ruleset_version": ruleset[1],
-                        "deal": Jsonb(deal),
-                        "status": status,
-                        "version": events[-1].version,
-                        "snapshot": Json(snapshot),
-                        "now": now,
-                        "events": Jsonb(_event_rows(events)),
-                    },
-                )
+                await insert_game(conn, game_id, player_id, ruleset, deal, status, snapshot, events, now)
                 if on_create is not None:
                     await on_create(conn)
         except pg_errors.UniqueViolation as error:

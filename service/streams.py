@@ -25,7 +25,7 @@ import signal
 import threading
 import uuid
 import weakref
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -53,9 +53,9 @@ def message(event: str, version: int, data: Any) -> bytes:
     return b"event: %s\nid: %d\ndata: %s\n\n" % (event.encode(), version, msgspec.json.encode(data))
 
 
-def game_view(game: GameRow, now: datetime) -> dict[str, Any]:
-    state = snapshot_to_state(game.snapshot)
-    return view_of(game.id, game.player_id, game.deal, game.started_at, game.finished_at, state, now)
+def game_view(game: GameRow, withhold: bool = False) -> dict[str, Any]:
+    return view_of(game.id, game.player_id, game.deal, game.started_at, game.finished_at, snapshot_to_state(game.snapshot),
+                   withhold)
 
 
 @dataclass(eq=False)
@@ -68,6 +68,7 @@ class Subscription:
     wake: asyncio.Event = field(default_factory=asyncio.Event)
     closing: bool = False  # the server is shutting down: end the stream
     released: bool = False
+    also: set[uuid.UUID] = field(default_factory=set)  # more streams it wakes for (a race's games: StreamHub.watch)
 
     def close(self) -> None:
         """Give back the slot and stop being woken (idempotent)."""
@@ -145,17 +146,27 @@ class StreamHub:
             self._kick.set_result(None)  # the listener task LISTENs, then wakes this stream
         return subscription
 
+    def watch(self, subscription: Subscription, ids: Iterable[uuid.UUID]) -> None:
+        """Wake ``subscription`` for appends to these streams too (a race stream: its games), in
+        the same slot."""
+        if subscription.released:
+            return
+        for key in set(ids) - subscription.also - {subscription.game_id}:
+            subscription.also.add(key)
+            self.by_game.setdefault(key, set()).add(subscription)
+
     def _release(self, subscription: Subscription) -> None:
         count = self.by_owner.get(subscription.owner, 0) - 1
         if count > 0:
             self.by_owner[subscription.owner] = count
         else:
             self.by_owner.pop(subscription.owner, None)
-        subscriptions = self.by_game.get(subscription.game_id)
-        if subscriptions is not None:
-            subscriptions.discard(subscription)
-            if not subscriptions:
-                del self.by_game[subscription.game_id]
+        for key in (subscription.game_id, *subscription.also):
+            subscriptions = self.by_game.get(key)
+            if subscriptions is not None:
+                subscriptions.discard(subscription)
+                if not subscriptions:
+                    del self.by_game[key]
 
     def open_streams(self) -> int:
         return sum(self.by_owner.values())
@@ -284,23 +295,34 @@ class StreamHub:
 
     # ------------------------------------------------------------ a stream
 
-    def messages(self, subscription: Subscription, game: GameRow, after: int | None) -> AsyncIterator[bytes]:
+    def _withheld(self, game: GameRow, withhold: bool) -> bool:
+        """Whether hidden cards stay hidden even if the game has ended: ``withhold`` (a race still
+        on, as ``Games.readable`` said when the stream opened), or a daily game whose date is not
+        over yet (asked at every message: a stream can outlive a date)."""
+        return withhold or not reveals_hidden_cards(game.deal, True, self.clock())
+
+    def messages(
+        self, subscription: Subscription, game: GameRow, after: int | None, withhold: bool = False
+    ) -> AsyncIterator[bytes]:
         """The SSE body of a stream of ``game`` (already loaded): the view unless resuming after
-        a version, then each event after it, keep-alives, and the end once the game is over."""
-        body = self._messages(subscription, game, after)
+        a version, then each event after it, keep-alives, and the end once the game is over.
+        ``withhold``: never show its hidden cards, even once it has ended (a race still on)."""
+        body = self._messages(subscription, game, after, withhold)
         weakref.finalize(body, subscription.close)  # even if the body is never iterated
         return body
 
-    async def _messages(self, subscription: Subscription, game: GameRow, after: int | None) -> AsyncIterator[bytes]:
+    async def _messages(
+        self, subscription: Subscription, game: GameRow, after: int | None, withhold: bool
+    ) -> AsyncIterator[bytes]:
         game_id = game.id
         try:
             if after is None:
-                yield message("view", game.version, game_view(game, self.clock()))
+                yield message("view", game.version, game_view(game, self._withheld(game, withhold)))
                 last = game.version
             else:
                 last = after
             if game.finished_at is not None and last >= game.version:
-                yield message("end", game.version, game_view(game, self.clock()))
+                yield message("end", game.version, game_view(game, self._withheld(game, withhold)))
                 return
             while not subscription.closing:
                 subscription.wake.clear()  # before reading: a notification from now on wakes us again
@@ -310,12 +332,12 @@ class StreamHub:
                     return
                 game = found
                 over = game.finished_at is not None
-                reveal = reveals_hidden_cards(game.deal, over, self.clock())
+                reveal = over and not self._withheld(game, withhold)
                 for row in rows:
                     yield message("game-event", row.version, public_event(row.version, row.type, row.data, row.recorded_at, reveal))
                     last = row.version
                 if over and last >= game.version:
-                    yield message("end", game.version, game_view(game, self.clock()))
+                    yield message("end", game.version, game_view(game, self._withheld(game, withhold)))
                     return
                 if last < game.version:
                     continue  # more was appended (or a full page was read): read on
@@ -323,7 +345,7 @@ class StreamHub:
                     # Caught up after a change: the table as it is now, so a client can keep its
                     # table from the stream alone (an undone draw's event does not say what the
                     # waste shows now).
-                    yield message("view", game.version, game_view(game, self.clock()))
+                    yield message("view", game.version, game_view(game, self._withheld(game, withhold)))
                 try:
                     await asyncio.wait_for(subscription.wake.wait(), self.keepalive)
                 except TimeoutError:

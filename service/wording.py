@@ -14,6 +14,8 @@ import re
 from collections.abc import Iterable
 from typing import Any, Literal, get_args, get_origin
 
+from domain.lessons import BY_ID as LESSONS
+
 CARD_RULE = "a card code: a rank (A 2-9 T J Q K) then a suit (S H D C), e.g. '7H'"
 MOVE_TYPES = ("draw", "recycle", "move", "undo", "resign")
 
@@ -21,12 +23,15 @@ MOVE_TYPES = ("draw", "recycle", "move", "undo", "resign")
 RULES: dict[str, str] = {
     "name": "1 to 40 characters",
     "ruleset": "one of classic, draw-one, open-runs",
-    "deal": "an object with exactly one of seed, pool, daily or deck",
+    "deal": "an object with exactly one of seed, pool, daily, deck or lesson (a race's: seed, pool or deck)",
     "seed": "an integer from 0 to 2^53 - 1 (9007199254740991)",
     "pool": "a pool deal number, 1 or more",
     "daily": "'today' or a UTC date written YYYY-MM-DD",
     "deck": "a list of the 52 card codes in deal order, each card once",
     "deck[]": CARD_RULE,
+    "lesson": f"one of {', '.join(LESSONS)} (GET /lessons)",
+    "maxEntrants": "an integer from 2 to 8 (the creator included)",
+    "timeLimitSeconds": "whole seconds from 1 to 86400 (a day), or null for no limit",
     "type": "one of " + ", ".join(MOVE_TYPES),
     "card": CARD_RULE,
     "to": "'foundation' or 'tableau-1' .. 'tableau-4'",
@@ -75,6 +80,12 @@ def shown(value: object) -> str:
     if isinstance(value, list):
         return f"a list of {len(value)}"
     return "that"
+
+
+def either(names: Iterable[str]) -> str:
+    """Our own names as alternatives: 'seed, pool or deck'."""
+    listed = list(names)
+    return listed[0] if len(listed) == 1 else ", ".join(listed[:-1]) + " or " + listed[-1]
 
 
 def quoted_list(names: Iterable[str]) -> str:

@@ -29,7 +29,7 @@ import psycopg
 
 from domain import redact, replay
 from domain.codec import event_from_data, snapshot_to_state
-from service.server import HTTP_PROTOCOL
+from service.server import uvicorn_arguments
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 
@@ -68,7 +68,7 @@ class ServerProcess:
         self.log = log
         environment = {**os.environ, "DATABASE_URL": database_url, **NO_RATE_LIMITS, **(env or {})}
         command = [sys.executable, "-m", "uvicorn", "service.asgi:app", "--host", "127.0.0.1", "--port",
-                   str(self.port), "--log-level", "warning", "--no-access-log", "--http", HTTP_PROTOCOL]
+                   str(self.port), "--log-level", "warning", "--no-access-log", *uvicorn_arguments()]
         if workers > 1:
             command += ["--workers", str(workers)]
         with open(log, "ab") as out:

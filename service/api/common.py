@@ -17,8 +17,22 @@ from ..errors import BadRequest, NotFound, Unauthorized
 from ..games import Games
 from ..paths import INTEGER, NOT_FOUND, as_sent, malformed, trailing_slash
 from ..paths import UUID as UUID_TEXT
-from ..schemas import DEAL_REQUESTS, DealRequest, Draw, MoveCard, NewGame, Recycle, Resign, RulesetId, Undo
-from ..wording import RULES, choices, echo, explain, json_problem, quoted_list, shown
+from ..schemas import (
+    DEAL_REQUESTS,
+    RACE_DEAL_REQUESTS,
+    DealRequest,
+    Draw,
+    MoveCard,
+    NewGame,
+    NewRace,
+    RaceDealRequest,
+    Recycle,
+    RequestBody,
+    Resign,
+    RulesetId,
+    Undo,
+)
+from ..wording import RULES, choices, echo, either, explain, json_problem, quoted_list, shown
 
 _IF_MATCH = re.compile(r'[ \t]*(?:(?:W/)?"([0-9]{1,12})"|([0-9]{1,12}))[ \t]*')  # service.openapi.IF_MATCH
 _KEY = re.compile(r"[\x21-\x7e]{1,255}")  # service.openapi.IDEMPOTENCY_KEY
@@ -75,24 +89,54 @@ def parse_new_game(data: object) -> NewGame:
     extra = [name for name in body if name not in ("ruleset", "deal")]
     if extra:
         raise BadRequest(f"the request body has no field {quoted_list(str(name) for name in extra)}; it takes only 'ruleset' and 'deal'")
-    ruleset, deal = body.get("ruleset"), body.get("deal")
+    deal = body.get("deal")
+    return NewGame(ruleset=_ruleset(body.get("ruleset")), deal=None if deal is None else parse_deal(deal))
+
+
+def parse_new_race(data: object) -> NewRace:
+    """``{"maxEntrants": N, "ruleset": ..., "deal": {seed, pool or deck}, "timeLimitSeconds": N}``:
+    only ``maxEntrants`` is required (null counts as left out for the others)."""
+    body = _members(data, "the request body", '{"maxEntrants": 2}')
+    takes = [field.encode_name for field in msgspec.structs.fields(NewRace)]
+    extra = [name for name in body if name not in takes]
+    if extra:
+        raise BadRequest(f"the request body has no field {quoted_list(str(name) for name in extra)}; it takes only {quoted_list(takes)}")
+    ruleset, deal = _ruleset(body.get("ruleset")), body.get("deal")
+    rest = {name: value for name, value in body.items() if name not in ("ruleset", "deal")}
+    parsed = parse_body(rest, NewRace)
+    race_deal = None if deal is None else parse_deal(deal, RACE_DEAL_REQUESTS, RaceDealRequest, "a race's deal")
+    return msgspec.structs.replace(parsed, ruleset=ruleset, deal=race_deal)
+
+
+def _ruleset(ruleset: object) -> RulesetId | None:
     if ruleset is not None and not (isinstance(ruleset, str) and ruleset in RULESET_IDS):
         raise BadRequest(f"'ruleset' must be {RULES['ruleset']}, not {shown(ruleset)}")
-    return NewGame(ruleset=None if ruleset is None else RulesetId(ruleset), deal=None if deal is None else parse_deal(deal))
+    return None if ruleset is None else RulesetId(ruleset)
 
 
-def parse_deal(data: object) -> DealRequest:
-    """Exactly one source: ``{"seed": N}``, ``{"pool": N}``, ``{"daily": "..."}`` or ``{"deck": [...]}``."""
+D = TypeVar("D", DealRequest, RaceDealRequest)
+
+
+def parse_deal(
+    data: object,
+    requests: dict[str, type[RequestBody]] = DEAL_REQUESTS,
+    kind: type[D] = DealRequest,  # type: ignore[assignment]
+    whose: str = "a deal",
+) -> D:
+    """Exactly one source of ``requests``: ``{"seed": N}``, ``{"pool": N}``, ``{"daily": "..."}``,
+    ``{"deck": [...]}`` or ``{"lesson": "..."}`` for a game; seed, pool or deck for a race."""
     deal = _members(data, "'deal'", '{"seed": 7}')
-    unknown = [name for name in deal if name not in DEAL_REQUESTS]
+    sources = either(requests)
+    unknown = [name for name in deal if name not in requests]
     if unknown:
-        raise BadRequest(f"'deal' has no field {quoted_list(str(name) for name in unknown)}: {RULES['deal']}")
+        raise BadRequest(f"'deal' has no field {quoted_list(str(name) for name in unknown)}: "
+                         f"{whose} is an object with exactly one of {sources}")
     if len(deal) != 1:
         given = f"not {' and '.join(deal)}" if deal else "not none"
-        raise BadRequest(f"'deal' names exactly one source (seed, pool, daily or deck), {given}")
+        raise BadRequest(f"'deal' names exactly one source ({sources}), {given}")
     (name,) = deal
-    parsed = parse_body(deal, DEAL_REQUESTS[name], "'deal'", prefix="deal")
-    return DealRequest(**{name: getattr(parsed, name)})
+    parsed = parse_body(deal, requests[name], "'deal'", prefix="deal")
+    return kind(**{name: getattr(parsed, name)})
 
 
 def _whole_numbers(value: object, depth: int = 0) -> object:
@@ -104,6 +148,10 @@ def _whole_numbers(value: object, depth: int = 0) -> object:
         if isinstance(value, list):
             return [_whole_numbers(item, depth + 1) for item in value]
     return value
+
+
+MAX_NESTING = 32
+"""Request bodies are at most three levels deep; anything past this is refused as nested too deeply."""
 
 
 class _DuplicateKey(Exception):
@@ -138,14 +186,20 @@ def check_json_body(raw: bytes) -> None:
         raise BadRequest("the JSON body is nested too deeply") from None
     except (msgspec.DecodeError, msgspec.ValidationError) as error:  # ValidationError: a number too large
         raise BadRequest(json_problem(str(error))) from None
-    members, pending = 0, [data]
+    members = 0
+    pending: list[tuple[dict[str, Any] | list[Any], int]] = [(data, 1)] if isinstance(data, dict | list) else []
     while pending:
-        item = pending.pop()
+        item, depth = pending.pop()
+        if depth > MAX_NESTING:  # msgspec's own recursion limit differs between Python versions
+            raise BadRequest("the JSON body is nested too deeply")
         if isinstance(item, dict):
             members += len(item)
-            pending.extend(item.values())
-        elif isinstance(item, list):
-            pending.extend(item)
+            values: Any = item.values()
+        else:
+            values = item
+        for value in values:
+            if isinstance(value, dict | list):
+                pending.append((value, depth + 1))
     if raw.count(b":") <= members:
         return  # every ':' separates a member: no name can repeat
     try:
@@ -253,6 +307,15 @@ def bearer_token(request: Request[Any, Any, Any]) -> str | None:
     if scheme.lower() != "bearer" or not token or len(token) > 200:
         raise Unauthorized("use 'Authorization: Bearer <token>' with the token from POST /players")
     return token
+
+
+def optional_bearer(request: Request[Any, Any, Any]) -> str | None:
+    """The bearer token of a public read, if one is sent in the right form (a race game answers only
+    to its player while the race runs); a malformed header counts as no token, as on any read."""
+    try:
+        return bearer_token(request)
+    except Unauthorized:
+        return None
 
 
 def if_match(value: str | None) -> int | None:

@@ -12,26 +12,17 @@ from litestar.response import Response
 
 from domain import parse_command
 
-from ..errors import Unauthorized
 from ..openapi import IDEMPOTENCY_KEY, IF_MATCH, NDJSON, header, response_headers
 from ..problems import documented
 from ..schemas import EventPage, GameView, Hints, LegalMoves, MoveRequest, MoveResult, NewGame
-from .common import bearer_token, etag, games_of, idempotency_key, if_match, parse_move, parse_new_game
+from .common import bearer_token, etag, games_of, idempotency_key, if_match, optional_bearer, parse_move, parse_new_game
 
 _GAME_ID = PathParameter(description="the game's id (a UUID)")
 _AFTER = QueryParameter(ge=0, le=2**31 - 1, description="return events after this version")
 _LIMIT = QueryParameter(ge=1, le=1000, description="at most this many events")
-# Reads are public, except a daily game's until its date (UTC) is over: then only its player's token.
+# Reads are public, except a daily game's until its date (UTC) is over and a race game's while its
+# race runs: then only its player's token.
 _READ_SECURITY: list[dict[str, list[str]]] = [{}, {"bearer": []}]
-
-
-def reader_token(request: Request[Any, Any, Any]) -> str | None:
-    """The bearer token a read came with, if any (a malformed one counts as none: most reads are
-    public, and a daily game in its date refuses a read without its player's token anyway)."""
-    try:
-        return bearer_token(request)
-    except Unauthorized:
-        return None
 
 
 class GameController(Controller):
@@ -77,7 +68,7 @@ class GameController(Controller):
             ),
         ] = None,
     ) -> Response[GameView]:
-        view = await games_of(state).view(game_id, reader_token(request))
+        view = await games_of(state).view(game_id, optional_bearer(request))
         tag = etag(view["version"])
         if if_none_match is not None and tag in {t.strip() for t in if_none_match.split(",")}:
             return Response(None, status_code=304, headers={"ETag": tag})
@@ -143,7 +134,7 @@ class GameController(Controller):
     async def legal_moves(
         self, request: Request[Any, Any, Any], state: State, game_id: Annotated[UUID, _GAME_ID]
     ) -> Response[LegalMoves]:
-        body = await games_of(state).legal_moves(game_id, reader_token(request))
+        body = await games_of(state).legal_moves(game_id, optional_bearer(request))
         return Response(body, headers={"ETag": etag(body["version"])})
 
     @get(
@@ -166,7 +157,7 @@ class GameController(Controller):
             ),
         ] = False,
     ) -> Response[Hints]:
-        body = await games_of(state).hints(game_id, solver, bearer_token(request) if solver else reader_token(request))
+        body = await games_of(state).hints(game_id, solver, bearer_token(request) if solver else optional_bearer(request))
         return Response(body, headers={"ETag": etag(body["version"])})
 
     @get(
@@ -186,7 +177,7 @@ class GameController(Controller):
         after: Annotated[int, _AFTER] = 0,
         limit: Annotated[int, _LIMIT] = 100,
     ) -> Response[EventPage]:
-        page = await games_of(state).events(game_id, after, limit, reader_token(request))
+        page = await games_of(state).events(game_id, after, limit, optional_bearer(request))
         if _wants_ndjson(request):
             return _ndjson(page["events"])  # type: ignore[return-value]
         return Response(page)
@@ -208,7 +199,7 @@ class GameController(Controller):
         after: Annotated[int, _AFTER] = 0,
         limit: Annotated[int, _LIMIT] = 100,
     ) -> Response[str]:
-        page = await games_of(state).events(game_id, after, limit, reader_token(request))
+        page = await games_of(state).events(game_id, after, limit, optional_bearer(request))
         accept = request.headers.get("accept", "")
         as_text = "text/plain" in accept and NDJSON not in accept
         return _ndjson(page["events"], "text/plain; charset=utf-8" if as_text else NDJSON)
@@ -224,7 +215,7 @@ class GameController(Controller):
     async def state_at(
         self, request: Request[Any, Any, Any], state: State, game_id: Annotated[UUID, _GAME_ID], version: Annotated[int, PathParameter(ge=1, le=2**31 - 1, description="a version of the game, 1 .. its current version")]
     ) -> Response[GameView]:
-        view = await games_of(state).state_at(game_id, version, reader_token(request))
+        view = await games_of(state).state_at(game_id, version, optional_bearer(request))
         return Response(view, headers={"ETag": etag(view["version"])})
 
 

@@ -29,15 +29,17 @@ def _ruleset_ids() -> list[str]:
 @get(
     "/players/{player_id:uuid}/stats",
     operation_id="getPlayerStats",
-    summary="A player's stats per ruleset: played, won, win rate, streaks, fewest moves, fastest win, undos",
+    summary="A player's stats per ruleset (played, won, win rate, streaks, fewest moves, fastest win, undos) and races",
     tags=["players", "stats"],
     responses=documented(400, 404, 429, 503),
 )
 async def player_stats(state: State, player_id: Annotated[UUID, PathParameter(description="the player's id")]) -> PlayerStats:
-    rulesets = await projections.player_stats(games_of(state).store.pool, player_id, _ruleset_ids())
+    games = games_of(state)
+    rulesets = await projections.player_stats(games.store.pool, player_id, _ruleset_ids())
     if rulesets is None:
         raise NotFound(f"no player {player_id}")
-    return msgspec.convert({"player": str(player_id), "rulesets": rulesets}, PlayerStats)
+    races = await games.races.record(player_id)  # races played and won (races branch)
+    return msgspec.convert({"player": str(player_id), "rulesets": rulesets, "races": races}, PlayerStats)
 
 
 @get(

@@ -14,6 +14,7 @@ from litestar.params import HeaderParameter, PathParameter, QueryParameter
 from litestar.response import Response, Stream
 
 from ..errors import BadRequest, NotFound
+from ..games import Games
 from ..openapi import VERSION_HEADER, header
 from ..problems import documented
 from ..streams import MEDIA_TYPE, StreamHub
@@ -49,6 +50,13 @@ database, the stream just ends: reconnect with `Last-Event-ID`.
 def streams_of(state: State) -> StreamHub:
     hub: StreamHub = state.streams
     return hub
+
+
+async def stream_owner(request: Request[Any, Any, Any], games: Games, token: str | None) -> str:
+    """Whose slot an open stream takes: the token's player, else the client address."""
+    if token is not None:
+        return f"player:{await games.authenticate(token)}"
+    return f"address:{request.client.host if request.client else '?'}"
 
 
 def _version(text: str | None, what: str, pattern: re.Pattern[str]) -> int | None:
@@ -109,11 +117,7 @@ class StreamController(Controller):
         hub = streams_of(state)
         resume = _resume_after(last_event_id, after)
         token = bearer_token(request)
-        if token is not None:
-            owner = f"player:{await games.authenticate(token)}"
-        else:
-            owner = f"address:{request.client.host if request.client else '?'}"
-        subscription = hub.subscribe(game_id, owner)  # before reading: no append can slip between
+        subscription = hub.subscribe(game_id, await stream_owner(request, games, token))  # before reading: no append can slip between
         try:
             game = await games.store.load_game(game_id)
             if game is None:
@@ -121,6 +125,7 @@ class StreamController(Controller):
             await games.readable(game, token)
             if resume is not None and resume > game.version:
                 raise BadRequest(f"game {game_id} is at version {game.version}: there is no version {resume} to resume after")
+            withhold = await games.readable(game, token)  # a race game: its player only, while the race runs
         except BaseException:
             subscription.close()
             raise
@@ -128,7 +133,7 @@ class StreamController(Controller):
             subscription.close()
             return Response(None, status_code=204)  # type: ignore[return-value]
         return Stream(
-            hub.messages(subscription, game, resume),
+            hub.messages(subscription, game, resume, withhold),
             media_type=MEDIA_TYPE,
             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
             background=BackgroundTask(subscription.close),

@@ -16,16 +16,19 @@ import uvicorn
 from domain import CODES, Command, Draw, MoveCard, Recycle
 from service.app import create_app
 from service.games import utc_now
+from service.server import uvicorn_options
 from service.settings import Settings
 from tests.live import free_port
 
 
 @contextmanager
 def running_server(settings: Settings, clock: Callable[[], datetime] = utc_now) -> Iterator[str]:
-    """A real uvicorn server for ``settings`` (its port) in a thread; yields its base URL.
-    ``clock`` is the service's clock (``Clock`` lets a test move it)."""
+    """A real uvicorn server for ``settings`` (its port) in a thread, served as in production
+    (``service.server``); yields its base URL. ``clock`` is the service's clock (``Clock`` lets a
+    test move it)."""
     config = uvicorn.Config(
-        create_app(settings, clock), host="127.0.0.1", port=settings.port, log_level="critical", lifespan="on"
+        create_app(settings, clock), host="127.0.0.1", port=settings.port, log_level="critical", lifespan="on",
+        **uvicorn_options(),
     )
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)

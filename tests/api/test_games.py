@@ -52,8 +52,8 @@ def test_without_a_deal_a_random_seed_is_dealt_and_reported(ann: Player, ruleset
 @pytest.mark.parametrize(
     ("body", "message"),
     [
-        ({"deal": {"seed": 1, "deck": list(CODES)}}, "'deal' names exactly one source (seed, pool, daily or deck), not seed and deck"),
-        ({"deal": {}}, "'deal' names exactly one source (seed, pool, daily or deck), not none"),
+        ({"deal": {"seed": 1, "deck": list(CODES)}}, "'deal' names exactly one source (seed, pool, daily, deck or lesson), not seed and deck"),
+        ({"deal": {}}, "'deal' names exactly one source (seed, pool, daily, deck or lesson), not none"),
         ({"deal": {"seed": None}}, "'deal.seed' must be an integer from 0 to 2^53 - 1 (9007199254740991), not null"),
         ({"deal": {"deck": list(CODES[:51])}}, "exactly 52 cards, not 51"),
         ({"deal": {"deck": [*CODES[:51], "AS"]}}, "deck[51]: AS is already at deck[0]"),

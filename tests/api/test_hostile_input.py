@@ -19,7 +19,7 @@ percent-encoded NUL, invalid UTF-8, ``..``, repeated parameters): again never a 
 problem+json, 2xx only for values the document allows, and nothing changes.
 
 Bytes that are not HTTP at all (a NUL or a newline in a header) never reach the application: the
-HTTP server (uvicorn with h11) answers ``400`` itself, as plain text; a test checks it does, that
+HTTP server (uvicorn with httptools, service.server) answers ``400`` itself, as plain text; a test checks it does, that
 nothing changes and that the server goes on serving.
 
 Runtime: about half a minute (``MAX_EXAMPLES`` per test; ``CANFIELD_HOSTILE_EXAMPLES=2000`` digs deeper).
@@ -57,6 +57,7 @@ CODES = [rank + suit for suit in SUITS for rank in RANKS]
 TARGETS = ["foundation", "tableau-1", "tableau-2", "tableau-3", "tableau-4"]
 SIMPLE = ["draw", "recycle", "undo", "resign"]
 RULESETS = ["classic", "draw-one", "open-runs"]
+LESSONS = ["base-rank", "wrapping", "reserve-refill", "draw-three-stock"]  # API.md, Lessons
 MAX_SEED = 2**53 - 1
 UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 INTEGER = re.compile(r"-?[0-9]+")
@@ -159,8 +160,10 @@ def judge_game(raw: bytes) -> str:
         if "deal" not in body:
             return VALID  # the ruleset's default deal
         deal = _object(body["deal"])  # exactly one source, never null
-        if len(deal) != 1 or not set(deal) <= {"seed", "deck", "pool", "daily"}:
+        if len(deal) != 1 or not set(deal) <= {"seed", "deck", "pool", "daily", "lesson"}:
             return INVALID
+        if "lesson" in deal:  # a prepared lesson, under classic only (its default)
+            return VALID if deal["lesson"] in LESSONS and body.get("ruleset", "classic") == "classic" else INVALID
         if "seed" in deal:
             seed = _integer(deal["seed"])
             return VALID if seed is not None and 0 <= seed <= MAX_SEED else INVALID
@@ -313,7 +316,8 @@ def game_bodies(draw: st.DrawFn) -> bytes:
         decks = st.one_of(decks_strategy(), st.lists(CARDS, max_size=60), TREES)
         pools = st.one_of(st.integers(-2, 3000), NUMBERS, STRINGS)
         dailies = st.one_of(st.sampled_from(["today", "2026-11-30", "2000-01-01"]), STRINGS, NUMBERS)
-        sources = {"seed": seeds, "deck": decks, "pool": pools, "daily": dailies}
+        lessons = st.one_of(st.sampled_from([*LESSONS, "Wrapping", "lesson"]), STRINGS, NUMBERS)
+        sources = {"seed": seeds, "deck": decks, "pool": pools, "daily": dailies, "lesson": lessons}
         picked = draw(st.lists(st.sampled_from(list(sources)), max_size=2, unique=True))
         deal = _with_member(draw, [(name, draw(sources[name])) for name in picked], dict(sources))
         rulesets = st.one_of(st.sampled_from(RULESETS), STRINGS, NUMBERS, st.none())
@@ -687,7 +691,9 @@ def send_raw(table: Table, head: bytes, body: bytes) -> bytes:
 
 
 @pytest.mark.parametrize(
-    "header", [b'If-Match: "1\x00"', b"Idempotency-Key: a\x01b", b"Idempotency-Key: \x1b[31m", b"X-Junk: a\rb", b"Authorization: Bearer a\x0bb"]
+    "header",
+    [b'If-Match: "1\x00"', b"Idempotency-Key: a\x01b", b"Idempotency-Key: \x1b[31m", b"X-Junk: a\rb", b"Authorization: Bearer a\x0bb",
+     b"Authorization: Bearer \x7f"],
 )
 def test_header_bytes_that_are_not_http_never_reach_a_game(table: Table, header: bytes) -> None:
     before = table.logs()
@@ -703,7 +709,7 @@ def test_header_bytes_that_are_not_http_never_reach_a_game(table: Table, header:
 
 @pytest.mark.parametrize(
     "header",
-    [b"Authorization: Bearer junk", b"Authorization: Bearer \x7f", b"Content-Type: text/plain", b"Idempotency-Key: k", b'If-Match: "1"'],
+    [b"Authorization: Bearer junk", b"Content-Type: text/plain", b"Idempotency-Key: k", b'If-Match: "1"'],
 )
 def test_a_header_this_service_reads_is_given_once(table: Table, header: bytes) -> None:
     """Two Authorization lines (or Content-Type, If-Match, Idempotency-Key): 400, whichever comes first."""

@@ -158,7 +158,7 @@ def test_the_move_request_is_the_legal_moves_and_hints_schema() -> None:
 
 def test_the_schemas_name_every_event_move_target_and_ruleset_of_the_domain() -> None:
     """A new event type, move, pile or ruleset in the domain cannot slip past the document."""
-    from typing import get_args
+    from typing import get_args, get_type_hints
 
     import msgspec
 
@@ -176,4 +176,13 @@ def test_the_schemas_name_every_event_move_target_and_ruleset_of_the_domain() ->
     assert tags(schemas.MoveRequest) == set(MOVE_TYPES)
     assert set(get_args(schemas.Target)) == set(TARGETS)
     assert {ruleset.value for ruleset in schemas.RulesetId} == {ruleset.id for ruleset in ALL_RULESETS}
-    assert tags(schemas.DealSource) == {"seed", "deck", "pool", "daily"} == set(schemas.DEAL_REQUESTS)
+    from domain.lessons import BY_ID as LESSONS
+    from domain.lessons import SOURCE as LESSON_SOURCE
+    from service.races import SOURCE as RACE_SOURCE
+
+    assert tags(schemas.DealSource) == {"seed", "deck", "pool", "daily", LESSON_SOURCE, RACE_SOURCE}
+    assert set(schemas.DEAL_REQUESTS) == {"seed", "deck", "pool", "daily", LESSON_SOURCE}
+    assert set(get_args(schemas.LessonName)) == set(LESSONS)
+    # A race's deal is one a game could be dealt by too, and shows only its source while the race runs.
+    assert tags(schemas.RaceDeal) == set(schemas.RACE_DEAL_REQUESTS) == {"seed", "deck", "pool"}
+    assert set(get_args(get_type_hints(schemas.SourceTotals)["source"])) <= tags(schemas.DealSource)

@@ -75,6 +75,7 @@ OPERATIONS = sorted(
     if isinstance(operation, dict) and "operationId" in operation
 )
 STREAM = "streamGame"
+RACE_STREAM = "streamRace"
 # The rules no schema can state (the document gives them in descriptions): a request the document
 # allows may still be refused with a 400 for one of these, and only these, reasons.
 SEMANTIC_400 = re.compile(
@@ -91,6 +92,7 @@ SEMANTIC_400 = re.compile(
             r"there is no version \d+ to resume after",  # resuming a stream past the game's version
             r"must be a game version, 0 \.\. ",  # a version past 2^31 - 1
             r"is not a cursor of this list",  # a games-list cursor the list did not give
+            r"the lessons are played under",  # a lesson deal under another ruleset than classic
         ]
     )
 )
@@ -107,6 +109,7 @@ class World:
     playing: str  # a game of ann's in progress (moves are fuzzed on it)
     finished: str  # a game of ann's she resigned
     bobs: str  # bob's game in progress
+    races: tuple[str, str, str]  # ann's races: open, running (bob's in it), finished
 
     def renew(self) -> None:
         """Deal ann a new game once the one in progress has ended."""
@@ -157,7 +160,25 @@ def world(fuzz_server: str, clean_database: str) -> Iterator[World]:
         finished = ann.new_game(deal={"seed": 8})["id"]
         assert ann.move(finished, {"type": "resign"}).status_code == 200
         bobs = bob.new_game(deal={"seed": 9})["id"]
-        yield World(fuzz_server, http, ann, bob, playing, finished, bobs)
+        yield World(fuzz_server, http, ann, bob, playing, finished, bobs, _races(ann, bob))
+
+
+def _races(ann: Player, bob: Player) -> tuple[str, str, str]:
+    """An open race, a running one and a finished one, all ann's, bob in the last two."""
+    made = []
+    for _ in range(3):
+        response = ann.client.post("/races", json={"maxEntrants": 2, "ruleset": "classic"}, headers=ann.auth)
+        assert response.status_code == 201, response.text
+        made.append(response.json()["id"])
+    for race_id in made[1:]:
+        assert bob.client.post(f"/races/{race_id}/entries", json={}, headers=bob.auth).status_code == 201
+        started = ann.client.post(f"/races/{race_id}/start", json={}, headers=ann.auth).json()
+        if race_id == made[2]:
+            for entrant, player in zip(started["entrants"], (ann, bob)):
+                for who in (ann, bob):
+                    if who.id == entrant["player"]:
+                        assert who.move(entrant["game"], {"type": "resign"}).status_code == 200
+    return made[0], made[1], made[2]
 
 
 def _pick(case: schemathesis.Case, salt: str, choices: list[Any]) -> Any:
@@ -170,10 +191,12 @@ def aim(case: schemathesis.Case, world: World) -> None:
     params = case.path_parameters or {}
     if not (case.meta is not None and case.meta.is_negative_at(ParameterLocation.PATH)):
         # Only valid values are swapped for other valid values: a negative case stays negative.
-        if case.operation.definition.raw.get("operationId") == STREAM:
+        operation_id = case.operation.definition.raw.get("operationId")
+        if operation_id == STREAM:
             games = [world.finished] * 3  # a live game's stream would never end
         else:
             games = [world.playing] * 3 + [world.finished, world.bobs]
+        races = [world.races[2]] * 3 if operation_id == RACE_STREAM else list(world.races)  # likewise a live race
         real: dict[str, list[Any]] = {
             "game_id": games,
             "player_id": [world.ann.id, world.ann.id, world.bob.id],
@@ -181,6 +204,8 @@ def aim(case: schemathesis.Case, world: World) -> None:
             "version": [1, 2, 3],
             "number": [1, 2],
             "day": ["today"],
+            "race_id": races,
+            "lesson_id": ["base-rank", "wrapping", "reserve-refill", "draw-three-stock"],
         }
         for name, values in real.items():
             if name in params:

@@ -81,7 +81,7 @@ def test_stats_over_all_players_and_per_source(client: httpx.Client, ann: Player
     assert open_runs["fewestMoves"] == POOL.deal(2).length and open_runs["bestStreak"] == 1
     assert open_runs["currentStreak"] == 0  # Bob resigned the daily game after his win
     sources = {s["source"]: s for s in body["sources"]}
-    assert list(sources) == ["seed", "deck", "pool", "daily"]
+    assert list(sources) == ["seed", "deck", "pool", "daily", "race"]
     assert (sources["seed"]["played"], sources["pool"]["won"], sources["daily"]["played"]) == (1, 1, 1)
     assert sources["deck"]["winRate"] is None
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -140,3 +141,54 @@ def test_help_lists_the_commands() -> None:
     assert result.returncode == 0
     for command in ("serve", "migrate", "openapi"):
         assert command in result.stdout
+
+
+def test_ctrl_c_on_make_run_stops_the_server_its_workers_and_the_embedded_database(tmp_path: Path) -> None:
+    """A terminal's Ctrl-C: SIGINT to the whole foreground process group of `make run` (make,
+    `canfield serve`, its two workers). Everything stops, the embedded PostgreSQL too."""
+    import psutil
+
+    make = shutil.which("make")
+    if make is None:
+        pytest.skip("SKIPPED LOUDLY: `make` is not installed, so `make run` cannot be tested here")
+    env = _env(CANFIELD_DATA_DIR=str(tmp_path / "data"), PORT=str(free_port()), WORKERS="2")
+    if subprocess.run([make, "-q", ".venv/.installed"], cwd=PROJECT_ROOT, env=env).returncode != 0:
+        pytest.skip("SKIPPED LOUDLY: .venv is not installed from the current lock (run `make test`), "
+                    "so `make run` would reinstall it instead of serving")
+    port = int(env["PORT"])
+    log = tmp_path / "make-run.log"
+    with open(log, "wb") as out:
+        process = subprocess.Popen([make, "run"], cwd=PROJECT_ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
+                                   start_new_session=True)  # its own process group, like a terminal's job
+    started: list[psutil.Process] = []
+    try:
+        deadline = time.monotonic() + 90
+        while True:
+            assert process.poll() is None, log.read_text(errors="replace")
+            try:
+                if httpx.get(f"http://127.0.0.1:{port}/health", timeout=2).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            assert time.monotonic() < deadline, log.read_text(errors="replace")
+            time.sleep(0.2)
+        pid_file = tmp_path / "data" / "pg" / "postmaster.pid"
+        postmaster = psutil.Process(int(pid_file.read_text().split()[0]))
+        started = [psutil.Process(process.pid), *psutil.Process(process.pid).children(recursive=True), postmaster]
+        assert len(started) >= 5, started  # make, canfield serve, 2 workers (and their helpers), postgres
+
+        os.killpg(process.pid, signal.SIGINT)
+        process.wait(timeout=30)
+        gone, alive = psutil.wait_procs(started, timeout=30)
+        assert alive == [], f"still running after Ctrl-C: {alive}\n{log.read_text(errors='replace')}"
+        assert not pid_file.exists(), "the embedded server was left running"
+        with pytest.raises(httpx.TransportError):
+            httpx.get(f"http://127.0.0.1:{port}/health", timeout=2)
+        assert "canfield: stopped" in log.read_text(errors="replace")
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+        for leftover in started:
+            if leftover.is_running():
+                leftover.kill()

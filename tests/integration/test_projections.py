@@ -29,6 +29,7 @@ from domain import (
     replay_commands,
 )
 from domain.codec import snapshot_to_state
+from domain.verify import Unverified
 from service import projections
 from service.daily import DailyDeal, daily_source
 from service.games import Games
@@ -308,7 +309,7 @@ def test_verification_refuses_each_kind_of_forgery() -> None:
         + log[drawn + 1 :],
     }
     for name, forged in forgeries.items():
-        with pytest.raises(projections.Unverified):
+        with pytest.raises(Unverified):
             if name == "another day's deal":
                 projections.verify_daily_win(rows(log), stored_daily(day, number + 1))
             elif forged is None:

@@ -155,7 +155,7 @@ def play(game: Game) -> Iterator[Step]:
         undone_to = before_moves.pop() if isinstance(command, Undo) else None
         if not isinstance(command, Undo | Resign):
             before_moves.append(state)
-        state, new_events = apply(state, command)
+        state, new_events = apply(state, command, step.events)  # the events serve undos below the window
         assert new_events, f"{command} produced no event"
         step = Step(state, step.events + new_events, step.exposed | face_up(state), undone_to)
         yield step
@@ -211,7 +211,7 @@ def test_every_position_holds_the_52_cards_once(game: Game) -> None:
 @every_ruleset
 @given(games)
 def test_undo_puts_back_the_table_before_the_move(game: Game) -> None:
-    table_fields = ("reserve", "stock", "waste", "foundations", "tableau", "progress", "undo", "status")
+    table_fields = ("reserve", "stock", "waste", "foundations", "tableau", "progress", "undo_depth", "status")
     undos = 0
     for step in play(game):
         if step.undone_to is None:
@@ -220,6 +220,7 @@ def test_undo_puts_back_the_table_before_the_move(game: Game) -> None:
         before, after = step.undone_to, step.state
         for name in table_fields:
             assert getattr(after, name) == getattr(before, name), f"undo did not restore {name}"
+        assert before.undo.endswith(after.undo), "the undo window is not the top of the same stack"
         assert after.undo_count == undos
         assert after.version == len(step.events)
 

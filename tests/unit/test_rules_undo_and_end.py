@@ -24,7 +24,8 @@ RULESETS = [r.id for r in ALL_RULESETS]
 
 
 def comparable(state):  # everything but the history counters that undo itself advances
-    return (state.reserve, state.stock, state.waste, state.foundations, state.tableau, state.progress, state.undo)
+    return (state.reserve, state.stock, state.waste, state.foundations, state.tableau, state.progress, state.undo,
+            state.undo_depth)
 
 
 @pytest.mark.parametrize("ruleset", RULESETS)

@@ -1,0 +1,122 @@
+// The public HTTP API, as any client sees it: JSON in and out, problem+json errors, and the
+// server's Retry-After honoured on 429 (rate limited) and 503 (unavailable).
+
+import { randomKey, sleep } from "./dom.js";
+
+const MAX_WAITS = 6; // how many times one request waits for Retry-After before giving up
+const LONGEST_WAIT_SECONDS = 60;
+
+/** An error reply of the API (or no reply at all: status 0), with the server's own words. */
+export class ApiError extends Error {
+  constructor(status, problem) {
+    super(problem?.detail || problem?.title || `the server answered ${status}`);
+    this.status = status;
+    this.code = problem?.code || (status === 0 ? "unreachable" : "error");
+    this.problem = problem;
+  }
+}
+
+const waitListeners = new Set();
+
+/** `listener(seconds, reason)` is told whenever a request waits before retrying (0: done waiting). */
+export function onWait(listener) {
+  waitListeners.add(listener);
+  return () => waitListeners.delete(listener);
+}
+
+function tell(seconds, reason) {
+  for (const listener of waitListeners) listener(seconds, reason);
+}
+
+/** Seconds from a Retry-After header (seconds or an HTTP date); 1 when missing or unreadable. */
+export function retryAfterSeconds(header) {
+  if (!header) return 1;
+  const seconds = Number(header);
+  if (Number.isFinite(seconds)) return Math.min(LONGEST_WAIT_SECONDS, Math.max(0, seconds));
+  const date = Date.parse(header);
+  if (Number.isFinite(date)) return Math.min(LONGEST_WAIT_SECONDS, Math.max(0, (date - Date.now()) / 1000));
+  return 1;
+}
+
+/**
+ * One API call. `retry` says what may be sent again: "safe" (reads, and writes with an
+ * Idempotency-Key: 429, 503 and lost connections are retried) or "once" (a write that must not
+ * be applied twice: only a 429, which the server answers before doing anything, is retried).
+ * Resolves to `{ data, status, etag }`; rejects with ApiError.
+ */
+export async function request(path, { method = "GET", body, token, headers = {}, retry, signal } = {}) {
+  const mode = retry || (method === "GET" ? "safe" : "once");
+  const sent = { Accept: "application/json", ...headers };
+  if (body !== undefined) sent["Content-Type"] = "application/json";
+  if (token) sent.Authorization = `Bearer ${token}`;
+  for (let waits = 0; ; waits++) {
+    let response;
+    try {
+      response = await fetch(path, { method, headers: sent, signal, cache: "no-store",
+        body: body === undefined ? undefined : JSON.stringify(body) });
+    } catch (error) {
+      if (signal?.aborted) throw error;
+      if (mode === "safe" && waits < MAX_WAITS) {
+        tell(2, "the server cannot be reached");
+        await sleep(2000, signal);
+        continue;
+      }
+      tell(0);
+      throw new ApiError(0, { detail: "The server cannot be reached: check the connection and try again." });
+    }
+    const again = response.status === 429 || (response.status === 503 && mode === "safe");
+    if (again && waits < MAX_WAITS) {
+      const seconds = retryAfterSeconds(response.headers.get("Retry-After"));
+      tell(seconds, response.status === 429 ? "the server asked us to slow down" : "the server is busy");
+      await response.body?.cancel();
+      await sleep(seconds * 1000, signal);
+      continue;
+    }
+    if (waits > 0) tell(0);
+    const data = await readBody(response);
+    if (!response.ok) throw new ApiError(response.status, data);
+    return { data, status: response.status, etag: response.headers.get("ETag") };
+  }
+}
+
+async function readBody(response) {
+  const text = await response.text();
+  if (!text) return null;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return { detail: text.slice(0, 200) };
+  }
+}
+
+// ------------------------------------------------------------------ the calls the page makes
+
+export const api = {
+  register: (name) => request("/players", { method: "POST", body: { name } }),
+  player: (id) => request(`/players/${id}`),
+  stats: (playerId) => request(`/players/${playerId}/stats`),
+  games: (playerId, { limit = 20, before, status } = {}) => {
+    const query = new URLSearchParams({ limit: String(limit) });
+    if (before) query.set("before", before);
+    if (status) query.set("status", status);
+    return request(`/players/${playerId}/games?${query}`);
+  },
+  rulesets: () => request("/rulesets"),
+  rulesetVersion: (id, version) => request(`/rulesets/${encodeURIComponent(id)}/versions/${version}`),
+  pools: () => request("/deals/pool"),
+  daily: (day = "today") => request(day === "today" ? "/deals/daily" : `/deals/daily/${day}`),
+  leaderboard: (day) => request(`/deals/daily/${day}/leaderboard`),
+  deal: (token, ruleset, deal) => request("/games", { method: "POST", token,
+    body: deal ? { ruleset, deal } : { ruleset } }),
+  game: (id) => request(`/games/${id}`),
+  legalMoves: (id) => request(`/games/${id}/legal-moves`),
+  hints: (id) => request(`/games/${id}/hints`),
+  solverHint: (id, token) => request(`/games/${id}/hints?solver=true`, { token }),
+  events: (id, after = 0, limit = 1000) => request(`/games/${id}/events?after=${after}&limit=${limit}`),
+  stateAt: (id, version) => request(`/games/${id}/states/${version}`),
+  /** A move at the version the player saw (If-Match), safe to resend (Idempotency-Key). */
+  move: (id, token, move, version) => request(`/games/${id}/moves`, {
+    method: "POST", token, body: move, retry: "safe",
+    headers: { "If-Match": `"${version}"`, "Idempotency-Key": randomKey() },
+  }),
+};

@@ -1,0 +1,69 @@
+// The daily deal: the same deal for everyone on a UTC date, and its leaderboard.
+
+import { api } from "./api.js";
+import { duration, fill, h, when } from "./dom.js";
+import { startGame } from "./lobby.js";
+import { currentPlayer } from "./player.js";
+import { rulesetTitle } from "./rulesets.js";
+
+const DAY_MS = 24 * 3600 * 1000;
+
+function shiftDay(date, days) {
+  return new Date(Date.parse(`${date}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
+}
+
+/** The daily page for `date` (today when left out) in `root`. */
+export async function mountDaily(root, { date }) {
+  const [{ data: daily }, { data: today }] = await Promise.all([
+    api.daily(date || "today"),
+    date ? api.daily("today") : Promise.resolve({ data: null }),
+  ]);
+  const todays = today ? today.date : daily.date;
+  const isToday = daily.date === todays;
+  const player = currentPlayer();
+  const message = h("p", { class: "status-line", role: "status", "aria-live": "polite" });
+  const board = h("div", { class: "board" }, h("p", {}, "Loading the leaderboard…"));
+  const playButton = player ? h("button", { type: "button", class: "primary", "data-action": "play-daily",
+    onclick: () => startGame(daily.ruleset, { daily: daily.date }, message, playButton) },
+  isToday ? "Play today's deal" : `Play the deal of ${daily.date}`) : null;
+
+  fill(root, h("section", { class: "card-panel daily", "aria-labelledby": "daily-title", "data-date": daily.date },
+    h("h1", { id: "daily-title" }, isToday ? "Today's daily deal" : "Daily deal", " ",
+      h("span", { class: "date" }, daily.date)),
+    h("p", {}, `${rulesetTitle(daily.ruleset)} rules (v${daily.rulesetVersion}). One deal for everyone on this UTC date`,
+      daily.verified === false ? "." : ", proved winnable by the solver before it was served.",
+      ` ${daily.plays ?? 0} games started, ${daily.wins ?? 0} won.`),
+    h("p", { class: "small" }, "Your first game of the day's deal is the one that is ranked; later games are practice. "
+      + "A game that used the solver hint is never ranked."),
+    h("div", { class: "row" },
+      playButton || h("a", { class: "button primary", href: "#/" }, "Pick a name to play"),
+      h("a", { class: "button", href: `#/daily/${shiftDay(daily.date, -1)}`, "data-action": "previous-day" }, "← Previous day"),
+      isToday ? null : h("a", { class: "button", href: `#/daily/${shiftDay(daily.date, 1)}`, "data-action": "next-day" }, "Next day →")),
+    message,
+    h("h2", {}, "Leaderboard"),
+    board));
+
+  try {
+    const { data } = await api.leaderboard(daily.date);
+    fill(board, leaderboard(data.entries || [], player));
+  } catch (error) {
+    fill(board, h("p", { class: "problem" }, error.message));
+  }
+}
+
+function leaderboard(entries, player) {
+  if (entries.length === 0) return h("p", { "data-empty": "" }, "Nobody is on this board yet.");
+  return h("table", { class: "leaderboard" },
+    h("thead", {}, h("tr", {}, ["Place", "Player", "Result", "Moves", "Time", ""].map((title) => h("th", { scope: "col" }, title)))),
+    h("tbody", {}, entries.map((entry) => {
+      const me = player && entry.player === player.id;
+      const result = entry.status || (entry.finishedAt ? "won" : "in play");
+      return h("tr", { "data-player": entry.player, "data-me": me ? "" : undefined },
+        h("td", {}, entry.rank ?? "–"),
+        h("th", { scope: "row" }, entry.name, me ? " (you)" : ""),
+        h("td", {}, result + (entry.practice ? " (practice)" : "") + (entry.assisted ? " (assisted)" : "")),
+        h("td", {}, String(entry.moves ?? entry.moveCount ?? "")),
+        h("td", { title: when(entry.finishedAt) }, entry.seconds != null ? duration(entry.seconds) : ""),
+        h("td", {}, entry.game ? h("a", { href: `#/replay/${entry.game}` }, "Replay") : ""));
+    })));
+}

@@ -1,0 +1,60 @@
+// The page's start: the routes, the player bar and the notice that says when the page waits
+// for the server (a 429's or 503's Retry-After).
+
+import { onWait } from "./api.js";
+import { mountDaily } from "./daily.js";
+import { ask, fill, h } from "./dom.js";
+import { mountGame } from "./game.js";
+import { mountLobby } from "./lobby.js";
+import { currentPlayer, forget, onPlayerChange } from "./player.js";
+import { mountReplay } from "./replay.js";
+import { route, show } from "./router.js";
+import { mountStats } from "./stats.js";
+
+const ID = "(?<id>[0-9a-fA-F-]{36})";
+route(/^\/$/, mountLobby, "play");
+route(new RegExp(`^/game/${ID}$`), mountGame, "play");
+route(new RegExp(`^/replay/${ID}$`), mountReplay, "play");
+route(/^\/daily(?:\/(?<date>\d{4}-\d{2}-\d{2}))?$/, mountDaily, "daily");
+route(/^\/stats$/, mountStats, "stats");
+
+function showError(root, error) {
+  const text = error?.status === 404 ? "Not found: " + error.message : error?.message || String(error);
+  fill(root, h("section", { class: "card-panel" },
+    h("h1", {}, "This page could not be shown"),
+    h("p", { class: "problem", role: "alert" }, text),
+    h("p", {}, h("a", { href: "#/" }, "Back to the Play page"))));
+}
+
+function drawWho(player) {
+  const who = document.getElementById("who");
+  if (!player) return fill(who);
+  fill(who, h("span", { class: "name", "data-player": player.id }, player.name),
+    h("button", { type: "button", class: "link", "data-action": "switch-player", onclick: async () => {
+      const answer = await ask({
+        title: `Forget ${player.name} in this browser?`,
+        text: "The key to this player's games is kept only in this browser. Without it, those games "
+          + "can still be watched and replayed, but not played.",
+        buttons: [{ label: "Keep", value: "" }, { label: `Forget ${player.name}`, value: "yes", primary: true }],
+      });
+      if (answer === "yes") {
+        forget();
+        location.hash = "#/";
+      }
+    } }, "Switch player"));
+}
+
+function drawNotice(seconds, reason) {
+  const notice = document.getElementById("notice");
+  notice.hidden = seconds === 0;
+  if (seconds > 0) notice.textContent = `Waiting ${Math.ceil(seconds)} s: ${reason}.`;
+}
+
+onWait(drawNotice);
+onPlayerChange((player) => {
+  drawWho(player);
+  show(undefined, showError);
+});
+drawWho(currentPlayer());
+window.addEventListener("hashchange", () => show(undefined, showError));
+show(undefined, showError);

@@ -1,0 +1,45 @@
+// Who plays in this browser: the player registered once, kept (with the token) in localStorage.
+
+import { api } from "./api.js";
+
+const KEY = "canfield.player";
+const listeners = new Set();
+
+/** `{ id, name, token }`, or null before a name is picked. */
+export function currentPlayer() {
+  try {
+    const stored = JSON.parse(localStorage.getItem(KEY) || "null");
+    return stored && stored.id && stored.token ? stored : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Register `name` with the server and keep the token (the server shows it only once). */
+export async function register(name) {
+  const { data } = await api.register(name);
+  const player = { id: data.id, name: data.name, token: data.token };
+  localStorage.setItem(KEY, JSON.stringify(player));
+  changed();
+  return player;
+}
+
+/** Forget this browser's player (the server keeps the games; without the token they are read-only). */
+export function forget() {
+  localStorage.removeItem(KEY);
+  changed();
+}
+
+/** `listener(player)` is called when the player changes (here or in another tab). */
+export function onPlayerChange(listener) {
+  listeners.add(listener);
+}
+
+function changed() {
+  const player = currentPlayer();
+  for (const listener of listeners) listener(player);
+}
+
+window.addEventListener("storage", (event) => {
+  if (event.key === KEY || event.key === null) changed();
+});

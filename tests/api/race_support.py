@@ -1,0 +1,100 @@
+"""Helpers for the race tests: making races, playing known lines, and looking for cards in answers."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import httpx
+
+from domain import CODES, Command, Draw, MoveCard, Recycle, apply, initial_state, shuffled_deck
+from domain.rules import deal
+from domain.rulesets import get_ruleset
+from service.pool import decode_line, load_pool
+
+from .conftest import Player
+
+CARD = re.compile(r"\b[A2-9TJQK][SHDC]\b")
+POOL_DEAL = 25  # classic pool deal 25: a stored winning line of 131 moves
+CLASSIC_POOL = load_pool("classic")
+assert CLASSIC_POOL is not None
+
+
+def api_move(command: Command) -> dict[str, Any]:
+    if isinstance(command, Draw):
+        return {"type": "draw"}
+    if isinstance(command, Recycle):
+        return {"type": "recycle"}
+    assert isinstance(command, MoveCard)
+    return {"type": "move", "card": CODES[command.card], "to": command.to}
+
+
+def winning_line(number: int = POOL_DEAL) -> list[dict[str, Any]]:
+    """The stored winning line of a classic pool deal, as API moves."""
+    return [api_move(c) for c in decode_line(CLASSIC_POOL.deal(number).line)]
+
+
+def prefix_with_cards(cards: int, number: int = POOL_DEAL) -> int:
+    """How many moves of the winning line first put ``cards`` cards on the foundations."""
+    state = initial_state(deal(get_ruleset("classic"), shuffled_deck(CLASSIC_POOL.deal(number).seed), {}))
+    for index, command in enumerate(decode_line(CLASSIC_POOL.deal(number).line)):
+        state, _ = apply(state, command)
+        if state.cards_on_foundations == cards:
+            return index + 1
+    raise AssertionError(f"the line never has {cards} cards on the foundations")
+
+
+def create_race(player: Player, **body: Any) -> dict[str, Any]:
+    body.setdefault("maxEntrants", 4)
+    response = player.client.post("/races", json=body, headers=player.auth)
+    assert response.status_code == 201, response.text
+    race: dict[str, Any] = response.json()
+    assert response.headers["location"] == f"/races/{race['id']}"
+    return race
+
+
+def join(player: Player, race_id: str) -> httpx.Response:
+    """Join with no body at all, as most clients will (``{}`` as JSON is taken too)."""
+    return player.client.post(f"/races/{race_id}/entries", headers=player.auth)
+
+
+def start(player: Player, race_id: str) -> httpx.Response:
+    return player.client.post(f"/races/{race_id}/start", headers=player.auth)
+
+
+def started_race(creator: Player, others: list[Player], **body: Any) -> dict[str, Any]:
+    """A race of ``creator`` and ``others``, started: the running view."""
+    race = create_race(creator, **body)
+    for other in others:
+        assert join(other, race["id"]).status_code == 201
+    response = start(creator, race["id"])
+    assert response.status_code == 200, response.text
+    view: dict[str, Any] = response.json()
+    return view
+
+
+def game_of(view: dict[str, Any], player: Player) -> str:
+    game: str = next(e["game"] for e in view["entrants"] if e["player"] == player.id)
+    return game
+
+
+def entrant(view: dict[str, Any], player: Player) -> dict[str, Any]:
+    found: dict[str, Any] = next(e for e in view["entrants"] if e["player"] == player.id)
+    return found
+
+
+def play(player: Player, game_id: str, moves: list[dict[str, Any]]) -> dict[str, Any]:
+    body: dict[str, Any] = {}
+    for move in moves:
+        response = player.move(game_id, move)
+        assert response.status_code == 200, (move, response.text)
+        body = response.json()
+    return body
+
+
+def race(client: httpx.Client, race_id: str) -> dict[str, Any]:
+    response = client.get(f"/races/{race_id}")
+    assert response.status_code == 200, response.text
+    assert not CARD.search(response.text), "a race view never shows a card"
+    view: dict[str, Any] = response.json()
+    return view

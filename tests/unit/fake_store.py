@@ -1,0 +1,95 @@
+"""An in-memory event store with the EventStore methods a move uses: the move use case
+(service.moves) runs on it in milliseconds, without PostgreSQL. It keeps the same promises:
+an append is conditional on the version it was decided on, and an idempotency key stores the
+first reply once."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from domain import deal, event_data, event_type, initial_state, shuffled_deck
+from domain.codec import state_to_snapshot
+from domain.rulesets import get_ruleset
+from service.store import (
+    ConcurrencyConflict,
+    GameRow,
+    IdempotencyRace,
+    Loaded,
+    NewEvent,
+    PendingAppend,
+    StoredEvent,
+    token_hash,
+)
+
+T0 = datetime(2026, 12, 1, tzinfo=UTC)
+
+
+@dataclass
+class FakeStore:
+    players: dict[bytes, uuid.UUID] = field(default_factory=dict)  # token hash -> player
+    games: dict[uuid.UUID, GameRow] = field(default_factory=dict)
+    events: dict[uuid.UUID, list[NewEvent]] = field(default_factory=dict)
+    keys: dict[tuple[uuid.UUID, str], tuple[bytes, dict[str, Any]]] = field(default_factory=dict)
+    calls: list[str] = field(default_factory=list)  # what was asked of the store, in order
+    before_append: list[Any] = field(default_factory=list)  # callbacks run at the next append (a rival's move)
+
+    def add_player(self, token: str) -> uuid.UUID:
+        player = uuid.uuid4()
+        self.players[token_hash(token)] = player
+        return player
+
+    def add_game(self, player: uuid.UUID, seed: int, ruleset: str = "classic") -> uuid.UUID:
+        dealt = deal(get_ruleset(ruleset), shuffled_deck(seed), {"source": "seed", "seed": seed})
+        state = initial_state(dealt)
+        game_id = uuid.uuid4()
+        self.games[game_id] = GameRow(game_id, player, {"source": "seed", "seed": seed}, 1, state_to_snapshot(state), T0, None)
+        self.events[game_id] = [NewEvent(1, event_type(dealt), event_data(dealt))]
+        return game_id
+
+    async def load(self, game_id: uuid.UUID, token: str | None = None, key: str | None = None) -> Loaded:
+        self.calls.append("load")
+        stored = self.keys.get((game_id, key)) if key is not None else None
+        caller = self.players.get(token_hash(token)) if token else None
+        return Loaded(self.games.get(game_id), caller, stored[0] if stored else None, stored[1] if stored else None)
+
+    async def read_events_upto(self, game_id: uuid.UUID, version: int) -> list[StoredEvent]:
+        self.calls.append("read_events_upto")
+        return [StoredEvent(e.version, e.type, e.data, T0) for e in self.events[game_id][:version]]
+
+    async def append(
+        self, game_id: uuid.UUID, expected_version: int, events: list[NewEvent], *, status: str,
+        snapshot: dict[str, Any], finished_at: datetime | None, now: datetime, idempotency_key: str | None = None,
+        request_hash: bytes | None = None, response: dict[str, Any] | None = None, on_finish: Any = None,
+    ) -> None:
+        self.calls.append("append" if idempotency_key is None else "append-with-key")
+        await asyncio.sleep(0)  # a round trip: other tasks run meanwhile (and group commit can gather them)
+        while self.before_append:
+            self.before_append.pop(0)()
+        if idempotency_key is not None and (game_id, idempotency_key) in self.keys:
+            raise IdempotencyRace()
+        row = self.games[game_id]
+        if row.version != expected_version:
+            raise ConcurrencyConflict()
+        self.games[game_id] = GameRow(row.id, row.player_id, row.deal, events[-1].version, snapshot, row.started_at,
+                                      finished_at)
+        self.events[game_id] += events
+        if idempotency_key is not None:
+            assert request_hash is not None and response is not None
+            self.keys[(game_id, idempotency_key)] = (request_hash, response)
+
+    async def append_pending(self, move: PendingAppend) -> None:
+        await self.append(move.game_id, move.expected_version, move.events, status=move.status,
+                          snapshot=move.snapshot, finished_at=None, now=move.now)
+
+    async def append_many(self, moves: list[PendingAppend]) -> set[uuid.UUID]:
+        self.calls.append("append_many")
+        written = set()
+        for move in moves:
+            if self.games[move.game_id].version == move.expected_version:
+                await self.append_pending(move)
+                written.add(move.game_id)
+        return written
