@@ -259,7 +259,8 @@ def _unwrap(kind: Any) -> Any:
 def _tidy(schema: Schema | Reference, kind: Any) -> Schema | Reference:
     """A property as generators read it best: an optional field (``X | UNSET``) is X itself, not a
     one-branch ``oneOf``; a reference with a description is a ``$ref`` beside it, not an ``allOf`` of
-    one; a list's items keep their pattern (Litestar drops it: ``list[CardCode]``)."""
+    one; an optional ``Literal`` is an enum or null; a list's items keep their pattern (Litestar drops
+    it: ``list[CardCode]``)."""
     if isinstance(schema, Schema) and schema.all_of is not None and len(schema.all_of) == 1:
         (only,) = schema.all_of
         if isinstance(only, Reference) and set(_set_fields(schema)) <= {"all_of", "description"}:
@@ -275,6 +276,11 @@ def _tidy(schema: Schema | Reference, kind: Any) -> Schema | Reference:
             for name, value in vars(only).items():
                 if value is not None and getattr(schema, name) is None:
                     setattr(schema, name, value)
+    if isinstance(schema, Schema) and schema.enum is not None and None in schema.enum and isinstance(schema.type, list):
+        # Literal[...] | None: an enum or null, as two branches (in one, generators make a class per value).
+        values, kinds = [value for value in schema.enum if value is not None], [k for k in schema.type if k != OpenAPIType.NULL]
+        schema.one_of = [Schema(type=kinds[0] if len(kinds) == 1 else kinds, enum=values), Schema(type=OpenAPIType.NULL)]
+        schema.enum = schema.type = None
     if isinstance(schema, Schema) and schema.format is None and (written := _format(kind)) is not None:
         schema.format = OpenAPIFormat(written)  # msgspec's Meta(extra_json_schema={"format": ...}); Litestar drops it
     target = _unwrap(kind)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from datetime import date, datetime
 from enum import StrEnum
-from typing import Annotated, Literal, Union, get_args
+from typing import Annotated, Literal, Union
 from uuid import UUID
 
 from msgspec import UNSET, Meta, Struct, UnsetType
@@ -27,10 +27,6 @@ Target = Literal["foundation", "tableau-1", "tableau-2", "tableau-3", "tableau-4
 Column = Literal["tableau-1", "tableau-2", "tableau-3", "tableau-4"]
 Pile = Literal["stock", "waste", "reserve", "foundation", "tableau-1", "tableau-2", "tableau-3", "tableau-4"]
 Version = Annotated[int, Meta(ge=0, description="a game version: the number of events in its stream")]
-# The prepared lessons (domain/lessons.py; GET /lessons): a new one is a new name here too.
-LessonName = Literal["base-rank", "wrapping", "reserve-refill", "draw-three-stock"]
-assert set(LESSONS) == set(get_args(LessonName)), "service.schemas.LessonName names every lesson of domain/lessons.py"
-LessonId = Annotated[LessonName, Meta(description="a prepared lesson (GET /lessons)")]
 
 
 class RulesetId(StrEnum):
@@ -39,6 +35,18 @@ class RulesetId(StrEnum):
     CLASSIC = "classic"
     DRAW_ONE = "draw-one"
     OPEN_RUNS = "open-runs"
+
+
+class LessonId(StrEnum):
+    """A prepared lesson (domain/lessons.py; GET /lessons): a new one is a new member here too."""
+
+    BASE_RANK = "base-rank"
+    WRAPPING = "wrapping"
+    RESERVE_REFILL = "reserve-refill"
+    DRAW_THREE_STOCK = "draw-three-stock"
+
+
+assert {lesson.value for lesson in LessonId} == set(LESSONS), "service.schemas.LessonId names every lesson of domain/lessons.py"
 
 
 class Body(Struct, rename="camel", forbid_unknown_fields=True, omit_defaults=False):

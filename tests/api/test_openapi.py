@@ -182,7 +182,7 @@ def test_the_schemas_name_every_event_move_target_and_ruleset_of_the_domain() ->
 
     assert tags(schemas.DealSource) == {"seed", "deck", "pool", "daily", LESSON_SOURCE, RACE_SOURCE}
     assert set(schemas.DEAL_REQUESTS) == {"seed", "deck", "pool", "daily", LESSON_SOURCE}
-    assert set(get_args(schemas.LessonName)) == set(LESSONS)
+    assert {lesson.value for lesson in schemas.LessonId} == set(LESSONS)
     # A race's deal is one a game could be dealt by too, and shows only its source while the race runs.
     assert tags(schemas.RaceDeal) == set(schemas.RACE_DEAL_REQUESTS) == {"seed", "deck", "pool"}
     assert set(get_args(get_type_hints(schemas.SourceTotals)["source"])) <= tags(schemas.DealSource)

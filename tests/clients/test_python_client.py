@@ -15,7 +15,8 @@ Operations are covered by scenarios: a won deal per ruleset (by seed, every move
 legal moves, with undo, If-Match and Idempotency-Key along the way), the other endings (stall,
 resignation, the solver), the log (JSON pages and ndjson), past states, the stream of a finished
 game, the daily deal (a first game and a practice game, the leaderboard) with the player's games
-list page by page, and the read-only resources. ``READS`` lists the last: a new read-only
+list page by page, a lesson played to its goal, a race (created, joined, started, played by both
+entrants to its end), and the read-only resources. ``READS`` lists the last: a new read-only
 operation is one line there.
 """
 
@@ -45,9 +46,11 @@ ROOT = Path(__file__).resolve().parents[2]
 DOCUMENT = ROOT / "openapi" / "openapi.json"
 PACKAGE = "canfield_client"
 RULESETS = ["classic", "draw-one", "open-runs"]
+LESSONS = ["base-rank", "wrapping", "reserve-refill", "draw-three-stock"]  # README, Lessons
 EVERY_EVENT = {
     "GameDealtEvent", "StockDrawnEvent", "WasteRecycledEvent", "CardsMovedEvent", "ReserveRefilledEvent",
     "MoveUndoneEvent", "SolverHintUsedEvent", "GameWonEvent", "GameStalledEvent", "GameResignedEvent",
+    "LessonCompletedEvent",
 }  # fmt: skip
 MAPS = {"Foundations"}  # documented as maps: their keys are additional_properties by design
 
@@ -166,7 +169,7 @@ class Player:
         assert found.headers["etag"] == f'"{found.parsed.version}"'
         return list(found.parsed.moves)
 
-    def move(self, game: Any, move: Any, **headers: str) -> Any:
+    def move(self, game: Any, move: Any, **headers: Any) -> Any:
         """Send ``move`` (a model the client parsed or built); the reply's events are typed."""
         done = self.api.call("games", "make_move", game.id, client=self.http, body=move, expect=self.api.models.MoveResult,
                              **headers)  # fmt: skip
@@ -205,7 +208,8 @@ def shortest_pool_deal(ruleset: str) -> tuple[int, list[dict[str, str]]]:
 def test_generation_is_clean_and_every_move_and_event_has_its_class(generated: ModuleType) -> None:
     models = importlib.import_module(f"{PACKAGE}.models")
     for name in ["Draw", "Recycle", "Undo", "Resign", "MoveCard", "SeedSource", "DeckSource", "PoolSource", "DailySource",
-                 "SeedDealRequest", "PoolDealRequest", "DailyDealRequest", "DeckDealRequest", *EVERY_EVENT]:  # fmt: skip
+                 "LessonSource", "RaceSource", "SeedDealRequest", "PoolDealRequest", "DailyDealRequest", "DeckDealRequest",
+                 "LessonDealRequest", "LessonId", "RaceSeedDeal", "RaceDeckDeal", "RacePoolDeal", *EVERY_EVENT]:  # fmt: skip
         assert hasattr(models, name), name
     assert models.Draw().to_dict() == {"type": "draw"}  # the tag needs no argument
     assert models.MoveCard(card="7H", to=models.MoveCardTo("tableau-3")).to_dict() == {"type": "move", "card": "7H", "to": "tableau-3"}
@@ -332,6 +336,9 @@ READS: list[tuple[str, str, Callable[[dict[str, Any]], dict[str, Any]], str]] = 
     ("players", "get_player_stats", lambda ids: {"player_id": ids["player"]}, "PlayerStats"),
     ("players", "list_player_games", lambda ids: {"player_id": ids["player"]}, "GameList"),
     ("stats", "get_stats", lambda ids: {}, "GlobalStats"),
+    ("lessons", "list_lessons", lambda ids: {}, "LessonList"),
+    ("lessons", "get_lesson", lambda ids: {"lesson_id": "reserve-refill"}, "LessonInfo"),
+    ("races", "list_open_races", lambda ids: {}, "OpenRaces"),
     ("service", "get_health", lambda ids: {}, "Health"),
 ]
 
@@ -367,7 +374,8 @@ def test_a_generated_client_plays_the_daily_deal_and_finds_its_games(api: Api) -
     player.move(moved, models.Resign())
     board = api.call("deals", "get_daily_leaderboard", "today", client=api.anonymous(), expect=models.Leaderboard).parsed
     assert [entry.game for entry in board.entries] == [first.id]  # one entry per player: the first game
-    seen, before = [], None
+    seen: list[UUID] = []
+    before = None
     while True:
         arguments = {"limit": 1} if before is None else {"limit": 1, "before": before}
         page = api.call("players", "list_player_games", player.id, client=player.http, expect=models.GameList,
@@ -381,3 +389,83 @@ def test_a_generated_client_plays_the_daily_deal_and_finds_its_games(api: Api) -
                        status=models.ListPlayerGamesStatus("playing")).parsed  # fmt: skip
     assert [summary.id for summary in playing.games] == [games[1].id]
     assert isinstance(playing.games[0].deal, models.DailySource) and playing.games[0].deal.practice
+
+
+def test_a_generated_client_plays_a_lesson_to_its_goal(api: Api) -> None:
+    """The lessons, a lesson deal (classic by default), and the README's line for ``wrapping`` (KD on
+    AC, then AH to the foundation) taken from the legal moves: the second move reaches the goal."""
+    models = api.models
+    lessons = api.call("lessons", "list_lessons", client=api.anonymous(), expect=models.LessonList).parsed
+    assert [lesson.id for lesson in lessons.lessons] == [models.LessonId(name) for name in LESSONS]
+    wrapping = api.call("lessons", "get_lesson", "wrapping", client=api.anonymous(), expect=models.LessonInfo).parsed
+    assert wrapping.id == models.LessonId.WRAPPING and wrapping.ruleset == models.RulesetId.CLASSIC
+    player = Player.register(api, "Pupil")
+    body = models.NewGame(deal=models.LessonDealRequest(lesson=models.LessonId.WRAPPING))
+    game = api.call("games", "create_game", client=player.http, body=body, http_status=201, expect=models.GameView).parsed
+    assert isinstance(game.deal, models.LessonSource) and game.deal.lesson == models.LessonId.WRAPPING
+    assert game.ruleset.id == models.RulesetId.CLASSIC
+    assert isinstance(game.lesson, models.LessonProgress) and game.lesson.goal == wrapping.goal and not game.lesson.done
+    line = [{"type": "move", "card": "KD", "to": "tableau-1"}, {"type": "move", "card": "AH", "to": "foundation"}]
+    for number, wanted in enumerate(line):
+        result = player.move(game, listed(player.legal_moves(game), wanted)).parsed
+        game = result.game
+        reached = [event for event in result.events if isinstance(event, models.LessonCompletedEvent)]
+        assert game.lesson.done is (number == len(line) - 1) and len(reached) == int(game.lesson.done)
+    assert reached[0].data.lesson == models.LessonId.WRAPPING and game.status == models.GameViewStatus.PLAYING
+    log = api.call("games", "list_events", game.id, client=api.anonymous(), expect=models.EventPage).parsed
+    assert sum(isinstance(event, models.LessonCompletedEvent) for event in log.events) == 1
+    plain = player.deal("classic", 3)
+    assert isinstance(plain.lesson, api.package.types.Unset)  # other games have no lesson
+
+
+def test_a_generated_client_races(api: Api) -> None:
+    """A race on a classic pool deal: created (Location), joined by a second player, started by its
+    creator; while it runs its deal shows only the source and one entrant's game is closed to the
+    other; the creator wins by the pool's line, the other resigns; then places, proofs and the deal."""
+    models = api.models
+    ann, bob = Player.register(api, "Ann"), Player.register(api, "Bob")
+    body = models.NewRace(max_entrants=2, ruleset=models.RulesetId.CLASSIC, deal=models.PoolDealRequest(pool=25),
+                          time_limit_seconds=3600)  # fmt: skip
+    created = api.call("races", "create_race", client=ann.http, body=body, http_status=201, expect=models.RaceView)
+    race = created.parsed
+    assert created.headers["location"] == f"/races/{race.id}" and race.status == models.RaceViewStatus.OPEN
+    assert isinstance(race.deal, models.RacePoolDeal) and isinstance(race.deal.pool, api.package.types.Unset)
+    lobby = api.call("races", "list_open_races", client=api.anonymous(), expect=models.OpenRaces).parsed
+    assert [open_race.id for open_race in lobby.races] == [race.id]
+    joined = api.call("races", "join_race", race.id, client=bob.http, http_status=201, expect=models.RaceView)
+    assert joined.headers["location"] == f"/races/{race.id}" and [e.name for e in joined.parsed.entrants] == ["Ann", "Bob"]
+    again = api.call("races", "join_race", race.id, client=bob.http, http_status=409, expect=models.Problem).parsed
+    assert again.code == "already_entered"
+    started = api.call("races", "start_race", race.id, client=ann.http, expect=models.RaceView).parsed
+    assert started.status == models.RaceViewStatus.RUNNING and isinstance(started.deal.pool, api.package.types.Unset)
+    games = {entrant.name: entrant.game for entrant in started.entrants}
+    views = {name: api.call("games", "get_game", games[name], client=player.http, expect=models.GameView).parsed
+             for name, player in (("Ann", ann), ("Bob", bob))}  # fmt: skip
+    for view in views.values():
+        assert isinstance(view.deal, models.RaceSource) and view.deal.race == race.id
+    closed = api.call("games", "get_game", games["Bob"], client=ann.http, http_status=403, expect=models.Problem).parsed
+    assert closed.code == "forbidden"
+    moves = {"draw": models.Draw, "recycle": models.Recycle}
+    game = views["Ann"]
+    for wanted in winning_line():
+        move = moves[wanted["type"]]() if wanted["type"] in moves else models.MoveCard(card=wanted["card"], to=models.MoveCardTo(wanted["to"]))
+        game = ann.move(game, move).parsed.game
+    assert game.status == models.GameViewStatus.WON
+    live = api.call("races", "get_race", race.id, client=api.anonymous(), expect=models.RaceView).parsed
+    assert live.status == models.RaceViewStatus.RUNNING and [e.place for e in live.entrants][:1] == [1]
+    bob.move(views["Bob"], models.Resign())
+    final = api.call("races", "get_race", race.id, client=api.anonymous(), expect=models.RaceView).parsed
+    assert final.status == models.RaceViewStatus.FINISHED
+    assert [(e.name, e.place, e.verified) for e in final.entrants] == [("Ann", 1, True), ("Bob", 2, True)]
+    assert isinstance(final.deal, models.RacePoolDeal) and final.deal.pool == 25  # every game has ended: shown
+    stream = api.call("races", "stream_race", race.id, client=api.anonymous()).parsed
+    assert isinstance(stream, str) and "event: end" in stream
+    stats = api.call("players", "get_player_stats", ann.id, client=api.anonymous(), expect=models.PlayerStats).parsed
+    assert (stats.races.played, stats.races.won) == (1, 1)
+
+
+def winning_line() -> list[dict[str, str]]:
+    """The stored winning line of classic pool deal 25, as JSON moves."""
+    pool = load_pool("classic")
+    assert pool is not None
+    return [command_to_api(command) for command in decode_line(pool.deal(25).line)]

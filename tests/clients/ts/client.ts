@@ -51,6 +51,8 @@ export function describeEvent(event: Schemas["EventView"]): string {
       return `${event.data.card} > ${event.data.to}`;
     case "MoveUndone":
       return event.data.reverted.map((reverted) => reverted.type).join(", ");
+    case "LessonCompleted":
+      return `lesson ${event.data.lesson} done`;
     default:
       return event.type;
   }
@@ -65,7 +67,28 @@ export function describeDeal(deal: Schemas["DealSource"]): string {
       return `daily ${deal.daily}${deal.practice ? " (practice)" : ""}`;
     case "deck":
       return "an explicit deck";
+    case "lesson":
+      return `lesson ${deal.lesson}`;
+    case "race":
+      return `race ${deal.race}`;
   }
+}
+export function lessonDone(game: Schemas["GameView"]): boolean | undefined {
+  return game.lesson?.done; // absent in other games
+}
+// A race's deal: while the race runs only its source, its seed or pool number once it is over.
+export function describeRaceDeal(deal: Schemas["RaceDeal"]): string {
+  switch (deal.source) {
+    case "seed":
+      return deal.seed === undefined ? "a seed (hidden)" : `seed ${deal.seed}`;
+    case "pool":
+      return deal.pool === undefined ? "a pool deal (hidden)" : `pool deal ${deal.pool}`;
+    case "deck":
+      return "an explicit deck";
+  }
+}
+export function standings(race: Schemas["RaceView"]): string[] {
+  return race.entrants.map((entrant) => `${entrant.place ?? "-"} ${entrant.name}: ${entrant.gameStatus ?? "not dealt"}`);
 }
 export function foundationCards(game: Schemas["GameView"]): number {
   return Object.values(game.table.foundations).reduce((count, cards) => count + cards.length, 0);
@@ -77,6 +100,10 @@ type GamesQuery = NonNullable<paths["/players/{player_id}/games"]["get"]["parame
 export const inProgress: GamesQuery = { status: "playing", limit: 10 };
 export const newGame: Schemas["NewGame"] = { ruleset: "classic", deal: { seed: 7 } };
 export const daily: Schemas["NewGame"] = { deal: { daily: "today" } };
+export const lesson: Schemas["NewGame"] = { deal: { lesson: "wrapping" } };
+type RaceBody = paths["/races"]["post"]["requestBody"]["content"]["application/json"];
+export const race: RaceBody = { maxEntrants: 4, ruleset: "classic", deal: { pool: 25 }, timeLimitSeconds: 900 };
+export const fairRace: RaceBody = { maxEntrants: 2 }; // a deal nobody knows in advance
 
 // What the types refuse.
 // @ts-expect-error a card move needs its target
@@ -87,6 +114,12 @@ export const nowhere: MoveBody = { type: "move", card: "7H", to: "tableau-5" };
 export const flying: MoveBody = { type: "fly" };
 // @ts-expect-error a ruleset id is one of the hosted ones
 export const klondike: Schemas["NewGame"] = { ruleset: "klondike" };
+// @ts-expect-error no such lesson
+export const knitting: Schemas["NewGame"] = { deal: { lesson: "knitting" } };
+// @ts-expect-error a race takes no lesson deal
+export const lessonRace: RaceBody = { maxEntrants: 2, deal: { lesson: "wrapping" } };
+// @ts-expect-error a race needs maxEntrants
+export const noSeats: RaceBody = { ruleset: "classic" };
 
 declare const process: { argv: string[]; exitCode?: number };
 

@@ -1,5 +1,16 @@
 // The same checks against the types @hey-api/openapi-ts generates (into ./hey/types.gen.ts).
-import type { DealSource, EventView, GameView, Hints, LegalMoves, MakeMoveData, MoveRequest, NewGame } from "./hey/types.gen";
+import type {
+  DealSource,
+  EventView,
+  GameView,
+  Hints,
+  LegalMoves,
+  MakeMoveData,
+  MoveRequest,
+  NewGame,
+  NewRace,
+  RaceDeal,
+} from "./hey/types.gen";
 
 type MoveBody = MakeMoveData["body"];
 
@@ -35,5 +46,12 @@ export function foundationCards(game: GameView): number {
   return Object.values(game.table.foundations).reduce((count, cards) => count + cards.length, 0);
 }
 export const newGame: NewGame = { ruleset: "draw-one", deal: { pool: 3 } };
+export const lesson: NewGame = { deal: { lesson: "reserve-refill" } };
+export const race: NewRace = { maxEntrants: 3, deal: { seed: 12 } };
+export function describeRaceDeal(deal: RaceDeal): string {
+  return deal.source === "pool" ? `pool ${deal.pool ?? "(hidden)"}` : deal.source;
+}
+// @ts-expect-error a race takes no daily deal
+export const dailyRace: NewRace = { maxEntrants: 2, deal: { daily: "today" } };
 // @ts-expect-error a card move needs its target
 export const incomplete: MoveBody = { type: "move", card: "7H" };
