@@ -11,7 +11,7 @@ from typing import Any
 from litestar import Litestar, Request
 from litestar.config.cors import CORSConfig
 from litestar.openapi import OpenAPIConfig
-from litestar.openapi.spec import Components, SecurityScheme
+from litestar.openapi.spec import Components, License, SecurityScheme
 
 from .api.common import check_json_body, check_parameters
 from .api.deals import DealController
@@ -28,7 +28,7 @@ from .database import libpq_url
 from .errors import UnsupportedMediaType
 from .games import Games, utc_now
 from .limits import install_rate_limits
-from .openapi import RequestSchemaPlugin
+from .openapi import ContractSchemaPlugin, TaggedUnionPlugin, complete
 from .problems import EXCEPTION_HANDLERS
 from .settings import Settings
 from .store import EventStore, open_pool
@@ -89,7 +89,7 @@ def create_app(settings: Settings, clock: Callable[[], datetime] = utc_now) -> L
         ],
         lifespan=[lifespan],
         exception_handlers=EXCEPTION_HANDLERS,
-        plugins=[RequestSchemaPlugin()],
+        plugins=[ContractSchemaPlugin(), TaggedUnionPlugin()],
         before_request=_require_json,
         request_max_body_size=settings.max_body_bytes,
         cors_config=CORSConfig(
@@ -107,6 +107,7 @@ def create_app(settings: Settings, clock: Callable[[], datetime] = utc_now) -> L
                 "with a stable `code`. Writes need `Authorization: Bearer <token>` (POST /players)."
             ),
             path="/schema",
+            license=License(name="MIT", identifier="MIT"),
             components=Components(
                 security_schemes={"bearer": SecurityScheme(type="http", scheme="bearer", description="token from POST /players")}
             ),
@@ -115,6 +116,7 @@ def create_app(settings: Settings, clock: Callable[[], datetime] = utc_now) -> L
         logging_config=None,
         debug=False,
     )
+    complete(app.openapi_schema)  # response headers (built once here, served as built)
     install_rate_limits(app, settings)  # in front of routing, CORS and body parsing: every request
     return app
 

@@ -199,7 +199,7 @@ class Games:
 
     async def create_game(self, token: str | None, request: NewGame) -> JSON:
         player_id = await self.authenticate(token)
-        ruleset_id = request.ruleset
+        ruleset_id: str | None = request.ruleset
         if ruleset_id is None:  # a lesson is played under its own ruleset (classic)
             ruleset_id = lesson_ruleset_id(None if request.deal is None else request.deal.lesson) or DEFAULT_RULESET_ID
         ruleset = get_ruleset(ruleset_id)  # "" is unknown

@@ -12,8 +12,10 @@ from litestar.openapi.datastructures import ResponseSpec
 from domain import DomainError, GameOver, IllegalMove
 
 from .errors import ServiceError
+from .paths import NOT_FOUND, as_sent, malformed, trailing_slash
 from .schemas import Problem
 from .store import DatabaseDown
+from .wording import choices, explain, json_problem
 
 PROBLEM_JSON = "application/problem+json"
 log = logging.getLogger("canfield")
@@ -78,38 +80,58 @@ def _service_error(_: Request[Any, Any, Any], error: ServiceError) -> Response[P
     return problem(error.status, error.code, error.detail, error.headers, error.title)
 
 
-def _validation_error(_: Request[Any, Any, Any], error: ValidationException) -> Response[Problem]:
-    return problem(400, "invalid_request", _validation_detail(error))
+def _validation_error(request: Request[Any, Any, Any], error: ValidationException) -> Response[Problem]:
+    return problem(400, "invalid_request", _validation_detail(request, error))
 
 
-def _validation_detail(error: ValidationException) -> str:
-    """msgspec's message ('Expected `int`, got `str` - at `$.deal.seed`') or the parameter at fault."""
+_SOURCES = {"query": "query parameter", "path": "path parameter", "header": "header", "cookie": "cookie"}
+
+
+def _validation_detail(request: Request[Any, Any, Any], error: ValidationException) -> str:
+    """What Litestar refused (a parameter, or a body that is no JSON), in our words."""
     extra = error.extra
     if isinstance(extra, list) and extra:
         parts = []
         for item in extra[:3]:
             if isinstance(item, dict):
                 message = str(item.get("message", "invalid value"))
-                key = item.get("key")
-                source = item.get("source")
+                key = str(item.get("key") or "")
+                source = getattr(item.get("source"), "value", item.get("source"))
                 if source == "body" and message == f"'{key}'":  # no body at all (Litestar's KeyError)
                     parts.append("the request needs a JSON body")
                     continue
-                where = f"{source} parameter '{key}'" if key and source else None
-                parts.append(f"{where}: {message}" if where else message)
+                where = f"{_SOURCES.get(str(source), 'parameter')} '{key[:40]}'"
+                allowed = _choices_of(request, key)
+                rule = "one of " + ", ".join(allowed) if allowed else None
+                parts.append(explain(message, _given(request, str(source), key), where, rule=rule))
         if parts:
             return "; ".join(parts)[:500]
-    detail = str(error.detail or "").strip()
-    if "Expected" in detail or "at `$" in detail:
-        return detail[:500]
-    return f"the request body is not valid JSON ({detail[:200] or 'unreadable'})"
+    return json_problem(str(error.detail or ""))
 
 
-def _http_error(_: Request[Any, Any, Any], error: HTTPException) -> Response[Problem]:
+def _choices_of(request: Request[Any, Any, Any], key: str) -> list[str]:
+    field = request.route_handler.parsed_fn_signature.parameters.get(key)
+    return choices(field.annotation) if field is not None else []
+
+
+def _given(request: Request[Any, Any, Any], source: str, key: str) -> object:
+    if source == "query":
+        return request.query_params.get(key)
+    if source == "path":
+        return request.path_params.get(key)
+    if source == "header":
+        return request.headers.get(key)
+    return None
+
+
+def _http_error(request: Request[Any, Any, Any], error: HTTPException) -> Response[Problem]:
     status = error.status_code
+    path = request.scope.get("path", "")
+    if status in (404, 405) and (slash := trailing_slash(as_sent(request.scope))) is not None:
+        return problem(404, "not_found", slash)
     code = _HTTP_CODES.get(status, "invalid_request" if status < 500 else "unavailable")
     if status == 404:
-        detail = "no such resource: see /schema/openapi.json for the API"
+        detail = malformed(path, [route.path for route in request.app.routes]) or NOT_FOUND
     elif status == 405:
         detail = "this path does not take that method"
     elif status == 413:
@@ -119,6 +141,8 @@ def _http_error(_: Request[Any, Any, Any], error: HTTPException) -> Response[Pro
     else:
         detail = str(error.detail)[:300] if error.detail else _TITLES.get(status, "error")
     headers = dict(error.headers or {})
+    if status == 503:
+        headers.setdefault("Retry-After", "1")
     return problem(status, code, detail, headers)
 
 

@@ -12,13 +12,14 @@ from litestar.response import Response
 
 from domain import parse_command
 
-from ..openapi import IDEMPOTENCY_KEY, IF_MATCH, header
+from ..openapi import IDEMPOTENCY_KEY, IF_MATCH, NDJSON, header, response_headers
 from ..problems import documented
 from ..schemas import EventPage, GameView, Hints, LegalMoves, MoveRequest, MoveResult, NewGame
-from .common import bearer_token, etag, games_of, idempotency_key, if_match, optional_bearer, parse_body
+from .common import bearer_token, etag, games_of, idempotency_key, if_match, optional_bearer, parse_move, parse_new_game
 
-NDJSON = "application/x-ndjson"
 _GAME_ID = PathParameter(description="the game's id (a UUID)")
+_AFTER = QueryParameter(ge=0, le=2**31 - 1, description="return events after this version")
+_LIMIT = QueryParameter(ge=1, le=1000, description="at most this many events")
 # Reads are public, except a daily game's until its date (UTC) is over and a race game's while its
 # race runs: then only its player's token.
 _READ_SECURITY: list[dict[str, list[str]]] = [{}, {"bearer": []}]
@@ -34,10 +35,11 @@ class GameController(Controller):
         summary="Deal a new game by seed or explicit deck (ruleset defaults to open-runs)",
         status_code=201,
         responses=documented(400, 401, 413, 415, 429, 503),
+        response_headers=response_headers("Location", "ETag"),
         security=[{"bearer": []}],
     )
     async def create(self, request: Request[Any, Any, Any], state: State, data: Annotated[SkipValidation[NewGame], Body()]) -> Response[GameView]:
-        view = await games_of(state).create_game(bearer_token(request), parse_body(data, NewGame))
+        view = await games_of(state).create_game(bearer_token(request), parse_new_game(data))
         return Response(
             view, status_code=201, headers={"Location": f"/games/{view['id']}", "ETag": etag(view["version"])}
         )
@@ -50,6 +52,7 @@ class GameController(Controller):
             304: ResponseSpec(data_container=None, description="If-None-Match named the current ETag: nothing changed"),
             **documented(400, 401, 403, 404, 429, 503),
         },
+        response_headers=response_headers("ETag"),
         security=_READ_SECURITY,
     )
     async def read(
@@ -77,6 +80,7 @@ class GameController(Controller):
         summary="Make one move: draw, recycle, move a card, undo or resign",
         status_code=200,
         responses=documented(400, 401, 403, 404, 409, 412, 413, 415, 422, 429, 503),
+        response_headers=response_headers("ETag", "Idempotent-Replayed"),
         security=[{"bearer": []}],
     )
     async def move(
@@ -106,11 +110,11 @@ class GameController(Controller):
             ),
         ] = None,
     ) -> Response[MoveResult]:
-        move = {name: value for name, value in msgspec.structs.asdict(parse_body(data, MoveRequest)).items() if value is not None}
+        move = parse_command(msgspec.to_builtins(parse_move(data)))
         played = await games_of(state).play(
             game_id,
             bearer_token(request),
-            parse_command(move),
+            move,
             if_match=if_match(if_match_header),
             idempotency_key=idempotency_key(idempotency_header),
         )
@@ -122,8 +126,9 @@ class GameController(Controller):
     @get(
         "/{game_id:uuid}/legal-moves",
         operation_id="listLegalMoves",
-        summary="Every legal move now, in the move format",
+        summary="Every legal move now, each a MoveRequest that can be sent back as it is",
         responses=documented(400, 401, 403, 404, 429, 503),
+        response_headers=response_headers("ETag"),
         security=_READ_SECURITY,
     )
     async def legal_moves(
@@ -137,6 +142,7 @@ class GameController(Controller):
         operation_id="getHints",
         summary="Legal moves ranked by usefulness; ?solver=true adds the solver's next move (marks the game assisted)",
         responses=documented(400, 401, 403, 404, 409, 429, 503),
+        response_headers=response_headers("ETag"),
         security=[{}, {"bearer": []}],
     )
     async def hints(
@@ -157,7 +163,8 @@ class GameController(Controller):
     @get(
         "/{game_id:uuid}/events",
         operation_id="listEvents",
-        summary="The event log (JSON pages, or application/x-ndjson by Accept); hidden cards withheld while playing",
+        summary="The event log: a JSON page, or the same events as application/x-ndjson by Accept; hidden cards "
+        "withheld while playing",
         responses=documented(400, 401, 403, 404, 429, 503),
         media_type=MediaType.JSON,
         security=_READ_SECURITY,
@@ -167,20 +174,42 @@ class GameController(Controller):
         request: Request[Any, Any, Any],
         state: State,
         game_id: Annotated[UUID, _GAME_ID],
-        after: Annotated[int, QueryParameter(ge=0, le=2**31 - 1, description="return events after this version")] = 0,
-        limit: Annotated[int, QueryParameter(ge=1, le=1000, description="at most this many events")] = 100,
+        after: Annotated[int, _AFTER] = 0,
+        limit: Annotated[int, _LIMIT] = 100,
     ) -> Response[EventPage]:
         page = await games_of(state).events(game_id, after, limit, optional_bearer(request))
         if _wants_ndjson(request):
-            lines = b"".join(msgspec.json.encode(event) + b"\n" for event in page["events"])
-            return Response(lines, media_type=NDJSON)  # type: ignore[arg-type]
+            return _ndjson(page["events"])  # type: ignore[return-value]
         return Response(page)
+
+    @get(
+        "/{game_id:uuid}/events.ndjson",
+        operation_id="exportEvents",
+        summary="The event log as application/x-ndjson, one event (an EventView) per line, whatever the Accept "
+        "header says but text/plain (the same lines, for clients that read text): the same events as listEvents",
+        responses=documented(400, 401, 403, 404, 429, 503),
+        media_type=NDJSON,
+        security=_READ_SECURITY,
+    )
+    async def export_events(
+        self,
+        request: Request[Any, Any, Any],
+        state: State,
+        game_id: Annotated[UUID, _GAME_ID],
+        after: Annotated[int, _AFTER] = 0,
+        limit: Annotated[int, _LIMIT] = 100,
+    ) -> Response[str]:
+        page = await games_of(state).events(game_id, after, limit, optional_bearer(request))
+        accept = request.headers.get("accept", "")
+        as_text = "text/plain" in accept and NDJSON not in accept
+        return _ndjson(page["events"], "text/plain; charset=utf-8" if as_text else NDJSON)
 
     @get(
         "/{game_id:uuid}/states/{version:int}",
         operation_id="getGameState",
         summary="The game view as it was after that many events (a replay of the stored events)",
         responses=documented(400, 401, 403, 404, 429, 503),
+        response_headers=response_headers("ETag"),
         security=_READ_SECURITY,
     )
     async def state_at(
@@ -188,6 +217,11 @@ class GameController(Controller):
     ) -> Response[GameView]:
         view = await games_of(state).state_at(game_id, version, optional_bearer(request))
         return Response(view, headers={"ETag": etag(view["version"])})
+
+
+def _ndjson(events: list[Any], media_type: str = NDJSON) -> Response[str]:
+    lines = b"".join(msgspec.json.encode(event) + b"\n" for event in events)
+    return Response(lines, media_type=media_type)  # type: ignore[arg-type]
 
 
 def _wants_ndjson(request: Request[Any, Any, Any]) -> bool:

@@ -10,7 +10,7 @@ from .common import games_of
 
 
 @get("/health", operation_id="getHealth", summary="200 when the database answers, 503 otherwise", tags=["service"],
-     responses=documented(503))
+     responses=documented(400, 503))
 async def health(state: State) -> Health:
     try:
         await games_of(state).store.ping()

@@ -8,6 +8,7 @@ from litestar.datastructures import State
 from litestar.params import Body, PathParameter, QueryParameter, SkipValidation
 from litestar.response import Response
 
+from ..openapi import response_headers
 from ..problems import documented
 from ..schemas import GameList, NewPlayer, Player, PlayerCreated
 from .common import games_of, parse_body
@@ -23,6 +24,7 @@ class PlayerController(Controller):
         summary="Register a player; the token is shown only in this response",
         status_code=201,
         responses=documented(400, 413, 415, 429, 503),
+        response_headers=response_headers("Location"),
     )
     async def create(self, state: State, data: Annotated[SkipValidation[NewPlayer], Body()]) -> Response[PlayerCreated]:
         created = await games_of(state).create_player(parse_body(data, NewPlayer).name)

@@ -14,11 +14,12 @@ from litestar.params import Body, PathParameter, QueryParameter, SkipValidation
 from litestar.response import Response, Stream
 
 from ..errors import BadRequest
+from ..openapi import response_headers
 from ..problems import PROBLEM_JSON, documented
 from ..race_streams import DESCRIPTION, race_messages
 from ..schemas import NewRace, OpenRaces, Problem, RaceView
 from ..streams import MEDIA_TYPE
-from .common import bearer_token, games_of, parse_body
+from .common import bearer_token, games_of, parse_new_race
 from .streams import stream_owner, streams_of
 
 _RACE_ID = PathParameter(description="the race's id (a UUID)")
@@ -59,12 +60,13 @@ class RaceController(Controller):
         summary="Create a race on one deal (open; its creator is the first entrant)",
         status_code=201,
         responses=documented(400, 401, 413, 415, 429, 503),
+        response_headers=response_headers("Location"),
         security=[{"bearer": []}],
     )
     async def create(
         self, request: Request[Any, Any, Any], state: State, data: Annotated[SkipValidation[NewRace], Body()]
     ) -> Response[RaceView]:
-        view = await games_of(state).races.create(bearer_token(request), parse_body(data, NewRace))
+        view = await games_of(state).races.create(bearer_token(request), parse_new_race(data))
         return _created(view)
 
     @post(
@@ -73,6 +75,7 @@ class RaceController(Controller):
         summary="Join an open race (409 once it has started or is full, or if you are in it already)",
         status_code=201,
         responses={**documented(400, 401, 404, 413, 415, 429, 503), **_conflict("race_not_open, race_full or already_entered")},
+        response_headers=response_headers("Location"),
         security=[{"bearer": []}],
     )
     async def join(

@@ -1,3 +1,4 @@
+import json
 from typing import Any
 
 import httpx
@@ -36,8 +37,6 @@ def test_events_page_with_after_and_limit(ann: Player) -> None:
 
 
 def test_events_as_ndjson(ann: Player) -> None:
-    import json
-
     game = ann.new_game(deal={"seed": 9})
     ann.move(game["id"], {"type": "draw"})
     response = ann.client.get(f"/games/{game['id']}/events", headers={"Accept": "application/x-ndjson"})
@@ -46,6 +45,20 @@ def test_events_as_ndjson(ann: Player) -> None:
     lines = [json.loads(line) for line in response.text.splitlines()]
     assert [e["type"] for e in lines] == ["GameDealt", "StockDrawn"]
 
+
+
+def test_the_ndjson_export_is_the_accept_form_whatever_accept_says_but_text(ann: Player) -> None:
+    game = ann.new_game(deal={"seed": 9})
+    play_a_while(ann, game["id"], 6)
+    by_accept = ann.client.get(f"/games/{game['id']}/events?after=2&limit=3", headers={"Accept": "application/x-ndjson"})
+    for accept, media_type in [(None, "application/x-ndjson"), ("application/json", "application/x-ndjson"),
+                               ("text/plain", "text/plain")]:  # fmt: skip
+        exported = ann.client.get(f"/games/{game['id']}/events.ndjson?after=2&limit=3", headers={"Accept": accept} if accept else {})
+        assert exported.status_code == 200 and exported.headers["content-type"].startswith(media_type), accept
+        assert exported.content == by_accept.content
+    lines = [json.loads(line) for line in by_accept.text.splitlines()]
+    page = ann.client.get(f"/games/{game['id']}/events?after=2&limit=3").json()["events"]
+    assert lines == page and [event["version"] for event in lines] == [3, 4, 5]
 
 def test_the_deck_is_withheld_while_playing_and_shown_after(ann: Player) -> None:
     game = ann.new_game(deal={"seed": 77})

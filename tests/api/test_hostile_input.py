@@ -130,10 +130,17 @@ def _fields(value: Any, allowed: set[str]) -> dict[str, Any]:
     return {name: item for name, item in value.items() if item is not None}
 
 
+def _object(value: Any) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise _Invalid("not an object")
+    return value
+
+
 def judge_move(raw: bytes) -> tuple[str, str | None]:
-    """(VALID or INVALID, the move's canonical form)."""
+    """(VALID or INVALID, the move's canonical form). A move has exactly the fields of its type:
+    ``type`` alone, or ``type``, ``card`` and ``to`` for a card move (null is no card)."""
     try:
-        move = _fields(strict_json(raw), {"type", "card", "to"})
+        move = _object(strict_json(raw))
         kind = move.get("type")
         if kind in SIMPLE and set(move) == {"type"}:
             return VALID, kind
@@ -150,8 +157,10 @@ def judge_game(raw: bytes) -> str:
         ruleset = body.get("ruleset", "open-runs")
         if ruleset not in RULESETS:
             return INVALID
-        deal = _fields(body.get("deal", {}), {"seed", "deck", "pool", "daily", "lesson"})
-        if len(deal) > 1:
+        if "deal" not in body:
+            return VALID  # the ruleset's default deal
+        deal = _object(body["deal"])  # exactly one source, never null
+        if len(deal) != 1 or not set(deal) <= {"seed", "deck", "pool", "daily", "lesson"}:
             return INVALID
         if "lesson" in deal:  # a prepared lesson, under classic only (its default)
             return VALID if deal["lesson"] in LESSONS and body.get("ruleset", "classic") == "classic" else INVALID
@@ -168,7 +177,7 @@ def judge_game(raw: bytes) -> str:
             return MAYBE if number is not None and number >= 1 else INVALID  # up to the pool's size
         if "daily" in deal:
             return MAYBE if isinstance(deal["daily"], str) and DAY.fullmatch(deal["daily"]) else INVALID  # the window
-        return VALID  # the ruleset's default deal
+        return INVALID
     except _Invalid:
         return INVALID
 

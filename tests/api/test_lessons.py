@@ -85,9 +85,9 @@ def test_a_goal_stays_reached_after_an_undo(ann: Player) -> None:
     ("body", "reason"),
     [
         ({"ruleset": "open-runs", "deal": {"lesson": "wrapping"}}, "lessons are played under classic"),
-        ({"deal": {"lesson": "juggling"}}, "no lesson 'juggling'"),
-        ({"deal": {"lesson": "wrapping", "seed": 4}}, "a deal names one source"),
-        ({"deal": {"lesson": 7}}, "got `int` - at `$.deal.lesson`"),
+        ({"deal": {"lesson": "juggling"}}, "'deal.lesson' must be one of base-rank, wrapping, reserve-refill, draw-three-stock (GET /lessons), not 'juggling'"),
+        ({"deal": {"lesson": "wrapping", "seed": 4}}, "'deal' names exactly one source (seed, pool, daily, deck or lesson), not lesson and seed"),
+        ({"deal": {"lesson": 7}}, "'deal.lesson' must be one of base-rank, wrapping, reserve-refill, draw-three-stock (GET /lessons), not 7"),
     ],
 )
 def test_bad_lesson_deals_are_refused_and_change_nothing(

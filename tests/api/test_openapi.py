@@ -42,3 +42,147 @@ def test_the_server_serves_its_openapi_document(client: httpx.Client) -> None:
     response = client.get("/schema/openapi.json")
     assert response.status_code == 200
     assert response.json()["info"]["title"] == "Canfield Solitaire API"
+
+
+# ---------------------------------------------------------------- oneOf: branches that cannot overlap
+#
+# A oneOf whose branches overlap is ambiguous to validators (a value matching two branches is
+# invalid) and to generators (which class to build). Redocly's built-in rules do not prove this,
+# so this does: every pair of branches must be told apart by JSON type, by a property both
+# require with different constants (a discriminator), or by a property one requires and the
+# other, closed to unknown properties, cannot have. And every discriminator's mapping must name
+# exactly its branches, each of which requires the property with that constant.
+
+TYPES = {"null", "boolean", "object", "array", "number", "integer", "string"}
+
+
+def resolve(document: dict, schema: dict) -> dict:
+    while "$ref" in schema:
+        schema = document["components"]["schemas"][schema["$ref"].rsplit("/", 1)[-1]]
+    return schema
+
+
+def json_types(document: dict, schema: dict) -> set[str]:
+    """The JSON types a schema's values can have (every type when it does not say)."""
+    schema = resolve(document, schema)
+    if "type" in schema:
+        found = {schema["type"]} if isinstance(schema["type"], str) else set(schema["type"])
+        return found | ({"integer"} if "number" in found else set())
+    for union in ("oneOf", "anyOf"):
+        if union in schema:
+            return set().union(*(json_types(document, branch) for branch in schema[union]))
+    if "const" in schema:
+        return {"null" if schema["const"] is None else "string" if isinstance(schema["const"], str) else "number"}
+    return set(TYPES)
+
+
+def constants(document: dict, schema: dict) -> set | None:
+    schema = resolve(document, schema)
+    if "const" in schema:
+        return {schema["const"]}
+    return set(schema["enum"]) if "enum" in schema else None
+
+
+def told_apart(document: dict, first: dict, second: dict) -> str | None:
+    """How two branches are proven disjoint, or None."""
+    left, right = json_types(document, first), json_types(document, second)
+    if not left & right:
+        return f"types {sorted(left)} / {sorted(right)}"
+    a, b = resolve(document, first), resolve(document, second)
+    if left == right == {"object"}:
+        for name in set(a.get("required", [])) & set(b.get("required", [])):
+            ours, theirs = constants(document, a["properties"][name]), constants(document, b["properties"][name])
+            if ours is not None and theirs is not None and not ours & theirs:
+                return f"{name}: {sorted(ours)} / {sorted(theirs)}"
+        for one, other in ((a, b), (b, a)):
+            for name in one.get("required", []):
+                if other.get("additionalProperties") is False and name not in other.get("properties", {}):
+                    return f"only one may have {name!r}"
+    if {"oneOf", "anyOf"} & (set(a) | set(b)):
+        union, single = (a, b) if {"oneOf", "anyOf"} & set(a) else (b, a)
+        branches = union.get("oneOf") or union.get("anyOf")
+        if all(told_apart(document, branch, single) for branch in branches):
+            return "from every branch of the union"
+    return None
+
+
+def unions(node: object, where: str = "#") -> list[tuple[str, dict]]:
+    found = []
+    if isinstance(node, dict):
+        if "oneOf" in node:
+            found.append((where, node))
+        for key, value in node.items():
+            found.extend(unions(value, f"{where}/{key}"))
+    elif isinstance(node, list):
+        for index, value in enumerate(node):
+            found.extend(unions(value, f"{where}[{index}]"))
+    return found
+
+
+def test_no_oneof_has_overlapping_branches() -> None:
+    document = json.loads(COMMITTED.read_text())
+    found = unions(document)
+    assert len(found) >= 10, "the moves, events, deal sources and deal requests are oneOfs"
+    overlapping = []
+    for where, schema in found:
+        branches = schema["oneOf"]
+        for i, first in enumerate(branches):
+            for second in branches[i + 1 :]:
+                if told_apart(document, first, second) is None:
+                    overlapping.append((where, first, second))
+    assert not overlapping, overlapping
+
+
+def test_every_discriminator_maps_exactly_its_branches_to_their_constants() -> None:
+    document = json.loads(COMMITTED.read_text())
+    tagged = [(where, schema) for where, schema in unions(document) if "discriminator" in schema]
+    assert {where.rsplit("/", 1)[-1] for where, _ in tagged} >= {"MoveRequest", "EventView", "DealSource", "RevertedEvent"}
+    for where, schema in tagged:
+        name, mapping = schema["discriminator"]["propertyName"], schema["discriminator"]["mapping"]
+        assert sorted(mapping.values()) == sorted(branch["$ref"] for branch in schema["oneOf"]), where
+        for value, reference in mapping.items():
+            branch = resolve(document, {"$ref": reference})
+            assert name in branch["required"], (where, reference)
+            assert branch["properties"][name]["const"] == value == branch["properties"][name]["default"], (where, value)
+
+
+def test_the_move_request_is_the_legal_moves_and_hints_schema() -> None:
+    schemas = json.loads(COMMITTED.read_text())["components"]["schemas"]
+    move = {"$ref": "#/components/schemas/MoveRequest"}
+    assert schemas["LegalMoves"]["properties"]["moves"]["items"] == move
+    assert schemas["HintView"]["properties"]["move"] == move
+    assert move in schemas["SolverHint"]["properties"]["move"]["oneOf"]
+    assert [branch["$ref"].rsplit("/", 1)[-1] for branch in schemas["MoveRequest"]["oneOf"]] == ["Draw", "Recycle", "Undo", "Resign", "MoveCard"]
+    assert schemas["MoveCard"]["required"] == ["card", "to", "type"] and schemas["MoveCard"]["additionalProperties"] is False
+
+
+def test_the_schemas_name_every_event_move_target_and_ruleset_of_the_domain() -> None:
+    """A new event type, move, pile or ruleset in the domain cannot slip past the document."""
+    from typing import get_args, get_type_hints
+
+    import msgspec
+
+    from domain import ALL_RULESETS
+    from domain.commands import MOVE_TYPES
+    from domain.events import EVENT_TYPES
+    from domain.piles import TARGETS
+    from service import schemas
+
+    def tags(union: object) -> set[str]:
+        return {str(msgspec.inspect.type_info(member).tag) for member in get_args(union)}  # type: ignore[union-attr]
+
+    assert tags(schemas.EventView) == set(EVENT_TYPES)
+    assert tags(schemas.RevertedEvent) == {"StockDrawn", "WasteRecycled", "CardsMoved", "ReserveRefilled"}
+    assert tags(schemas.MoveRequest) == set(MOVE_TYPES)
+    assert set(get_args(schemas.Target)) == set(TARGETS)
+    assert {ruleset.value for ruleset in schemas.RulesetId} == {ruleset.id for ruleset in ALL_RULESETS}
+    from domain.lessons import BY_ID as LESSONS
+    from domain.lessons import SOURCE as LESSON_SOURCE
+    from service.races import SOURCE as RACE_SOURCE
+
+    assert tags(schemas.DealSource) == {"seed", "deck", "pool", "daily", LESSON_SOURCE, RACE_SOURCE}
+    assert set(schemas.DEAL_REQUESTS) == {"seed", "deck", "pool", "daily", LESSON_SOURCE}
+    assert {lesson.value for lesson in schemas.LessonId} == set(LESSONS)
+    # A race's deal is one a game could be dealt by too, and shows only its source while the race runs.
+    assert tags(schemas.RaceDeal) == set(schemas.RACE_DEAL_REQUESTS) == {"seed", "deck", "pool"}
+    assert set(get_args(get_type_hints(schemas.SourceTotals)["source"])) <= tags(schemas.DealSource)

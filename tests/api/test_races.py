@@ -55,18 +55,22 @@ def test_a_race_without_a_deal_gets_the_rulesets_default_deal(ann: Player) -> No
 @pytest.mark.parametrize(
     ("body", "detail"),
     [
-        ({"ruleset": "classic"}, "maxEntrants"),  # required
-        ({"maxEntrants": 1}, "maxEntrants"),
-        ({"maxEntrants": 9}, "maxEntrants"),
-        ({"maxEntrants": 2, "timeLimitSeconds": 0}, "timeLimitSeconds"),
-        ({"maxEntrants": 2, "timeLimitSeconds": 86_401}, "timeLimitSeconds"),
-        ({"maxEntrants": 2, "deal": {"daily": "today"}}, "daily"),
-        ({"maxEntrants": 2, "deal": {"lesson": "wrapping"}}, "lesson"),
-        ({"maxEntrants": 2, "deal": {"seed": 1, "pool": 2}}, "one source"),
-        ({"maxEntrants": 2, "ruleset": "bridge"}, "unknown ruleset"),
+        ({"ruleset": "classic"}, "the request body needs 'maxEntrants': an integer from 2 to 8 (the creator included)"),
+        ({"maxEntrants": 1}, "'maxEntrants' must be an integer from 2 to 8 (the creator included), not 1"),
+        ({"maxEntrants": 9}, "'maxEntrants' must be an integer from 2 to 8 (the creator included), not 9"),
+        ({"maxEntrants": "2"}, "'maxEntrants' must be an integer from 2 to 8 (the creator included), not '2'"),
+        ({"maxEntrants": 2, "timeLimitSeconds": 0}, "'timeLimitSeconds' must be whole seconds from 1 to 86400 (a day), or null for no limit, not 0"),
+        ({"maxEntrants": 2, "timeLimitSeconds": 86_401}, "'timeLimitSeconds' must be whole seconds from 1 to 86400 (a day), or null for no limit, not 86401"),
+        ({"maxEntrants": 2, "timeLimitSeconds": 1.5}, "'timeLimitSeconds' must be whole seconds from 1 to 86400 (a day), or null for no limit, not 1.5"),
+        ({"maxEntrants": 2, "deal": {"daily": "today"}}, "'deal' has no field 'daily': a race's deal is an object with exactly one of seed, pool or deck"),
+        ({"maxEntrants": 2, "deal": {"lesson": "wrapping"}}, "'deal' has no field 'lesson': a race's deal is an object with exactly one of seed, pool or deck"),
+        ({"maxEntrants": 2, "deal": {"seed": 1, "pool": 2}}, "'deal' names exactly one source (seed, pool or deck), not seed and pool"),
+        ({"maxEntrants": 2, "deal": {}}, "'deal' names exactly one source (seed, pool or deck), not none"),
+        ({"maxEntrants": 2, "ruleset": "bridge"}, "'ruleset' must be one of classic, draw-one, open-runs, not 'bridge'"),
         ({"maxEntrants": 2, "ruleset": "classic", "deal": {"pool": 100_000}}, "pool deals run from 1 to"),
         ({"maxEntrants": 2, "deal": {"deck": ["AS"] * 52}}, "every card must appear once"),
-        ({"maxEntrants": 2, "colour": "red"}, "colour"),
+        ({"maxEntrants": 2, "colour": "red"}, "the request body has no field 'colour'; it takes only 'maxEntrants', 'ruleset', 'deal' and 'timeLimitSeconds'"),
+        ([], "the request body must be a JSON object such as {\"maxEntrants\": 2}, not a list of 0"),
     ],
 )
 def test_bad_race_requests_are_refused(client: httpx.Client, ann: Player, body: dict[str, Any], detail: str) -> None:
@@ -74,6 +78,7 @@ def test_bad_race_requests_are_refused(client: httpx.Client, ann: Player, body: 
     assert response.status_code == 400, response.text
     assert response.headers["content-type"].startswith("application/problem+json")
     assert response.json()["code"] == "invalid_request" and detail in response.json()["detail"]
+    assert client.get("/races/open").json() == {"races": []}  # nothing was created
 
 
 def test_race_writes_need_a_token(client: httpx.Client, ann: Player) -> None:
