@@ -3,20 +3,20 @@
 What makes it fast:
 - compact positions: the reserve is a count (its order is fixed), foundations four counts,
   columns tuples of card ints, the talon (waste + stock in draw order) a tuple and a pointer;
-- every waste card reachable by further draws (and recycles, where allowed) is one move, so
-  the search never branches on single draws;
+- every waste card reachable by further draws (and recycles, where allowed) is one move
+  (``solver_talon.talon_positions``), so the search never branches on single draws;
 - a transposition table of seen positions, with columns in canonical (sorted) order;
-- safe automatic moves to the foundations (a card nothing can still be built on);
 - move ordering: foundations, the reserve, emptying columns, then the rest.
 
-The search is exhaustive, so ``lost`` is a proof; ``unknown`` means the budget ran out.
-The clock is the caller's: ``Budget.out_of_time`` is called now and then.
-A ``won`` line is rebuilt move by move through the rules engine, so it is always legal.
+Stages: a narrow search first (no split runs, no foundation returns, the waste top goes home
+when safe) finds most wins quickly and with short lines; only wins count from it. The full
+search then decides the rest using only pruning that never loses a win (see ``_Search``), so
+its ``lost`` is a proof; ``unknown`` means a limit of the budget was reached. A ``won`` line is
+rebuilt move by move through the rules engine and must end won, so it is always a real win.
 """
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
@@ -24,6 +24,7 @@ from .commands import Command, Draw, MoveCard, Recycle
 from .piles import FOUNDATION, TABLEAU
 from .rules import apply
 from .rulesets import RecyclePolicy, TableauMoves
+from .solver_talon import talon_positions
 from .state import GameState, Status
 
 _RANK = tuple(card % 13 for card in range(52))
@@ -42,11 +43,16 @@ _NEVER = 1 << 30
 
 @dataclass(frozen=True, slots=True)
 class Budget:
-    max_states: int = 2_000_000
+    """Two separate limits; the search answers ``unknown`` at whichever is reached first.
+
+    ``max_states``: positions searched, all stages together (None: no limit). ``out_of_time``:
+    the caller's clock, asked every ``check_every`` positions (the default has no time limit).
+    ``narrow_states``: at most this many of the positions go to the first, narrow stage.
+    """
+
+    max_states: int | None = None
     out_of_time: Callable[[], bool] = field(default=lambda: False)
     check_every: int = 512
-    # A first, narrower search (no splitting of runs, no foundation returns) finds most wins
-    # quickly and with short lines; the full search then decides the rest.
     narrow_states: int = 40_000
 
 
@@ -69,26 +75,44 @@ Macro = tuple[int, int, int, int]
 
 
 class _Search:
-    def __init__(self, state: GameState, budget: Budget, narrow: bool = False, max_depth: int = 1 << 30) -> None:
+    """One depth-first search. ``sound=True`` prunes only what provably never loses a win:
+
+    - talon moves: every waste card that draws and recycles reach (``talon_positions``); a move
+      that is not a talon move is made at the current pointer, which dominates making it after
+      some draws (from here the draws can still be made afterwards, and in draw-one a pass that
+      started with a real move may recycle);
+    - transpositions: the same cards with a pointer reachable from one already seen (same
+      residue and no smaller, a multiple of the draw, or the end) reach nothing new;
+    - automatic moves, only where foundations are final (draw-one, open-runs): the reserve top
+      or a column's end card whose two tableau children are home (nothing can ever be built on
+      it, and a player who keeps it out can do nothing more than one who plays it); in draw-one
+      also such a card anywhere in the talon (every talon card stays reachable). Never a draw-
+      three talon card: taking it out shifts the later cards' places in the threes and can make
+      a needed card unreachable. In ``classic`` nothing moves automatically, since foundation
+      cards come back.
+
+    ``sound=False`` (the narrow stage) adds shortcuts that may lose wins: no split runs, no
+    foundation returns, and the waste top goes home when safe.
+    """
+
+    def __init__(self, state: GameState, budget: Budget, max_states: int | None, sound: bool) -> None:
         ruleset = state.ruleset
         self.base = state.base_rank
         self.reserve = state.reserve
         self.draw = ruleset.draw_count
         self.free_recycle = ruleset.recycle is RecyclePolicy.UNLIMITED
-        self.any_run = ruleset.tableau_moves is TableauMoves.ANY_RUN and not narrow
-        self.returns = ruleset.foundation_returns and not narrow
+        self.sound = sound
+        self.any_run = ruleset.tableau_moves is TableauMoves.ANY_RUN and sound
+        self.returns = ruleset.foundation_returns and sound
+        self.auto_home = sound is False or not ruleset.foundation_returns
+        self.auto_talon = not sound or self.draw == 1
         self.budget = budget
-        self.max_depth = max_depth  # longest line (in macro moves) worth looking for
-        self.max_states = min(budget.max_states, budget.narrow_states) if narrow else budget.max_states
+        self.max_states = max_states
         self.states = 0
         self.seen: dict[tuple[object, ...], list[int]] = {}
-        self._reachable: dict[tuple[int, int, bool], list[int]] = {}
+        self._reachable: dict[tuple[int, int, bool], tuple[int, ...]] = {}
 
     # -------------------------------------------------------------- rules on positions
-
-    def fits_foundation(self, card: int, found: tuple[int, int, int, int]) -> bool:
-        count = found[_SUIT[card]]
-        return count < 13 and _RANK[card] == (self.base + count) % 13
 
     def safe(self, card: int, found: tuple[int, int, int, int]) -> bool:
         """Nothing can still be built on ``card`` in the tableau: the cards that would go on it are home."""
@@ -97,31 +121,16 @@ class _Search:
         first, second = _OPPOSITE_SUITS[_SUIT[card]]
         return found[first] >= need and found[second] >= need
 
-    def reachable(self, size: int, pointer: int, progress: bool) -> list[int]:
+    def can_recycle(self, progress: bool) -> bool:
+        return self.free_recycle or progress
+
+    def reachable(self, size: int, pointer: int, progress: bool) -> tuple[int, ...]:
         """Talon positions q (the waste would hold q cards, its top talon[q - 1]), fewest draws first."""
         key = (size, pointer, progress)
         found = self._reachable.get(key)
         if found is None:
-            found = self._reachable[key] = list(self._positions(size, pointer, progress))
+            found = self._reachable[key] = talon_positions(size, pointer, self.draw, self.can_recycle(progress))
         return found
-
-    def _positions(self, size: int, pointer: int, progress: bool) -> Iterator[int]:
-        seen = set()
-        if pointer:
-            seen.add(pointer)
-            yield pointer
-        q = pointer
-        while q < size:
-            q = min(q + self.draw, size)
-            seen.add(q)
-            yield q
-        if self.free_recycle or progress:
-            q = 0
-            while q < pointer:
-                q = min(q + self.draw, size)
-                if q not in seen:
-                    seen.add(q)
-                    yield q
 
     # -------------------------------------------------------------- moves
 
@@ -152,10 +161,12 @@ class _Search:
         return reserve, found, tuple(column_list), talon, pointer, True
 
     def auto(self, position: Position, path: list[Macro]) -> Position:
-        """Play every safe card to its foundation (reserve top, column ends, waste top)."""
+        """Play every safe card to its foundation (see the class docstring for which)."""
+        if not self.auto_home:
+            return position
         base, safe = self.base, self.safe
         while True:
-            reserve, found, columns, talon, pointer, _ = position
+            reserve, found, columns, talon, pointer, progress = position
             home = {suit * 13 + (base + count) % 13 for suit, count in enumerate(found) if count < 13}
             move: Macro | None = None
             if reserve and self.reserve[reserve - 1] in home and safe(self.reserve[reserve - 1], found):
@@ -166,12 +177,29 @@ class _Search:
                         move = (_TABLEAU, column[-1], _TO_FOUNDATION, index)
                         break
                 else:
-                    if pointer and talon[pointer - 1] in home and safe(talon[pointer - 1], found):
-                        move = (_TALON, talon[pointer - 1], _TO_FOUNDATION, pointer)
+                    move = self._auto_talon(talon, pointer, progress, home, found)
             if move is None:
                 return position
             path.append(move)
             position = self.play(position, move)
+
+    def _auto_talon(
+        self, talon: tuple[int, ...], pointer: int, progress: bool, home: set[int], found: tuple[int, int, int, int]
+    ) -> Macro | None:
+        if not self.auto_talon:
+            return None
+        if self.sound:
+            # Draw-one with a recycle allowed: every talon card is reachable, so which one goes
+            # home does not depend on the pointer (the transposition table ignores it there).
+            if not self.can_recycle(progress):
+                return None
+            for q, card in enumerate(talon, start=1):
+                if card in home and self.safe(card, found):
+                    return (_TALON, card, _TO_FOUNDATION, q)
+            return None
+        if pointer and talon[pointer - 1] in home and self.safe(talon[pointer - 1], found):
+            return (_TALON, talon[pointer - 1], _TO_FOUNDATION, pointer)
+        return None
 
     def moves(self, position: Position) -> list[Macro]:
         reserve, found, columns, talon, pointer, progress = position
@@ -226,20 +254,10 @@ class _Search:
             if empty_column >= 0:
                 then.append((_TALON, card, empty_column, q))
         if self.returns:
-            # A card comes back from its foundation only to take a card that is free to move now;
-            # otherwise returns let a depth-first search wander (one deal's line ran to 200,000 moves).
-            movable = {self.reserve[reserve - 1]} if reserve else set()
-            movable.update(talon[q - 1] for q in self.reachable(len(talon), pointer, progress))
-            for column in columns:
-                if column:
-                    movable.add(column[-1])
-                    movable.add(column[0])
             for suit in range(4):
                 count = found[suit]
                 if count:
                     card = suit * 13 + (self.base + count - 1) % 13
-                    if movable.isdisjoint(_FITS_ON[card]):
-                        continue
                     for target in hosts.get(card, ()):
                         last.append((_FOUNDATION, card, target, 0))
                     if empty_column >= 0:
@@ -251,32 +269,32 @@ class _Search:
     def visited(self, position: Position) -> bool:
         """Seen before, or dominated by a position seen before; otherwise remember it.
 
-        With recycling allowed, a pointer p reaches every talon position p + k*draw, the end,
-        and every multiple of draw (after a recycle). So the same cards with a pointer of the
-        same residue and no smaller, or with a multiple of draw, have no move the smaller one
-        lacks: they are dominated and need no search of their own.
+        With a recycle allowed, a pointer p reaches p + k*draw, the end, 0 and every multiple of
+        draw; whatever a reachable pointer reaches, p reaches too. So the same cards with a
+        pointer of a seen one's residue and no smaller, a multiple of draw or the end need no
+        search of their own. Without a recycle (draw-one before any real move) the exact
+        pointer counts.
         """
         reserve, found, columns, talon, pointer, progress = position
-        can_recycle = progress or self.free_recycle
+        can_recycle = self.can_recycle(progress)
         cards: tuple[object, ...] = (reserve, found, tuple(sorted(columns)), talon, can_recycle)
         if not can_recycle:
             cards = (*cards, pointer)  # only forward draws: keep the exact pointer
             pointer = 0
-        residue = pointer % self.draw
         lowest = self.seen.get(cards)
         if lowest is None:
             lowest = self.seen[cards] = [_NEVER] * self.draw
-        elif residue == 0 or lowest[residue] <= pointer:
+        elif pointer % self.draw == 0 or pointer == len(talon) or lowest[pointer % self.draw] <= pointer:
             return True
+        residue = pointer % self.draw
         lowest[residue] = min(lowest[residue], pointer)
-        lowest[0] = 0  # any pointer reaches what a multiple of draw reaches
         return False
 
     def enter(self, position: Position, path: list[Macro]) -> tuple[bool, Position | None, int]:
         """(won, the position to search from or None if seen, how many automatic moves were added)."""
         self.states += 1
         if self.states % self.budget.check_every == 0 and (
-            self.states >= self.max_states or self.budget.out_of_time()
+            (self.max_states is not None and self.states >= self.max_states) or self.budget.out_of_time()
         ):
             raise _OutOfBudget()
         before = len(path)
@@ -306,8 +324,6 @@ class _Search:
                     del path[-added:]
                 if stack:
                     path.pop()  # the move that led to the position just left
-                continue
-            if len(path) >= self.max_depth:
                 continue
             path.append(move)
             won, child, child_added = self.enter(self.play(position, move), path)
@@ -353,6 +369,10 @@ def _start(state: GameState) -> Position:
     return (len(state.reserve), state.foundations, state.tableau, talon, len(state.waste), state.progress)
 
 
+def _remaining(budget: Budget, used: int) -> int | None:
+    return None if budget.max_states is None else max(0, budget.max_states - used)
+
+
 def solve(state: GameState, budget: Budget | None = None) -> SolveResult:
     """Search for a win from ``state``: ``won`` with a line of API moves, ``lost`` (proven) or ``unknown``."""
     if state.status is Status.WON:
@@ -360,23 +380,40 @@ def solve(state: GameState, budget: Budget | None = None) -> SolveResult:
     if state.status is not Status.PLAYING:
         return SolveResult("lost", (), 0)
     budget = budget or Budget()
-    narrow = _Search(state, budget, narrow=True)
-    try:
-        line = narrow.run(_start(state))
-    except _OutOfBudget:
-        line = None
-    if line is not None:
-        return SolveResult("won", tuple(_to_commands(state, _shortened(narrow, _start(state), line))), narrow.states)
-    if budget.out_of_time():
-        return SolveResult("unknown", (), narrow.states)
-    full = _Search(state, dataclasses.replace(budget, max_states=max(0, budget.max_states - narrow.states)))
-    try:
-        line = full.run(_start(state))
-    except _OutOfBudget:
-        return SolveResult("unknown", (), narrow.states + full.states)
-    if line is None:
-        return SolveResult("lost", (), narrow.states + full.states)
-    return SolveResult("won", tuple(_to_commands(state, line)), narrow.states + full.states)
+    used = 0
+    narrow_cap = budget.narrow_states
+    if budget.max_states is not None:
+        narrow_cap = min(narrow_cap, budget.max_states)
+    for search in (
+        _Search(state, budget, narrow_cap, sound=False),
+        _Search(state, budget, None, sound=True),
+    ):
+        if search.sound:
+            search.max_states = _remaining(budget, used)
+        try:
+            line = search.run(_start(state))
+        except _OutOfBudget:
+            used += search.states
+            if search.sound or budget.out_of_time():
+                return SolveResult("unknown", (), used)
+            continue
+        used += search.states
+        if line is not None:
+            return SolveResult("won", _checked(state, _shortened(search, _start(state), line)), used)
+        if search.sound:
+            return SolveResult("lost", (), used)
+    raise AssertionError("the sound stage always answers")  # pragma: no cover
+
+
+def _checked(state: GameState, line: list[Macro]) -> tuple[Command, ...]:
+    """The API moves of a winning macro line, replayed through the rules engine to a win."""
+    commands = tuple(_to_commands(state, line))
+    final = state
+    for command in commands:
+        final, _events = apply(final, command)
+    if final.status is not Status.WON:
+        raise AssertionError(f"a solver line ends {final.status.value}, not won: a solver bug")
+    return commands
 
 
 def _to_commands(state: GameState, line: list[Macro]) -> Iterator[Command]:
