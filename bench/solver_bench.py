@@ -1,13 +1,17 @@
 """Solver figures: on seeds 1..N of each ruleset with a time budget per deal, how many deals are
-won (a line found), proven lost, or undecided; line lengths (API moves, draws included) and solve
-times. Env: SOLVER_BENCH_SEEDS (default 1751), SOLVER_BENCH_BUDGET (CPU seconds, default 10),
-SOLVER_BENCH_RULESETS (default all three), SOLVER_BENCH_WORKERS (default: every core).
-Results also go to bench/results/solver-<ruleset>.json."""
+won (a line found and replayed to a win), proven lost, or undecided; line lengths (API moves,
+draws included) and solve times. The budget is CPU seconds of the worker (the same verdicts on
+a busy machine, only later); no position limit. Env: SOLVER_BENCH_SEEDS (default 1751, or a
+range "A-B"), SOLVER_BENCH_BUDGET (default 10), SOLVER_BENCH_RULESETS (default all three),
+SOLVER_BENCH_WORKERS (default: every core). Results go to bench/results/solver-<ruleset>.json,
+and one record per seed to solver-<ruleset>.jsonl (the format of `canfield pool build`'s
+progress file, so `canfield pool recheck --reuse` can take them)."""
 
 from __future__ import annotations
 
 import json
 import os
+import platform
 import statistics
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -16,19 +20,17 @@ from pathlib import Path
 RESULTS = Path(__file__).resolve().parent / "results"
 
 
-def _solve(job: tuple[str, int, float]) -> tuple[int, str, int, float, int]:
+def _solve(job: tuple[str, int, float]) -> dict[str, object]:
     from domain import get_ruleset
-    from domain.solver import Budget, solve
-    from service.pool import start_state
+    from service.pool_build import solve_seed
 
     ruleset_id, seed, budget = job
-    started = time.process_time()  # CPU seconds: the same verdicts on a busy machine
-    deadline = started + budget
-    result = solve(
-        start_state(get_ruleset(ruleset_id), seed),
-        Budget(max_states=10**9, out_of_time=lambda: time.process_time() > deadline),
-    )
-    return seed, result.result, len(result.moves), time.process_time() - started, result.states
+    ruleset = get_ruleset(ruleset_id)
+    record = solve_seed(ruleset.id, ruleset.version, seed, budget)
+    if record.pop("_error") is not None:  # a won line that does not replay: a bug, never a win
+        record["result"] = "unknown"
+    record.pop("_stopped")
+    return record
 
 
 def quartiles(values: list[float]) -> tuple[float, float, float]:
@@ -39,37 +41,45 @@ def quartiles(values: list[float]) -> tuple[float, float, float]:
     return q1, median, q3
 
 
-def run(ruleset_id: str, seeds: int, budget: float, workers: int) -> dict[str, object]:
+def run(ruleset_id: str, seeds: range, budget: float, workers: int) -> dict[str, object]:
     started = time.perf_counter()
-    with ProcessPoolExecutor(workers) as pool:
-        rows = list(pool.map(_solve, [(ruleset_id, seed, budget) for seed in range(1, seeds + 1)], chunksize=4))
+    rows: list[dict[str, object]] = []
+    with ProcessPoolExecutor(workers) as pool, open(RESULTS / f"solver-{ruleset_id}.jsonl", "w") as log:
+        for record in pool.map(_solve, [(ruleset_id, seed, budget) for seed in seeds], chunksize=2):
+            log.write(json.dumps(record) + "\n")
+            log.flush()
+            rows.append(record)
     wall = time.perf_counter() - started
-    won = [r for r in rows if r[1] == "won"]
-    lost = [r for r in rows if r[1] == "lost"]
-    lengths = quartiles([float(r[2]) for r in won])
+    won = [r for r in rows if r["result"] == "won"]
+    lost = [r for r in rows if r["result"] == "lost"]
+    lengths = quartiles([float(str(r["length"])) for r in won])
+    count = len(rows)
     return {
         "ruleset": ruleset_id,
-        "seeds": seeds,
+        "seeds": f"{seeds.start}..{seeds.stop - 1}",
         "budgetSeconds": budget,
         "won": len(won),
         "lost": len(lost),
-        "undecided": seeds - len(won) - len(lost),
-        "foundRate": len(won) / seeds,
-        "decidedShare": (len(won) + len(lost)) / seeds,
+        "undecided": count - len(won) - len(lost),
+        "foundRate": len(won) / count,
+        "decidedShare": (len(won) + len(lost)) / count,
         "lineLength": {"q1": lengths[0], "median": lengths[1], "q3": lengths[2]},
-        "medianSeconds": statistics.median(r[3] for r in rows),
+        "medianSeconds": statistics.median(float(str(r["seconds"])) for r in rows),
         "wallSeconds": wall,
         "workers": workers,
+        "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
     }
 
 
 def main() -> None:
-    seeds = int(os.environ.get("SOLVER_BENCH_SEEDS", "1751"))
+    text = os.environ.get("SOLVER_BENCH_SEEDS", "1751")
+    first, _, last = text.rpartition("-")
+    seeds = range(int(first) if first else 1, int(last) + 1)
     budget = float(os.environ.get("SOLVER_BENCH_BUDGET", "10"))
     workers = int(os.environ.get("SOLVER_BENCH_WORKERS", str(os.cpu_count() or 1)))
     rulesets = os.environ.get("SOLVER_BENCH_RULESETS", "open-runs,classic,draw-one").split(",")
     RESULTS.mkdir(exist_ok=True)
-    print(f"solver bench: seeds 1..{seeds}, {budget:g} s per deal, {workers} workers")
+    print(f"solver bench: seeds {seeds.start}..{seeds.stop - 1}, {budget:g} CPU s per deal, {workers} workers")
     print(f"{'ruleset':10} {'won':>6} {'lost':>6} {'undec.':>6} {'found':>7} {'decided':>8} "
           f"{'line q1/median/q3':>19} {'median s':>9} {'wall s':>8}")
     for ruleset_id in rulesets:
