@@ -39,9 +39,6 @@ _FITS_ON = tuple(
     tuple(suit * 13 + (_RANK[card] + 12) % 13 for suit in _OPPOSITE_SUITS[_SUIT[card]]) for card in range(52)
 )
 
-# The other card of the same rank and colour (spades <-> clubs, hearts <-> diamonds).
-_TWIN = tuple((3 - _SUIT[card]) * 13 + _RANK[card] for card in range(52))
-
 # Where a macro move takes its card from.
 _RESERVE, _TALON, _TABLEAU, _FOUNDATION = 0, 1, 2, 3
 _TO_FOUNDATION = -1
@@ -284,7 +281,7 @@ class _Search:
         """
         reserve, found, columns, talon, pointer, progress = position
         can_recycle = self.can_recycle(progress)
-        cards: tuple[object, ...] = (reserve, found, _canonical_columns(columns, self.any_run), talon, can_recycle)
+        cards: tuple[object, ...] = (reserve, found, tuple(sorted(columns)), talon, can_recycle)
         if not can_recycle:
             cards = (*cards, pointer)  # only forward draws: keep the exact pointer
             pointer = 0
@@ -341,49 +338,6 @@ class _Search:
                 continue
             stack.append((child, iter(self.moves(child)), child_added))
         return None
-
-
-def _canonical_columns(columns: tuple[tuple[int, ...], ...], any_run: bool) -> tuple[tuple[int, ...], ...]:
-    """The columns after every "hang it on the twin" move, sorted: one key for positions that
-    reach each other by moves that can always be taken back.
-
-    A card c lying on p could lie on p's twin t instead (same rank and colour) when t is the end
-    of another column: moving c's run there is legal, and so is moving it back (p is then an
-    end). Such a move changes no other card's choices (only the twins p and t can hold c or its
-    twin), so hanging every such run on the smaller twin gives a position the player can reach
-    and come back from, whichever way the runs hung. Moves that empty a column are not used
-    (they refill it from the reserve, or change how many columns are empty).
-    """
-    piles: list[list[int]] | None = None  # made only when a run moves
-    current: tuple[tuple[int, ...], ...] | list[list[int]] = columns
-    moved = True
-    while moved:
-        moved = False
-        for target, end_pile in enumerate(current):
-            if not end_pile:
-                continue
-            end = end_pile[-1]
-            twin = _TWIN[end]
-            if twin < end:
-                continue
-            for source, pile in enumerate(current):
-                if source == target or twin not in pile:
-                    continue
-                holder = pile.index(twin)  # the twin holds the run below it
-                if holder == len(pile) - 1 or (not any_run and holder != len(pile) - 2):
-                    break
-                if piles is None:
-                    piles = [list(column) for column in columns]
-                    current = piles
-                piles[target].extend(piles[source][holder + 1 :])
-                del piles[source][holder + 1 :]
-                moved = True
-                break
-            if moved:
-                break
-    if piles is None:
-        return tuple(sorted(columns))
-    return tuple(sorted(tuple(pile) for pile in piles))
 
 
 def _shortened(search: _Search, start: Position, line: list[Macro]) -> list[Macro]:
