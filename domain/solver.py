@@ -51,13 +51,15 @@ class Budget:
 
     ``max_states``: positions searched, all stages together (None: no limit). ``out_of_time``:
     the caller's clock, asked every ``check_every`` positions (the default has no time limit).
-    ``narrow_states``: at most this many of the positions go to the first, narrow stage.
+    ``narrow_states`` and ``wide_states`` (classic): at most this many of the positions go to
+    those win-finding stages before the sound stage.
     """
 
     max_states: int | None = None
     out_of_time: Callable[[], bool] = field(default=lambda: False)
     check_every: int = 512
     narrow_states: int = 40_000
+    wide_states: int = 200_000  # classic only: the stage between narrow and sound
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +73,9 @@ class _OutOfBudget(Exception):
     pass
 
 
+NARROW, WIDE, SOUND = "narrow", "wide", "sound"  # the stages of a solve, in order
+
+
 # A position: (reserve count, foundations, columns, talon, pointer, progress)
 Position = tuple[int, tuple[int, int, int, int], tuple[tuple[int, ...], ...], tuple[int, ...], int, bool]
 # A macro move: (source kind, card, target column or _TO_FOUNDATION, detail): detail is the
@@ -79,7 +84,7 @@ Macro = tuple[int, int, int, int]
 
 
 class _Search:
-    """One depth-first search. ``sound=True`` prunes only what provably never loses a win:
+    """One depth-first search. The ``SOUND`` stage prunes only what provably never loses a win:
 
     - talon moves: every waste card that draws and recycles reach (``talon_positions``); a move
       that is not a talon move is made at the current pointer, which dominates making it after
@@ -95,21 +100,26 @@ class _Search:
       a needed card unreachable. In ``classic`` nothing moves automatically, since foundation
       cards come back.
 
-    ``sound=False`` (the narrow stage) adds shortcuts that may lose wins: no split runs, no
-    foundation returns, and the waste top goes home when safe.
+    The other stages only look for wins (a win they find is replayed like any other) and take
+    shortcuts that may lose some: ``NARROW`` allows no split runs and no foundation returns, and
+    plays a safe waste top home; ``WIDE`` (classic) allows every move but returns a foundation
+    card only to take a card that is free to move now (otherwise a depth-first line wanders
+    through returns), and plays safe cards home as ``NARROW`` does.
     """
 
-    def __init__(self, state: GameState, budget: Budget, max_states: int | None, sound: bool) -> None:
+    def __init__(self, state: GameState, budget: Budget, max_states: int | None, stage: str) -> None:
         ruleset = state.ruleset
         self.base = state.base_rank
         self.reserve = state.reserve
         self.draw = ruleset.draw_count
         self.free_recycle = ruleset.recycle is RecyclePolicy.UNLIMITED
-        self.sound = sound
-        self.any_run = ruleset.tableau_moves is TableauMoves.ANY_RUN and sound
-        self.returns = ruleset.foundation_returns and sound
-        self.auto_home = sound is False or not ruleset.foundation_returns
-        self.auto_talon = not sound or self.draw == 1
+        self.stage = stage
+        self.sound = stage == SOUND
+        self.any_run = ruleset.tableau_moves is TableauMoves.ANY_RUN and stage != NARROW
+        self.returns = ruleset.foundation_returns and stage != NARROW
+        self.free_returns_only = stage == WIDE
+        self.auto_home = not self.sound or not ruleset.foundation_returns
+        self.auto_talon = not self.sound or self.draw == 1
         self.budget = budget
         self.max_states = max_states
         self.states = 0
@@ -258,10 +268,21 @@ class _Search:
             if empty_column >= 0:
                 then.append((_TALON, card, empty_column, q))
         if self.returns:
+            movable: set[int] = set()
+            if self.free_returns_only:
+                movable.update(talon[q - 1] for q in self.reachable(len(talon), pointer, progress))
+                if reserve:
+                    movable.add(self.reserve[reserve - 1])
+                for column in columns:
+                    if column:
+                        movable.add(column[-1])
+                        movable.add(column[0])
             for suit in range(4):
                 count = found[suit]
                 if count:
                     card = suit * 13 + (self.base + count - 1) % 13
+                    if self.free_returns_only and movable.isdisjoint(_FITS_ON[card]):
+                        continue
                     for target in hosts.get(card, ()):
                         last.append((_FOUNDATION, card, target, 0))
                     if empty_column >= 0:
@@ -362,6 +383,16 @@ def _shortened(search: _Search, start: Position, line: list[Macro]) -> list[Macr
     return shorter
 
 
+def _shortest(search: _Search, start: Position, line: list[Macro]) -> list[Macro]:
+    """``_shortened`` again and again while it still cuts (each pass finds new shortcuts)."""
+    for _ in range(8):
+        shorter = _shortened(search, start, line)
+        if len(shorter) >= len(line):
+            break
+        line = shorter
+    return line
+
+
 def _bump(found: tuple[int, int, int, int], suit: int, delta: int) -> tuple[int, int, int, int]:
     counts = list(found)
     counts[suit] += delta
@@ -384,27 +415,28 @@ def solve(state: GameState, budget: Budget | None = None) -> SolveResult:
     if state.status is not Status.PLAYING:
         return SolveResult("lost", (), 0)
     budget = budget or Budget()
+    stages: list[tuple[str, int | None]] = [(NARROW, budget.narrow_states)]
+    if state.ruleset.foundation_returns:
+        stages.append((WIDE, budget.wide_states))
+    stages.append((SOUND, None))
     used = 0
-    narrow_cap = budget.narrow_states
-    if budget.max_states is not None:
-        narrow_cap = min(narrow_cap, budget.max_states)
-    for search in (
-        _Search(state, budget, narrow_cap, sound=False),
-        _Search(state, budget, None, sound=True),
-    ):
-        if search.sound:
-            search.max_states = _remaining(budget, used)
+    for stage, cap in stages:
+        remaining = _remaining(budget, used)
+        if remaining == 0:
+            return SolveResult("unknown", (), used)
+        limit = remaining if cap is None else cap if remaining is None else min(cap, remaining)
+        search = _Search(state, budget, limit, stage)
         try:
             line = search.run(_start(state))
         except _OutOfBudget:
             used += search.states
-            if search.sound or budget.out_of_time():
+            if stage == SOUND or budget.out_of_time():
                 return SolveResult("unknown", (), used)
             continue
         used += search.states
         if line is not None:
-            return SolveResult("won", _checked(state, _shortened(search, _start(state), line)), used)
-        if search.sound:
+            return SolveResult("won", _checked(state, _shortest(search, _start(state), line)), used)
+        if stage == SOUND:
             return SolveResult("lost", (), used)
     raise AssertionError("the sound stage always answers")  # pragma: no cover
 

@@ -11,7 +11,7 @@ import pytest
 
 from domain import Draw, GameState, MoveCard, Recycle, Status, apply, get_ruleset, legal_moves
 from domain.cards import RANKS, SUITS, code
-from domain.solver import Budget, _Search, _start, solve
+from domain.solver import SOUND, Budget, _Search, _start, solve
 from domain.solver_talon import talon_positions
 from service.pool import start_state
 
@@ -85,7 +85,7 @@ def test_talon_moves_match_a_brute_force_draw_and_recycle_walk(ruleset_id: str, 
 
 def test_the_transposition_rule_skips_only_pointers_that_reach_nothing_new() -> None:
     """A pointer counted as seen reaches no waste top that the pointer seen before does not."""
-    search = _Search(start_state(get_ruleset("open-runs"), 1), Budget(), None, sound=True)
+    search = _Search(start_state(get_ruleset("open-runs"), 1), Budget(), None, SOUND)
     skipped = 0
     for size in range(MAX_TALON + 1):
         talon = tuple(range(size))
@@ -144,7 +144,7 @@ def test_the_move_generator_matches_legal_moves(ruleset_id: str) -> None:
     rng = random.Random(ruleset_id)
     compared = 0
     for state in _random_positions(ruleset_id, 150, rng):
-        search = _Search(state, Budget(), None, sound=True)
+        search = _Search(state, Budget(), None, SOUND)
         position = _start(state)
         here = _canonical(position)
         solver = {
