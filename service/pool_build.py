@@ -16,7 +16,7 @@ exact document is checked again before it is written; a failure there (a bug in 
 writes nothing and exits 1.
 
 Pool numbers are published addresses: ``build`` never rewrites a pool file that already has
-deals (it says so and stops). ``recheck`` re-decides, with the current solver, every seed of
+deals (with enough deals there is nothing to do; with fewer it says why and stops). ``recheck`` re-decides, with the current solver, every seed of
 1..seedsTried that is not a pool deal, and rewrites only the verdicts: the deals and their
 order stay byte for byte. Seeds it wins stay out of the pool (``wonOutsidePool``, with their
 lines), so that no number moves.
@@ -380,18 +380,23 @@ def _loud(message: str) -> None:
     print(f"\ncanfield pool build: VERIFICATION FAILED: {message}", file=sys.stderr, flush=True)
 
 
-def _refuse_to_renumber(output: Path) -> None:
-    """A pool file with deals is published: building again could give its numbers other deals."""
+def _published(output: Path, count: int) -> bool:
+    """True when ``output`` already holds at least ``count`` deals (nothing to build); a BuildError
+    when it holds fewer: building again could give its published numbers other deals."""
     try:
         document = json.loads(output.read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return  # none yet, or unreadable: nothing published there
-    if isinstance(document, dict) and document.get("deals"):
-        raise BuildError(
-            f"{output} already holds {len(document['deals'])} deals, and a pool number is a published address: "
-            f"a new build could give those numbers other deals. `canfield pool recheck` re-decides the seeds "
-            f"outside the pool without moving a deal; --output PATH builds a new file elsewhere"
-        )
+        return False  # none yet, or unreadable: nothing published there
+    deals = document.get("deals") if isinstance(document, dict) else None
+    if not deals:
+        return False
+    if len(deals) >= count:
+        return True
+    raise BuildError(
+        f"{output} already holds {len(deals)} deals, and a pool number is a published address: a new "
+        f"build could give those numbers other deals. `canfield pool recheck` re-decides the seeds outside "
+        f"the pool without moving a deal; --output PATH builds a new file elsewhere"
+    )
 
 
 def build(
@@ -414,7 +419,9 @@ def build(
     if workers < 1:
         raise BuildError("--workers must be at least 1")
     output = output or pool_path(ruleset.id)
-    _refuse_to_renumber(output)
+    if _published(output, count):
+        print(f"canfield pool build: {output} already holds {count} or more deals; nothing to build", flush=True)
+        return 0
     progress = progress_path(output)
     label = f"{ruleset.key} budget {budget_seconds:g}s"
     started = time.perf_counter()

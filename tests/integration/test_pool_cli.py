@@ -263,6 +263,9 @@ def test_build_refuses_to_renumber_a_published_pool(
     published = tmp_path / "published.json"
     published.write_text(built[0].read_text())
     done = canfield(*BUILD, "--output", str(published))
+    assert done.returncode == 0 and "nothing to build" in done.stdout  # it has the 3 deals asked for
+    more = ["pool", "build", "--ruleset", "draw-one", "--count", "4", "--budget-seconds", "2", "--workers", "1"]
+    done = canfield(*more, "--output", str(published))
     assert done.returncode == 2 and "published address" in done.stderr
     assert published.read_text() == built[0].read_text()
 
