@@ -9,10 +9,12 @@ What makes it fast:
 - move ordering: foundations, the reserve, emptying columns, then the rest.
 
 Stages: a narrow search first (no split runs, no foundation returns, the waste top goes home
-when safe) finds most wins quickly and with short lines; only wins count from it. The full
-search then decides the rest using only pruning that never loses a win (see ``_Search``), so
-its ``lost`` is a proof; ``unknown`` means a limit of the budget was reached. A ``won`` line is
-rebuilt move by move through the rules engine and must end won, so it is always a real win.
+when safe) finds most wins quickly and with short lines; in classic a wide one follows (returns
+only to take a free card). Only wins count from those. The sound search then decides the rest
+using only pruning that never loses a win (see ``_Search``), so its ``lost`` is a proof;
+``unknown`` means a limit of the budget was reached (``Budget``: positions and time, separate).
+A ``won`` line is rebuilt move by move through the rules engine and must end won, so it is
+always a real win.
 """
 
 from __future__ import annotations
