@@ -3,20 +3,22 @@
 What makes it fast:
 - compact positions: the reserve is a count (its order is fixed), foundations four counts,
   columns tuples of card ints, the talon (waste + stock in draw order) a tuple and a pointer;
-- every waste card reachable by further draws (and recycles, where allowed) is one move, so
-  the search never branches on single draws;
+- every waste card reachable by further draws (and recycles, where allowed) is one move
+  (``solver_talon.talon_positions``), so the search never branches on single draws;
 - a transposition table of seen positions, with columns in canonical (sorted) order;
-- safe automatic moves to the foundations (a card nothing can still be built on);
 - move ordering: foundations, the reserve, emptying columns, then the rest.
 
-The search is exhaustive, so ``lost`` is a proof; ``unknown`` means the budget ran out.
-The clock is the caller's: ``Budget.out_of_time`` is called now and then.
-A ``won`` line is rebuilt move by move through the rules engine, so it is always legal.
+Stages: a narrow search first (no split runs, no foundation returns, the waste top goes home
+when safe) finds most wins quickly and with short lines; in classic a wide one follows (returns
+only to take a free card). Only wins count from those. The sound search then decides the rest
+using only pruning that never loses a win (see ``_Search``), so its ``lost`` is a proof;
+``unknown`` means a limit of the budget was reached (``Budget``: positions and time, separate).
+A ``won`` line is rebuilt move by move through the rules engine and must end won, so it is
+always a real win.
 """
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
@@ -24,7 +26,12 @@ from .commands import Command, Draw, MoveCard, Recycle
 from .piles import FOUNDATION, TABLEAU
 from .rules import apply
 from .rulesets import RecyclePolicy, TableauMoves
+from .solver_talon import talon_positions
 from .state import GameState, Status
+
+# Bumped whenever a change can alter verdicts; pool files and progress records name it.
+# 1: the first solver (its "lost" was not always a proof); 2: every "lost" is a proof.
+SOLVER_VERSION = 2
 
 _RANK = tuple(card % 13 for card in range(52))
 _SUIT = tuple(card // 13 for card in range(52))
@@ -42,12 +49,19 @@ _NEVER = 1 << 30
 
 @dataclass(frozen=True, slots=True)
 class Budget:
-    max_states: int = 2_000_000
+    """Two separate limits; the search answers ``unknown`` at whichever is reached first.
+
+    ``max_states``: positions searched, all stages together (None: no limit). ``out_of_time``:
+    the caller's clock, asked every ``check_every`` positions (the default has no time limit).
+    ``narrow_states`` and ``wide_states`` (classic): at most this many of the positions go to
+    those win-finding stages before the sound stage.
+    """
+
+    max_states: int | None = None
     out_of_time: Callable[[], bool] = field(default=lambda: False)
     check_every: int = 512
-    # A first, narrower search (no splitting of runs, no foundation returns) finds most wins
-    # quickly and with short lines; the full search then decides the rest.
     narrow_states: int = 40_000
+    wide_states: int = 200_000  # classic only: the stage between narrow and sound
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +75,9 @@ class _OutOfBudget(Exception):
     pass
 
 
+NARROW, WIDE, SOUND = "narrow", "wide", "sound"  # the stages of a solve, in order
+
+
 # A position: (reserve count, foundations, columns, talon, pointer, progress)
 Position = tuple[int, tuple[int, int, int, int], tuple[tuple[int, ...], ...], tuple[int, ...], int, bool]
 # A macro move: (source kind, card, target column or _TO_FOUNDATION, detail): detail is the
@@ -69,26 +86,49 @@ Macro = tuple[int, int, int, int]
 
 
 class _Search:
-    def __init__(self, state: GameState, budget: Budget, narrow: bool = False, max_depth: int = 1 << 30) -> None:
+    """One depth-first search. The ``SOUND`` stage prunes only what provably never loses a win:
+
+    - talon moves: every waste card that draws and recycles reach (``talon_positions``); a move
+      that is not a talon move is made at the current pointer, which dominates making it after
+      some draws (from here the draws can still be made afterwards, and in draw-one a pass that
+      started with a real move may recycle);
+    - transpositions: the same cards with a pointer reachable from one already seen (same
+      residue and no smaller, a multiple of the draw, or the end) reach nothing new;
+    - automatic moves, only where foundations are final (draw-one, open-runs): the reserve top
+      or a column's end card whose two tableau children are home (nothing can ever be built on
+      it, and a player who keeps it out can do nothing more than one who plays it); in draw-one
+      also such a card anywhere in the talon (every talon card stays reachable). Never a draw-
+      three talon card: taking it out shifts the later cards' places in the threes and can make
+      a needed card unreachable. In ``classic`` nothing moves automatically, since foundation
+      cards come back.
+
+    The other stages only look for wins (a win they find is replayed like any other) and take
+    shortcuts that may lose some: ``NARROW`` allows no split runs and no foundation returns, and
+    plays a safe waste top home; ``WIDE`` (classic) allows every move but returns a foundation
+    card only to take a card that is free to move now (otherwise a depth-first line wanders
+    through returns), and plays safe cards home as ``NARROW`` does.
+    """
+
+    def __init__(self, state: GameState, budget: Budget, max_states: int | None, stage: str) -> None:
         ruleset = state.ruleset
         self.base = state.base_rank
         self.reserve = state.reserve
         self.draw = ruleset.draw_count
         self.free_recycle = ruleset.recycle is RecyclePolicy.UNLIMITED
-        self.any_run = ruleset.tableau_moves is TableauMoves.ANY_RUN and not narrow
-        self.returns = ruleset.foundation_returns and not narrow
+        self.stage = stage
+        self.sound = stage == SOUND
+        self.any_run = ruleset.tableau_moves is TableauMoves.ANY_RUN and stage != NARROW
+        self.returns = ruleset.foundation_returns and stage != NARROW
+        self.free_returns_only = stage == WIDE
+        self.auto_home = not self.sound or not ruleset.foundation_returns
+        self.auto_talon = not self.sound or self.draw == 1
         self.budget = budget
-        self.max_depth = max_depth  # longest line (in macro moves) worth looking for
-        self.max_states = min(budget.max_states, budget.narrow_states) if narrow else budget.max_states
+        self.max_states = max_states
         self.states = 0
         self.seen: dict[tuple[object, ...], list[int]] = {}
-        self._reachable: dict[tuple[int, int, bool], list[int]] = {}
+        self._reachable: dict[tuple[int, int, bool], tuple[int, ...]] = {}
 
     # -------------------------------------------------------------- rules on positions
-
-    def fits_foundation(self, card: int, found: tuple[int, int, int, int]) -> bool:
-        count = found[_SUIT[card]]
-        return count < 13 and _RANK[card] == (self.base + count) % 13
 
     def safe(self, card: int, found: tuple[int, int, int, int]) -> bool:
         """Nothing can still be built on ``card`` in the tableau: the cards that would go on it are home."""
@@ -97,31 +137,16 @@ class _Search:
         first, second = _OPPOSITE_SUITS[_SUIT[card]]
         return found[first] >= need and found[second] >= need
 
-    def reachable(self, size: int, pointer: int, progress: bool) -> list[int]:
+    def can_recycle(self, progress: bool) -> bool:
+        return self.free_recycle or progress
+
+    def reachable(self, size: int, pointer: int, progress: bool) -> tuple[int, ...]:
         """Talon positions q (the waste would hold q cards, its top talon[q - 1]), fewest draws first."""
         key = (size, pointer, progress)
         found = self._reachable.get(key)
         if found is None:
-            found = self._reachable[key] = list(self._positions(size, pointer, progress))
+            found = self._reachable[key] = talon_positions(size, pointer, self.draw, self.can_recycle(progress))
         return found
-
-    def _positions(self, size: int, pointer: int, progress: bool) -> Iterator[int]:
-        seen = set()
-        if pointer:
-            seen.add(pointer)
-            yield pointer
-        q = pointer
-        while q < size:
-            q = min(q + self.draw, size)
-            seen.add(q)
-            yield q
-        if self.free_recycle or progress:
-            q = 0
-            while q < pointer:
-                q = min(q + self.draw, size)
-                if q not in seen:
-                    seen.add(q)
-                    yield q
 
     # -------------------------------------------------------------- moves
 
@@ -152,10 +177,12 @@ class _Search:
         return reserve, found, tuple(column_list), talon, pointer, True
 
     def auto(self, position: Position, path: list[Macro]) -> Position:
-        """Play every safe card to its foundation (reserve top, column ends, waste top)."""
+        """Play every safe card to its foundation (see the class docstring for which)."""
+        if not self.auto_home:
+            return position
         base, safe = self.base, self.safe
         while True:
-            reserve, found, columns, talon, pointer, _ = position
+            reserve, found, columns, talon, pointer, progress = position
             home = {suit * 13 + (base + count) % 13 for suit, count in enumerate(found) if count < 13}
             move: Macro | None = None
             if reserve and self.reserve[reserve - 1] in home and safe(self.reserve[reserve - 1], found):
@@ -166,12 +193,29 @@ class _Search:
                         move = (_TABLEAU, column[-1], _TO_FOUNDATION, index)
                         break
                 else:
-                    if pointer and talon[pointer - 1] in home and safe(talon[pointer - 1], found):
-                        move = (_TALON, talon[pointer - 1], _TO_FOUNDATION, pointer)
+                    move = self._auto_talon(talon, pointer, progress, home, found)
             if move is None:
                 return position
             path.append(move)
             position = self.play(position, move)
+
+    def _auto_talon(
+        self, talon: tuple[int, ...], pointer: int, progress: bool, home: set[int], found: tuple[int, int, int, int]
+    ) -> Macro | None:
+        if not self.auto_talon:
+            return None
+        if self.sound:
+            # Draw-one with a recycle allowed: every talon card is reachable, so which one goes
+            # home does not depend on the pointer (the transposition table ignores it there).
+            if not self.can_recycle(progress):
+                return None
+            for q, card in enumerate(talon, start=1):
+                if card in home and self.safe(card, found):
+                    return (_TALON, card, _TO_FOUNDATION, q)
+            return None
+        if pointer and talon[pointer - 1] in home and self.safe(talon[pointer - 1], found):
+            return (_TALON, talon[pointer - 1], _TO_FOUNDATION, pointer)
+        return None
 
     def moves(self, position: Position) -> list[Macro]:
         reserve, found, columns, talon, pointer, progress = position
@@ -226,19 +270,20 @@ class _Search:
             if empty_column >= 0:
                 then.append((_TALON, card, empty_column, q))
         if self.returns:
-            # A card comes back from its foundation only to take a card that is free to move now;
-            # otherwise returns let a depth-first search wander (one deal's line ran to 200,000 moves).
-            movable = {self.reserve[reserve - 1]} if reserve else set()
-            movable.update(talon[q - 1] for q in self.reachable(len(talon), pointer, progress))
-            for column in columns:
-                if column:
-                    movable.add(column[-1])
-                    movable.add(column[0])
+            movable: set[int] = set()
+            if self.free_returns_only:
+                movable.update(talon[q - 1] for q in self.reachable(len(talon), pointer, progress))
+                if reserve:
+                    movable.add(self.reserve[reserve - 1])
+                for column in columns:
+                    if column:
+                        movable.add(column[-1])
+                        movable.add(column[0])
             for suit in range(4):
                 count = found[suit]
                 if count:
                     card = suit * 13 + (self.base + count - 1) % 13
-                    if movable.isdisjoint(_FITS_ON[card]):
+                    if self.free_returns_only and movable.isdisjoint(_FITS_ON[card]):
                         continue
                     for target in hosts.get(card, ()):
                         last.append((_FOUNDATION, card, target, 0))
@@ -251,32 +296,32 @@ class _Search:
     def visited(self, position: Position) -> bool:
         """Seen before, or dominated by a position seen before; otherwise remember it.
 
-        With recycling allowed, a pointer p reaches every talon position p + k*draw, the end,
-        and every multiple of draw (after a recycle). So the same cards with a pointer of the
-        same residue and no smaller, or with a multiple of draw, have no move the smaller one
-        lacks: they are dominated and need no search of their own.
+        With a recycle allowed, a pointer p reaches p + k*draw, the end, 0 and every multiple of
+        draw; whatever a reachable pointer reaches, p reaches too. So the same cards with a
+        pointer of a seen one's residue and no smaller, a multiple of draw or the end need no
+        search of their own. Without a recycle (draw-one before any real move) the exact
+        pointer counts.
         """
         reserve, found, columns, talon, pointer, progress = position
-        can_recycle = progress or self.free_recycle
+        can_recycle = self.can_recycle(progress)
         cards: tuple[object, ...] = (reserve, found, tuple(sorted(columns)), talon, can_recycle)
         if not can_recycle:
             cards = (*cards, pointer)  # only forward draws: keep the exact pointer
             pointer = 0
-        residue = pointer % self.draw
         lowest = self.seen.get(cards)
         if lowest is None:
             lowest = self.seen[cards] = [_NEVER] * self.draw
-        elif residue == 0 or lowest[residue] <= pointer:
+        elif pointer % self.draw == 0 or pointer == len(talon) or lowest[pointer % self.draw] <= pointer:
             return True
+        residue = pointer % self.draw
         lowest[residue] = min(lowest[residue], pointer)
-        lowest[0] = 0  # any pointer reaches what a multiple of draw reaches
         return False
 
     def enter(self, position: Position, path: list[Macro]) -> tuple[bool, Position | None, int]:
         """(won, the position to search from or None if seen, how many automatic moves were added)."""
         self.states += 1
         if self.states % self.budget.check_every == 0 and (
-            self.states >= self.max_states or self.budget.out_of_time()
+            (self.max_states is not None and self.states >= self.max_states) or self.budget.out_of_time()
         ):
             raise _OutOfBudget()
         before = len(path)
@@ -306,8 +351,6 @@ class _Search:
                     del path[-added:]
                 if stack:
                     path.pop()  # the move that led to the position just left
-                continue
-            if len(path) >= self.max_depth:
                 continue
             path.append(move)
             won, child, child_added = self.enter(self.play(position, move), path)
@@ -342,6 +385,16 @@ def _shortened(search: _Search, start: Position, line: list[Macro]) -> list[Macr
     return shorter
 
 
+def _shortest(search: _Search, start: Position, line: list[Macro]) -> list[Macro]:
+    """``_shortened`` again and again while it still cuts (each pass finds new shortcuts)."""
+    for _ in range(8):
+        shorter = _shortened(search, start, line)
+        if len(shorter) >= len(line):
+            break
+        line = shorter
+    return line
+
+
 def _bump(found: tuple[int, int, int, int], suit: int, delta: int) -> tuple[int, int, int, int]:
     counts = list(found)
     counts[suit] += delta
@@ -353,6 +406,10 @@ def _start(state: GameState) -> Position:
     return (len(state.reserve), state.foundations, state.tableau, talon, len(state.waste), state.progress)
 
 
+def _remaining(budget: Budget, used: int) -> int | None:
+    return None if budget.max_states is None else max(0, budget.max_states - used)
+
+
 def solve(state: GameState, budget: Budget | None = None) -> SolveResult:
     """Search for a win from ``state``: ``won`` with a line of API moves, ``lost`` (proven) or ``unknown``."""
     if state.status is Status.WON:
@@ -360,23 +417,41 @@ def solve(state: GameState, budget: Budget | None = None) -> SolveResult:
     if state.status is not Status.PLAYING:
         return SolveResult("lost", (), 0)
     budget = budget or Budget()
-    narrow = _Search(state, budget, narrow=True)
-    try:
-        line = narrow.run(_start(state))
-    except _OutOfBudget:
-        line = None
-    if line is not None:
-        return SolveResult("won", tuple(_to_commands(state, _shortened(narrow, _start(state), line))), narrow.states)
-    if budget.out_of_time():
-        return SolveResult("unknown", (), narrow.states)
-    full = _Search(state, dataclasses.replace(budget, max_states=max(0, budget.max_states - narrow.states)))
-    try:
-        line = full.run(_start(state))
-    except _OutOfBudget:
-        return SolveResult("unknown", (), narrow.states + full.states)
-    if line is None:
-        return SolveResult("lost", (), narrow.states + full.states)
-    return SolveResult("won", tuple(_to_commands(state, line)), narrow.states + full.states)
+    stages: list[tuple[str, int | None]] = [(NARROW, budget.narrow_states)]
+    if state.ruleset.foundation_returns:
+        stages.append((WIDE, budget.wide_states))
+    stages.append((SOUND, None))
+    used = 0
+    for stage, cap in stages:
+        remaining = _remaining(budget, used)
+        if remaining == 0:
+            return SolveResult("unknown", (), used)
+        limit = remaining if cap is None else cap if remaining is None else min(cap, remaining)
+        search = _Search(state, budget, limit, stage)
+        try:
+            line = search.run(_start(state))
+        except _OutOfBudget:
+            used += search.states
+            if stage == SOUND or budget.out_of_time():
+                return SolveResult("unknown", (), used)
+            continue
+        used += search.states
+        if line is not None:
+            return SolveResult("won", _checked(state, _shortest(search, _start(state), line)), used)
+        if stage == SOUND:
+            return SolveResult("lost", (), used)
+    raise AssertionError("the sound stage always answers")  # pragma: no cover
+
+
+def _checked(state: GameState, line: list[Macro]) -> tuple[Command, ...]:
+    """The API moves of a winning macro line, replayed through the rules engine to a win."""
+    commands = tuple(_to_commands(state, line))
+    final = state
+    for command in commands:
+        final, _events = apply(final, command)
+    if final.status is not Status.WON:
+        raise AssertionError(f"a solver line ends {final.status.value}, not won: a solver bug")
+    return commands
 
 
 def _to_commands(state: GameState, line: list[Macro]) -> Iterator[Command]:

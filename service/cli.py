@@ -225,7 +225,15 @@ def _solve_arguments(parser: argparse.ArgumentParser) -> None:
         type=float,
         default=DEFAULT_SOLVE_SECONDS,
         metavar="S",
-        help=f"give up (result unknown) after S seconds (default {DEFAULT_SOLVE_SECONDS:g})",
+        help=f"time limit: give up (result unknown) after S seconds of wall time (default {DEFAULT_SOLVE_SECONDS:g})",
+    )
+    parser.add_argument(
+        "--max-positions",
+        type=int,
+        default=None,
+        metavar="P",
+        help="position limit: give up (result unknown) after searching P positions (default: no limit; "
+        "the time limit alone applies). Whichever limit is reached first ends the search",
     )
     parser.add_argument("--json", action="store_true", help="print one JSON line: result, API moves, seconds, states")
 
@@ -240,6 +248,8 @@ def solve_command(args: argparse.Namespace) -> int:
 
     if not args.budget_seconds > 0:
         return _usage_error("solve", "--budget-seconds must be more than 0")
+    if args.max_positions is not None and args.max_positions < 1:
+        return _usage_error("solve", "--max-positions must be at least 1")
     try:
         ruleset = get_ruleset(args.ruleset)
         if args.seed is not None:
@@ -270,7 +280,9 @@ def solve_command(args: argparse.Namespace) -> int:
 
     started = time.perf_counter()
     deadline = started + args.budget_seconds
-    outcome = solve(state, Budget(out_of_time=lambda: time.perf_counter() > deadline))
+    outcome = solve(
+        state, Budget(max_states=args.max_positions, out_of_time=lambda: time.perf_counter() > deadline)
+    )
     seconds = round(time.perf_counter() - started, 3)
     if args.json:
         document = {
@@ -316,6 +328,32 @@ def _pool_arguments(parser: argparse.ArgumentParser) -> None:
     build.add_argument(
         "--output", type=Path, metavar="PATH", help="the pool file (default: service/data/pools/<R>.json)"
     )
+    recheck = actions.add_parser(
+        "recheck",
+        help="re-decide the seeds outside a pool with the current solver; the deals never move",
+        description=(
+            "Solve again every seed of 1..seedsTried that is not a deal of the pool, with the current\n"
+            "solver, and rewrite the pool's verdicts (won / lost / undecided, and which seeds): a pool\n"
+            "number is a published address, so the deals and their numbers stay exactly as they are.\n"
+            "Seeds now won stay outside the pool, listed with their verified lines. Results of the same\n"
+            "solver and budget are reused from --reuse files and from <file>.recheck.jsonl (resume)."
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    recheck.add_argument("--ruleset", required=True, metavar="R", help="classic, draw-one or open-runs")
+    recheck.add_argument(
+        "--budget-seconds", type=float, default=10.0, metavar="S", help="CPU time budget per seed (default 10)"
+    )
+    recheck.add_argument("--workers", type=int, metavar="W", help="worker processes (default: all cores)")
+    recheck.add_argument("--file", type=Path, metavar="PATH", help="the pool file (default: the shipped one)")
+    recheck.add_argument(
+        "--reuse",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="JSONL",
+        help="per-seed results to reuse, e.g. bench/results/solver-<R>.jsonl (repeatable)",
+    )
     verify = actions.add_parser(
         "verify",
         help="replay every stored line of the pool files through the rules engine",
@@ -331,6 +369,8 @@ def pool_command(args: argparse.Namespace) -> int:
     try:
         if args.pool_command == "build":
             return pool_build.build(args.ruleset, args.count, args.budget_seconds, args.workers, args.output)
+        if args.pool_command == "recheck":
+            return pool_build.recheck(args.ruleset, args.budget_seconds, args.workers, args.file, args.reuse)
         return pool_build.verify(args.ruleset, args.file)
     except pool_build.BuildError as exc:
         return _usage_error(f"pool {args.pool_command}", str(exc))
@@ -391,16 +431,23 @@ COMMANDS: dict[str, Command] = {
         run=solve_command,
         arguments=_solve_arguments,
         description=(
-            "Search for a win: prints the result (won, lost = proven, unknown = out of budget), the\n"
-            "line length, the positions searched, the time and the winning line. Exit 0 for any result,\n"
-            "2 for bad arguments. With --json the last line is one JSON object with the API moves."
+            "Search for a win: prints the result, the line length, the positions searched, the time and\n"
+            "the winning line. won: the line replays to a win through the rules engine; lost: proven (an\n"
+            "exhaustive search with only pruning that never loses a win); unknown: a limit was reached.\n"
+            "Two separate limits: --budget-seconds (time, default 10) and --max-positions (positions,\n"
+            "default none); the search stops at whichever comes first, and at no hidden third one.\n"
+            "Exit 0 for any result, 2 for bad arguments. With --json the last line is one JSON object\n"
+            "with the API moves."
         ),
     ),
     "pool": Command(
         help="build or verify the solver-verified deal pools",
         run=pool_command,
         arguments=_pool_arguments,
-        description="`canfield pool build` makes a pool file; `canfield pool verify` replays the stored lines.",
+        description=(
+            "`canfield pool build` makes a pool file; `canfield pool recheck` re-decides the seeds outside\n"
+            "it (the deals never move); `canfield pool verify` replays the stored lines."
+        ),
     ),
     "projections": Command(
         help="rebuild the stats and leaderboard projections from the event log",

@@ -1,14 +1,23 @@
 """The verified deal pools: files of solver-proven deals with their winning lines.
 
-One JSON file per ruleset under service/data/pools/ (written by `canfield pool build`):
+One JSON file per ruleset under service/data/pools/ (written by `canfield pool build`, its
+verdicts renewed by `canfield pool recheck`):
 
     {"ruleset": "open-runs", "rulesetVersion": 1, "budgetSeconds": 10.0,
-     "seedsTried": 1751, "won": 1500, "lost": 30, "undecided": 221,
+     "seedsTried": 1903, "won": 1510, "lost": 240, "undecided": 153,
+     "verdicts": {"solver": "domain.solver@2", "budgetSeconds": 10.0,
+                  "wonOutsidePool": [{"seed": 19, "length": 248, "line": "..."}, ...],
+                  "lost": [4, 26, ...], "undecided": [7, ...]},
      "deals": [{"seed": 1, "length": 178, "line": "D 7H3 KSf R ..."}, ...]}
 
-Pool deal n (1-based) is ``deals[n - 1]``: the n-th won seed, in seed order. A line is the
-winning moves, space-separated: ``D`` draw, ``R`` recycle, ``<card><column>`` a move to
-tableau-1..4 (``7H3``), ``<card>f`` a move to the foundation (``KSf``).
+Pool deal n (1-based) is ``deals[n - 1]``, for good: a pool number is a published address, so
+the deals never change order and are only ever appended to. When the pool was built they were
+the won seeds in seed order; ``won`` / ``lost`` / ``undecided`` count seeds 1..seedsTried by
+the verdicts of ``verdicts.solver`` (a later, sound solver re-decided every seed that is not a
+deal): ``won`` is the pool's deals plus ``wonOutsidePool`` (seeds won only by the later solver,
+kept out of the pool so that no number moves), each with a line that replays to a win; ``lost``
+is proven. A line is the winning moves, space-separated: ``D`` draw, ``R`` recycle,
+``<card><column>`` a move to tableau-1..4 (``7H3``), ``<card>f`` a move to the foundation (``KSf``).
 """
 
 from __future__ import annotations
@@ -81,6 +90,17 @@ class PoolDeal:
 
 
 @dataclass(frozen=True, slots=True)
+class Verdicts:
+    """Which seeds of 1..seedsTried outside the pool were won, proven lost, or left undecided, and by whom."""
+
+    solver: str
+    budget_seconds: float
+    won_outside_pool: tuple[PoolDeal, ...]  # number 0: not pool deals
+    lost: tuple[int, ...]
+    undecided: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class Pool:
     ruleset: Ruleset
     budget_seconds: float
@@ -89,6 +109,7 @@ class Pool:
     lost: int
     undecided: int
     deals: tuple[PoolDeal, ...]
+    verdicts: Verdicts | None = None  # None: a pool file from before verdicts were listed
 
     @property
     def size(self) -> int:
@@ -115,6 +136,18 @@ def parse_pool(document: dict[str, Any]) -> Pool:
         PoolDeal(number, int(item["seed"]), int(item["length"]), item["line"])
         for number, item in enumerate(document["deals"], start=1)
     )
+    listed = document.get("verdicts")
+    verdicts = None
+    if listed is not None:
+        verdicts = Verdicts(
+            solver=str(listed["solver"]),
+            budget_seconds=float(listed["budgetSeconds"]),
+            won_outside_pool=tuple(
+                PoolDeal(0, int(item["seed"]), int(item["length"]), item["line"]) for item in listed["wonOutsidePool"]
+            ),
+            lost=tuple(int(seed) for seed in listed["lost"]),
+            undecided=tuple(int(seed) for seed in listed["undecided"]),
+        )
     return Pool(
         ruleset=ruleset,
         budget_seconds=float(document["budgetSeconds"]),
@@ -123,6 +156,7 @@ def parse_pool(document: dict[str, Any]) -> Pool:
         lost=int(document["lost"]),
         undecided=int(document["undecided"]),
         deals=deals,
+        verdicts=verdicts,
     )
 
 
@@ -137,15 +171,16 @@ def load_pool(ruleset_id: str) -> Pool | None:
 
 def verify_deal(pool: Pool, item: PoolDeal) -> str | None:
     """None when the stored line replays to a win through the rules engine, else what went wrong."""
+    what = f"pool deal {item.number} (seed {item.seed})" if item.number else f"won seed {item.seed}"
     try:
         moves = decode_line(item.line)
     except (ValueError, IndexError) as error:
-        return f"pool deal {item.number} (seed {item.seed}): unreadable line ({error})"
+        return f"{what}: unreadable line ({error})"
     if len(moves) != item.length:
-        return f"pool deal {item.number} (seed {item.seed}): length {item.length} but the line has {len(moves)} moves"
+        return f"{what}: length {item.length} but the line has {len(moves)} moves"
     report = replay_commands(start_state(pool.ruleset, item.seed), moves)
     if not report.ok:
-        return f"pool deal {item.number} (seed {item.seed}): move {report.failed_at} refused: {report.reason}"
+        return f"{what}: move {report.failed_at} refused: {report.reason}"
     if report.state.status.value != "won":
-        return f"pool deal {item.number} (seed {item.seed}): the line ends {report.state.status.value}, not won"
+        return f"{what}: the line ends {report.state.status.value}, not won"
     return None

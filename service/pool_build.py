@@ -15,6 +15,12 @@ arrives: one that does not replay to a win counts as undecided and is reported l
 exact document is checked again before it is written; a failure there (a bug in between)
 writes nothing and exits 1.
 
+Pool numbers are published addresses: ``build`` never rewrites a pool file that already has
+deals (with enough deals there is nothing to do; with fewer it says why and stops). ``recheck`` re-decides, with the current solver, every seed of
+1..seedsTried that is not a pool deal, and rewrites only the verdicts: the deals and their
+order stay byte for byte. Seeds it wins stay out of the pool (``wonOutsidePool``, with their
+lines), so that no number moves.
+
 Resume: every finished seed is appended (and flushed) to ``<output>.progress.jsonl`` as one
 JSON line; a new run reuses the lines with the same ruleset and budget. Ctrl-C stops cleanly
 (exit 130) and keeps that file. At the end the pool file is written atomically and the
@@ -39,10 +45,21 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from domain.errors import DomainError
+from domain.solver import SOLVER_VERSION
 from domain.rulesets import ALL_RULESETS, Ruleset, get_ruleset
-from service.pool import POOL_DIR, Pool, PoolDeal, encode_line, parse_pool, pool_path, start_state, verify_deal
+from service.pool import (
+    POOL_DIR,
+    Pool,
+    PoolDeal,
+    Verdicts,
+    encode_line,
+    parse_pool,
+    pool_path,
+    start_state,
+    verify_deal,
+)
 
-SOLVER_NAME = "domain.solver"
+SOLVER_NAME = f"domain.solver@{SOLVER_VERSION}"
 DEFAULT_BUDGET_SECONDS = 10.0
 EXIT_INTERRUPTED = 130
 
@@ -92,13 +109,14 @@ def solve_seed(ruleset_id: str, version: int, seed: int, budget_seconds: float) 
     def out_of_time() -> bool:
         return time.process_time() > deadline or (stop is not None and stop.is_set())
 
-    outcome = solve(start_state(ruleset, seed), Budget(max_states=10**9, out_of_time=out_of_time))
+    outcome = solve(start_state(ruleset, seed), Budget(out_of_time=out_of_time))
     seconds = time.process_time() - started
     line = encode_line(outcome.moves) if outcome.result == "won" else ""
     error = check_line(ruleset, seed, len(outcome.moves), line) if outcome.result == "won" else None
     return {
         "ruleset": ruleset.id,
         "rulesetVersion": ruleset.version,
+        "solver": SOLVER_NAME,
         "budgetSeconds": budget_seconds,
         "seed": seed,
         "result": outcome.result,
@@ -170,7 +188,8 @@ def read_progress(path: Path, ruleset: Ruleset, budget_seconds: float) -> tuple[
         try:
             record = json.loads(text)
             usable = (
-                record["ruleset"] == ruleset.id
+                record.get("solver") == SOLVER_NAME  # an older solver's verdicts are not reused
+                and record["ruleset"] == ruleset.id
                 and int(record["rulesetVersion"]) == ruleset.version
                 and float(record["budgetSeconds"]) == budget_seconds
                 and isinstance(record["seed"], int)
@@ -192,6 +211,13 @@ def pool_document(ruleset: Ruleset, budget_seconds: float, seeds: Seeds) -> dict
     tried = range(1, seeds.prefix + 1)
     verdicts = [seeds.verdict[seed] for seed in tried]
     seconds = [float(seeds.results[seed]["seconds"]) for seed in tried]
+    listed = {
+        "solver": SOLVER_NAME,
+        "budgetSeconds": budget_seconds,
+        "wonOutsidePool": [],
+        "lost": [seed for seed in tried if seeds.verdict[seed] == "lost"],
+        "undecided": [seed for seed in tried if seeds.verdict[seed] == "undecided"],
+    }
     return {
         "ruleset": ruleset.id,
         "rulesetVersion": ruleset.version,
@@ -202,6 +228,7 @@ def pool_document(ruleset: Ruleset, budget_seconds: float, seeds: Seeds) -> dict
         "lost": verdicts.count("lost"),
         "undecided": verdicts.count("undecided"),
         "medianSeconds": round(statistics.median(seconds), 3) if seconds else 0.0,
+        "verdicts": listed,
         "deals": [
             {"seed": seed, "length": seeds.results[seed]["length"], "line": seeds.results[seed]["line"]}
             for seed in seeds.pool_seeds()
@@ -211,12 +238,20 @@ def pool_document(ruleset: Ruleset, budget_seconds: float, seeds: Seeds) -> dict
 
 def pool_json(document: dict[str, Any]) -> str:
     """Pretty but compact: one header key per line, one deal per line (small diffs), final newline."""
-    header = [f"  {json.dumps(key)}: {json.dumps(value)}" for key, value in document.items() if key != "deals"]
+    header = [f"  {json.dumps(key)}: {_compact(value)}" for key, value in document.items() if key != "deals"]
     deals = [f"    {json.dumps(deal, ensure_ascii=False)}" for deal in document["deals"]]
     body = ",\n".join(header)
     if deals:
         return "{\n" + body + ',\n  "deals": [\n' + ",\n".join(deals) + "\n  ]\n}\n"
     return "{\n" + body + ',\n  "deals": []\n}\n'
+
+
+def _compact(value: Any) -> str:
+    """A header value; the verdict lists one entry kind per line."""
+    if not isinstance(value, dict):
+        return json.dumps(value)
+    items = [f"    {json.dumps(key)}: {json.dumps(item, ensure_ascii=False)}" for key, item in value.items()]
+    return "{\n" + ",\n".join(items) + "\n  }"
 
 
 def write_atomically(path: Path, text: str) -> None:
@@ -243,18 +278,35 @@ def verify_document(document: dict[str, Any], deal_check: DealCheck | None = Non
         problems.append(
             f"won {pool.won} + lost {pool.lost} + undecided {pool.undecided} != seedsTried {pool.seeds_tried}"
         )
-    if pool.size != pool.won:
-        problems.append(f"{pool.size} deals but won {pool.won}")
+    outside = pool.verdicts.won_outside_pool if pool.verdicts else ()
+    if pool.size + len(outside) != pool.won:
+        problems.append(f"{pool.size} deals and {len(outside)} won outside the pool but won {pool.won}")
+    if pool.verdicts is not None:
+        problems.extend(_verdict_problems(pool, pool.verdicts))
     seeds = [item.seed for item in pool.deals]
     if any(a >= b for a, b in zip(seeds, seeds[1:])) or (seeds and seeds[0] < 1):
         problems.append("the deal seeds are not strictly increasing from 1")
     if seeds and seeds[-1] != pool.seeds_tried:
         problems.append(f"the last deal's seed {seeds[-1]} is not seedsTried {pool.seeds_tried}")
+    lines = pool.deals + outside
     if deal_check is None:
-        errors: Iterable[str | None] = (verify_deal(pool, item) for item in pool.deals)
+        errors: Iterable[str | None] = (verify_deal(pool, item) for item in lines)
     else:
-        errors = deal_check(pool, pool.deals)
+        errors = deal_check(pool, lines)
     problems.extend(error for error in errors if error is not None)
+    return problems
+
+
+def _verdict_problems(pool: Pool, verdicts: Verdicts) -> list[str]:
+    """The listed verdicts cover seeds 1..seedsTried once each and agree with the counts."""
+    problems = []
+    if len(verdicts.lost) != pool.lost:
+        problems.append(f"lost {pool.lost} but {len(verdicts.lost)} lost seeds listed")
+    if len(verdicts.undecided) != pool.undecided:
+        problems.append(f"undecided {pool.undecided} but {len(verdicts.undecided)} undecided seeds listed")
+    listed = [item.seed for item in pool.deals + verdicts.won_outside_pool] + [*verdicts.lost, *verdicts.undecided]
+    if sorted(listed) != list(range(1, pool.seeds_tried + 1)):
+        problems.append(f"the deals and listed verdicts do not name each of seeds 1..{pool.seeds_tried} once")
     return problems
 
 
@@ -328,6 +380,25 @@ def _loud(message: str) -> None:
     print(f"\ncanfield pool build: VERIFICATION FAILED: {message}", file=sys.stderr, flush=True)
 
 
+def _published(output: Path, count: int) -> bool:
+    """True when ``output`` already holds at least ``count`` deals (nothing to build); a BuildError
+    when it holds fewer: building again could give its published numbers other deals."""
+    try:
+        document = json.loads(output.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False  # none yet, or unreadable: nothing published there
+    deals = document.get("deals") if isinstance(document, dict) else None
+    if not deals:
+        return False
+    if len(deals) >= count:
+        return True
+    raise BuildError(
+        f"{output} already holds {len(deals)} deals, and a pool number is a published address: a new "
+        f"build could give those numbers other deals. `canfield pool recheck` re-decides the seeds outside "
+        f"the pool without moving a deal; --output PATH builds a new file elsewhere"
+    )
+
+
 def build(
     ruleset_id: str,
     count: int,
@@ -348,6 +419,9 @@ def build(
     if workers < 1:
         raise BuildError("--workers must be at least 1")
     output = output or pool_path(ruleset.id)
+    if _published(output, count):
+        print(f"canfield pool build: {output} already holds {count} or more deals; nothing to build", flush=True)
+        return 0
     progress = progress_path(output)
     label = f"{ruleset.key} budget {budget_seconds:g}s"
     started = time.perf_counter()
@@ -543,3 +617,126 @@ def verify(ruleset_id: str | None = None, file: Path | None = None) -> int:
         else:
             print(f"{label}: ok: {len(document['deals'])} deals")
     return 1 if failed else 0
+
+
+# --- recheck ----------------------------------------------------------------------------
+
+
+def recheck_path(output: Path) -> Path:
+    return output.with_name(output.name + ".recheck.jsonl")
+
+
+def recheck(
+    ruleset_id: str,
+    budget_seconds: float = DEFAULT_BUDGET_SECONDS,
+    workers: int | None = None,
+    file: Path | None = None,
+    reuse: Iterable[Path] = (),
+) -> int:
+    """Re-decide every seed of 1..seedsTried outside the pool; rewrite the verdicts, never the deals.
+
+    Records of the current solver with the same budget are reused from ``reuse`` files (e.g. the
+    solver bench's ``bench/results/solver-<ruleset>.jsonl``) and from ``<file>.recheck.jsonl``,
+    where each newly finished seed is appended (so an interrupted recheck resumes).
+    """
+    try:
+        ruleset = get_ruleset(ruleset_id)
+    except DomainError as exc:
+        raise BuildError(exc.reason) from None
+    if not budget_seconds > 0:
+        raise BuildError("--budget-seconds must be more than 0")
+    workers = workers or os.cpu_count() or 1
+    path = file or pool_path(ruleset.id)
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        raise BuildError(f"cannot read the pool {path}: {error}") from None
+    problems = verify_document(document)
+    if problems:
+        raise BuildError(f"the pool {path} does not verify, so it is left alone: {problems[0]}")
+    pool = parse_pool(document)
+    if pool.ruleset.id != ruleset.id:
+        raise BuildError(f"{path} is a pool for {pool.ruleset.id}, not {ruleset.id}")
+    in_pool = {item.seed for item in pool.deals}
+    todo = [seed for seed in range(1, pool.seeds_tried + 1) if seed not in in_pool]
+    progress = recheck_path(path)
+    records: dict[int, dict[str, Any]] = {}
+    for source in [*reuse, progress]:
+        for record in read_progress(source, pool.ruleset, budget_seconds)[0]:
+            records.setdefault(int(record["seed"]), record)
+    missing = [seed for seed in todo if seed not in records]
+    print(
+        f"canfield pool recheck: {pool.ruleset.key}: {len(todo)} seeds outside the pool, {len(todo) - len(missing)} "
+        f"reused, solving {len(missing)} with {workers} workers ({budget_seconds:g} s each)",
+        file=sys.stderr,
+        flush=True,
+    )
+    context = multiprocessing.get_context()
+    stop = context.Event()
+    executor = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_init_worker, initargs=(stop,))
+    try:
+        with open(progress, "a", encoding="utf-8") as log:
+            futures = [
+                executor.submit(solve_seed, pool.ruleset.id, pool.ruleset.version, seed, budget_seconds)
+                for seed in missing
+            ]
+            for done, future in enumerate(futures, start=1):
+                record = future.result()
+                record.pop("_stopped")
+                record.pop("_error")  # checked again below, with every reused record
+                log.write(json.dumps(record) + "\n")
+                log.flush()
+                records[int(record["seed"])] = record
+                if done % 10 == 0 or done == len(futures):
+                    print(f"canfield pool recheck: {done}/{len(futures)} solved", file=sys.stderr, flush=True)
+    except KeyboardInterrupt:
+        stop.set()
+        executor.shutdown(wait=True, cancel_futures=True)
+        print(f"\ncanfield pool recheck: interrupted; results so far are kept in {progress}", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    finally:
+        stop.set()
+        executor.shutdown(wait=True, cancel_futures=True)
+
+    won: list[dict[str, Any]] = []
+    lost: list[int] = []
+    undecided: list[int] = []
+    for seed in todo:
+        record = records[seed]
+        if record["result"] == "won":
+            problem = check_line(pool.ruleset, seed, int(record["length"]), record["line"])
+            if problem is None:
+                won.append({"seed": seed, "length": record["length"], "line": record["line"]})
+                continue
+            _loud(f"{problem}; counted as undecided")
+        (lost if record["result"] == "lost" else undecided).append(seed)
+    renewed = {key: value for key, value in document.items() if key not in ("verdicts", "deals")}
+    renewed.update(
+        won=pool.size + len(won),
+        lost=len(lost),
+        undecided=len(undecided),
+        verdicts={
+            "solver": SOLVER_NAME,
+            "budgetSeconds": budget_seconds,
+            "wonOutsidePool": won,
+            "lost": lost,
+            "undecided": undecided,
+        },
+        deals=document["deals"],
+    )
+    text = pool_json(renewed)
+    problems = verify_document(json.loads(text))
+    if problems:
+        for problem in problems:
+            _loud(problem)
+        print(f"canfield pool recheck: {path} was NOT rewritten; results are kept in {progress}", file=sys.stderr)
+        return 1
+    write_atomically(path, text)
+    progress.unlink(missing_ok=True)
+    print(
+        f"canfield pool recheck: {pool.ruleset.key}: seeds 1..{pool.seeds_tried}: won {renewed['won']} "
+        f"({pool.size} pool deals, {len(won)} outside the pool), lost {len(lost)}, undecided {len(undecided)}; "
+        f"the {pool.size} deals are unchanged; wrote {path}",
+        flush=True,
+    )
+    return 0

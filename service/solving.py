@@ -18,7 +18,11 @@ from domain.solver import Budget, solve
 
 
 def next_move(snapshot: dict[str, Any], seconds: float) -> tuple[str, dict[str, str] | None]:
-    """The solver's verdict from a position and the first move of its winning line."""
+    """The solver's verdict from a position and the first move of its winning line.
+
+    ``lost`` only when proven (the solver's sound stage searched everything); out of time is
+    ``unknown``. There is no position limit: ``seconds`` is the only budget.
+    """
     deadline = time.perf_counter() + seconds
     result = solve(snapshot_to_state(snapshot), Budget(out_of_time=lambda: time.perf_counter() > deadline))
     first = command_to_api(result.moves[0]) if result.result == "won" and result.moves else None

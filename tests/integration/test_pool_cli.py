@@ -16,8 +16,10 @@ import pytest
 
 from domain import Status, parse_command, replay_commands
 from domain.rulesets import get_ruleset
-from service.pool import parse_pool, start_state, verify_deal
-from service.pool_build import progress_path
+from domain.solver import Budget, solve
+from service.pool import encode_line, parse_pool, start_state, verify_deal
+from service.pool_build import check_line, pool_json, verify_document
+from service.pool_build import SOLVER_NAME, progress_path, recheck_path
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 CANFIELD = [sys.executable, "-m", "service.cli"]
@@ -47,7 +49,10 @@ def test_build_writes_a_verified_pool(built: tuple[Path, subprocess.CompletedPro
     output, done = built
     document = _document(output)
     assert document["ruleset"] == "draw-one" and document["rulesetVersion"] == 1
-    assert document["solver"] == "domain.solver"
+    assert document["solver"] == SOLVER_NAME
+    verdicts = document["verdicts"]
+    assert verdicts["wonOutsidePool"] == [] and verdicts["solver"] == SOLVER_NAME
+    assert len(verdicts["lost"]) == document["lost"] and len(verdicts["undecided"]) == document["undecided"]
     assert document["budgetSeconds"] == 2.0
     assert len(document["deals"]) == 3 == document["won"]
     assert document["seedsTried"] >= 3
@@ -96,6 +101,7 @@ def test_build_resumes_from_a_progress_file(
         {
             "ruleset": "draw-one",
             "rulesetVersion": 1,
+            "solver": SOLVER_NAME,
             "budgetSeconds": 2.0,
             "seed": deal["seed"],
             "result": "won",
@@ -107,13 +113,14 @@ def test_build_resumes_from_a_progress_file(
         for deal in first["deals"][:2]
     ]
     other_budget = dict(records[0], budgetSeconds=5.0, seconds=1.0)
+    older_solver = dict(records[0], solver="domain.solver", seconds=1.0)  # its "lost" was not a proof
     progress.write_text(
-        "".join(json.dumps(record) + "\n" for record in [other_budget, *records]) + '{"seed": 3, "resu'
+        "".join(json.dumps(record) + "\n" for record in [other_budget, older_solver, *records]) + '{"seed": 3, "resu'
     )
     done = canfield(*BUILD, "--output", str(output))
     assert done.returncode == 0, done.stderr
     assert "reused 2 seed results" in done.stdout
-    assert "ignored 2 lines" in done.stderr  # the other budget, and the line cut short
+    assert "ignored 3 lines" in done.stderr  # the other budget, the older solver, and the line cut short
     again = _document(output)
     assert again["deals"][:2] == first["deals"][:2]
     assert [d["seed"] for d in again["deals"]] == [d["seed"] for d in first["deals"]]
@@ -131,6 +138,7 @@ def test_a_won_line_that_does_not_replay_counts_as_undecided(
     record = {
         "ruleset": "draw-one",
         "rulesetVersion": 1,
+        "solver": SOLVER_NAME,
         "budgetSeconds": 2.0,
         "seed": first["seed"],
         "result": "won",
@@ -214,6 +222,7 @@ def test_solve_a_deck_and_report_for_humans() -> None:
         ["--ruleset", "open-runs", "--deck", "AS 2S"],
         ["--ruleset", "open-runs", "--seed", "1", "--deck", "AS"],
         ["--ruleset", "open-runs", "--seed", "1", "--budget-seconds", "0"],
+        ["--ruleset", "open-runs", "--seed", "1", "--max-positions", "0"],
     ],
 )
 def test_solve_bad_arguments_exit_2(args: list[str]) -> None:
@@ -225,3 +234,82 @@ def test_solve_bad_arguments_exit_2(args: list[str]) -> None:
 def test_pool_build_bad_arguments_exit_2(tmp_path: Path) -> None:
     done = canfield("pool", "build", "--ruleset", "open-runs", "--count", "0", "--output", str(tmp_path / "x.json"))
     assert done.returncode == 2 and "--count" in done.stderr
+
+
+def test_solve_wins_the_deals_the_first_solver_called_lost() -> None:
+    """Issue 11: seeds 7000281 and 7000167 were "lost" (after 10 and 122 positions); both are won,
+    with lines that replay to a win as `pool verify` replays them."""
+    for seed in (7000281, 7000167):
+        done = canfield("solve", "--ruleset", "open-runs", "--seed", str(seed), "--json", "--budget-seconds", "60")
+        assert done.returncode == 0, done.stderr
+        document = json.loads(done.stdout.strip().splitlines()[-1])
+        assert document["result"] == "won", (seed, document["states"])
+        line = encode_line([parse_command(move) for move in document["moves"]])
+        assert check_line(get_ruleset("open-runs"), seed, len(document["moves"]), line) is None
+
+
+def test_solve_max_positions_is_a_limit_of_its_own() -> None:
+    """Seed 6 needs far more than 1,000 positions: unknown at once, though the time limit is far away."""
+    done = canfield("solve", "--ruleset", "open-runs", "--seed", "6", "--json", "--max-positions", "1000")
+    assert done.returncode == 0, done.stderr
+    document = json.loads(done.stdout.strip().splitlines()[-1])
+    assert document["result"] == "unknown" and document["states"] <= 1000 + 2 * 512
+    assert document["seconds"] < 10
+
+
+def test_build_refuses_to_renumber_a_published_pool(
+    built: tuple[Path, subprocess.CompletedProcess[str]], tmp_path: Path
+) -> None:
+    published = tmp_path / "published.json"
+    published.write_text(built[0].read_text())
+    done = canfield(*BUILD, "--output", str(published))
+    assert done.returncode == 0 and "nothing to build" in done.stdout  # it has the 3 deals asked for
+    more = ["pool", "build", "--ruleset", "draw-one", "--count", "4", "--budget-seconds", "2", "--workers", "1"]
+    done = canfield(*more, "--output", str(published))
+    assert done.returncode == 2 and "published address" in done.stderr
+    assert published.read_text() == built[0].read_text()
+
+
+def test_recheck_renews_the_verdicts_and_never_moves_a_deal(tmp_path: Path) -> None:
+    """A pool of the first solver (no verdict lists, its lost seeds unproven): recheck solves every
+    seed outside the pool again; the deals stay byte for byte, the counts and lists follow."""
+    path = tmp_path / "old.json"
+    old = {
+        "ruleset": "open-runs",
+        "rulesetVersion": 1,
+        "solver": "domain.solver",
+        "budgetSeconds": 10.0,
+        "seedsTried": 5,
+        "won": 3,
+        "lost": 2,  # seeds 3 (won, in truth) and 4 (lost), by the old solver
+        "undecided": 0,
+        "medianSeconds": 0.02,
+        "deals": [],
+    }
+    deals = []
+    for seed in (1, 2, 5):
+        outcome = solve(start_state(get_ruleset("open-runs"), seed), Budget(max_states=500_000))
+        deals.append({"seed": seed, "length": len(outcome.moves), "line": encode_line(outcome.moves)})
+    old["deals"] = deals
+    path.write_text(pool_json(old))
+    before = [line for line in path.read_text().splitlines() if line.strip().startswith('{"seed"')]
+    reuse = tmp_path / "bench.jsonl"
+    reuse.write_text(json.dumps({
+        "ruleset": "open-runs", "rulesetVersion": 1, "solver": SOLVER_NAME, "budgetSeconds": 5.0, "seed": 4,
+        "result": "lost", "length": 0, "line": "", "seconds": 0.0, "states": 6,
+    }) + "\n")
+    done = canfield("pool", "recheck", "--ruleset", "open-runs", "--file", str(path), "--budget-seconds", "5",
+                    "--workers", "1", "--reuse", str(reuse), timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "1 reused, solving 1" in done.stderr
+    document = _document(path)
+    after = [line for line in path.read_text().splitlines() if line.strip().startswith('{"seed"')]
+    assert after == before
+    assert document["deals"] == deals
+    assert (document["won"], document["lost"], document["undecided"]) == (4, 1, 0)
+    verdicts = document["verdicts"]
+    assert [item["seed"] for item in verdicts["wonOutsidePool"]] == [3]
+    assert verdicts["lost"] == [4] and verdicts["undecided"] == [] and verdicts["solver"] == SOLVER_NAME
+    assert verify_document(document) == []
+    assert not recheck_path(path).exists()
+    assert canfield("pool", "verify", "--file", str(path)).returncode == 0
