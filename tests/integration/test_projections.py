@@ -4,7 +4,6 @@ played through ``Games.play``, and equal to a rebuild from the event log alone."
 from __future__ import annotations
 
 import random
-import time
 import uuid
 from collections.abc import AsyncIterator
 from datetime import UTC, date, datetime, timedelta
@@ -159,7 +158,6 @@ async def test_incremental_projections_equal_a_rebuild_from_the_event_log(games:
     rng = random.Random(2026)
     tokens = [(await games.create_player(f"player {i}"))["token"] for i in range(7)]
     outcomes: dict[str, int] = {"won": 0, "stalled": 0, "resigned": 0, "playing": 0, "assisted": 0}
-    started = time.perf_counter()
     for number in range(320):
         token = rng.choice(tokens)
         if number % 22 == 0:  # a win (a known line), sometimes with a detour, sometimes assisted
@@ -189,7 +187,6 @@ async def test_incremental_projections_equal_a_rebuild_from_the_event_log(games:
             if state.playing and rng.random() < 0.75:
                 state = await play(games, token, game_id, state, Resign())
         outcomes[state.status.value] += 1
-    played_seconds = time.perf_counter() - started
     assert outcomes["won"] >= 12 and outcomes["stalled"] >= 10 and outcomes["resigned"] >= 100 and outcomes["playing"] >= 10
 
     incremental = projection_rows(clean_database)
@@ -207,7 +204,6 @@ async def test_incremental_projections_equal_a_rebuild_from_the_event_log(games:
     assert counts["refused"] == 0 and counts["ranked"] >= 1 and counts["leaderboard"] == len(board)
     assert {row[8] for row in board} >= {None, "not-won"}  # ranked wins and other entries
     assert len({(row[1], row[2]) for row in board}) == len(board)  # one entry per player and date
-    assert played_seconds < 25, f"{played_seconds:.1f}s to play the games"
 
 
 async def test_an_assisted_daily_win_counts_as_a_win_but_is_not_ranked(games: Games, clean_database: str) -> None:
