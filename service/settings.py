@@ -61,8 +61,6 @@ class Settings:
     daily_secret: str = DEVELOPMENT_DAILY_SECRET
     daily_past_days: int = 366
     daily_wait_seconds: float = 10.0  # a request waits this long for a daily deal being prepared, then 503
-    page_limit_default: int = 100
-    page_limit_max: int = 1000
     # Token buckets per server process (service.limits); a rate or burst of 0 turns that budget off.
     rate_limit_writes_per_second: float = 20.0  # per bearer token (per address without one)
     rate_limit_write_burst: int = 40

@@ -15,11 +15,22 @@ from domain import parse_command
 from ..openapi import IDEMPOTENCY_KEY, IF_MATCH, NDJSON, header, response_headers
 from ..problems import documented
 from ..schemas import EventPage, GameView, Hints, LegalMoves, MoveRequest, MoveResult, NewGame
-from .common import bearer_token, etag, games_of, idempotency_key, if_match, optional_bearer, parse_move, parse_new_game
+from .common import (
+    PAGE_LIMIT_DEFAULT,
+    PAGE_LIMIT_MAX,
+    bearer_token,
+    etag,
+    games_of,
+    idempotency_key,
+    if_match,
+    optional_bearer,
+    parse_move,
+    parse_new_game,
+)
 
 _GAME_ID = PathParameter(description="the game's id (a UUID)")
 _AFTER = QueryParameter(ge=0, le=2**31 - 1, description="return events after this version")
-_LIMIT = QueryParameter(ge=1, le=1000, description="at most this many events")
+_LIMIT = QueryParameter(ge=1, le=PAGE_LIMIT_MAX, description="at most this many events")
 # Reads are public, except a daily game's until its date (UTC) is over and a race game's while its
 # race runs: then only its player's token.
 _READ_SECURITY: list[dict[str, list[str]]] = [{}, {"bearer": []}]
@@ -175,7 +186,7 @@ class GameController(Controller):
         state: State,
         game_id: Annotated[UUID, _GAME_ID],
         after: Annotated[int, _AFTER] = 0,
-        limit: Annotated[int, _LIMIT] = 100,
+        limit: Annotated[int, _LIMIT] = PAGE_LIMIT_DEFAULT,
     ) -> Response[EventPage]:
         page = await games_of(state).events(game_id, after, limit, optional_bearer(request))
         if _wants_ndjson(request):
@@ -197,7 +208,7 @@ class GameController(Controller):
         state: State,
         game_id: Annotated[UUID, _GAME_ID],
         after: Annotated[int, _AFTER] = 0,
-        limit: Annotated[int, _LIMIT] = 100,
+        limit: Annotated[int, _LIMIT] = PAGE_LIMIT_DEFAULT,
     ) -> Response[str]:
         page = await games_of(state).events(game_id, after, limit, optional_bearer(request))
         accept = request.headers.get("accept", "")

@@ -11,7 +11,7 @@ from litestar.response import Response
 from ..openapi import response_headers
 from ..problems import documented
 from ..schemas import GameList, NewPlayer, Player, PlayerCreated
-from .common import games_of, parse_body
+from .common import PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX, games_of, parse_body
 
 
 class PlayerController(Controller):
@@ -51,7 +51,7 @@ class PlayerController(Controller):
             Literal["playing", "ended"] | None,
             QueryParameter(description="only games in progress, or only ended games (won, stalled, resigned)"),
         ] = None,
-        limit: Annotated[int, QueryParameter(ge=1, le=1000, description="at most this many games")] = 100,
+        limit: Annotated[int, QueryParameter(ge=1, le=PAGE_LIMIT_MAX, description="at most this many games")] = PAGE_LIMIT_DEFAULT,
         before: Annotated[
             str | None,
             QueryParameter(
