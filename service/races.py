@@ -32,7 +32,7 @@ from domain.codec import snapshot_to_state, state_to_snapshot
 from domain.rulesets import DEFAULT_RULESET_ID
 from domain.verify import Unverified
 
-from .errors import BadRequest, Forbidden, NotFound
+from .errors import Forbidden, NotFound
 from .race_store import FINISHED, OPEN, RUNNING, DealtGame, Ending, EntrantRow, LogRow, RaceRow, RaceStore, Result
 from .schemas import NewRace, RaceDealRequest
 from .standings import Standing, places, verified_standing
@@ -262,13 +262,11 @@ class Races:
 
 
 def _deal_request(request: RaceDealRequest | None) -> dict[str, Any]:
-    """The one deal source a race names (none: the ruleset's default deal)."""
-    given = {} if request is None else {
-        name: value for name, value in msgspec.structs.asdict(request).items() if value is not None
-    }
-    if len(given) > 1:
-        raise BadRequest(f"a race's deal names one source: seed, deck or pool, not {' and '.join(sorted(given))}")
-    return given
+    """The deal source a race names (parsed at the boundary: at most one); none: the ruleset's
+    default deal."""
+    if request is None:
+        return {}
+    return {name: value for name, value in msgspec.structs.asdict(request).items() if value is not None}
 
 
 def _deal_games(race: RaceRow) -> list[DealtGame]:
