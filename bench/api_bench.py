@@ -5,7 +5,7 @@
 1. A database: ``BENCH_DATABASE_URL`` (a server where the role may CREATE DATABASE) or else the
    embedded PostgreSQL in a temp dir (stopped and deleted at the end). A fresh database
    ``canfield_bench_<hex>`` is created, migrated, and dropped at the end.
-2. The service, as in production (``service.server``: uvicorn with httptools on uvloop), one
+2. The service, as in production (``service.http.server``: uvicorn with httptools on uvloop), one
    process (``BENCH_WORKERS``).
 3. The ceiling: ``bench/ceiling_app.py``, a bare Litestar app doing one INSERT per request
    through a pool opened like the service's, and the bare endpoint: ``bench/bare_app.py``,
@@ -50,7 +50,7 @@ import msgspec
 import psycopg
 from psycopg import sql
 
-from service.server import LOOP, uvicorn_arguments  # served as in production: see service/server.py
+from service.http.server import LOOP, uvicorn_arguments  # served as in production: see service/http/server.py
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 RESULTS_FILE = PROJECT_ROOT / "bench" / "results" / "api.json"
@@ -517,8 +517,8 @@ class Database:
 
 @contextmanager
 def bench_database(work_dir: Path) -> Iterator[Database]:
-    from service.database import libpq_url, migrate
-    from service.embedded_db import start, with_database
+    from service.store.database import libpq_url, migrate
+    from service.store.embedded_db import start, with_database
 
     given = os.environ.get("BENCH_DATABASE_URL", "").strip()
     embedded = None
@@ -726,7 +726,7 @@ def report(results: dict[str, Any]) -> str:
 
 async def _run(db: Database, work_dir: Path, warmup: float, seconds: float) -> dict[str, Any]:
     servers = {
-        "service": start_server("service", "service.asgi:app", db.url, work_dir),
+        "service": start_server("service", "service.http.asgi:app", db.url, work_dir),
         "ceiling": start_server("ceiling", "bench.ceiling_app:app", db.url, work_dir),
         "bare": start_server("bare", "bench.bare_app:app", db.url, work_dir),
     }

@@ -2,7 +2,7 @@
 
 ``POST /bare`` decodes the same small JSON body a move sends and answers ``{"ok": true}``: what
 the HTTP stack alone (server, Litestar's routing, body and response layers) costs a move-shaped
-request. Served the way the service is (``service.server``). ``GET /health`` is for waiting on.
+request. Served the way the service is (``service.http.server``). ``GET /health`` is for waiting on.
 """
 
 from __future__ import annotations

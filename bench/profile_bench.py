@@ -79,7 +79,7 @@ def main() -> None:
     work_dir = Path(tempfile.mkdtemp(prefix="canfield-profile-"))
     try:
         with bench_database(work_dir) as db:
-            server = start_server("service", "service.asgi:app", db.url, work_dir)
+            server = start_server("service", "service.http.asgi:app", db.url, work_dir)
             try:
                 wait_healthy(server)
                 collapsed = RESULTS / "profile.txt"

@@ -5,7 +5,7 @@ time the service takes to recover from a database restart under load.
 
 1. An embedded PostgreSQL of its own in a temp dir (this bench stops and starts it, so it never
    uses ``BENCH_DATABASE_URL``), a fresh database, migrated.
-2. The service as in production: ``python -m uvicorn service.asgi:app`` (``BENCH_WORKERS``
+2. The service as in production: ``python -m uvicorn service.http.asgi:app`` (``BENCH_WORKERS``
    processes, default 1), rate limits off (one address plays 16 players), a request waits at most
    1 s for a database connection (``DB_POOL_TIMEOUT_MS=1000``) before its 503.
 3. **Soak**: ``SOAK_CLIENTS`` (16) clients for ``SOAK_SECONDS`` (60), each on its own keep-alive
@@ -54,7 +54,7 @@ from typing import Any
 import msgspec
 import psycopg
 
-from service.server import uvicorn_arguments
+from service.http.server import uvicorn_arguments
 
 from .api_bench import HOST, PROJECT_ROOT, WORKERS, Connection, Server, _float_env, _percentile, free_port, stop_server
 
@@ -304,7 +304,7 @@ def start_service(database_url: str, log_dir: Path) -> Server:
         "DB_POOL_TIMEOUT_MS": "1000",
     })
     log = log_dir / "service.log"
-    command = [sys.executable, "-m", "uvicorn", "service.asgi:app", "--host", HOST, "--port", str(port),
+    command = [sys.executable, "-m", "uvicorn", "service.http.asgi:app", "--host", HOST, "--port", str(port),
                "--log-level", "warning", "--no-access-log", "--workers", str(WORKERS), *uvicorn_arguments()]
     with open(log, "wb") as out:
         process = subprocess.Popen(command, cwd=PROJECT_ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
@@ -352,8 +352,8 @@ def summarize(tally: Tally, seconds: float) -> dict[str, Any]:
 
 
 async def _run(seconds: float, work_dir: Path) -> dict[str, Any]:
-    from service import embedded_db
-    from service.database import migrate
+    from service.store import embedded_db
+    from service.store.database import migrate
 
     data_dir = work_dir / "embedded"
     db = embedded_db.start(data_dir)

@@ -1,11 +1,11 @@
-"""Alembic environment: the URL comes from the caller (service.database.migrate), never from a file."""
+"""Alembic environment: the URL comes from the caller (service.store.database.migrate), never from a file."""
 
 from __future__ import annotations
 
 from alembic import context
 from sqlalchemy import create_engine, pool
 
-from service.schema import metadata
+from service.store.tables import metadata
 
 url = context.config.get_main_option("sqlalchemy.url")
 if not url:

@@ -26,9 +26,9 @@ from urllib.parse import urlsplit, urlunsplit
 from service.settings import Settings
 
 if TYPE_CHECKING:
-    from service.embedded_db import EmbeddedDatabase
+    from service.store.embedded_db import EmbeddedDatabase
 
-ASGI_APP = "service.asgi:app"
+ASGI_APP = "service.http.asgi:app"
 OPENAPI_PLACEHOLDER_URL = "postgresql://unused/none"  # `openapi` builds the app without a database
 
 
@@ -74,7 +74,7 @@ def database(settings: Settings, *, stop_on_exit: bool = True) -> Iterator[tuple
     alone).
     """
     if settings.database_url:
-        from service.database import libpq_url, sqlalchemy_url
+        from service.store.database import libpq_url, sqlalchemy_url
 
         try:
             sqlalchemy_url(settings.database_url)
@@ -83,7 +83,7 @@ def database(settings: Settings, *, stop_on_exit: bool = True) -> Iterator[tuple
         yield libpq_url(settings.database_url), "from DATABASE_URL"
         return
 
-    from service import embedded_db
+    from service.store import embedded_db
 
     try:
         embedded: EmbeddedDatabase = embedded_db.start(settings.data_dir)
@@ -101,7 +101,7 @@ def database(settings: Settings, *, stop_on_exit: bool = True) -> Iterator[tuple
 def apply_migrations(url: str) -> None:
     from sqlalchemy.exc import OperationalError
 
-    from service.database import migrate
+    from service.store.database import migrate
 
     try:
         migrate(url)
@@ -136,10 +136,10 @@ def serve(args: argparse.Namespace) -> int:
     try:
         with database(settings) as (url, description):
             apply_migrations(url)
-            os.environ["DATABASE_URL"] = url  # the workers import service.asgi, which reads it
+            os.environ["DATABASE_URL"] = url  # the workers import service.http.asgi, which reads it
             import uvicorn
 
-            from .server import uvicorn_options
+            from .http.server import uvicorn_options
 
             plural = "s" if settings.workers != 1 else ""
             print(
@@ -176,7 +176,7 @@ def _openapi_arguments(parser: argparse.ArgumentParser) -> None:
 
 def openapi_document() -> dict[str, Any]:
     """The live OpenAPI document of the app (built without a database)."""
-    from service.app import create_app
+    from service.http.app import create_app
 
     app = create_app(Settings(database_url=OPENAPI_PLACEHOLDER_URL))
     return app.openapi_schema.to_schema()
@@ -244,7 +244,7 @@ def solve_command(args: argparse.Namespace) -> int:
     from domain import DomainError, command_to_api, deal, initial_state, parse_deck
     from domain.rulesets import get_ruleset
     from domain.solver import Budget, solve
-    from service.pool import encode_line, load_pool, pool_path, start_state
+    from service.deals.deal_pools import encode_line, load_pool, pool_path, start_state
 
     if not args.budget_seconds > 0:
         return _usage_error("solve", "--budget-seconds must be more than 0")
@@ -326,7 +326,7 @@ def _pool_arguments(parser: argparse.ArgumentParser) -> None:
     )
     build.add_argument("--workers", type=int, metavar="W", help="worker processes (default: all cores)")
     build.add_argument(
-        "--output", type=Path, metavar="PATH", help="the pool file (default: service/data/pools/<R>.json)"
+        "--output", type=Path, metavar="PATH", help="the pool file (default: service/deals/data/pools/<R>.json)"
     )
     recheck = actions.add_parser(
         "recheck",
@@ -364,7 +364,7 @@ def _pool_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def pool_command(args: argparse.Namespace) -> int:
-    from service import pool_build
+    from service.deals import pool_build
 
     try:
         if args.pool_command == "build":
@@ -385,7 +385,7 @@ def _projections_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def projections_command(args: argparse.Namespace) -> int:
-    from service.projections import rebuild_projections
+    from service.stats.projections import rebuild_projections
 
     settings = Settings.from_env()
     with database(settings) as (url, description):

@@ -61,12 +61,12 @@ class Settings:
     daily_secret: str = DEVELOPMENT_DAILY_SECRET
     daily_past_days: int = 366
     daily_wait_seconds: float = 10.0  # a request waits this long for a daily deal being prepared, then 503
-    # Token buckets per server process (service.limits); a rate or burst of 0 turns that budget off.
+    # Token buckets per server process (service.http.limits); a rate or burst of 0 turns that budget off.
     rate_limit_writes_per_second: float = 20.0  # per bearer token (per address without one)
     rate_limit_write_burst: int = 40
     rate_limit_reads_per_second: float = 50.0  # per client address
     rate_limit_read_burst: int = 100
-    # Live streams (service.streams): a keep-alive comment after this long without a message,
+    # Live streams (service.streams.game_streams): a keep-alive comment after this long without a message,
     # and at most this many open streams per player (per client address without a token).
     stream_keepalive_seconds: float = 15.0
     streams_per_player: int = 5
@@ -87,7 +87,7 @@ class Settings:
             solver_hint_seconds=_int("SOLVER_HINT_MS", 1000) / 1000,
             daily_secret=os.environ.get("DAILY_SECRET") or DEVELOPMENT_DAILY_SECRET,
             pool_timeout_seconds=_int("DB_POOL_TIMEOUT_MS", 5000) / 1000,
-            move_batch_max=_int("MOVE_BATCH_MAX", 64),  # service.batching keeps it within 1 .. 128
+            move_batch_max=_int("MOVE_BATCH_MAX", 64),  # service.games.batching keeps it within 1 .. 128
             rate_limit_writes_per_second=_float("RATE_LIMIT_WRITES_PER_SECOND", 20.0),
             rate_limit_write_burst=_int("RATE_LIMIT_WRITE_BURST", 40),
             rate_limit_reads_per_second=_float("RATE_LIMIT_READS_PER_SECOND", 50.0),

@@ -5,7 +5,7 @@ The server, chosen on first use (fixtures are lazy: tests/unit never starts one)
 1. TEST_DATABASE_URL, if set: a URL of an existing server, as a role that may CREATE DATABASE
    (the database in the URL is only used to connect; it is not touched);
 2. else a testcontainers `postgres:16-alpine`, if a Docker engine answers within 2 seconds;
-3. else the embedded PostgreSQL (service.embedded_db) in a pytest temp dir, stopped and
+3. else the embedded PostgreSQL (service.store.embedded_db) in a pytest temp dir, stopped and
    deleted at the end of the session. Servers left running by a killed session are stopped.
 
 Fixtures:
@@ -112,7 +112,7 @@ def postgres_server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[st
     started = time.perf_counter()
     url = os.environ.get("TEST_DATABASE_URL")
     if url:
-        from service.database import libpq_url
+        from service.store.database import libpq_url
 
         _source.append("TEST_DATABASE_URL")
         yield libpq_url(url)
@@ -129,7 +129,7 @@ def postgres_server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[st
             yield container.get_connection_url()
         return
 
-    from service import embedded_db
+    from service.store import embedded_db
 
     _stop_abandoned_servers(tmp_path_factory.getbasetemp().parent)
     data_dir = tmp_path_factory.mktemp(EMBEDDED_DIR_PREFIX)
@@ -147,7 +147,7 @@ def postgres_server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[st
 
 
 def _with_database(url: str, name: str) -> str:
-    from service.embedded_db import with_database
+    from service.store.embedded_db import with_database
 
     return with_database(url, name)
 
@@ -169,7 +169,7 @@ def _drop_leftover_test_databases(conn: psycopg.Connection) -> None:
 @pytest.fixture(scope="session")
 def database_url(postgres_server_url: str) -> Iterator[str]:
     """A fresh database for this session, with the migrations applied; its libpq URL."""
-    from service.database import migrate
+    from service.store.database import migrate
 
     name = f"{TEST_DB_PREFIX}{secrets.token_hex(6)}"
     with psycopg.connect(postgres_server_url, autocommit=True) as admin:

@@ -1,6 +1,6 @@
 """Helpers for tests that drive real servers under load and then audit what PostgreSQL holds.
 
-* `ServerProcess`: `uvicorn service.asgi:app` in a subprocess (optionally several workers), which
+* `ServerProcess`: `uvicorn service.http.asgi:app` in a subprocess (optionally several workers), which
   a test may SIGKILL; it dies with pytest.
 * `Ledger`: what clients were told (every acknowledged move's events, per client, in order).
 * `audit`: the stored log against the ledger: versions contiguous from 1, the games row's version
@@ -29,7 +29,7 @@ import psycopg
 
 from domain import redact, replay
 from domain.codec import event_from_data, snapshot_to_state
-from service.server import uvicorn_arguments
+from service.http.server import uvicorn_arguments
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 
@@ -59,7 +59,7 @@ def die_with_pytest() -> None:
 
 
 class ServerProcess:
-    """`uvicorn service.asgi:app` in a subprocess on a free port against ``database_url``."""
+    """`uvicorn service.http.asgi:app` in a subprocess on a free port against ``database_url``."""
 
     def __init__(self, database_url: str, log: Path, *, workers: int = 1, env: dict[str, str] | None = None,
                  port: int | None = None) -> None:
@@ -67,7 +67,7 @@ class ServerProcess:
         self.url = f"http://127.0.0.1:{self.port}"
         self.log = log
         environment = {**os.environ, "DATABASE_URL": database_url, **NO_RATE_LIMITS, **(env or {})}
-        command = [sys.executable, "-m", "uvicorn", "service.asgi:app", "--host", "127.0.0.1", "--port",
+        command = [sys.executable, "-m", "uvicorn", "service.http.asgi:app", "--host", "127.0.0.1", "--port",
                    str(self.port), "--log-level", "warning", "--no-access-log", *uvicorn_arguments()]
         if workers > 1:
             command += ["--workers", str(workers)]

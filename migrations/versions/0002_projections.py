@@ -1,6 +1,6 @@
 """Projections: per-player, per-source, per-deal and per-day stats, and the daily leaderboard.
 
-Kept in the transaction of the events that change them (service/projections.py); rebuilt from
+Kept in the transaction of the events that change them (service/stats/projections.py); rebuilt from
 the event log alone by `canfield projections rebuild`.
 
 Revision ID: 0002

@@ -1,4 +1,4 @@
-"""Races: players racing on one deck (service/races.py).
+"""Races: players racing on one deck (service/races/races.py).
 
 ``races`` holds a race (its deck, who made it, its status and timing) and ``race_entrants`` who
 entered it, the game each was dealt at the start, and the standing frozen when the race finished.

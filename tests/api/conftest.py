@@ -14,9 +14,9 @@ import pytest
 import uvicorn
 
 from domain import CODES, Command, Draw, MoveCard, Recycle
-from service.app import create_app
-from service.games import utc_now
-from service.server import uvicorn_options
+from service.http.app import create_app
+from service.games.games import utc_now
+from service.http.server import uvicorn_options
 from service.settings import Settings
 from tests.live import free_port
 
@@ -24,7 +24,7 @@ from tests.live import free_port
 @contextmanager
 def running_server(settings: Settings, clock: Callable[[], datetime] = utc_now) -> Iterator[str]:
     """A real uvicorn server for ``settings`` (its port) in a thread, served as in production
-    (``service.server``); yields its base URL. ``clock`` is the service's clock (``Clock`` lets a
+    (``service.http.server``); yields its base URL. ``clock`` is the service's clock (``Clock`` lets a
     test move it)."""
     config = uvicorn.Config(
         create_app(settings, clock), host="127.0.0.1", port=settings.port, log_level="critical", lifespan="on",

@@ -10,7 +10,7 @@ import httpx
 from domain import CODES, Command, Draw, MoveCard, Recycle, apply, initial_state, shuffled_deck
 from domain.rules import deal
 from domain.rulesets import get_ruleset
-from service.pool import decode_line, load_pool
+from service.deals.deal_pools import decode_line, load_pool
 
 from .conftest import Player
 

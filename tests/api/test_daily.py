@@ -20,9 +20,9 @@ import psycopg
 import pytest
 
 from domain import CODES, Command, Status, deal, get_ruleset, initial_state, parse_deck, replay_commands, shuffled_deck
-from service.daily import candidate_seed
-from service.pool import decode_line, load_pool
-from service.projections import rebuild_projections
+from service.deals.daily import candidate_seed
+from service.deals.deal_pools import decode_line, load_pool
+from service.stats.projections import rebuild_projections
 from service.settings import Settings
 
 from ..live import ServerProcess

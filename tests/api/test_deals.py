@@ -4,8 +4,8 @@ import httpx
 import pytest
 
 from domain import CODES, get_ruleset, shuffled_deck
-from service.daily import candidate_seed
-from service.pool import load_pool
+from service.deals.daily import candidate_seed
+from service.deals.deal_pools import load_pool
 
 from .conftest import Player
 
@@ -61,7 +61,7 @@ def test_a_pool_number_out_of_range_is_400(ann: Player, deal: dict, message: str
 
 
 def test_a_ruleset_without_a_pool_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
-    from service import deals
+    from service.deals import choice as deals
     from service.errors import BadRequest
 
     monkeypatch.setattr(deals, "load_pool", lambda ruleset_id: None)

@@ -19,7 +19,7 @@ percent-encoded NUL, invalid UTF-8, ``..``, repeated parameters): again never a 
 problem+json, 2xx only for values the document allows, and nothing changes.
 
 Bytes that are not HTTP at all (a NUL or a newline in a header) never reach the application: the
-HTTP server (uvicorn with httptools, service.server) answers ``400`` itself, as plain text; a test checks it does, that
+HTTP server (uvicorn with httptools, service.http.server) answers ``400`` itself, as plain text; a test checks it does, that
 nothing changes and that the server goes on serving.
 
 Runtime: about half a minute (``MAX_EXAMPLES`` per test; ``CANFIELD_HOSTILE_EXAMPLES=2000`` digs deeper).

@@ -8,7 +8,7 @@ from typing import Any
 import httpx
 import pytest
 
-from service.projections import rebuild_projections
+from service.stats.projections import rebuild_projections
 
 from .conftest import Player
 

@@ -3,7 +3,7 @@ from pathlib import Path
 
 import httpx
 
-from service.app import create_app
+from service.http.app import create_app
 from service.settings import Settings
 
 COMMITTED = Path(__file__).resolve().parents[2] / "openapi" / "openapi.json"
@@ -178,7 +178,7 @@ def test_the_schemas_name_every_event_move_target_and_ruleset_of_the_domain() ->
     assert {ruleset.value for ruleset in schemas.RulesetId} == {ruleset.id for ruleset in ALL_RULESETS}
     from domain.lessons import BY_ID as LESSONS
     from domain.lessons import SOURCE as LESSON_SOURCE
-    from service.races import SOURCE as RACE_SOURCE
+    from service.races.races import SOURCE as RACE_SOURCE
 
     assert tags(schemas.DealSource) == {"seed", "deck", "pool", "daily", LESSON_SOURCE, RACE_SOURCE}
     assert set(schemas.DEAL_REQUESTS) == {"seed", "deck", "pool", "daily", LESSON_SOURCE}

@@ -1,4 +1,4 @@
-"""Rate limits (service.limits): token buckets per token and per address, 429 problems with Retry-After;
+"""Rate limits (service.http.limits): token buckets per token and per address, 429 problems with Retry-After;
 and the page size limit on lists.
 
 The API tests run on a server with limits nobody reaches; these start their own with small ones.
@@ -15,9 +15,9 @@ from typing import Any
 import httpx
 import pytest
 
-from service.api.web import WEB_DIR
-from service.app import create_app
-from service.limits import RateLimiter, TokenBuckets, buckets, retry_after_header
+from service.http.controllers.web import WEB_DIR
+from service.http.app import create_app
+from service.http.limits import RateLimiter, TokenBuckets, buckets, retry_after_header
 from service.settings import Settings
 
 from .conftest import Player, free_port, running_server

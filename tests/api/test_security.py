@@ -14,7 +14,7 @@ import httpx
 import psycopg
 import pytest
 
-from service.moves import TokenCache
+from service.games.moves import TokenCache
 
 from .conftest import Player
 

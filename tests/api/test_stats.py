@@ -8,8 +8,8 @@ import httpx
 import psycopg
 
 from domain import Command
-from service.pool import decode_line, load_pool
-from service.projections import rebuild_projections
+from service.deals.deal_pools import decode_line, load_pool
+from service.stats.projections import rebuild_projections
 
 from .conftest import Clock, Player, play_line
 

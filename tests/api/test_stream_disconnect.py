@@ -1,4 +1,4 @@
-"""Live streams on the production server (``service.server``, in a subprocess) end cleanly when
+"""Live streams on the production server (``service.http.server``, in a subprocess) end cleanly when
 their clients vanish: the slot comes back without waiting for a keep-alive to fail, nothing is
 logged as an error, and the server still stops at once."""
 

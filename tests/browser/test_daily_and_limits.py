@@ -14,7 +14,7 @@ import pytest
 from domain import apply, deal, get_ruleset, initial_state, parse_deck
 from domain.commands import Draw, command_to_api
 from domain.solver import solve
-from service.pool import start_state
+from service.deals.deal_pools import start_state
 from tests.live import ServerProcess, stored
 
 from .conftest import start_server

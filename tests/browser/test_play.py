@@ -12,7 +12,7 @@ from domain import GameState, IllegalMove, apply, decide, get_ruleset, legal_mov
 from domain.cards import CODES, RANKS
 from domain.commands import Command, Draw, MoveCard, Recycle, Undo
 from domain.piles import TABLEAU
-from service.pool import decode_line, load_pool, start_state
+from service.deals.deal_pools import decode_line, load_pool, start_state
 
 from .conftest import DESKTOP, PHONE
 from .pages import Page, expected_table

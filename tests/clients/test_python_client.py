@@ -40,7 +40,7 @@ import attrs
 import pytest
 
 from domain import command_to_api, get_ruleset
-from service.pool import decode_line, load_pool
+from service.deals.deal_pools import decode_line, load_pool
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCUMENT = ROOT / "openapi" / "openapi.json"

@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from service.games import Games, utc_now
+from service.games.games import Games, utc_now
 from service.schemas import DealRequest, NewGame
 from service.settings import Settings
-from service.store import EventStore, open_pool
+from service.store.event_store import EventStore, open_pool
 
 
 @asynccontextmanager

@@ -1,4 +1,4 @@
-"""Group commit (service.batching) against real PostgreSQL: moves of different games that are
+"""Group commit (service.games.batching) against real PostgreSQL: moves of different games that are
 ready together share one statement, each still all-or-nothing and conditional on its version."""
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ import pytest
 
 from domain import Draw, replay
 from domain.codec import event_from_data, snapshot_to_state, state_to_snapshot
-from service.batching import AppendBatcher
-from service.games import Games
-from service.store import ConcurrencyConflict, NewEvent, PendingAppend
+from service.games.batching import AppendBatcher
+from service.games.games import Games
+from service.store.event_store import ConcurrencyConflict, NewEvent, PendingAppend
 
 from .conftest import new_game, server_process
 

@@ -12,9 +12,9 @@ import psycopg
 import pytest
 
 from domain import Ruleset, Status, deal, get_ruleset, initial_state, replay_commands, shuffled_deck
-from service.daily import Proof, candidate_seed, prove
+from service.deals.daily import Proof, candidate_seed, prove
 from service.errors import Unavailable
-from service.pool import decode_line
+from service.deals.deal_pools import decode_line
 from service.schemas import DealRequest, NewGame
 from service.settings import DEVELOPMENT_DAILY_SECRET
 

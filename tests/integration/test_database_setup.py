@@ -11,8 +11,8 @@ from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 
-from service.database import alembic_config, migrate, sqlalchemy_url
-from service.schema import events, games, metadata, players
+from service.store.database import alembic_config, migrate, sqlalchemy_url
+from service.store.tables import events, games, metadata, players
 
 
 @pytest.fixture
@@ -28,7 +28,7 @@ def test_migrations_create_exactly_the_metadata_tables(engine: sa.Engine) -> Non
         context = MigrationContext.configure(conn, opts={"compare_type": True})
         diff = compare_metadata(context, metadata)
     assert tables == set(metadata.tables) | {"alembic_version"}
-    assert diff == [], f"the migrations and service/schema.py disagree: {diff}"
+    assert diff == [], f"the migrations and service/store/tables.py disagree: {diff}"
 
 
 def test_migrate_is_idempotent(database_url: str, engine: sa.Engine) -> None:

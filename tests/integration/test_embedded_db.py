@@ -1,4 +1,4 @@
-"""service.embedded_db: start, attach, stop, restart on the same data dir, long paths, stale pid files."""
+"""service.store.embedded_db: start, attach, stop, restart on the same data dir, long paths, stale pid files."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import psycopg
 import pytest
 import sqlalchemy as sa
 
-from service import embedded_db
-from service.database import sqlalchemy_url
+from service.store import embedded_db
+from service.store.database import sqlalchemy_url
 
 
 def _select_one(url: str) -> int:

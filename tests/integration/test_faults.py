@@ -2,7 +2,7 @@
 back; a server process is killed (SIGKILL) with moves in flight.
 
 Each test has its own embedded PostgreSQL (in a temp dir, so it can be stopped without disturbing
-the rest of the suite) and real `uvicorn service.asgi:app` subprocesses. Clients are threads that
+the rest of the suite) and real `uvicorn service.http.asgi:app` subprocesses. Clients are threads that
 play their own game the way a careful client does: every move either carries an Idempotency-Key
 or an If-Match, and a 503 or a broken connection is retried until it gets an answer, so every
 move ends acknowledged exactly once. The stored log is then audited (tests/live.py): every
@@ -24,8 +24,8 @@ from typing import Any
 import httpx
 import pytest
 
-from service import embedded_db
-from service.database import migrate
+from service.store import embedded_db
+from service.store.database import migrate
 from tests.live import Ledger, ServerProcess, audit
 
 CLIENTS = 4
@@ -320,12 +320,12 @@ def test_after_a_quiet_database_restart_the_first_moves_succeed(database: Databa
 
 async def test_the_pool_retries_a_lost_database_about_every_second() -> None:
     """psycopg_pool alone backs off 1, 2, 4, 8 ... s between attempts (after a minute's outage the
-    next could be half a minute away); service.store.open_pool keeps them about a second apart."""
+    next could be half a minute away); service.store.event_store.open_pool keeps them about a second apart."""
     import asyncio
 
     import psycopg
 
-    from service.store import open_pool
+    from service.store.event_store import open_pool
 
     attempts: list[float] = []
 

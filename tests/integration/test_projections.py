@@ -29,14 +29,14 @@ from domain import (
 )
 from domain.codec import snapshot_to_state
 from domain.verify import Unverified
-from service import projections
-from service.daily import DailyDeal, daily_source
-from service.games import Games
-from service.pool import decode_line, load_pool, start_state
-from service.projections import PROJECTION_TABLES, rebuild_projections
+from service.stats import projections
+from service.deals.daily import DailyDeal, daily_source
+from service.games.games import Games
+from service.deals.deal_pools import decode_line, load_pool, start_state
+from service.stats.projections import PROJECTION_TABLES, rebuild_projections
 from service.schemas import DealRequest, NewGame
 from service.settings import Settings
-from service.store import EventStore
+from service.store.event_store import EventStore
 
 POOL = load_pool("open-runs")
 assert POOL is not None, "the repository ships an open-runs pool"

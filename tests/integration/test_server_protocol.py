@@ -1,4 +1,4 @@
-"""service.server: every accepted connection gets TCP_NODELAY, also with several worker processes
+"""service.http.server: every accepted connection gets TCP_NODELAY, also with several worker processes
 (uvicorn binds their shared listening socket with ``proto == 0``, which asyncio skips); checked on
 the sockets of a real `canfield serve --workers 2`, and on a socket bound the way uvicorn binds it."""
 
@@ -16,7 +16,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from service.server import HTTP_PROTOCOL, LOOP, NoDelayHttpToolsProtocol, enable_nodelay, uvicorn_options
+from service.http.server import HTTP_PROTOCOL, LOOP, NoDelayHttpToolsProtocol, enable_nodelay, uvicorn_options
 from tests.integration.test_cli import Served, _env
 from tests.live import free_port
 

@@ -22,7 +22,7 @@ def test_a_set_daily_secret_is_not(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 async def test_the_app_logs_the_warnings_when_it_starts(caplog: pytest.LogCaptureFixture) -> None:
-    from service.app import create_app
+    from service.http.app import create_app
 
     app = create_app(Settings(database_url="postgresql://nobody@127.0.0.1:1/none"))
     with caplog.at_level(logging.WARNING, logger="canfield"):

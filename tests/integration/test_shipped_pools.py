@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from service.pool import pool_path
-from service.pool_build import verify_document
+from service.deals.deal_pools import pool_path
+from service.deals.pool_build import verify_document
 
 MINIMUM_SIZE = {"open-runs": 1500, "classic": 500, "draw-one": 500}
 

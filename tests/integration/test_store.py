@@ -14,8 +14,8 @@ from domain import Draw, Recycle, Undo, parse_command, replay
 
 DRAW, RECYCLE, UNDO = Draw(), Recycle(), Undo()
 from domain.codec import event_from_data, snapshot_to_state
-from service.games import Games
-from service.store import ConcurrencyConflict, NewEvent
+from service.games.games import Games
+from service.store.event_store import ConcurrencyConflict, NewEvent
 
 from .conftest import new_game, server_process
 

@@ -1,4 +1,4 @@
-"""service.streams: the listening connection LISTENs only while the process has open streams,
+"""service.streams.game_streams: the listening connection LISTENs only while the process has open streams,
 and a stream opened meanwhile misses nothing."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ import pytest
 
 from domain import Draw
 from service.settings import Settings
-from service.store import EventStore, open_pool
-from service.streams import CHANNEL, StreamHub
+from service.store.event_store import EventStore, open_pool
+from service.streams.game_streams import CHANNEL, StreamHub
 
 from .conftest import new_game, server_process
 

@@ -1,5 +1,5 @@
 """An in-memory event store with the EventStore methods a move uses: the move use case
-(service.moves) runs on it in milliseconds, without PostgreSQL. It keeps the same promises:
+(service.games.moves) runs on it in milliseconds, without PostgreSQL. It keeps the same promises:
 an append is conditional on the version it was decided on, and an idempotency key stores the
 first reply once."""
 
@@ -14,7 +14,7 @@ from typing import Any
 from domain import deal, event_data, event_type, initial_state, shuffled_deck
 from domain.codec import state_to_snapshot
 from domain.rulesets import get_ruleset
-from service.store import (
+from service.store.event_store import (
     ConcurrencyConflict,
     GameRow,
     IdempotencyRace,

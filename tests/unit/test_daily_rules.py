@@ -1,11 +1,11 @@
 """The daily deal's rules that need no database: what a deal source says, when hidden cards may
-be shown, and when a daily game is private (service.daily)."""
+be shown, and when a daily game is private (service.deals.daily)."""
 
 from __future__ import annotations
 
 from datetime import UTC, date, datetime, timedelta, timezone
 
-from service.daily import (
+from service.deals.daily import (
     closes_at,
     daily_day_of,
     daily_source,

@@ -1,4 +1,4 @@
-"""The move use case (service.moves) on an in-memory store: the cache, If-Match, idempotency,
+"""The move use case (service.games.moves) on an in-memory store: the cache, If-Match, idempotency,
 conflicts and retries, each branch in milliseconds. The same code runs against PostgreSQL in
 tests/integration and tests/api."""
 
@@ -26,10 +26,10 @@ from domain import (
     legal_moves,
 )
 from domain.codec import snapshot_to_state, state_to_snapshot
-from service.batching import AppendBatcher
+from service.games.batching import AppendBatcher
 from service.errors import BadRequest, Forbidden, NotFound, Unauthorized, Unavailable, VersionConflict
-from service.moves import Game, GameRepository, Moves, TokenCache, _request_hash
-from service.store import ConcurrencyConflict, GameRow, NewEvent
+from service.games.moves import Game, GameRepository, Moves, TokenCache, _request_hash
+from service.store.event_store import ConcurrencyConflict, GameRow, NewEvent
 
 from .fake_store import T0, FakeStore
 

@@ -12,7 +12,7 @@ import json
 
 import pytest
 
-from service.pool import load_pool, pool_path
+from service.deals.deal_pools import load_pool, pool_path
 
 PUBLISHED = {  # ruleset: (deals published, sha256 of their seeds in order, sha256 of the deal records)
     "open-runs": (1500, "b06d0263a057cba2", "1a4b5318b0fc6442"),

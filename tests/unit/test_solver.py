@@ -20,7 +20,7 @@ from domain import (
 from domain.piles import FOUNDATION
 from domain.rulesets import get_ruleset
 from domain.solver import Budget, SolveResult, solve
-from service.pool import start_state
+from service.deals.deal_pools import start_state
 
 from .tables import table
 

@@ -13,7 +13,7 @@ from domain import Draw, GameState, MoveCard, Recycle, Status, apply, get_rulese
 from domain.cards import RANKS, SUITS, code
 from domain.solver import SOUND, Budget, _Search, _start, solve
 from domain.solver_talon import talon_positions
-from service.pool import start_state
+from service.deals.deal_pools import start_state
 
 from .brute import TooBig, brute_force, small_position
 from .tables import table

@@ -1,11 +1,11 @@
-"""Race places as a pure function (service/standings.py): wins by time, then cards, then moves; ties
+"""Race places as a pure function (service/races/standings.py): wins by time, then cards, then moves; ties
 share a place; an unranked entrant takes none."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from service.standings import Standing, places
+from service.races.standings import Standing, places
 
 T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 

@@ -1,0 +1,1 @@
+"""Deals: the verified deal pools, the daily deal, the solver's worker processes."""

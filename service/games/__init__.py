@@ -1,0 +1,1 @@
+"""Games: the Games facade, the move use case, group commit, lessons."""

@@ -1,0 +1,191 @@
+"""Group commit: the moves of different games that are ready while a write is in flight are
+written together, in one statement and one transaction.
+
+Each move still goes to the database whole (its events and its game's new snapshot, only if the
+game is still at the version the move was decided on) and is acknowledged only after that
+transaction commits; what changes is that under load one round trip, one commit and one
+notification carry many moves instead of one. With one move at a time nothing waits: a move that
+finds no write in flight is written at once.
+
+Only the common move goes this way: no ``Idempotency-Key`` (its stored response needs its own
+insert) and not the move that ends the game (its stats projections run in its transaction). Those
+and anything a batch could not write (an error other than the database being away) are written
+one by one with ``EventStore.append``, which reports conflicts and races exactly.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid
+from collections import deque
+
+from ..errors import Unavailable
+from ..store.event_store import ConcurrencyConflict, DatabaseDown, EventStore, PendingAppend
+
+log = logging.getLogger("canfield")
+
+
+MAX_BATCH = 128
+"""A batch's NOTIFY payload lists ``id:version`` of each move (about 48 bytes); PostgreSQL takes
+at most 8,000 bytes."""
+
+
+class WriteAlone(Exception):
+    """Inside the batcher: the batch this move was in failed for a reason of its own (or the
+    batcher closed while it waited): the move is written by itself."""
+
+
+class AppendBatcher:
+    def __init__(self, store: EventStore, max_batch: int = 64) -> None:
+        self.store = store
+        self.max_batch = max(1, min(max_batch, MAX_BATCH))
+        self._queue: deque[tuple[PendingAppend, asyncio.Future[None]]] = deque()
+        self._wake = asyncio.Event()
+        self._writer: asyncio.Task[None] | None = None
+        self._busy = False  # a write is in flight (by a move's own task or by the writer task)
+        self._closed = False
+        self.batches = 0  # statements that wrote more than one move, and how many moves they held
+        self.batched_moves = 0
+
+    async def append(self, move: PendingAppend) -> None:
+        """Write the move; raises ``ConcurrencyConflict`` when its game had moved on (nothing
+        written), the database's error when it is away.
+
+        With no write in flight the move is written at once, by itself, in this task; moves that
+        arrive meanwhile wait, and are written together by the writer task once it is done. A move
+        whose batch failed for a reason of its own, or that was waiting when the batcher closed, is
+        written alone."""
+        if self._closed:
+            await self.store.append_pending(move)
+            return
+        if not self._busy:
+            self._busy = True
+            try:
+                await self.store.append_pending(move)
+            finally:
+                self._hand_over()
+            return
+        written: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._queue.append((move, written))
+        try:
+            await written
+        except WriteAlone:
+            await self.store.append_pending(move)
+
+    def _hand_over(self) -> None:
+        """The write in flight is done: the writer task takes the moves that queued up meanwhile."""
+        if not self._queue:
+            self._busy = False
+            return
+        if self._writer is None or self._writer.done():
+            self._writer = asyncio.get_running_loop().create_task(self._run(), name="canfield-append-batcher")
+        self._wake.set()
+
+    async def close(self, timeout: float = 10.0) -> None:
+        """Stop taking moves into batches. A batch in flight is let finish (its moves may already
+        have committed: cancelling it would leave them unknown); moves still waiting are handed
+        back to be written alone, as are moves that come later."""
+        self._closed = True
+        self._wake.set()
+        if self._writer is not None:
+            try:
+                await asyncio.wait_for(asyncio.shield(self._writer), timeout)
+            except TimeoutError:
+                self._writer.cancel()
+                try:
+                    await self._writer
+                except asyncio.CancelledError:
+                    pass
+            self._writer = None
+        while self._queue:
+            _settle(self._queue.popleft()[1], exception=WriteAlone())
+        self._busy = False
+
+    async def _run(self) -> None:
+        while not self._closed or self._queue:
+            await self._wake.wait()
+            self._wake.clear()
+            try:
+                while self._queue:
+                    await self._write(self._next_batch())
+            finally:
+                self._busy = False
+
+    def _next_batch(self) -> list[tuple[PendingAppend, asyncio.Future[None]]]:
+        """Up to ``max_batch`` waiting moves in arrival order, one per game (a later move of a
+        game already in the batch waits for the next one)."""
+        batch: list[tuple[PendingAppend, asyncio.Future[None]]] = []
+        games: set[uuid.UUID] = set()
+        later: deque[tuple[PendingAppend, asyncio.Future[None]]] = deque()
+        while self._queue and len(batch) < self.max_batch:
+            entry = self._queue.popleft()
+            if entry[1].done():  # the request was cancelled (client gone) before its turn
+                continue
+            if entry[0].game_id in games:
+                later.append(entry)
+            else:
+                games.add(entry[0].game_id)
+                batch.append(entry)
+        self._queue.extendleft(reversed(later))
+        return batch
+
+    async def _write(self, batch: list[tuple[PendingAppend, asyncio.Future[None]]]) -> None:
+        if not batch:
+            return
+        if len(batch) == 1:  # the one-move statement is cheaper, and reports its own errors exactly
+            move, future = batch[0]
+            try:
+                await self.store.append_pending(move)
+            except asyncio.CancelledError:
+                _settle(future, exception=_outcome_unknown())
+                raise
+            except Exception as error:  # ConcurrencyConflict included: the move's own outcome
+                _settle(future, exception=error)
+            else:
+                _settle(future)
+            return
+        failure: BaseException | None = None
+        written: set[uuid.UUID] = set()
+        self.batches += 1
+        self.batched_moves += len(batch)
+        try:
+            written = await self.store.append_many([move for move, _ in batch])
+        except DatabaseDown as error:
+            # rolled back for a reason of the batch's own (a deadlock with another process's
+            # batch, one locked game holding the statement past its timeout): write each alone;
+            # the database being away fails them all
+            failure = WriteAlone() if _rolled_back(error) else error
+        except asyncio.CancelledError:
+            for _, future in batch:
+                _settle(future, exception=_outcome_unknown())
+            raise
+        except Exception as error:  # anything else the statement ran into: each move alone reports its own
+            log.info("a batch of %d moves failed (%s); writing them one by one", len(batch), type(error).__name__)
+            failure = WriteAlone()
+        for move, future in batch:
+            if failure is None and move.game_id not in written:
+                failure_of_move: BaseException | None = ConcurrencyConflict()  # its game had moved on
+            else:
+                failure_of_move = failure
+            _settle(future, exception=failure_of_move)
+
+
+def _rolled_back(error: Exception) -> bool:
+    """A deadlock or serialization failure (SQLSTATE class 40) or a statement timeout (57014):
+    nothing was written, and the moves alone may well succeed."""
+    sqlstate = getattr(error, "sqlstate", None) or ""
+    return sqlstate.startswith("40") or sqlstate == "57014"
+
+
+def _outcome_unknown() -> Unavailable:
+    return Unavailable("the server stopped while this move was being written; reload the game to see whether it was")
+
+
+def _settle(future: asyncio.Future[None], exception: BaseException | None = None) -> None:
+    if future.done():  # its request was cancelled (the client went away); the write stands
+        return
+    if exception is not None:
+        future.set_exception(exception)
+    else:
+        future.set_result(None)

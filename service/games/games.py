@@ -1,0 +1,365 @@
+"""The application functions: every write goes through ``play`` or ``create_game``; reads are queries.
+
+``play``: load the snapshot row -> decide -> evolve -> append events and the new snapshot in one
+statement (conditional on the version loaded). A conflict retries on the fresh state, unless the
+client sent If-Match, which makes it a 412.
+"""
+
+from __future__ import annotations
+
+import base64
+import logging
+import secrets
+import uuid
+from collections.abc import Callable, Mapping
+from datetime import UTC, datetime
+from typing import Any
+
+import msgspec
+
+from domain import (
+    MAX_SEED,
+    Event,
+    GameOver,
+    GameState,
+    Ruleset,
+    UseSolverHint,
+    command_to_api,
+    deal,
+    event_data,
+    event_type,
+    game_view,
+    get_ruleset,
+    hints,
+    initial_state,
+    legal_moves,
+    parse_deck,
+    redact,
+    replay,
+    shuffled_deck,
+)
+from domain.codec import event_from_data, snapshot_to_state, state_to_snapshot
+from domain.rulesets import DEFAULT_RULESET_ID
+
+from ..stats import projections
+from .batching import AppendBatcher
+from ..deals.daily import daily_source, private_until, public_source, reveals_hidden_cards
+from ..deals.daily_deals import DailyDeals
+from ..deals.choice import parse_day, pool_number, pool_of, random_pool_number
+from ..errors import BadRequest, Forbidden, NotFound, Unauthorized
+from .lessons import lesson_deal, lesson_progress, lesson_ruleset_id
+from .moves import Game, GameRepository, Moves, TokenCache
+from ..deals.deal_pools import load_pool
+from ..races.race_store import RaceStore
+from ..races.races import Races, race_of
+from ..schemas import NewGame
+from ..settings import Settings
+from ..deals.solver_workers import SolverPool
+from ..store.event_store import (
+    DailyEntryTaken,
+    EventStore,
+    GameRow,
+    NewEvent,
+    StoredEvent,
+)
+
+JSON = dict[str, Any]
+log = logging.getLogger("canfield")
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+def view_of(game_id: uuid.UUID | str, player_id: uuid.UUID | str, deal_source: JSON, started_at: Any,
+            finished_at: Any, state: GameState, withhold: bool) -> JSON:
+    """The API's game view: the domain's part plus who, where from and when. ``withhold``: hidden
+    cards stay hidden even if the game has ended (``Games.withheld``, ``Games.readable``)."""
+    domain_view = game_view(state, withhold)
+    view = {
+        "id": str(game_id),
+        "player": str(player_id),
+        "ruleset": domain_view["ruleset"],
+        "deal": public_source(deal_source),
+        "baseRank": domain_view["baseRank"],
+        "status": domain_view["status"],
+        "version": domain_view["version"],
+        "moveCount": domain_view["moveCount"],
+        "undoCount": domain_view["undoCount"],
+        "assisted": domain_view["assisted"],
+        "startedAt": started_at,
+        "finishedAt": finished_at,
+        "table": domain_view["table"],
+    }
+    lesson = lesson_progress(state)  # races branch: lesson games
+    if lesson is not None:
+        view["lesson"] = lesson
+    return view
+
+
+def cursor_of(started_at: datetime, game_id: uuid.UUID) -> str:
+    """An opaque page cursor: the sort key of the last game on a page."""
+    return base64.urlsafe_b64encode(f"{started_at.isoformat()}|{game_id}".encode()).decode().rstrip("=")
+
+
+def parse_cursor(cursor: str) -> tuple[datetime, uuid.UUID]:
+    try:
+        text = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
+        started, game_id = text.split("|")
+        key = datetime.fromisoformat(started), uuid.UUID(game_id)
+    except ValueError:  # also binascii.Error and UnicodeDecodeError
+        raise BadRequest("'before' is not a cursor of this list: pass the 'nextBefore' of the previous page") from None
+    if key[0].tzinfo is None:
+        raise BadRequest("'before' is not a cursor of this list: pass the 'nextBefore' of the previous page")
+    return key
+
+
+def public_event(version: int, kind: str, data: JSON, recorded_at: Any, reveal: bool) -> JSON:
+    """A stored event as a client sees it; ``reveal`` (``daily.reveals_hidden_cards``) lets it
+    show face-down cards (the first event's ``deck``)."""
+    shown = data if reveal else redact(kind, data)
+    if kind == "GameDealt" and isinstance(shown.get("deal"), Mapping):
+        shown = {**shown, "deal": public_source(shown["deal"])}
+    return {"version": version, "type": kind, "data": shown, "recordedAt": recorded_at}
+
+
+def _reply_event(event: NewEvent, recorded_at: datetime, reveal: bool) -> JSON:
+    return public_event(event.version, event.type, event.data, recorded_at, reveal)
+
+
+class Games:
+    def __init__(self, store: EventStore, settings: Settings, clock: Callable[[], datetime] = utc_now) -> None:
+        self.store = store
+        self.settings = settings
+        self.clock = clock
+        self.tokens = TokenCache(settings.game_cache_size)
+        self.solver = SolverPool()
+        self.batcher = AppendBatcher(store, settings.move_batch_max)
+        self.repository = GameRepository(store, self.batcher, self.tokens, settings.game_cache_size)
+        self.moves = Moves(self.repository, clock, self._reply_view, _reply_event, self.withheld, self._game_ended,
+                           settings.move_retries)
+        self.play = self.moves.play
+        self.daily = DailyDeals(store.pool, settings.daily_secret, settings.daily_wait_seconds, clock)
+        self.races = Races(RaceStore(store.pool), clock, self.authenticate, self._deal)  # races branch
+
+    # ------------------------------------------------------------ players
+
+    async def create_player(self, name: str) -> JSON:
+        clean = " ".join(name.split())
+        if not clean or not clean.isprintable():
+            raise BadRequest("a player name needs at least one visible character and no control characters")
+        player_id = uuid.uuid4()
+        token = secrets.token_urlsafe(32)
+        created_at = await self.store.create_player(player_id, clean, token)
+        return {"id": str(player_id), "name": clean, "token": token, "createdAt": created_at}
+
+    async def player(self, player_id: uuid.UUID) -> JSON:
+        found = await self.store.get_player(player_id)
+        if found is None:
+            raise NotFound(f"no player {player_id}")
+        return {"id": str(found[0]), "name": found[1], "createdAt": found[2]}
+
+    async def player_games(self, player_id: uuid.UUID, status: str | None, before: str | None, limit: int) -> JSON:
+        """A player's games, newest first, a page at a time: ``nextBefore`` is the ``before`` of the next page."""
+        after_key = None if before is None else parse_cursor(before)
+        if await self.store.get_player(player_id) is None:
+            raise NotFound(f"no player {player_id}")
+        ended = None if status is None else status == "ended"
+        rows = await self.store.player_games(player_id, ended, after_key, limit + 1)
+        page = rows[:limit]
+        return {
+            "games": [
+                {
+                    "id": str(row.id),
+                    "ruleset": {"id": row.ruleset_id, "version": row.ruleset_version},
+                    "deal": public_source(row.deal),
+                    "status": row.status,
+                    "version": row.version,
+                    "moveCount": row.move_count,
+                    "undoCount": row.undo_count,
+                    "assisted": row.assisted,
+                    "startedAt": row.started_at,
+                    "finishedAt": row.finished_at,
+                }
+                for row in page
+            ],
+            "nextBefore": cursor_of(page[-1].started_at, page[-1].id) if len(rows) > limit else None,
+        }
+
+    async def authenticate(self, token: str | None) -> uuid.UUID:
+        if token is None:
+            raise Unauthorized("this request needs 'Authorization: Bearer <token>' (POST /players gives a token)")
+        player_id = self.tokens.player(token) or await self.store.player_for_token(token)
+        if player_id is None:
+            raise Unauthorized("the bearer token is not valid")
+        self.tokens.remember(token, player_id)
+        return player_id
+
+    # ------------------------------------------------------------ games
+
+    async def create_game(self, token: str | None, request: NewGame) -> JSON:
+        player_id = await self.authenticate(token)
+        ruleset_id: str | None = request.ruleset
+        if ruleset_id is None:  # a lesson is played under its own ruleset (classic)
+            ruleset_id = lesson_ruleset_id(None if request.deal is None else request.deal.lesson) or DEFAULT_RULESET_ID
+        ruleset = get_ruleset(ruleset_id)  # "" is unknown
+        given = {} if request.deal is None else {
+            name: value for name, value in msgspec.structs.asdict(request.deal).items() if value is not None
+        }
+        if len(given) > 1:
+            raise BadRequest(f"a deal names one source: seed, deck, pool, daily or lesson, not {' and '.join(sorted(given))}")
+        if "daily" not in given:
+            deck, source = self._deal(ruleset, given)
+            return await self._create(player_id, ruleset, deck, source, self.clock())
+        now = self.clock()
+        day = parse_day(given["daily"], now.date(), self.settings.daily_past_days)
+        daily = await self.daily.deal(day)
+        if request.ruleset is not None and ruleset.id != daily.ruleset.id:
+            raise BadRequest(f"the daily deal is played under {daily.ruleset.id}, not {ruleset.id}")
+        if day == now.date():  # the player's entry for the date, unless they have one already
+            try:
+                return await self._create(player_id, daily.ruleset, daily.deck, daily_source(day, practice=False), now)
+            except DailyEntryTaken:
+                pass
+        # Practice: a later game of the date's deal, or one dealt after the date (its deck is public).
+        return await self._create(player_id, daily.ruleset, daily.deck, daily_source(day, practice=True), now)
+
+    async def _create(
+        self, player_id: uuid.UUID, ruleset: Ruleset, deck: tuple[int, ...], source: JSON, now: datetime
+    ) -> JSON:
+        first = deal(ruleset, deck, source)
+        state = initial_state(first)
+        game_id = uuid.uuid4()
+        await self.store.create_game(
+            game_id,
+            player_id,
+            (ruleset.id, ruleset.version),
+            source,
+            state.status.value,
+            state_to_snapshot(state),
+            [NewEvent(1, event_type(first), event_data(first))],
+            now,
+            on_create=projections.game_started(ruleset.id, source),
+        )
+        game = Game(game_id, player_id, source, now, None, state, True)
+        self.repository.remember(game)
+        return self._reply_view(game, now)
+
+    def _deal(self, ruleset: Ruleset, given: Mapping[str, Any]) -> tuple[tuple[int, ...], JSON]:
+        """The deck and deal source of a seed, deck, pool or lesson deal (or the ruleset's default)."""
+        if "lesson" in given:
+            return lesson_deal(ruleset, given["lesson"])
+        if "deck" in given:
+            return parse_deck(given["deck"]), {"source": "deck"}
+        if "pool" in given or ("seed" not in given and ruleset.default_deal == "pool" and load_pool(ruleset.id)):
+            number = pool_number(ruleset, given["pool"]) if "pool" in given else random_pool_number(ruleset)
+            return shuffled_deck(pool_of(ruleset).deal(number).seed), {"source": "pool", "pool": number}
+        seed = given.get("seed")
+        if seed is None:
+            seed = secrets.randbelow(MAX_SEED + 1)
+        return shuffled_deck(seed), {"source": "seed", "seed": seed}
+
+    async def _game(self, game_id: uuid.UUID) -> tuple[GameRow, GameState]:
+        game = await self.store.load_game(game_id)
+        if game is None:
+            raise NotFound(f"no game {game_id}")
+        return game, snapshot_to_state(game.snapshot)
+
+    def withheld(self, deal_source: Mapping[str, Any], now: datetime) -> bool:
+        """Whether a game's hidden cards stay hidden in a reply even once it has ended: a daily
+        game's until its date is over, a race game's always (reads ask ``Races.guard``)."""
+        return race_of(deal_source) is not None or not reveals_hidden_cards(deal_source, True, now)
+
+    async def readable(self, game: GameRow, token: str | None) -> bool:
+        """Refuse a read its reader may not make; then whether the game's hidden cards stay hidden
+        even if it has ended. A daily game answers only to its player until its date is over (its
+        cards would tell anyone else the day's deck); a race game only to its player while the race
+        runs (``Races.guard``, which also says whether its deck is still withheld)."""
+        now = self.clock()
+        day = private_until(game.deal, now)
+        if day is not None:
+            reason = f"a daily game answers only to its player until its date ({day}, UTC) is over"
+            if token is None:
+                raise Unauthorized(f"{reason}: send the player's bearer token")
+            if await self.authenticate(token) != game.player_id:
+                raise Forbidden(reason)
+        if race_of(game.deal) is not None:
+            return await self.races.guard(game, token)
+        return not reveals_hidden_cards(game.deal, True, now)
+
+    async def view(self, game_id: uuid.UUID, token: str | None = None) -> JSON:
+        game, state = await self._game(game_id)
+        withhold = await self.readable(game, token)
+        return view_of(game.id, game.player_id, game.deal, game.started_at, game.finished_at, state, withhold)
+
+    def _reply_view(self, game: Game, now: datetime) -> JSON:
+        """A game's view in a reply to its player's own write."""
+        withhold = self.withheld(game.deal, now)
+        return view_of(game.id, game.player_id, game.deal, game.started_at, game.finished_at, game.state, withhold)
+
+    async def _game_ended(self, game: Game) -> None:
+        """A race game has ended: its log is checked and its race may be over now (races branch).
+        The move is already committed, so a failure here is only logged: the race's finish checks
+        every log again, and the next look at the race finishes it."""
+        race_id = race_of(game.deal)
+        if race_id is None:
+            return
+        try:
+            await self.races.game_ended(race_id, game.id)
+        except Exception as error:
+            log.warning("race %s: not settled after its game ended (%r); the next request will", race_id, error)
+
+    async def legal_moves(self, game_id: uuid.UUID, token: str | None = None) -> JSON:
+        game, state = await self._game(game_id)
+        await self.readable(game, token)
+        return {"version": state.version, "moves": [command_to_api(m) for m in legal_moves(state)]}
+
+    async def hints(self, game_id: uuid.UUID, solver: bool = False, token: str | None = None) -> JSON:
+        """Ranked heuristic hints; with ``solver`` also the next move of a winning line, which
+        marks the game assisted (an event), so only the game's player may ask for it."""
+        game, state = await self._game(game_id)
+        await self.readable(game, token)  # a race game: its player only, while the race runs
+        if not solver:
+            return {"version": state.version, "hints": [{"move": command_to_api(h.move), "reason": h.reason} for h in hints(state)]}
+        if token is None:
+            raise Unauthorized("solver hints mark the game assisted: they need the player's bearer token")
+        if await self.authenticate(token) != game.player_id:
+            raise Forbidden("this game belongs to another player")
+        if not state.playing:
+            raise GameOver(f"the game is over ({state.status.value})")
+        result, move = await self.solver.next_move(state_to_snapshot(state), self.settings.solver_hint_seconds)
+        played = await self.play(game_id, token, UseSolverHint())
+        return {
+            "version": played.version,
+            "hints": [{"move": command_to_api(h.move), "reason": h.reason} for h in hints(state)],
+            "solver": {"result": result, "move": move},
+        }
+
+    async def events(self, game_id: uuid.UUID, after: int, limit: int, token: str | None = None) -> JSON:
+        game = await self.store.load_game(game_id)
+        if game is None:
+            raise NotFound(f"no game {game_id}")
+        withhold = await self.readable(game, token)  # first: it may refuse
+        reveal = game.finished_at is not None and not withhold
+        rows = await self.store.read_events(game_id, after, limit)
+        last = rows[-1].version if rows else after
+        return {
+            "events": [public_event(r.version, r.type, r.data, r.recorded_at, reveal) for r in rows],
+            "nextAfter": last if last < game.version else None,
+        }
+
+    async def state_at(self, game_id: uuid.UUID, version: int, token: str | None = None) -> JSON:
+        game = await self.store.load_game(game_id)
+        if game is None:
+            raise NotFound(f"no game {game_id}")
+        withhold = await self.readable(game, token)
+        if not 1 <= version <= game.version:
+            raise NotFound(f"game {game_id} has versions 1 to {game.version}, not {version}")
+        rows = await self.store.read_events_upto(game_id, version)
+        state = replay(_decoded(rows))
+        finished_at = game.finished_at if not state.playing else None
+        return view_of(game.id, game.player_id, game.deal, game.started_at, finished_at, state, withhold)
+
+
+def _decoded(rows: list[StoredEvent]) -> list[Event]:
+    return [event_from_data(row.type, row.data) for row in rows]

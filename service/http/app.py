@@ -1,0 +1,124 @@
+"""The application factory: settings in, a Litestar app out. Nothing connects until startup."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from datetime import datetime
+from typing import Any
+
+from litestar import Litestar, Request
+from litestar.config.cors import CORSConfig
+from litestar.openapi import OpenAPIConfig
+from litestar.openapi.spec import Components, License, SecurityScheme
+
+from .controllers.common import check_json_body, check_parameters
+from .controllers.deals import DealController
+from .controllers.games import GameController
+from .controllers.health import health
+from .controllers.lessons import LessonController
+from .controllers.players import PlayerController
+from .controllers.races import RaceController
+from .controllers.rulesets import RulesetController
+from .controllers.stats import player_stats, stats
+from .controllers.streams import StreamController
+from .controllers.web import web_routes
+from ..store.database import libpq_url
+from ..errors import UnsupportedMediaType
+from ..games.games import Games, utc_now
+from .limits import install_rate_limits
+from .openapi import ContractSchemaPlugin, TaggedUnionPlugin, complete
+from .problems import EXCEPTION_HANDLERS
+from ..settings import Settings
+from ..store.event_store import EventStore, open_pool
+from ..streams.game_streams import StreamHub
+
+API_VERSION = "1.0.0"
+log = logging.getLogger("canfield")
+
+
+async def _require_json(request: Request[Any, Any, Any]) -> None:
+    check_parameters(request)  # one spelling per UUID and integer, each query parameter once
+    if request.method in {"POST", "PUT", "PATCH"}:
+        if "data" not in request.route_handler.parsed_fn_signature.parameters and not await request.body():
+            return  # a POST that takes no body (join or start a race) may come without one
+        media_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
+        if media_type != "application/json" and not media_type.endswith("+json"):
+            raise UnsupportedMediaType("send the body as JSON with 'Content-Type: application/json'")
+        check_json_body(await request.body())  # duplicate names, runaway nesting: 400
+
+
+def create_app(settings: Settings, clock: Callable[[], datetime] = utc_now) -> Litestar:
+    """The app; ``clock`` is the service's one clock (games' times, daily dates, race deadlines),
+    injected by tests."""
+    if not settings.database_url:
+        raise ValueError("create_app needs settings.database_url")
+    pool = open_pool(
+        libpq_url(settings.database_url),
+        settings.pool_min_size,
+        settings.pool_max_size,
+        settings.statement_timeout_ms,
+        settings.pool_timeout_seconds,
+    )
+    store = EventStore(pool)
+    streams = StreamHub(libpq_url(settings.database_url), store, settings, clock=clock)
+
+    @asynccontextmanager
+    async def lifespan(app: Litestar) -> AsyncIterator[None]:
+        for warning in settings.warnings():
+            log.warning("canfield: %s", warning)
+        await pool.open(wait=False)
+        app.state.games = games = Games(store, settings, clock)
+        app.state.streams = streams
+        await streams.start()
+        games.daily.start()  # today's and tomorrow's daily deals, solved ahead of the first request
+        try:
+            yield
+        finally:
+            await games.daily.close()
+            await streams.stop()
+            await games.batcher.close()
+            games.solver.close()
+            await pool.close()
+
+    app = Litestar(
+        route_handlers=[
+            PlayerController, RulesetController, GameController, StreamController, DealController, player_stats, stats,
+            health, LessonController, RaceController, *web_routes(),
+        ],
+        lifespan=[lifespan],
+        exception_handlers=EXCEPTION_HANDLERS,
+        plugins=[ContractSchemaPlugin(), TaggedUnionPlugin()],
+        before_request=_require_json,
+        request_max_body_size=settings.max_body_bytes,
+        cors_config=CORSConfig(
+            allow_origins=settings.cors_origins,
+            allow_methods=["GET", "POST", "OPTIONS"],
+            allow_headers=["Authorization", "Content-Type", "If-Match", "If-None-Match", "Idempotency-Key", "Last-Event-ID"],
+            expose_headers=["ETag", "Location", "Retry-After", "Idempotent-Replayed"],
+            max_age=3600,
+        ),
+        openapi_config=OpenAPIConfig(
+            title="Canfield Solitaire API",
+            version=API_VERSION,
+            description=(
+                "Deal, play, replay and inspect Canfield Solitaire games. Errors are application/problem+json "
+                "with a stable `code`. Writes need `Authorization: Bearer <token>` (POST /players)."
+            ),
+            path="/schema",
+            license=License(name="MIT", identifier="MIT"),
+            components=Components(
+                security_schemes={"bearer": SecurityScheme(type="http", scheme="bearer", description="token from POST /players")}
+            ),
+            security=[],
+        ),
+        logging_config=None,
+        debug=False,
+    )
+    complete(app.openapi_schema)  # response headers (built once here, served as built)
+    install_rate_limits(app, settings)  # in front of routing, CORS and body parsing: every request
+    return app
+
+
+logging.getLogger("canfield").setLevel(logging.INFO)

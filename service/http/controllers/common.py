@@ -1,0 +1,342 @@
+"""Body and header parsing shared by the controllers."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any, TypeVar
+from uuid import UUID
+
+import msgspec
+from litestar import Request
+from litestar.datastructures import State
+from litestar.params import ParameterKwarg
+
+from ...errors import BadRequest, NotFound, Unauthorized
+from ...games.games import Games
+from ..paths import INTEGER, NOT_FOUND, as_sent, malformed, trailing_slash
+from ..paths import UUID as UUID_TEXT
+from ...schemas import (
+    DEAL_REQUESTS,
+    RACE_DEAL_REQUESTS,
+    DealRequest,
+    Draw,
+    MoveCard,
+    NewGame,
+    NewRace,
+    RaceDealRequest,
+    Recycle,
+    RequestBody,
+    Resign,
+    RulesetId,
+    Undo,
+)
+from ..wording import RULES, choices, echo, either, explain, json_problem, quoted_list, shown
+
+_IF_MATCH = re.compile(r'[ \t]*(?:(?:W/)?"([0-9]{1,12})"|([0-9]{1,12}))[ \t]*')  # service.openapi.IF_MATCH
+_KEY = re.compile(r"[\x21-\x7e]{1,255}")  # service.openapi.IDEMPOTENCY_KEY
+
+
+T = TypeVar("T")
+PAGE_LIMIT_DEFAULT = 100  # a list's page when ?limit= is left out (README: "Lists")
+PAGE_LIMIT_MAX = 1000  # the most a list gives at once; more is a 400
+RULESET_IDS = frozenset(ruleset.value for ruleset in RulesetId)
+_MOVES: dict[str, type[Draw | Recycle | Undo | Resign | MoveCard]] = {
+    "draw": Draw, "recycle": Recycle, "move": MoveCard, "undo": Undo, "resign": Resign,
+}
+
+
+def parse_body(data: object, kind: type[T], subject: str = "the request body", prefix: str = "") -> T:
+    """Validate a decoded JSON body strictly (no "12" for 12); a refusal says why in our words.
+
+    JSON (and JSON Schema's ``integer``) does not tell 5 from 5.0, so a whole number written with a
+    fraction or an exponent counts as that integer; 5.5 stays a float and is refused where an
+    integer is due.
+    """
+    try:
+        return msgspec.convert(_whole_numbers(data), kind, strict=True)
+    except msgspec.ValidationError as error:
+        fields = [field.encode_name for field in msgspec.structs.fields(kind)] if isinstance(kind, type) and issubclass(kind, msgspec.Struct) else []
+        raise BadRequest(explain(str(error), data, subject, fields, prefix)) from None
+
+
+def _members(data: object, subject: str, example: str) -> dict[str, Any]:
+    if not isinstance(data, dict):
+        raise BadRequest(f"{subject} must be a JSON object such as {example}, not {shown(data)}")
+    return data
+
+
+def parse_move(data: object) -> Draw | Recycle | Undo | Resign | MoveCard:
+    """A move: ``type`` picks its schema (service.schemas.MoveRequest), which takes no other field."""
+    move = _members(data, "a move", '{"type": "draw"}')
+    if "type" not in move:
+        raise BadRequest(f"a move needs 'type': {RULES['type']}")
+    kind = move["type"]
+    schema = _MOVES.get(kind) if isinstance(kind, str) else None
+    if schema is None:
+        raise BadRequest(f"'type' must be {RULES['type']}, not {shown(kind)}")
+    subject = f"a {kind}"
+    takes = ["type", *(field.encode_name for field in msgspec.structs.fields(schema))]
+    extra = [name for name in move if name not in takes]
+    if extra:
+        only = "no fields besides 'type'" if len(takes) == 1 else "only " + quoted_list(takes)
+        raise BadRequest(f"{subject} takes {only}, not {quoted_list(str(name) for name in extra)}")
+    return parse_body(move, schema, subject)
+
+
+def parse_new_game(data: object) -> NewGame:
+    """``{"ruleset": ..., "deal": {one source}}``, both optional (null counts as left out)."""
+    body = _members(data, "the request body", '{"ruleset": "classic", "deal": {"seed": 7}}')
+    extra = [name for name in body if name not in ("ruleset", "deal")]
+    if extra:
+        raise BadRequest(f"the request body has no field {quoted_list(str(name) for name in extra)}; it takes only 'ruleset' and 'deal'")
+    deal = body.get("deal")
+    return NewGame(ruleset=_ruleset(body.get("ruleset")), deal=None if deal is None else parse_deal(deal))
+
+
+def parse_new_race(data: object) -> NewRace:
+    """``{"maxEntrants": N, "ruleset": ..., "deal": {seed, pool or deck}, "timeLimitSeconds": N}``:
+    only ``maxEntrants`` is required (null counts as left out for the others)."""
+    body = _members(data, "the request body", '{"maxEntrants": 2}')
+    takes = [field.encode_name for field in msgspec.structs.fields(NewRace)]
+    extra = [name for name in body if name not in takes]
+    if extra:
+        raise BadRequest(f"the request body has no field {quoted_list(str(name) for name in extra)}; it takes only {quoted_list(takes)}")
+    ruleset, deal = _ruleset(body.get("ruleset")), body.get("deal")
+    rest = {name: value for name, value in body.items() if name not in ("ruleset", "deal")}
+    parsed = parse_body(rest, NewRace)
+    race_deal = None if deal is None else parse_deal(deal, RACE_DEAL_REQUESTS, RaceDealRequest, "a race's deal")
+    return msgspec.structs.replace(parsed, ruleset=ruleset, deal=race_deal)
+
+
+def _ruleset(ruleset: object) -> RulesetId | None:
+    if ruleset is not None and not (isinstance(ruleset, str) and ruleset in RULESET_IDS):
+        raise BadRequest(f"'ruleset' must be {RULES['ruleset']}, not {shown(ruleset)}")
+    return None if ruleset is None else RulesetId(ruleset)
+
+
+D = TypeVar("D", DealRequest, RaceDealRequest)
+
+
+def parse_deal(
+    data: object,
+    requests: dict[str, type[RequestBody]] = DEAL_REQUESTS,
+    kind: type[D] = DealRequest,  # type: ignore[assignment]
+    whose: str = "a deal",
+) -> D:
+    """Exactly one source of ``requests``: ``{"seed": N}``, ``{"pool": N}``, ``{"daily": "..."}``,
+    ``{"deck": [...]}`` or ``{"lesson": "..."}`` for a game; seed, pool or deck for a race."""
+    deal = _members(data, "'deal'", '{"seed": 7}')
+    sources = either(requests)
+    unknown = [name for name in deal if name not in requests]
+    if unknown:
+        raise BadRequest(f"'deal' has no field {quoted_list(str(name) for name in unknown)}: "
+                         f"{whose} is an object with exactly one of {sources}")
+    if len(deal) != 1:
+        given = f"not {' and '.join(deal)}" if deal else "not none"
+        raise BadRequest(f"'deal' names exactly one source ({sources}), {given}")
+    (name,) = deal
+    parsed = parse_body(deal, requests[name], "'deal'", prefix="deal")
+    return kind(**{name: getattr(parsed, name)})
+
+
+def _whole_numbers(value: object, depth: int = 0) -> object:
+    if isinstance(value, float):
+        return int(value) if value.is_integer() else value
+    if depth < 3:  # request bodies are two levels deep; deeper junk is refused as it is
+        if isinstance(value, dict):
+            return {key: _whole_numbers(item, depth + 1) for key, item in value.items()}
+        if isinstance(value, list):
+            return [_whole_numbers(item, depth + 1) for item in value]
+    return value
+
+
+MAX_NESTING = 32
+"""Request bodies are at most three levels deep; anything past this is refused as nested too deeply."""
+
+
+class _DuplicateKey(Exception):
+    pass
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    found: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in found:
+            raise _DuplicateKey(key)
+        found[key] = value
+    return found
+
+
+def check_json_body(raw: bytes) -> None:
+    """Refuse what a JSON parser would let through but a request must not carry.
+
+    * a name twice in one object (``{"type": "draw", "type": "resign"}``): parsers disagree on which
+      one wins (msgspec takes the last), so a proxy or log could read another request than this
+      service; RFC 7493 (I-JSON) forbids it;
+    * nesting deep enough to exhaust the parser's recursion (a 400, not a 500).
+
+    Malformed JSON gets a 400 that says where it breaks, in our words. Cheap on the hot path:
+    only a body with more ``:`` than object members is parsed a second time to look for the name.
+    """
+    if not raw.strip():
+        raise BadRequest("the request needs a JSON body")
+    try:
+        data = msgspec.json.decode(raw)
+    except RecursionError:
+        raise BadRequest("the JSON body is nested too deeply") from None
+    except (msgspec.DecodeError, msgspec.ValidationError) as error:  # ValidationError: a number too large
+        raise BadRequest(json_problem(str(error))) from None
+    members = 0
+    pending: list[tuple[dict[str, Any] | list[Any], int]] = [(data, 1)] if isinstance(data, dict | list) else []
+    while pending:
+        item, depth = pending.pop()
+        if depth > MAX_NESTING:  # msgspec's own recursion limit differs between Python versions
+            raise BadRequest("the JSON body is nested too deeply")
+        if isinstance(item, dict):
+            members += len(item)
+            values: Any = item.values()
+        else:
+            values = item
+        for value in values:
+            if isinstance(value, dict | list):
+                pending.append((value, depth + 1))
+    if raw.count(b":") <= members:
+        return  # every ':' separates a member: no name can repeat
+    try:
+        json.loads(raw, object_pairs_hook=_unique_keys)
+    except _DuplicateKey as duplicate:
+        raise BadRequest(f"the JSON body names {echo(str(duplicate.args[0]))} twice in one object") from None
+    except RecursionError:
+        raise BadRequest("the JSON body is nested too deeply") from None
+    except ValueError:
+        return
+
+
+_ONCE = frozenset({b"authorization", b"content-type", b"idempotency-key", b"if-match", b"last-event-id"})
+
+
+def check_parameters(request: Request[Any, Any, Any]) -> None:
+    """Refuse the spellings Python's parsers take but the document does not.
+
+    Litestar reads a ``uuid`` path segment with ``UUID()`` and an ``int`` with ``int()``, which also
+    take ``urn:uuid:...``, ``{...}`` and 32 bare hex digits, ``1_0`` (10), ``+1``, `` 1 `` and
+    non-ASCII digits (``１``). One resource would answer at many URLs, and a cache or proxy would
+    read another number than this service. So: a UUID is 8-4-4-4-12 hex digits (any case), an
+    integer in the path or the query is ASCII digits with an optional minus, and a query parameter
+    is given at most once (which of two would win differs between parsers). Unknown query
+    parameters are ignored, as before. The headers this service reads come once each too: with two
+    ``Authorization`` lines a proxy could check one token while this service acts on the other.
+    A trailing slash is refused too (Litestar's router would ignore it).
+    """
+    slash = trailing_slash(as_sent(request.scope))
+    if slash is not None:
+        raise NotFound(slash)
+    seen: set[bytes] = set()
+    for header, _ in request.scope["headers"]:
+        if header in _ONCE:
+            if header in seen:
+                raise BadRequest(f"the {header.decode().title()} header is given more than once; give it once")
+            seen.add(header)
+    template = request.scope.get("path_template") or ""
+    if "{" in template:
+        names = template.split("/")
+        values = request.scope["path"].split("/")
+        if len(names) == len(values):
+            parsed = request.path_params
+            for name, value in zip(names, values):
+                kind = type(parsed.get(name[1:-1])) if name.startswith("{") else str
+                if (kind is UUID and not UUID_TEXT.fullmatch(value)) or (kind is int and not INTEGER.fullmatch(value)):
+                    raise NotFound(malformed(request.scope["path"], [route.path for route in request.app.routes]) or NOT_FOUND)
+    if not request.scope.get("query_string"):
+        return
+    declared = _declared_queries(request)
+    query = request.query_params
+    for name in declared.names:
+        values = query.getall(name, [])
+        if len(values) > 1:
+            raise BadRequest(f"query parameter {name!r} is given {len(values)} times; give it once")
+        if name in declared.integers and values and not INTEGER.fullmatch(values[0]):
+            raise BadRequest(f"query parameter {name!r} must be an integer written in ASCII digits")
+        if values == ["null"] and declared.optional.get(name):  # Litestar would read it as left out
+            raise BadRequest(f"query parameter {name!r} must be one of {', '.join(declared.optional[name])}, not 'null' "
+                             "(leave it out for all)")
+
+
+@dataclass(frozen=True)
+class _Queries:
+    """A handler's query parameters: their names, the integers, the optional ones."""
+
+    names: frozenset[str]
+    integers: frozenset[str]
+    optional: dict[str, list[str]]  # name -> its Literal values (empty for other types)
+
+
+_QUERIES: dict[int, _Queries] = {}  # by id(handler)
+
+
+def _declared_queries(request: Request[Any, Any, Any]) -> _Queries:
+    handler = request.route_handler
+    found = _QUERIES.get(id(handler))
+    if found is None:
+        path = set(request.path_params)
+        names, integers, optional = set(), set(), {}
+        for name, field in handler.parsed_fn_signature.parameters.items():
+            kwarg = field.kwarg_definition
+            if isinstance(kwarg, ParameterKwarg) and not kwarg.header and not kwarg.cookie and name not in path:
+                key = kwarg.query or name
+                names.add(key)
+                if field.annotation is int:
+                    integers.add(key)
+                if field.is_optional:
+                    optional[key] = choices(field.annotation)
+        found = _QUERIES[id(handler)] = _Queries(frozenset(names), frozenset(integers), optional)
+    return found
+
+
+def games_of(state: State) -> Games:
+    games: Games = state.games
+    return games
+
+
+def bearer_token(request: Request[Any, Any, Any]) -> str | None:
+    header = request.headers.get("authorization")
+    if header is None:
+        return None
+    scheme, _, token = header.strip().partition(" ")
+    token = token.strip()
+    if scheme.lower() != "bearer" or not token or len(token) > 200:
+        raise Unauthorized("use 'Authorization: Bearer <token>' with the token from POST /players")
+    return token
+
+
+def optional_bearer(request: Request[Any, Any, Any]) -> str | None:
+    """The bearer token of a public read, if one is sent in the right form (a race game answers only
+    to its player while the race runs); a malformed header counts as no token, as on any read."""
+    try:
+        return bearer_token(request)
+    except Unauthorized:
+        return None
+
+
+def if_match(value: str | None) -> int | None:
+    """The version in an If-Match header ("7", 7 or W/"7"); '*' or none means any version."""
+    if value is None or value.strip(" \t") == "*":
+        return None
+    found = _IF_MATCH.fullmatch(value)
+    if found is None:
+        raise BadRequest('If-Match must be a game version in quotes, like "7" (the ETag of the game)')
+    return int(found.group(1) or found.group(2))
+
+
+def idempotency_key(value: str | None) -> str | None:
+    if value is None:
+        return None
+    if not _KEY.fullmatch(value):
+        raise BadRequest("Idempotency-Key must be 1 to 255 visible ASCII characters")
+    return value
+
+
+def etag(version: int) -> str:
+    return f'"{version}"'

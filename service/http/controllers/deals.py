@@ -1,0 +1,127 @@
+from __future__ import annotations
+
+from typing import Annotated
+
+import msgspec
+from litestar import Controller, get
+from litestar.datastructures import State
+from litestar.params import PathParameter, QueryParameter
+
+from domain import ALL_RULESETS, get_ruleset
+from domain.rulesets import DEFAULT_RULESET_ID
+
+from ...stats import projections
+from ...deals.daily import closes_at, is_over
+from ...deals.choice import parse_day, pool_of, pool_summary
+from ...errors import NotFound
+from ..openapi import DAILY_DATE, RULESET_IDS
+from ...deals.deal_pools import load_pool
+from ..problems import documented
+from ...schemas import DailyDeal, Leaderboard, PoolDealView, Pools, PoolSummary, RulesetRef
+from .common import games_of
+
+LEADERBOARD_MAX = 1000
+LEADERBOARD_PAST_DAYS = 100 * 366
+_DAY = PathParameter(
+    description="today, or a UTC date YYYY-MM-DD (a daily deal: from today back 366 days; a leaderboard: any past date)",
+    schema_extra={"pattern": DAILY_DATE},
+)
+
+
+class DealController(Controller):
+    path = "/deals"
+    tags = ["deals"]
+
+    @get(
+        "/pool", operation_id="describePools", summary="The verified deal pools: size and how they were made",
+        responses=documented(429),
+    )
+    async def pools(self) -> Pools:
+        found = [load_pool(r.id) for r in ALL_RULESETS]
+        return Pools(pools=[msgspec.convert(pool_summary(p), PoolSummary) for p in found if p is not None])
+
+    @get(
+        "/pool/{number:int}",
+        operation_id="getPoolDeal",
+        summary="One pool deal: verified, and the length of its stored winning line (never the line)",
+        responses=documented(400, 404, 429, 503),
+    )
+    async def pool_deal(
+        self,
+        state: State,
+        number: Annotated[int, PathParameter(ge=1, le=1_000_000, description="1 .. the pool's size")],
+        ruleset: Annotated[
+            str,
+            QueryParameter(
+                description="whose pool (default open-runs); a ruleset without a pool is a 400",
+                schema_extra={"enum": RULESET_IDS},
+            ),
+        ] = DEFAULT_RULESET_ID,
+    ) -> PoolDealView:
+        found = get_ruleset(ruleset)
+        pool = pool_of(found)
+        if number > pool.size:
+            raise NotFound(f"the {found.id} pool has deals 1 to {pool.size}, not {number}")
+        item = pool.deal(number)
+        plays, wins = await projections.deal_figures(games_of(state).store.pool, found.id, number)
+        return PoolDealView(
+            pool=number, ruleset=_ref(found.id, found.version), verified=True, line_length=item.length,
+            plays=plays, wins=wins,
+        )
+
+    @get("/daily", operation_id="getTodaysDeal", summary="Today's shared deal (UTC)",
+         responses=documented(429, 503))
+    async def today(self, state: State) -> DailyDeal:
+        return await self._daily(state, "today")
+
+    @get(
+        "/daily/{day:str}",
+        operation_id="getDailyDeal",
+        summary="The shared deal of a UTC date (YYYY-MM-DD or 'today'), the same for everyone",
+        responses=documented(400, 429, 503),
+    )
+    async def daily(self, state: State, day: Annotated[str, _DAY]) -> DailyDeal:
+        return await self._daily(state, day)
+
+    @get(
+        "/daily/{day:str}/leaderboard",
+        operation_id="getDailyLeaderboard",
+        summary="One entry per player (their first game of the date's deal): unassisted wins ranked by moves "
+        "then time, each only once its stored event log has replayed through the rules to a win",
+        responses=documented(400, 429, 503),
+    )
+    async def leaderboard(
+        self,
+        state: State,
+        day: Annotated[str, _DAY],
+        limit: Annotated[int, QueryParameter(ge=1, le=LEADERBOARD_MAX, description="at most this many entries")] = 100,
+    ) -> Leaderboard:
+        games = games_of(state)
+        now = games.clock()
+        # Any past date: a board outlives the window in which its deal can still be dealt. The
+        # board never prepares a deal: a date nobody dealt has no entries.
+        chosen = parse_day(day, now.date(), LEADERBOARD_PAST_DAYS)
+        stored = await games.daily.stored(chosen)
+        entries = await projections.leaderboard(games.store.pool, chosen, limit)
+        return msgspec.convert(
+            {"date": chosen.isoformat(),
+             "ruleset": None if stored is None else stored.ruleset.id,
+             "rulesetVersion": None if stored is None else stored.ruleset.version,
+             "closesAt": closes_at(chosen), "closed": is_over(chosen, now), "entries": entries},
+            Leaderboard,
+        )
+
+    async def _daily(self, state: State, text: str) -> DailyDeal:
+        games = games_of(state)
+        today = games.clock().date()  # the one clock game creation uses too
+        chosen = parse_day(text, today, games.settings.daily_past_days)
+        deal = await games.daily.deal(chosen)
+        plays, wins = await projections.daily_figures(games.store.pool, chosen)
+        return DailyDeal(
+            date=chosen.isoformat(), ruleset=deal.ruleset.id, ruleset_version=deal.ruleset.version, verified=True,
+            line_length=deal.line_length, verified_at=deal.verified_at, closes_at=deal.closes_at, plays=plays, wins=wins,
+        )
+
+
+def _ref(ruleset_id: str, version: int) -> RulesetRef:
+    return RulesetRef(id=ruleset_id, version=version)

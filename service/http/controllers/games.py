@@ -1,0 +1,240 @@
+from __future__ import annotations
+
+from typing import Annotated, Any
+from uuid import UUID
+
+import msgspec
+from litestar import Controller, MediaType, Request, get, post
+from litestar.datastructures import State
+from litestar.openapi.datastructures import ResponseSpec
+from litestar.params import Body, HeaderParameter, PathParameter, QueryParameter, SkipValidation
+from litestar.response import Response
+
+from domain import parse_command
+
+from ..openapi import IDEMPOTENCY_KEY, IF_MATCH, NDJSON, header, response_headers
+from ..problems import documented
+from ...schemas import EventPage, GameView, Hints, LegalMoves, MoveRequest, MoveResult, NewGame
+from .common import (
+    PAGE_LIMIT_DEFAULT,
+    PAGE_LIMIT_MAX,
+    bearer_token,
+    etag,
+    games_of,
+    idempotency_key,
+    if_match,
+    optional_bearer,
+    parse_move,
+    parse_new_game,
+)
+
+_GAME_ID = PathParameter(description="the game's id (a UUID)")
+_AFTER = QueryParameter(ge=0, le=2**31 - 1, description="return events after this version")
+_LIMIT = QueryParameter(ge=1, le=PAGE_LIMIT_MAX, description="at most this many events")
+# Reads are public, except a daily game's until its date (UTC) is over and a race game's while its
+# race runs: then only its player's token.
+_READ_SECURITY: list[dict[str, list[str]]] = [{}, {"bearer": []}]
+
+
+class GameController(Controller):
+    path = "/games"
+    tags = ["games"]
+
+    @post(
+        "/",
+        operation_id="createGame",
+        summary="Deal a new game by seed or explicit deck (ruleset defaults to open-runs)",
+        status_code=201,
+        responses=documented(400, 401, 413, 415, 429, 503),
+        response_headers=response_headers("Location", "ETag"),
+        security=[{"bearer": []}],
+    )
+    async def create(self, request: Request[Any, Any, Any], state: State, data: Annotated[SkipValidation[NewGame], Body()]) -> Response[GameView]:
+        view = await games_of(state).create_game(bearer_token(request), parse_new_game(data))
+        return Response(
+            view, status_code=201, headers={"Location": f"/games/{view['id']}", "ETag": etag(view["version"])}
+        )
+
+    @get(
+        "/{game_id:uuid}",
+        operation_id="getGame",
+        summary="The game view (ETag is its version; If-None-Match gives 304)",
+        responses={
+            304: ResponseSpec(data_container=None, description="If-None-Match named the current ETag: nothing changed"),
+            **documented(400, 401, 403, 404, 429, 503),
+        },
+        response_headers=response_headers("ETag"),
+        security=_READ_SECURITY,
+    )
+    async def read(
+        self,
+        request: Request[Any, Any, Any],
+        state: State,
+        game_id: Annotated[UUID, _GAME_ID],
+        if_none_match: Annotated[
+            str | None,
+            HeaderParameter(
+                name="If-None-Match",
+                schema_extra={"one_of": None, "type": "string", "description": 'ETags, e.g. "7": 304 if one is current'},
+            ),
+        ] = None,
+    ) -> Response[GameView]:
+        view = await games_of(state).view(game_id, optional_bearer(request))
+        tag = etag(view["version"])
+        if if_none_match is not None and tag in {t.strip() for t in if_none_match.split(",")}:
+            return Response(None, status_code=304, headers={"ETag": tag})
+        return Response(view, headers={"ETag": tag})
+
+    @post(
+        "/{game_id:uuid}/moves",
+        operation_id="makeMove",
+        summary="Make one move: draw, recycle, move a card, undo or resign",
+        status_code=200,
+        responses=documented(400, 401, 403, 404, 409, 412, 413, 415, 422, 429, 503),
+        response_headers=response_headers("ETag", "Idempotent-Replayed"),
+        security=[{"bearer": []}],
+    )
+    async def move(
+        self,
+        request: Request[Any, Any, Any],
+        state: State,
+        game_id: Annotated[UUID, _GAME_ID],
+        data: Annotated[SkipValidation[MoveRequest], Body()],
+        if_match_header: Annotated[
+            str | None,
+            HeaderParameter(
+                name="If-Match",
+                description='apply only at this version, e.g. "7"',
+                schema_extra=header(IF_MATCH, 'apply only at this version: "7", W/"7" or 7; * for any'),
+            ),
+        ] = None,
+        idempotency_header: Annotated[
+            str | None,
+            HeaderParameter(
+                name="Idempotency-Key",
+                description="a retry with the same key returns the first result",
+                schema_extra=header(
+                    IDEMPOTENCY_KEY,
+                    "1-255 visible ASCII characters; a retry with the same key returns the first result, "
+                    "the same key with another move is a 400",
+                ),
+            ),
+        ] = None,
+    ) -> Response[MoveResult]:
+        move = parse_command(msgspec.to_builtins(parse_move(data)))
+        played = await games_of(state).play(
+            game_id,
+            bearer_token(request),
+            move,
+            if_match=if_match(if_match_header),
+            idempotency_key=idempotency_key(idempotency_header),
+        )
+        headers = {"ETag": etag(played.version)}
+        if played.replayed:
+            headers["Idempotent-Replayed"] = "true"
+        return Response(played.body, headers=headers)
+
+    @get(
+        "/{game_id:uuid}/legal-moves",
+        operation_id="listLegalMoves",
+        summary="Every legal move now, each a MoveRequest that can be sent back as it is",
+        responses=documented(400, 401, 403, 404, 429, 503),
+        response_headers=response_headers("ETag"),
+        security=_READ_SECURITY,
+    )
+    async def legal_moves(
+        self, request: Request[Any, Any, Any], state: State, game_id: Annotated[UUID, _GAME_ID]
+    ) -> Response[LegalMoves]:
+        body = await games_of(state).legal_moves(game_id, optional_bearer(request))
+        return Response(body, headers={"ETag": etag(body["version"])})
+
+    @get(
+        "/{game_id:uuid}/hints",
+        operation_id="getHints",
+        summary="Legal moves ranked by usefulness; ?solver=true adds the solver's next move (marks the game assisted)",
+        responses=documented(400, 401, 403, 404, 409, 429, 503),
+        response_headers=response_headers("ETag"),
+        security=[{}, {"bearer": []}],
+    )
+    async def hints(
+        self,
+        request: Request[Any, Any, Any],
+        state: State,
+        game_id: Annotated[UUID, _GAME_ID],
+        solver: Annotated[
+            bool,
+            QueryParameter(
+                description="also ask the solver (needs the player's bearer token; records that the game was assisted)"
+            ),
+        ] = False,
+    ) -> Response[Hints]:
+        body = await games_of(state).hints(game_id, solver, bearer_token(request) if solver else optional_bearer(request))
+        return Response(body, headers={"ETag": etag(body["version"])})
+
+    @get(
+        "/{game_id:uuid}/events",
+        operation_id="listEvents",
+        summary="The event log: a JSON page, or the same events as application/x-ndjson by Accept; hidden cards "
+        "withheld while playing",
+        responses=documented(400, 401, 403, 404, 429, 503),
+        media_type=MediaType.JSON,
+        security=_READ_SECURITY,
+    )
+    async def events(
+        self,
+        request: Request[Any, Any, Any],
+        state: State,
+        game_id: Annotated[UUID, _GAME_ID],
+        after: Annotated[int, _AFTER] = 0,
+        limit: Annotated[int, _LIMIT] = PAGE_LIMIT_DEFAULT,
+    ) -> Response[EventPage]:
+        page = await games_of(state).events(game_id, after, limit, optional_bearer(request))
+        if _wants_ndjson(request):
+            return _ndjson(page["events"])  # type: ignore[return-value]
+        return Response(page)
+
+    @get(
+        "/{game_id:uuid}/events.ndjson",
+        operation_id="exportEvents",
+        summary="The event log as application/x-ndjson, one event (an EventView) per line, whatever the Accept "
+        "header says but text/plain (the same lines, for clients that read text): the same events as listEvents",
+        responses=documented(400, 401, 403, 404, 429, 503),
+        media_type=NDJSON,
+        security=_READ_SECURITY,
+    )
+    async def export_events(
+        self,
+        request: Request[Any, Any, Any],
+        state: State,
+        game_id: Annotated[UUID, _GAME_ID],
+        after: Annotated[int, _AFTER] = 0,
+        limit: Annotated[int, _LIMIT] = PAGE_LIMIT_DEFAULT,
+    ) -> Response[str]:
+        page = await games_of(state).events(game_id, after, limit, optional_bearer(request))
+        accept = request.headers.get("accept", "")
+        as_text = "text/plain" in accept and NDJSON not in accept
+        return _ndjson(page["events"], "text/plain; charset=utf-8" if as_text else NDJSON)
+
+    @get(
+        "/{game_id:uuid}/states/{version:int}",
+        operation_id="getGameState",
+        summary="The game view as it was after that many events (a replay of the stored events)",
+        responses=documented(400, 401, 403, 404, 429, 503),
+        response_headers=response_headers("ETag"),
+        security=_READ_SECURITY,
+    )
+    async def state_at(
+        self, request: Request[Any, Any, Any], state: State, game_id: Annotated[UUID, _GAME_ID], version: Annotated[int, PathParameter(ge=1, le=2**31 - 1, description="a version of the game, 1 .. its current version")]
+    ) -> Response[GameView]:
+        view = await games_of(state).state_at(game_id, version, optional_bearer(request))
+        return Response(view, headers={"ETag": etag(view["version"])})
+
+
+def _ndjson(events: list[Any], media_type: str = NDJSON) -> Response[str]:
+    lines = b"".join(msgspec.json.encode(event) + b"\n" for event in events)
+    return Response(lines, media_type=media_type)  # type: ignore[arg-type]
+
+
+def _wants_ndjson(request: Request[Any, Any, Any]) -> bool:
+    accept = request.headers.get("accept", "")
+    return NDJSON in accept and "application/json" not in accept.split(NDJSON)[0]

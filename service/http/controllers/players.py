@@ -1,0 +1,63 @@
+from __future__ import annotations
+
+from typing import Annotated, Literal
+from uuid import UUID
+
+from litestar import Controller, get, post
+from litestar.datastructures import State
+from litestar.params import Body, PathParameter, QueryParameter, SkipValidation
+from litestar.response import Response
+
+from ..openapi import response_headers
+from ..problems import documented
+from ...schemas import GameList, NewPlayer, Player, PlayerCreated
+from .common import PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX, games_of, parse_body
+
+
+class PlayerController(Controller):
+    path = "/players"
+    tags = ["players"]
+
+    @post(
+        "/",
+        operation_id="createPlayer",
+        summary="Register a player; the token is shown only in this response",
+        status_code=201,
+        responses=documented(400, 413, 415, 429, 503),
+        response_headers=response_headers("Location"),
+    )
+    async def create(self, state: State, data: Annotated[SkipValidation[NewPlayer], Body()]) -> Response[PlayerCreated]:
+        created = await games_of(state).create_player(parse_body(data, NewPlayer).name)
+        return Response(created, status_code=201, headers={"Location": f"/players/{created['id']}"})
+
+    @get("/{player_id:uuid}", operation_id="getPlayer", summary="A player's public profile",
+         responses=documented(400, 404, 429, 503))
+    async def read(
+        self, state: State, player_id: Annotated[UUID, PathParameter(description="the player's id")]
+    ) -> Player:
+        return await games_of(state).player(player_id)  # type: ignore[return-value]
+
+    @get(
+        "/{player_id:uuid}/games",
+        operation_id="listPlayerGames",
+        summary="A player's games, newest first, a page at a time (find and resume a game)",
+        responses=documented(400, 404, 429, 503),
+    )
+    async def games(
+        self,
+        state: State,
+        player_id: Annotated[UUID, PathParameter(description="the player's id")],
+        status: Annotated[
+            Literal["playing", "ended"] | None,
+            QueryParameter(description="only games in progress, or only ended games (won, stalled, resigned)"),
+        ] = None,
+        limit: Annotated[int, QueryParameter(ge=1, le=PAGE_LIMIT_MAX, description="at most this many games")] = PAGE_LIMIT_DEFAULT,
+        before: Annotated[
+            str | None,
+            QueryParameter(
+                pattern="^[A-Za-z0-9_-]{1,200}$",
+                description="the 'nextBefore' cursor of the previous page (opaque): the games older than that page",
+            ),
+        ] = None,
+    ) -> GameList:
+        return await games_of(state).player_games(player_id, status, before, limit)  # type: ignore[return-value]

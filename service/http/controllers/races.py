@@ -1,0 +1,148 @@
+"""Races (service/races/races.py): create, join, start, view, and the live standings as Server-Sent Events."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+from uuid import UUID
+
+import msgspec
+from litestar import Controller, Request, get, post
+from litestar.background_tasks import BackgroundTask
+from litestar.datastructures import State
+from litestar.openapi.datastructures import ResponseSpec
+from litestar.params import Body, PathParameter, QueryParameter, SkipValidation
+from litestar.response import Response, Stream
+
+from ...errors import BadRequest
+from ..openapi import response_headers
+from ..problems import PROBLEM_JSON, documented
+from ...streams.race_streams import DESCRIPTION, race_messages
+from ...schemas import NewRace, OpenRaces, Problem, RaceView
+from ...streams.game_streams import MEDIA_TYPE
+from .common import bearer_token, games_of, parse_new_race
+from .streams import stream_owner, streams_of
+
+_RACE_ID = PathParameter(description="the race's id (a UUID)")
+LOBBY_MAX = 100
+
+
+def _conflict(codes: str) -> dict[int, ResponseSpec]:
+    return {
+        409: ResponseSpec(data_container=Problem, description=f"Conflict (problem+json, code {codes})",
+                          media_type=PROBLEM_JSON, generate_examples=False)
+    }
+
+
+async def _no_body(request: Request[Any, Any, Any]) -> None:
+    """Join and start take no body: none at all, or an empty JSON object; anything else is a 400."""
+    raw = await request.body()
+    if not raw.strip():
+        return
+    try:
+        empty = msgspec.json.decode(raw) == {}
+    except msgspec.DecodeError:
+        empty = False
+    if not empty:
+        raise BadRequest("this request takes no body (or an empty JSON object)")
+
+
+def _created(view: dict[str, Any]) -> Response[Any]:
+    return Response(view, status_code=201, headers={"Location": f"/races/{view['id']}"})
+
+
+class RaceController(Controller):
+    path = "/races"
+    tags = ["races"]
+
+    @post(
+        "/",
+        operation_id="createRace",
+        summary="Create a race on one deal (open; its creator is the first entrant)",
+        status_code=201,
+        responses=documented(400, 401, 413, 415, 429, 503),
+        response_headers=response_headers("Location"),
+        security=[{"bearer": []}],
+    )
+    async def create(
+        self, request: Request[Any, Any, Any], state: State, data: Annotated[SkipValidation[NewRace], Body()]
+    ) -> Response[RaceView]:
+        view = await games_of(state).races.create(bearer_token(request), parse_new_race(data))
+        return _created(view)
+
+    @post(
+        "/{race_id:uuid}/entries",
+        operation_id="joinRace",
+        summary="Join an open race (409 once it has started or is full, or if you are in it already)",
+        status_code=201,
+        responses={**documented(400, 401, 404, 413, 415, 429, 503), **_conflict("race_not_open, race_full or already_entered")},
+        response_headers=response_headers("Location"),
+        security=[{"bearer": []}],
+    )
+    async def join(
+        self, request: Request[Any, Any, Any], state: State, race_id: Annotated[UUID, _RACE_ID]
+    ) -> Response[RaceView]:
+        await _no_body(request)
+        return _created(await games_of(state).races.join(race_id, bearer_token(request)))
+
+    @post(
+        "/{race_id:uuid}/start",
+        operation_id="startRace",
+        summary="Start the race (its creator only): every entrant is dealt a game of the same deck at once",
+        status_code=200,
+        responses={**documented(400, 401, 403, 404, 413, 415, 429, 503), **_conflict("race_not_open")},
+        security=[{"bearer": []}],
+    )
+    async def start(
+        self, request: Request[Any, Any, Any], state: State, race_id: Annotated[UUID, _RACE_ID]
+    ) -> Response[RaceView]:
+        await _no_body(request)
+        view: Any = await games_of(state).races.start(race_id, bearer_token(request))
+        return Response(view)
+
+    @get(
+        "/open",  # not "/": Litestar's automatic OPTIONS would then name only one of GET and POST in Allow
+        operation_id="listOpenRaces",
+        summary="Open races to join, newest first (the lobby)",
+        responses=documented(400, 429, 503),
+    )
+    async def lobby(
+        self,
+        state: State,
+        limit: Annotated[int, QueryParameter(ge=1, le=LOBBY_MAX, description="at most this many races")] = 20,
+    ) -> OpenRaces:
+        return msgspec.convert(await games_of(state).races.lobby(limit), OpenRaces)
+
+    @get(
+        "/{race_id:uuid}",
+        operation_id="getRace",
+        summary="The race: status, ruleset, deal source and per entrant their game's figures and place (never a card)",
+        responses=documented(400, 404, 429, 503),
+    )
+    async def read(self, state: State, race_id: Annotated[UUID, _RACE_ID]) -> RaceView:
+        return await games_of(state).races.view(race_id)  # type: ignore[return-value]
+
+    @get(
+        "/{race_id:uuid}/stream",
+        operation_id="streamRace",
+        summary="The race live (Server-Sent Events): its view, then each change of standings, then the end",
+        description=DESCRIPTION,
+        media_type=MEDIA_TYPE,
+        response_description="an event stream: race ... , end",
+        responses=documented(400, 401, 404, 429, 503),
+        security=[{}, {"bearer": []}],
+    )
+    async def stream(self, request: Request[Any, Any, Any], state: State, race_id: Annotated[UUID, _RACE_ID]) -> Stream:
+        games = games_of(state)
+        hub = streams_of(state)
+        subscription = hub.subscribe(race_id, await stream_owner(request, games, bearer_token(request)))  # before reading: no change can slip between
+        try:
+            race = await games.races.current(race_id)
+        except BaseException:
+            subscription.close()
+            raise
+        return Stream(
+            race_messages(hub, subscription, games.races, race),
+            media_type=MEDIA_TYPE,
+            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+            background=BackgroundTask(subscription.close),
+        )

@@ -1,0 +1,53 @@
+"""Stats: per player and ruleset, and over all players (per ruleset and per deal source).
+
+Read from the projections kept in the events' transaction (service/stats/projections.py).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+from uuid import UUID
+
+import msgspec
+from litestar import get
+from litestar.datastructures import State
+from litestar.params import PathParameter
+
+from domain import ALL_RULESETS
+
+from ...stats import projections
+from ...errors import NotFound
+from ..problems import documented
+from ...schemas import GlobalStats, PlayerStats
+from .common import games_of
+
+
+def _ruleset_ids() -> list[str]:
+    return list(dict.fromkeys(ruleset.id for ruleset in ALL_RULESETS))
+
+
+@get(
+    "/players/{player_id:uuid}/stats",
+    operation_id="getPlayerStats",
+    summary="A player's stats per ruleset (played, won, win rate, streaks, fewest moves, fastest win, undos) and races",
+    tags=["players", "stats"],
+    responses=documented(400, 404, 429, 503),
+)
+async def player_stats(state: State, player_id: Annotated[UUID, PathParameter(description="the player's id")]) -> PlayerStats:
+    games = games_of(state)
+    rulesets = await projections.player_stats(games.store.pool, player_id, _ruleset_ids())
+    if rulesets is None:
+        raise NotFound(f"no player {player_id}")
+    races = await games.races.record(player_id)  # races played and won (races branch)
+    return msgspec.convert({"player": str(player_id), "rulesets": rulesets, "races": races}, PlayerStats)
+
+
+@get(
+    "/stats",
+    operation_id="getStats",
+    summary="Stats over all players: per ruleset and per deal source (seed, deck, pool, daily)",
+    tags=["stats"],
+    responses=documented(429, 503),
+)
+async def stats(state: State) -> GlobalStats:
+    return msgspec.convert(await projections.overall_stats(games_of(state).store.pool, _ruleset_ids()), GlobalStats)

@@ -1,0 +1,140 @@
+"""``GET /games/{id}/stream``: a game live, as Server-Sent Events (see service.streams.game_streams)."""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any
+from uuid import UUID
+
+from litestar import Controller, Request, get
+from litestar.background_tasks import BackgroundTask
+from litestar.datastructures import State
+from litestar.openapi.datastructures import ResponseSpec
+from litestar.params import HeaderParameter, PathParameter, QueryParameter
+from litestar.response import Response, Stream
+
+from ...errors import BadRequest, NotFound
+from ...games.games import Games
+from ..openapi import VERSION_HEADER, header
+from ..problems import documented
+from ...streams.game_streams import MEDIA_TYPE, StreamHub
+from .common import bearer_token, games_of
+
+_VERSION = re.compile(r"[ \t]*([0-9]{1,10})[ \t]*")  # service.http.openapi.VERSION_HEADER
+_DIGITS = re.compile(r"([0-9]{1,10})")
+_MAX_VERSION = 2**31 - 1
+
+DESCRIPTION = """\
+Server-Sent Events (`text/event-stream`), in this order:
+
+* `event: view`, `id: <version>`, `data: <the game view>`: the game as it is now;
+* `event: game-event`, `id: <version>`, `data: <the event>`: each event appended from then on, by
+  any server process, exactly as `GET /games/{id}/events` shows it (hidden cards withheld while
+  the game is in progress);
+* `: keep-alive` comment lines when nothing else was sent for a while (15 s by default);
+* `event: end`, `id: <final version>`, `data: <the final view>` once the game has ended (won,
+  stalled or resigned), after its last events; then the server closes the stream.
+
+**Resuming**: with `Last-Event-ID: <version>` (EventSource sends it when it reconnects) or
+`?after=<version>` (the header wins), no view is sent: the stream starts with the events after
+that version. Resuming a game that has ended after its final version answers `204` (which tells
+EventSource to stop reconnecting).
+
+A bearer token is optional, except for a daily game whose date (UTC) is not over yet: that
+answers only to its player (`401` without the token, `403` with another). Open streams are capped
+per player (per client address without a token): one more is `429 rate_limited` with `Retry-After`. If the server stops or loses its
+database, the stream just ends: reconnect with `Last-Event-ID`.
+"""
+
+
+def streams_of(state: State) -> StreamHub:
+    hub: StreamHub = state.streams
+    return hub
+
+
+async def stream_owner(request: Request[Any, Any, Any], games: Games, token: str | None) -> str:
+    """Whose slot an open stream takes: the token's player, else the client address."""
+    if token is not None:
+        return f"player:{await games.authenticate(token)}"
+    return f"address:{request.client.host if request.client else '?'}"
+
+
+def _version(text: str | None, what: str, pattern: re.Pattern[str]) -> int | None:
+    if text is None:
+        return None
+    found = pattern.fullmatch(text)
+    if found is None or int(found.group(1)) > _MAX_VERSION:
+        raise BadRequest(f"{what} must be a game version, 0 .. {_MAX_VERSION}")
+    return int(found.group(1))
+
+
+def _resume_after(header: str | None, query: str | None) -> int | None:
+    """Both are checked (bad input is refused even where it would not count); the header wins."""
+    after = _version(query, "?after", _DIGITS)
+    resume = _version(header, "Last-Event-ID (the id of the last message received)", _VERSION)
+    return after if resume is None else resume
+
+
+class StreamController(Controller):
+    path = "/games"
+    tags = ["games"]
+
+    @get(
+        "/{game_id:uuid}/stream",
+        operation_id="streamGame",
+        summary="The game live (Server-Sent Events): its view, then each new event, then the end",
+        description=DESCRIPTION,
+        media_type=MEDIA_TYPE,
+        response_description="an event stream: view, game-event ... , end",
+        responses={
+            204: ResponseSpec(data_container=None, description="resumed after the final version of a finished game: nothing more will come"),
+            **documented(400, 401, 403, 404, 429, 503),
+        },
+        security=[{}, {"bearer": []}],
+    )
+    async def stream(
+        self,
+        request: Request[Any, Any, Any],
+        state: State,
+        game_id: Annotated[UUID, PathParameter(description="the game's id (a UUID)")],
+        after: Annotated[
+            str | None,  # parsed like Last-Event-ID: digits only (no "null", no "1.0")
+            QueryParameter(
+                description="resume: only the events after this version, no view",
+                schema_extra={"one_of": None, "type": "integer", "minimum": 0, "maximum": _MAX_VERSION},
+            ),
+        ] = None,
+        last_event_id: Annotated[
+            str | None,
+            HeaderParameter(
+                name="Last-Event-ID",
+                description="resume after this version (wins over ?after)",
+                schema_extra=header(VERSION_HEADER, "resume after this version, 0 .. 2^31 - 1 (wins over ?after)"),
+            ),
+        ] = None,
+    ) -> Stream:
+        games = games_of(state)
+        hub = streams_of(state)
+        resume = _resume_after(last_event_id, after)
+        token = bearer_token(request)
+        subscription = hub.subscribe(game_id, await stream_owner(request, games, token))  # before reading: no append can slip between
+        try:
+            game = await games.store.load_game(game_id)
+            if game is None:
+                raise NotFound(f"no game {game_id}")
+            await games.readable(game, token)
+            if resume is not None and resume > game.version:
+                raise BadRequest(f"game {game_id} is at version {game.version}: there is no version {resume} to resume after")
+            withhold = await games.readable(game, token)  # a race game: its player only, while the race runs
+        except BaseException:
+            subscription.close()
+            raise
+        if resume is not None and game.finished_at is not None and resume >= game.version:
+            subscription.close()
+            return Response(None, status_code=204)  # type: ignore[return-value]
+        return Stream(
+            hub.messages(subscription, game, resume, withhold),
+            media_type=MEDIA_TYPE,
+            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+            background=BackgroundTask(subscription.close),
+        )

@@ -1,0 +1,1 @@
+"""Races: players racing on one deck, their store and standings."""

@@ -1,0 +1,296 @@
+"""Races in PostgreSQL: the ``races`` and ``race_entrants`` tables (migration 0004).
+
+Every write that changes a race takes the race's row lock first (``SELECT ... FOR UPDATE``) and
+checks the race's status under it, in one transaction: so of two joins for the last seat, a join
+and the start, or two starts, exactly one happens and the other sees what it did (a 409 for the
+caller), in any number of server processes. Each such write bumps ``races.version`` and notifies
+the stream channel (``<race id>:<version>``, delivered on commit) so race streams wake up.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from psycopg import AsyncConnection
+from psycopg.rows import tuple_row
+from psycopg.types.json import Jsonb
+from psycopg_pool import AsyncConnectionPool
+
+from ..errors import Conflict, Forbidden, NotFound
+from ..store.event_store import CHANNEL, NewEvent, insert_game
+
+OPEN, RUNNING, FINISHED = "open", "running", "finished"
+
+
+@dataclass(frozen=True, slots=True)
+class EntrantRow:
+    player_id: uuid.UUID
+    name: str
+    seat: int
+    joined_at: datetime
+    game_id: uuid.UUID | None
+    standing: dict[str, Any] | None  # frozen when the race finished
+    place: int | None
+    game_version: int | None  # the game as it is now (None before the start)
+    game_snapshot: dict[str, Any] | None
+    game_finished_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class RaceRow:
+    id: uuid.UUID
+    creator_id: uuid.UUID
+    ruleset: tuple[str, int]
+    deal: dict[str, Any]
+    deck: list[str]
+    max_entrants: int
+    time_limit_seconds: int | None
+    status: str
+    version: int
+    created_at: datetime
+    started_at: datetime | None
+    ends_at: datetime | None
+    finished_at: datetime | None
+    entrants: tuple[EntrantRow, ...]
+
+    @property
+    def games_ended(self) -> bool:
+        """Every entrant's game has ended (False before the start)."""
+        return self.status != OPEN and all(e.game_finished_at is not None for e in self.entrants)
+
+
+@dataclass(frozen=True, slots=True)
+class DealtGame:
+    """A game the start deals one entrant: its row and first event (``store.insert_game``)."""
+
+    game_id: uuid.UUID
+    player_id: uuid.UUID
+    deal: dict[str, Any]
+    status: str
+    snapshot: dict[str, Any]
+    events: list[NewEvent]
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    """What settling writes for one entrant: the frozen standing and the place (None: unranked)."""
+
+    player_id: uuid.UUID
+    standing: dict[str, Any]
+    place: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class Ending:
+    """When a race finished, and where its entrants' logs are cut (None: they ended before it, whole)."""
+
+    finished_at: datetime
+    cutoff: datetime | None
+
+
+LogRow = tuple[int, str, dict[str, Any], datetime]
+Judge = Callable[[RaceRow, dict[uuid.UUID, list[LogRow]]], Sequence[Result]]
+
+_RACE = """
+SELECT id, creator_id, ruleset_id, ruleset_version, deal, deck, max_entrants, time_limit_seconds, status,
+       version, created_at, started_at, ends_at, finished_at
+FROM races WHERE id = %s
+"""
+_ENTRANTS = """
+SELECT e.player_id, p.name, e.seat, e.joined_at, e.game_id, e.standing, e.place, g.version, g.snapshot, g.finished_at
+FROM race_entrants e JOIN players p ON p.id = e.player_id LEFT JOIN games g ON g.id = e.game_id
+WHERE e.race_id = %s ORDER BY e.seat
+"""
+_NOTIFY = f"SELECT pg_notify('{CHANNEL}', %s::text || ':' || %s::text)"
+_LOG = """
+SELECT version, type, data, recorded_at FROM events
+WHERE game_id = %(game)s AND (%(cutoff)s::timestamptz IS NULL OR recorded_at < %(cutoff)s::timestamptz)
+ORDER BY version
+"""
+
+
+async def _load(conn: AsyncConnection[Any], race_id: uuid.UUID, lock: bool = False) -> RaceRow | None:
+    """The race and its entrants; with ``lock``, the race's row locked first. Two statements on
+    purpose: the entrants are read after the lock is held, so they include whatever the previous
+    holder of the lock wrote (a join would read them from the snapshot taken before the wait).
+    Without the lock a view may, for a moment, see entrants a step ahead of the race row."""
+    cursor = conn.cursor(row_factory=tuple_row)
+    await cursor.execute(_RACE + (" FOR UPDATE" if lock else ""), (race_id,))
+    race = await cursor.fetchone()
+    if race is None:
+        return None
+    await cursor.execute(_ENTRANTS, (race_id,))
+    entrants = tuple(EntrantRow(*row) for row in await cursor.fetchall())
+    (race_id, creator, ruleset_id, ruleset_version, deal, deck, max_entrants, time_limit, status, version, created_at,
+     started_at, ends_at, finished_at) = race
+    return RaceRow(race_id, creator, (ruleset_id, ruleset_version), deal, deck, max_entrants, time_limit, status,
+                   version, created_at, started_at, ends_at, finished_at, entrants)
+
+
+async def _bump(conn: AsyncConnection[Any], race_id: uuid.UUID, changes: str = "", params: Sequence[Any] = ()) -> None:
+    """races.version + 1 (with ``changes``, more SET clauses) and the notification of streams."""
+    cursor = await conn.execute(
+        f"UPDATE races SET version = version + 1{changes} WHERE id = %s RETURNING version", (*params, race_id)
+    )
+    row = await cursor.fetchone()
+    assert row is not None
+    await conn.execute(_NOTIFY, (str(race_id), row[0]))
+
+
+class RaceStore:
+    def __init__(self, pool: AsyncConnectionPool) -> None:
+        self.pool = pool
+
+    async def load(self, race_id: uuid.UUID) -> RaceRow | None:
+        async with self.pool.connection() as conn:
+            return await _load(conn, race_id)
+
+    async def create(
+        self, race_id: uuid.UUID, creator_id: uuid.UUID, ruleset: tuple[str, int], deal: dict[str, Any],
+        deck: list[str], max_entrants: int, time_limit_seconds: int | None, now: datetime,
+    ) -> None:
+        """The race, open, with its creator as the first entrant."""
+        async with self.pool.connection() as conn, conn.transaction():
+            await conn.execute(
+                "INSERT INTO races (id, creator_id, ruleset_id, ruleset_version, deal, deck, max_entrants,"
+                " time_limit_seconds, status, version, created_at) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, 1, %s)",
+                (race_id, creator_id, ruleset[0], ruleset[1], Jsonb(deal), Jsonb(deck), max_entrants,
+                 time_limit_seconds, OPEN, now),
+            )
+            await conn.execute(
+                "INSERT INTO race_entrants (race_id, player_id, seat, joined_at) VALUES (%s, %s, 1, %s)",
+                (race_id, creator_id, now),
+            )
+
+    async def join(self, race_id: uuid.UUID, player_id: uuid.UUID, now: datetime) -> None:
+        """A new entrant, if the race is open, has a free seat and does not have them yet."""
+        async with self.pool.connection() as conn, conn.transaction():
+            race = await _load(conn, race_id, lock=True)
+            if race is None:
+                raise NotFound(f"no race {race_id}")
+            if race.status != OPEN:
+                raise Conflict(f"the race has {'started' if race.status == RUNNING else 'finished'}: "
+                               "entries are closed", "race_not_open")
+            if any(e.player_id == player_id for e in race.entrants):
+                raise Conflict("you have already entered this race", "already_entered")
+            if len(race.entrants) >= race.max_entrants:
+                raise Conflict(f"the race is full: all {race.max_entrants} places are taken", "race_full")
+            await conn.execute(
+                "INSERT INTO race_entrants (race_id, player_id, seat, joined_at) VALUES (%s, %s, %s, %s)",
+                (race_id, player_id, len(race.entrants) + 1, now),
+            )
+            await _bump(conn, race_id)
+
+    async def start(
+        self, race_id: uuid.UUID, caller: uuid.UUID, now: datetime, deal_games: Callable[[RaceRow], list[DealtGame]]
+    ) -> None:
+        """Deal every entrant their game, all at ``now``, and set the race running: one transaction."""
+        async with self.pool.connection() as conn, conn.transaction():
+            race = await _load(conn, race_id, lock=True)
+            if race is None:
+                raise NotFound(f"no race {race_id}")
+            if caller != race.creator_id:
+                raise Forbidden("only the player who created the race can start it")
+            if race.status != OPEN:
+                raise Conflict(f"the race has already {'started' if race.status == RUNNING else 'finished'}",
+                               "race_not_open")
+            for game in deal_games(race):
+                await insert_game(conn, game.game_id, game.player_id, race.ruleset, game.deal, game.status,
+                                  game.snapshot, game.events, now)
+                await conn.execute(
+                    "UPDATE race_entrants SET game_id = %s WHERE race_id = %s AND player_id = %s",
+                    (game.game_id, race_id, game.player_id),
+                )
+            await _bump(
+                conn, race_id,
+                ", status = %s, started_at = %s, ends_at = %s + make_interval(secs => time_limit_seconds)",
+                (RUNNING, now, now),
+            )
+
+    async def settle(self, race_id: uuid.UUID, due: Callable[[RaceRow], Ending | None], judge: Judge) -> bool:
+        """Finish the race if ``due`` says it is over (else leave it): under the race's lock, read each
+        entrant's stored log up to the ending's cutoff, let ``judge`` decide the standings and places,
+        and write them with the race finished. True when this call finished the race."""
+        async with self.pool.connection() as conn, conn.transaction():
+            race = await _load(conn, race_id, lock=True)
+            if race is None or race.status != RUNNING:
+                return False
+            ending = due(race)
+            if ending is None:
+                return False
+            logs: dict[uuid.UUID, list[LogRow]] = {}
+            cursor = conn.cursor(row_factory=tuple_row)
+            for entrant in race.entrants:
+                if entrant.game_id is not None:
+                    await cursor.execute(_LOG, {"game": entrant.game_id, "cutoff": ending.cutoff})
+                    logs[entrant.game_id] = list(await cursor.fetchall())
+            for result in judge(race, logs):
+                await conn.execute(
+                    "UPDATE race_entrants SET standing = %s, place = %s WHERE race_id = %s AND player_id = %s",
+                    (Jsonb(result.standing), result.place, race_id, result.player_id),
+                )
+            await _bump(conn, race_id, ", status = %s, finished_at = %s", (FINISHED, ending.finished_at))
+            return True
+
+    async def record_standing(
+        self, race_id: uuid.UUID, game_id: uuid.UUID, judge_one: Callable[[RaceRow, EntrantRow, list[LogRow]], Result]
+    ) -> None:
+        """An entrant's game has ended while the race runs: ``judge_one`` checks its whole stored log
+        now, and its standing is kept (the race's finish decides again, over every log). Under a
+        shared lock of the race, so a finish in progress is waited for and never overwritten."""
+        async with self.pool.connection() as conn, conn.transaction():
+            cursor = conn.cursor(row_factory=tuple_row)
+            await cursor.execute("SELECT status FROM races WHERE id = %s FOR SHARE", (race_id,))
+            found = await cursor.fetchone()
+            if found is None or found[0] != RUNNING:
+                return
+            race = await _load(conn, race_id)
+            entrant = None if race is None else next((e for e in race.entrants if e.game_id == game_id), None)
+            if race is None or entrant is None:
+                return
+            await cursor.execute(_LOG, {"game": game_id, "cutoff": None})
+            result = judge_one(race, entrant, list(await cursor.fetchall()))
+            await conn.execute(
+                "UPDATE race_entrants SET standing = %s WHERE race_id = %s AND game_id = %s",
+                (Jsonb(result.standing), race_id, game_id),
+            )
+
+    async def open_races(self, limit: int) -> list[tuple[Any, ...]]:
+        """The open races, newest first: (id, creator, creator's name, ruleset id, version, deal source,
+        seats, time limit, created, entrants)."""
+        async with self.pool.connection() as conn:
+            cursor = await conn.execute(
+                "SELECT r.id, r.creator_id, p.name, r.ruleset_id, r.ruleset_version, r.deal->>'source', r.max_entrants,"
+                " r.time_limit_seconds, r.created_at, (SELECT count(*) FROM race_entrants e WHERE e.race_id = r.id)"
+                " FROM races r JOIN players p ON p.id = r.creator_id WHERE r.status = %s"
+                " ORDER BY r.created_at DESC, r.id DESC LIMIT %s",
+                (OPEN, limit),
+            )
+            return list(await cursor.fetchall())
+
+    async def unsettled(self, player_id: uuid.UUID) -> list[uuid.UUID]:
+        """The running races ``player_id`` is in (settled before their race stats are read)."""
+        async with self.pool.connection() as conn:
+            cursor = await conn.execute(
+                "SELECT r.id FROM races r JOIN race_entrants e ON e.race_id = r.id"
+                " WHERE e.player_id = %s AND r.status = %s",
+                (player_id, RUNNING),
+            )
+            return [row[0] for row in await cursor.fetchall()]
+
+    async def record(self, player_id: uuid.UUID) -> tuple[int, int]:
+        """(races played, races won) of a player: finished races they were dealt a game in; won: place 1."""
+        async with self.pool.connection() as conn:
+            cursor = await conn.execute(
+                "SELECT count(*), count(*) FILTER (WHERE e.place = 1) FROM race_entrants e"
+                " JOIN races r ON r.id = e.race_id WHERE e.player_id = %s AND r.status = %s AND e.game_id IS NOT NULL",
+                (player_id, FINISHED),
+            )
+            row = await cursor.fetchone()
+        assert row is not None
+        return int(row[0]), int(row[1])
+

@@ -1,0 +1,281 @@
+"""Races: players racing on one deck, each in an ordinary game of their own (API.md, Races).
+
+A race is created open, with its creator as the first entrant; players join until it starts or is
+full; the start deals every entrant a game of the race's deck at one moment, in one transaction
+(``RaceStore.start``). From then on each entrant's moves are ordinary moves on their own game
+(``Games.play``): the race only reads the games. When an entrant's game ends, its stored log is
+checked through the rules at once (``game_ended``). A race finishes when every game has ended or
+its time limit has passed, whichever comes first; any request that finds it due finishes it
+(``settle``: every log checked again, cut at the deadline, and the places decided from them,
+``service.races.standings``), so no server process has to be watching the clock.
+
+No leak between entrants: the entrants share one deck, so while the race runs another entrant's
+game answers only to its player (``guard``: 403 for anyone else), and the race view shows figures,
+never a card. The deal source is shown without its seed or pool number (either would give the
+deck away through the documented shuffle) until the race has finished and every game of it has
+ended; until then an ended game keeps its hidden cards withheld too, even from its player.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+import msgspec
+
+from domain import Ruleset, deal, event_data, event_type, get_ruleset, initial_state, parse_deck
+from domain.cards import codes
+from domain.codec import snapshot_to_state, state_to_snapshot
+from domain.rulesets import DEFAULT_RULESET_ID
+from domain.verify import Unverified
+
+from ..errors import Forbidden, NotFound
+from .race_store import FINISHED, OPEN, RUNNING, DealtGame, Ending, EntrantRow, LogRow, RaceRow, RaceStore, Result
+from ..schemas import NewRace, RaceDealRequest
+from .standings import Standing, places, verified_standing
+from ..store.event_store import GameRow, NewEvent
+
+JSON = dict[str, Any]
+SOURCE = "race"
+log = logging.getLogger("canfield")
+
+Dealer = Callable[[Ruleset, Mapping[str, Any]], tuple[tuple[int, ...], JSON]]
+
+
+def race_source(race_id: uuid.UUID) -> JSON:
+    """The deal source of an entrant's game: the race, never the seed or deck behind it."""
+    return {"source": SOURCE, "race": str(race_id)}
+
+
+def race_of(deal_source: dict[str, Any]) -> uuid.UUID | None:
+    """The race a game was dealt for, if any."""
+    if deal_source.get("source") != SOURCE:
+        return None
+    try:
+        return uuid.UUID(str(deal_source.get("race")))
+    except ValueError:
+        return None
+
+
+def ending(race: RaceRow, now: datetime) -> Ending | None:
+    """Whether the running race is over at ``now``: when it finished, and where its logs are cut."""
+    last_end = max((e.game_finished_at for e in race.entrants if e.game_finished_at is not None), default=None)
+    ended_in_time = race.games_ended and last_end is not None and (race.ends_at is None or last_end < race.ends_at)
+    if ended_in_time:
+        assert last_end is not None
+        return Ending(last_end, None)
+    if race.ends_at is not None and now >= race.ends_at:
+        return Ending(race.ends_at, race.ends_at)
+    return None
+
+
+def judge(race: RaceRow, logs: dict[uuid.UUID, list[LogRow]]) -> list[Result]:
+    """Each entrant's standing from their stored log (cut where the race ended), and the places."""
+    standings = [
+        _checked(race, entrant, logs.get(entrant.game_id, []) if entrant.game_id is not None else [])
+        for entrant in race.entrants
+    ]
+    ranked = places([s if s.verified else None for s in standings])
+    return [Result(e.player_id, s.to_json(), place) for e, s, place in zip(race.entrants, standings, ranked)]
+
+
+def judge_one(race: RaceRow, entrant: EntrantRow, rows: list[LogRow]) -> Result:
+    """The standing of an entrant whose game has ended, from their whole stored log (no place yet)."""
+    return Result(entrant.player_id, _checked(race, entrant, rows).to_json(), None)
+
+
+def _checked(race: RaceRow, entrant: EntrantRow, rows: list[LogRow]) -> Standing:
+    """The standing the stored log proves; a log that does not replay through the rules keeps the
+    figures its game shows, unverified (it ranks nowhere)."""
+    try:
+        return verified_standing(rows, race_source(race.id), race.ruleset, race.deck)
+    except Unverified as refusal:
+        log.warning("race %s: the game of %s is not ranked: %s", race.id, entrant.player_id, refusal.reason)
+        return _claimed(entrant, verified=False)
+
+
+def _claimed(entrant: EntrantRow, verified: bool | None = None) -> Standing:
+    """The figures the entrant's game shows now (its snapshot)."""
+    if entrant.game_snapshot is None:
+        return Standing("playing", 0, 0, None, False, verified)
+    return Standing.of(snapshot_to_state(entrant.game_snapshot), entrant.game_finished_at, verified)
+
+
+def race_view(race: RaceRow) -> JSON:
+    """The race as anyone may see it: figures per entrant, never a card, and the deal's seed or
+    pool number only once the race has finished and every game of it has ended."""
+    reveal = race.status == FINISHED and race.games_ended
+    standings: list[Standing | None] = []
+    for entrant in race.entrants:
+        if entrant.standing is not None and (race.status == FINISHED or entrant.game_finished_at is not None):
+            standings.append(Standing.from_json(entrant.standing))  # checked: frozen, or a game that has ended
+        elif entrant.game_id is not None:
+            standings.append(_claimed(entrant))  # live, unchecked
+        else:
+            standings.append(None)
+    if race.status == RUNNING:  # live and provisional; a game whose log failed its check ranks nowhere
+        shown_places: Sequence[int | None] = places([None if s is None or s.verified is False else s for s in standings])
+    elif race.status == FINISHED:
+        shown_places = [e.place for e in race.entrants]
+    else:
+        shown_places = [None] * len(race.entrants)
+    entrants = [
+        {
+            "player": str(e.player_id),
+            "name": e.name,
+            "joinedAt": e.joined_at,
+            "game": None if e.game_id is None else str(e.game_id),
+            "gameStatus": None if s is None else s.status,
+            "cardsOnFoundations": 0 if s is None else s.cards_on_foundations,
+            "moveCount": 0 if s is None else s.move_count,
+            "finishedAt": None if s is None else s.finished_at,
+            "place": place,
+            "assisted": False if s is None else s.assisted,
+            "verified": None if s is None else s.verified,
+        }
+        for e, s, place in zip(race.entrants, standings, shown_places)
+    ]
+    if race.status != OPEN:
+        order = sorted(range(len(entrants)), key=lambda i: (shown_places[i] is None, shown_places[i] or 0, i))
+        entrants = [entrants[i] for i in order]
+    return {
+        "id": str(race.id),
+        "creator": str(race.creator_id),
+        "status": race.status,
+        "ruleset": {"id": race.ruleset[0], "version": race.ruleset[1]},
+        "deal": dict(race.deal) if reveal else {"source": race.deal["source"]},
+        "maxEntrants": race.max_entrants,
+        "timeLimitSeconds": race.time_limit_seconds,
+        "createdAt": race.created_at,
+        "startedAt": race.started_at,
+        "endsAt": race.ends_at,
+        "finishedAt": race.finished_at,
+        "entrants": entrants,
+    }
+
+
+def revision(race: RaceRow) -> int:
+    """A number that grows with every change of the race or a move in one of its games (SSE ids)."""
+    return race.version + sum(e.game_version or 0 for e in race.entrants)
+
+
+class Races:
+    """The race use cases. ``authenticate`` and ``dealer`` are the games service's (one token check,
+    one way of turning a deal request into a deck), ``clock`` its clock."""
+
+    def __init__(
+        self,
+        store: RaceStore,
+        clock: Callable[[], datetime],
+        authenticate: Callable[[str | None], Awaitable[uuid.UUID]],
+        dealer: Dealer,
+    ) -> None:
+        self.store = store
+        self.clock = clock
+        self.authenticate = authenticate
+        self.dealer = dealer
+
+    async def create(self, token: str | None, request: NewRace) -> JSON:
+        creator = await self.authenticate(token)
+        ruleset = get_ruleset(DEFAULT_RULESET_ID if request.ruleset is None else request.ruleset)
+        deck, source = self.dealer(ruleset, _deal_request(request.deal))
+        race_id = uuid.uuid4()
+        await self.store.create(race_id, creator, (ruleset.id, ruleset.version), source, codes(list(deck)),
+                                request.max_entrants, request.time_limit_seconds, self.clock())
+        return race_view(await self._load(race_id))
+
+    async def join(self, race_id: uuid.UUID, token: str | None) -> JSON:
+        player = await self.authenticate(token)
+        await self.store.join(race_id, player, self.clock())
+        return race_view(await self._load(race_id))
+
+    async def start(self, race_id: uuid.UUID, token: str | None) -> JSON:
+        caller = await self.authenticate(token)
+        await self.store.start(race_id, caller, self.clock(), _deal_games)
+        return race_view(await self._load(race_id))
+
+    async def view(self, race_id: uuid.UUID) -> JSON:
+        return race_view(await self.current(race_id))
+
+    async def current(self, race_id: uuid.UUID) -> RaceRow:
+        """The race, finished first if it is due (the last game ended, or its time is up)."""
+        race = await self._load(race_id)
+        if race.status == RUNNING and ending(race, self.clock()) is not None:
+            await self.settle(race_id)
+            race = await self._load(race_id)
+        return race
+
+    async def game_ended(self, race_id: uuid.UUID, game_id: uuid.UUID) -> None:
+        """An entrant's game has ended: check its stored log now (its place counts from then on),
+        then finish the race if that was the last game."""
+        await self.store.record_standing(race_id, game_id, judge_one)
+        await self.settle(race_id)
+
+    async def settle(self, race_id: uuid.UUID) -> bool:
+        """Finish the race if it is due; safe to call from any process at any time."""
+        return await self.store.settle(race_id, lambda race: ending(race, self.clock()), judge)
+
+    async def guard(self, game: GameRow, token: str | None) -> bool:
+        """May the bearer of ``token`` see ``game`` (a race game)? Raises Forbidden while its race has
+        not finished and they are not its player. Returns whether its hidden cards must stay hidden
+        even if it has ended (until every game of the race has ended)."""
+        race_id = race_of(game.deal)
+        if race_id is None:
+            return False
+        race = await self.current(race_id)
+        if race.status != FINISHED:
+            if token is None:
+                raise Forbidden("this game is in a race that is still running: only its player may look at it "
+                                "(send their bearer token) until the race has finished")
+            if await self.authenticate(token) != game.player_id:
+                raise Forbidden("this game is in a race that is still running: only its player may look at it "
+                                "until the race has finished")
+        return not race.games_ended
+
+    async def lobby(self, limit: int) -> JSON:
+        """Open races to join, newest first (a summary each; join one by its id)."""
+        rows = await self.store.open_races(limit)
+        return {
+            "races": [
+                {"id": str(race_id), "creator": str(creator), "creatorName": name,
+                 "ruleset": {"id": ruleset_id, "version": version}, "deal": {"source": source},
+                 "maxEntrants": seats, "entrants": entrants, "timeLimitSeconds": time_limit, "createdAt": created_at}
+                for race_id, creator, name, ruleset_id, version, source, seats, time_limit, created_at, entrants in rows
+            ]
+        }
+
+    async def record(self, player_id: uuid.UUID) -> JSON:
+        """Races played (finished races the player was dealt a game in) and won (place 1)."""
+        for race_id in await self.store.unsettled(player_id):
+            await self.current(race_id)  # a race whose time is up counts now, not at its next view
+        played, won = await self.store.record(player_id)
+        return {"played": played, "won": won}
+
+    async def _load(self, race_id: uuid.UUID) -> RaceRow:
+        race = await self.store.load(race_id)
+        if race is None:
+            raise NotFound(f"no race {race_id}")
+        return race
+
+
+def _deal_request(request: RaceDealRequest | None) -> dict[str, Any]:
+    """The deal source a race names (parsed at the boundary: at most one); none: the ruleset's
+    default deal."""
+    if request is None:
+        return {}
+    return {name: value for name, value in msgspec.structs.asdict(request).items() if value is not None}
+
+
+def _deal_games(race: RaceRow) -> list[DealtGame]:
+    """One game per entrant, all of the race's deck, in the order they entered."""
+    first = deal(get_ruleset(*race.ruleset), parse_deck(race.deck), race_source(race.id))
+    state = initial_state(first)
+    events = [NewEvent(1, event_type(first), event_data(first))]
+    snapshot = state_to_snapshot(state)
+    return [
+        DealtGame(uuid.uuid4(), entrant.player_id, race_source(race.id), state.status.value, snapshot, events)
+        for entrant in race.entrants
+    ]

@@ -1,0 +1,1 @@
+"""Stats and the daily leaderboard: projections of the event log."""

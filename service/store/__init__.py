@@ -1,0 +1,1 @@
+"""PostgreSQL: the event store, the tables, migrations, the embedded server."""

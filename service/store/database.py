@@ -1,0 +1,39 @@
+"""Database URLs, migrations and the async connection pool."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from alembic import command
+from alembic.config import Config
+
+MIGRATIONS_DIR = Path(__file__).resolve().parents[2] / "migrations"
+
+
+def sqlalchemy_url(url: str) -> str:
+    """The same database as a SQLAlchemy URL using the psycopg 3 driver."""
+    for prefix in ("postgresql+psycopg://", "postgresql://", "postgres://"):
+        if url.startswith(prefix):
+            return "postgresql+psycopg://" + url[len(prefix) :]
+    raise ValueError("DATABASE_URL must be a postgresql:// URL")
+
+
+def libpq_url(url: str) -> str:
+    """The same database as a plain libpq URL (what psycopg connects with)."""
+    for prefix in ("postgresql+psycopg://", "postgres://"):
+        if url.startswith(prefix):
+            return "postgresql://" + url[len(prefix) :]
+    return url
+
+
+def alembic_config(url: str) -> Config:
+    config = Config(str(MIGRATIONS_DIR / "alembic.ini"))
+    config.set_main_option("script_location", str(MIGRATIONS_DIR))
+    config.set_main_option("version_locations", str(MIGRATIONS_DIR / "versions"))
+    config.set_main_option("sqlalchemy.url", sqlalchemy_url(url).replace("%", "%%"))
+    return config
+
+
+def migrate(url: str) -> None:
+    """Bring the database up to the newest schema (idempotent)."""
+    command.upgrade(alembic_config(url), "head")

@@ -1,0 +1,474 @@
+"""The event store in PostgreSQL: one row per game stream (with its snapshot) and its events.
+
+A move is at most two round trips: ``load`` (the snapshot row, the caller's identity and any
+stored idempotent response, in one query; skipped when the game is in this process's cache) and
+``append`` (one statement that updates the snapshot only if the version is still the one the
+move was decided on, inserts the events at the next versions and stores the idempotent response). ``UNIQUE (game_id, version)`` backs the version check: a
+violation is a concurrency conflict, like an update that found the version moved on.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import uuid
+from collections.abc import Awaitable, Callable
+from contextlib import AbstractAsyncContextManager, nullcontext
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import msgspec
+import psycopg
+from psycopg import AsyncConnection
+from psycopg import errors as pg_errors
+from psycopg.rows import tuple_row
+from psycopg.types.json import Json, Jsonb, set_json_dumps, set_json_loads
+from psycopg_pool import AsyncConnectionPool, PoolTimeout
+
+set_json_dumps(msgspec.json.encode)
+set_json_loads(msgspec.json.decode)
+
+
+class ConcurrencyConflict(Exception):
+    """The stream moved on since it was loaded: nothing was written."""
+
+
+class IdempotencyRace(Exception):
+    """Another request with the same Idempotency-Key was stored first: nothing was written."""
+
+
+class DailyEntryTaken(Exception):
+    """The player already has an entry (a first game) for that date's daily deal: nothing was written."""
+
+
+def token_hash(token: str) -> bytes:
+    return hashlib.sha256(token.encode()).digest()
+
+
+@dataclass(frozen=True, slots=True)
+class GameRow:
+    id: uuid.UUID
+    player_id: uuid.UUID
+    deal: dict[str, Any]
+    version: int
+    snapshot: dict[str, Any]
+    started_at: datetime
+    finished_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class GameSummaryRow:
+    id: uuid.UUID
+    ruleset_id: str
+    ruleset_version: int
+    deal: dict[str, Any]
+    status: str
+    version: int
+    move_count: int
+    undo_count: int
+    assisted: bool
+    started_at: datetime
+    finished_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class Loaded:
+    game: GameRow | None
+    caller: uuid.UUID | None  # the player the bearer token belongs to, if any
+    stored_request: bytes | None  # the idempotency key's request hash, if the key was used
+    stored_response: dict[str, Any] | None
+
+
+@dataclass(frozen=True, slots=True)
+class StoredEvent:
+    version: int
+    type: str
+    data: dict[str, Any]
+    recorded_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class NewEvent:
+    version: int
+    type: str
+    data: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class PendingAppend:
+    """One game's move for ``append_many``: its events and new snapshot, if still at ``expected_version``."""
+
+    game_id: uuid.UUID
+    expected_version: int
+    events: list[NewEvent]
+    status: str
+    snapshot: dict[str, Any]
+    now: datetime
+
+
+_GAME_COLUMNS = "g.id, g.player_id, g.deal, g.version, g.snapshot, g.started_at, g.finished_at"
+
+_LOAD = f"""
+SELECT {_GAME_COLUMNS},
+       (SELECT p.id FROM players p WHERE p.token_hash = %(token_hash)s),
+       k.request_hash, k.response
+FROM (SELECT %(id)s::uuid AS id) AS wanted
+LEFT JOIN games g ON g.id = wanted.id
+LEFT JOIN idempotency_keys k ON k.game_id = wanted.id AND k.key = %(key)s
+"""
+
+CHANNEL = "canfield_events"
+"""The PostgreSQL channel every append notifies (``<game id>:<version>``, comma-separated for a
+batch), delivered on commit; service.streams.game_streams listens on it."""
+
+_APPEND_EVENTS = f"""
+WITH updated AS (
+    UPDATE games
+    SET version = %(version)s, status = %(status)s, snapshot = %(snapshot)s, updated_at = %(now)s,
+        finished_at = %(finished_at)s
+    WHERE id = %(id)s AND version = %(expected)s
+    -- only when the update happened; delivered to listeners on commit (service.streams.game_streams)
+    RETURNING id, pg_notify('{CHANNEL}', id::text || ':' || version::text) AS notified
+), inserted AS (
+    INSERT INTO events (game_id, version, type, data, recorded_at)
+    SELECT updated.id, e.version, e.type, e.data, %(now)s
+    FROM updated, jsonb_to_recordset(%(events)s) AS e(version integer, type text, data jsonb)
+    RETURNING 1
+)"""
+_APPEND_COUNTS = """
+SELECT (SELECT count(*) FROM updated), (SELECT count(*) FROM inserted)
+"""
+_APPEND = _APPEND_EVENTS + _APPEND_COUNTS
+"""A move: the snapshot updated only if still at the expected version, then its events."""
+
+_APPEND_WITH_KEY = _APPEND_EVENTS + """, remembered AS (
+    INSERT INTO idempotency_keys (game_id, key, request_hash, response, created_at)
+    SELECT updated.id, %(key)s, %(request_hash)s, %(response)s, %(now)s
+    FROM updated
+    RETURNING 1
+)""" + _APPEND_COUNTS
+"""A move with an Idempotency-Key: also stores the key and the response, in the same statement."""
+
+_APPEND_MANY = f"""
+WITH batch AS (
+    SELECT * FROM json_to_recordset(%(batch)s::json) AS b(
+        id uuid, expected integer, version integer, status text, snapshot json, now timestamptz, events json)
+), updated AS (
+    UPDATE games g
+    SET version = b.version, status = b.status, snapshot = b.snapshot, updated_at = b.now
+    FROM batch b
+    WHERE g.id = b.id AND g.version = b.expected
+    RETURNING g.id, g.version
+), inserted AS (
+    INSERT INTO events (game_id, version, type, data, recorded_at)
+    SELECT b.id, e.version, e.type, e.data, b.now
+    FROM updated u JOIN batch b ON b.id = u.id, json_to_recordset(b.events) AS e(version integer, type text, data jsonb)
+    RETURNING 1
+), notified AS (
+    -- one notification for the whole batch: "id:version,id:version,..." (service.streams.game_streams)
+    SELECT pg_notify('{CHANNEL}', string_agg(id::text || ':' || version::text, ',')) FROM updated HAVING count(*) > 0
+)
+SELECT u.id, (SELECT count(*) FROM notified) FROM updated u
+"""
+
+_CREATE = """
+WITH game AS (
+    INSERT INTO games (id, player_id, ruleset_id, ruleset_version, deal, status, version, snapshot,
+                       started_at, updated_at)
+    VALUES (%(id)s, %(player_id)s, %(ruleset_id)s, %(ruleset_version)s, %(deal)s, %(status)s, %(version)s,
+            %(snapshot)s, %(now)s, %(now)s)
+    RETURNING id
+)
+INSERT INTO events (game_id, version, type, data, recorded_at)
+SELECT game.id, e.version, e.type, e.data, %(now)s
+FROM game, jsonb_to_recordset(%(events)s) AS e(version integer, type text, data jsonb)
+"""
+
+
+OnCommit = Callable[[AsyncConnection[Any]], Awaitable[None]]
+"""More SQL to run in the transaction of a write (see service.stats.projections)."""
+
+
+def _transaction_if(conn: AsyncConnection[Any], wanted: bool) -> AbstractAsyncContextManager[Any]:
+    return conn.transaction() if wanted else nullcontext()
+
+
+def _event_rows(events: list[NewEvent]) -> list[dict[str, Any]]:
+    return [{"version": e.version, "type": e.type, "data": e.data} for e in events]
+
+
+async def insert_game(
+    conn: AsyncConnection[Any],
+    game_id: uuid.UUID,
+    player_id: uuid.UUID,
+    ruleset: tuple[str, int],
+    deal: dict[str, Any],
+    status: str,
+    snapshot: dict[str, Any],
+    events: list[NewEvent],
+    now: datetime,
+) -> None:
+    """The game row and its first events, on ``conn`` (in the caller's transaction, if any: a race
+    deals all its games in one)."""
+    await conn.execute(
+        _CREATE,
+        {
+            "id": game_id,
+            "player_id": player_id,
+            "ruleset_id": ruleset[0],
+            "ruleset_version": ruleset[1],
+            "deal": Jsonb(deal),
+            "status": status,
+            "version": events[-1].version,
+            "snapshot": Json(snapshot),
+            "now": now,
+            "events": Jsonb(_event_rows(events)),
+        },
+    )
+
+
+class EventStore:
+    def __init__(self, pool: AsyncConnectionPool) -> None:
+        self.pool = pool
+
+    # ------------------------------------------------------------ players
+
+    async def create_player(self, player_id: uuid.UUID, name: str, token: str) -> datetime:
+        async with self.pool.connection() as conn:
+            cursor = await conn.execute(
+                "INSERT INTO players (id, name, token_hash) VALUES (%s, %s, %s) RETURNING created_at",
+                (player_id, name, token_hash(token)),
+            )
+            row = await cursor.fetchone()
+        assert row is not None
+        created_at: datetime = row[0]
+        return created_at
+
+    async def get_player(self, player_id: uuid.UUID) -> tuple[uuid.UUID, str, datetime] | None:
+        async with self.pool.connection() as conn:
+            cursor = await conn.execute("SELECT id, name, created_at FROM players WHERE id = %s", (player_id,))
+            row = await cursor.fetchone()
+        return None if row is None else (row[0], row[1], row[2])
+
+    async def player_for_token(self, token: str) -> uuid.UUID | None:
+        async with self.pool.connection() as conn:
+            cursor = await conn.execute("SELECT id FROM players WHERE token_hash = %s", (token_hash(token),))
+            row = await cursor.fetchone()
+        return None if row is None else row[0]
+
+    # ------------------------------------------------------------ games
+
+    async def create_game(
+        self,
+        game_id: uuid.UUID,
+        player_id: uuid.UUID,
+        ruleset: tuple[str, int],
+        deal: dict[str, Any],
+        status: str,
+        snapshot: dict[str, Any],
+        events: list[NewEvent],
+        now: datetime,
+        on_create: OnCommit | None = None,
+    ) -> None:
+        """Insert the game row and its first events; ``on_create`` (the projections of a pool or
+        daily deal) runs in the same transaction. A second daily entry of a player for one date
+        (``games_daily_entry_key``) raises ``DailyEntryTaken``."""
+        try:
+            async with self.pool.connection() as conn, _transaction_if(conn, on_create is not None):
+                await insert_game(conn, game_id, player_id, ruleset, deal, status, snapshot, events, now)
+                if on_create is not None:
+                    await on_create(conn)
+        except pg_errors.UniqueViolation as error:
+            if error.diag.constraint_name == "games_daily_entry_key":
+                raise DailyEntryTaken() from None
+            raise
+
+    async def load(self, game_id: uuid.UUID, token: str | None = None, key: str | None = None) -> Loaded:
+        """The game's snapshot row, who the token belongs to and what the idempotency key stored."""
+        async with self.pool.connection() as conn:
+            cursor = conn.cursor(row_factory=tuple_row)
+            await cursor.execute(
+                _LOAD,
+                {"id": game_id, "token_hash": token_hash(token) if token else None, "key": key},
+            )
+            row = await cursor.fetchone()
+        assert row is not None
+        game = None if row[0] is None else GameRow(*row[:7])
+        return Loaded(game, row[7], row[8], row[9])
+
+    async def player_games(
+        self, player_id: uuid.UUID, ended: bool | None, before: tuple[datetime, uuid.UUID] | None, limit: int
+    ) -> list[GameSummaryRow]:
+        """A player's games, newest first (by start, then id), strictly before the ``before`` key."""
+        conditions = ["g.player_id = %(player)s"]
+        if ended is not None:
+            conditions.append("g.finished_at IS NOT NULL" if ended else "g.finished_at IS NULL")
+        if before is not None:
+            conditions.append("(g.started_at, g.id) < (%(started)s, %(id)s)")
+        query = (
+            "SELECT g.id, g.ruleset_id, g.ruleset_version, g.deal, g.status, g.version,"
+            " (g.snapshot->>'moveCount')::int, (g.snapshot->>'undoCount')::int,"
+            " (g.snapshot->>'assisted')::boolean, g.started_at, g.finished_at"
+            f" FROM games g WHERE {' AND '.join(conditions)}"
+            " ORDER BY g.started_at DESC, g.id DESC LIMIT %(limit)s"
+        )
+        parameters = {"player": player_id, "limit": limit}
+        if before is not None:
+            parameters |= {"started": before[0], "id": before[1]}
+        async with self.pool.connection() as conn:
+            cursor = conn.cursor(row_factory=tuple_row)
+            await cursor.execute(query, parameters)
+            rows = await cursor.fetchall()
+        return [GameSummaryRow(*row) for row in rows]
+
+    async def load_game(self, game_id: uuid.UUID) -> GameRow | None:
+        async with self.pool.connection() as conn:
+            cursor = await conn.execute(f"SELECT {_GAME_COLUMNS} FROM games g WHERE g.id = %s", (game_id,))
+            row = await cursor.fetchone()
+        return None if row is None else GameRow(*row)
+
+    async def append(
+        self,
+        game_id: uuid.UUID,
+        expected_version: int,
+        events: list[NewEvent],
+        *,
+        status: str,
+        snapshot: dict[str, Any],
+        finished_at: datetime | None,
+        now: datetime,
+        idempotency_key: str | None = None,
+        request_hash: bytes | None = None,
+        response: dict[str, Any] | None = None,
+        on_finish: OnCommit | None = None,
+    ) -> None:
+        """Write the events and the new snapshot if the stream is still at ``expected_version``.
+
+        ``on_finish`` (given only for the move that ends the game: the stats projections) runs in
+        the same transaction, after the append; every other move stays one statement."""
+        params = {
+            "id": game_id,
+            "expected": expected_version,
+            "version": events[-1].version,
+            "status": status,
+            "snapshot": Json(snapshot),
+            "finished_at": finished_at,
+            "now": now,
+            "events": Jsonb(_event_rows(events)),
+        }
+        if idempotency_key is not None:
+            params.update(key=idempotency_key, request_hash=request_hash, response=Json(response))
+        statement = _APPEND_WITH_KEY if idempotency_key is not None else _APPEND
+        try:
+            async with self.pool.connection() as conn:
+                if on_finish is None:
+                    cursor = await conn.execute(statement, params)
+                    row = await cursor.fetchone()
+                else:
+                    async with conn.transaction():
+                        cursor = await conn.execute(statement, params)
+                        row = await cursor.fetchone()
+                        if row is not None and row[0] == 0:
+                            raise ConcurrencyConflict()  # nothing written: nothing to project
+                        await on_finish(conn)
+        except pg_errors.UniqueViolation as error:
+            constraint = error.diag.constraint_name
+            if constraint == "idempotency_keys_pkey":
+                raise IdempotencyRace() from None
+            raise ConcurrencyConflict() from None
+        assert row is not None
+        if row[0] == 0:
+            raise ConcurrencyConflict()
+
+    async def append_pending(self, move: PendingAppend) -> None:
+        """``append`` for a move prepared for ``append_many`` (one that does not end its game)."""
+        await self.append(move.game_id, move.expected_version, move.events, status=move.status,
+                          snapshot=move.snapshot, finished_at=None, now=move.now)
+
+    async def append_many(self, moves: list[PendingAppend]) -> set[uuid.UUID]:
+        """Write several games' moves in one statement (one transaction): each game whose stored
+        version is still the one its move was decided on gets its events and new snapshot; the
+        rest are left untouched. Returns the ids of the games written. For moves that neither
+        finish the game nor carry an idempotency key (``service.games.batching``)."""
+        batch = [
+            {"id": m.game_id, "expected": m.expected_version, "version": m.events[-1].version, "status": m.status,
+             "snapshot": m.snapshot, "now": m.now, "events": _event_rows(m.events)}
+            for m in sorted(moves, key=lambda m: m.game_id)  # rows locked in one order in every process
+        ]
+        async with self.pool.connection() as conn:
+            cursor = await conn.execute(_APPEND_MANY, {"batch": Json(batch)})
+            rows = await cursor.fetchall()
+        return {row[0] for row in rows}
+
+    async def read_events(self, game_id: uuid.UUID, after: int, limit: int | None) -> list[StoredEvent]:
+        query = (
+            "SELECT version, type, data, recorded_at FROM events WHERE game_id = %s AND version > %s "
+            "ORDER BY version"
+        )
+        params: tuple[Any, ...] = (game_id, after)
+        if limit is not None:
+            query += " LIMIT %s"
+            params += (limit,)
+        async with self.pool.connection() as conn:
+            cursor = await conn.execute(query, params)
+            rows = await cursor.fetchall()
+        return [StoredEvent(*row) for row in rows]
+
+    async def read_events_upto(self, game_id: uuid.UUID, version: int) -> list[StoredEvent]:
+        async with self.pool.connection() as conn:
+            cursor = await conn.execute(
+                "SELECT version, type, data, recorded_at FROM events WHERE game_id = %s AND version <= %s "
+                "ORDER BY version",
+                (game_id, version),
+            )
+            rows = await cursor.fetchall()
+        return [StoredEvent(*row) for row in rows]
+
+    async def ping(self) -> None:
+        async with self.pool.connection() as conn:
+            await conn.execute("SELECT 1")
+
+    async def check_connections(self) -> None:
+        """Test the pool's idle connections, replacing the dead ones (service.streams.game_streams calls this
+        when its own connection to the database breaks or comes back)."""
+        if self.pool.closed:
+            return
+        try:
+            await self.pool.check()
+        except Exception as error:  # best effort: a request that draws a dead connection gets a 503
+            logging.getLogger("canfield").warning("checking the pool's connections failed: %r", error)
+
+
+RECONNECT_SECONDS = 2.0
+"""How long the pool retries one lost connection before starting over (see ``_reconnect_again``)."""
+
+
+async def _reconnect_again(pool: AsyncConnectionPool) -> None:
+    """The pool's ``reconnect_failed`` hook: start a fresh attempt at once.
+
+    psycopg_pool retries a lost connection with exponential backoff (1, 2, 4, ... 128 s) for
+    ``reconnect_timeout``; after an outage of a minute the next try could be half a minute away,
+    so the service would stay down long after PostgreSQL is back. With a short
+    ``reconnect_timeout`` and this hook, a new attempt (first one immediate, then about every
+    second) starts whenever one gives up, for as long as the database is away."""
+    if not pool.closed:
+        await pool.check()  # also drops idle connections that died; then grows the pool by one
+
+
+def open_pool(
+    url: str, min_size: int, max_size: int, statement_timeout_ms: int, timeout: float = 5.0
+) -> AsyncConnectionPool:
+    return AsyncConnectionPool(
+        url,
+        min_size=min_size,
+        max_size=max_size,
+        open=False,
+        timeout=timeout,
+        reconnect_timeout=RECONNECT_SECONDS,
+        reconnect_failed=_reconnect_again,
+        kwargs={"autocommit": True, "options": f"-c statement_timeout={statement_timeout_ms}"},
+    )
+
+
+DatabaseDown = (psycopg.OperationalError, psycopg.InterfaceError, PoolTimeout)

@@ -1,0 +1,204 @@
+"""The tables, as SQLAlchemy metadata. Alembic migrations create them; a test checks they agree."""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    CheckConstraint,
+    Column,
+    Date,
+    DateTime,
+    ForeignKey,
+    Identity,
+    Index,
+    Integer,
+    LargeBinary,
+    MetaData,
+    PrimaryKeyConstraint,
+    Table,
+    Text,
+    UniqueConstraint,
+    func,
+    text,
+)
+from sqlalchemy.dialects.postgresql import DOUBLE_PRECISION, JSON, JSONB, UUID
+
+metadata = MetaData()
+
+players = Table(
+    "players",
+    metadata,
+    Column("id", UUID(as_uuid=True), primary_key=True),
+    Column("name", Text, nullable=False),
+    Column("token_hash", LargeBinary, nullable=False, unique=True),
+    Column("created_at", DateTime(timezone=True), nullable=False, server_default=func.now()),
+)
+
+games = Table(
+    "games",
+    metadata,
+    Column("id", UUID(as_uuid=True), primary_key=True),
+    Column("player_id", UUID(as_uuid=True), ForeignKey("players.id"), nullable=False, index=True),
+    Column("ruleset_id", Text, nullable=False),
+    Column("ruleset_version", Integer, nullable=False),
+    Column("deal", JSONB, nullable=False),
+    Column("status", Text, nullable=False),
+    Column("version", Integer, nullable=False),
+    Column("snapshot", JSON, nullable=False),  # read and written whole, never queried into
+    Column("started_at", DateTime(timezone=True), nullable=False, server_default=func.now()),
+    Column("finished_at", DateTime(timezone=True), nullable=True),
+    Column("updated_at", DateTime(timezone=True), nullable=False, server_default=func.now()),
+    # A player's entry for a date's daily deal (a daily game that is not practice): one at most.
+    Index(
+        "games_daily_entry_key", "player_id", text("(deal->>'daily')"), unique=True,
+        postgresql_where=text("deal->>'source' = 'daily' AND deal->>'practice' = 'false'"),
+    ),
+)
+
+events = Table(
+    "events",
+    metadata,
+    Column("position", BigInteger, Identity(always=True), primary_key=True),
+    Column("game_id", UUID(as_uuid=True), ForeignKey("games.id"), nullable=False),
+    Column("version", Integer, nullable=False),
+    Column("type", Text, nullable=False),
+    Column("data", JSONB, nullable=False),
+    Column("metadata", JSONB, nullable=False, server_default=text("'{}'::jsonb")),
+    Column("recorded_at", DateTime(timezone=True), nullable=False, server_default=func.now()),
+    UniqueConstraint("game_id", "version", name="events_game_id_version_key"),
+)
+
+idempotency_keys = Table(
+    "idempotency_keys",
+    metadata,
+    Column("game_id", UUID(as_uuid=True), ForeignKey("games.id"), nullable=False),
+    Column("key", Text, nullable=False),
+    Column("request_hash", LargeBinary, nullable=False),
+    Column("response", JSON, nullable=False),  # json, not jsonb: a replay is the same bytes
+    Column("created_at", DateTime(timezone=True), nullable=False, server_default=func.now()),
+    PrimaryKeyConstraint("game_id", "key", name="idempotency_keys_pkey"),
+)
+
+# ---------------------------------------------------------------- projections (service/stats/projections.py)
+# Read models kept in the transaction of the events that change them, and rebuilt from the event
+# log alone by `canfield projections rebuild`. Win rates and averages are derived when read.
+
+player_stats = Table(
+    "player_stats",
+    metadata,
+    Column("player_id", UUID(as_uuid=True), ForeignKey("players.id"), nullable=False),
+    Column("ruleset_id", Text, nullable=False),
+    Column("played", Integer, nullable=False),  # finished games: won, stalled or resigned
+    Column("won", Integer, nullable=False),
+    Column("current_streak", Integer, nullable=False),
+    Column("best_streak", Integer, nullable=False),
+    Column("fewest_moves", Integer, nullable=True),  # in an unassisted win
+    Column("fastest_seconds", DOUBLE_PRECISION, nullable=True),  # in an unassisted win
+    Column("undos", BigInteger, nullable=False),
+    PrimaryKeyConstraint("player_id", "ruleset_id", name="player_stats_pkey"),
+)
+
+source_stats = Table(
+    "source_stats",
+    metadata,
+    Column("source", Text, nullable=False),  # seed, deck, pool or daily
+    Column("ruleset_id", Text, nullable=False),
+    Column("played", Integer, nullable=False),
+    Column("won", Integer, nullable=False),
+    Column("fewest_moves", Integer, nullable=True),
+    Column("fastest_seconds", DOUBLE_PRECISION, nullable=True),
+    Column("undos", BigInteger, nullable=False),
+    PrimaryKeyConstraint("source", "ruleset_id", name="source_stats_pkey"),
+)
+
+deal_stats = Table(
+    "deal_stats",
+    metadata,
+    Column("ruleset_id", Text, nullable=False),
+    Column("pool_number", Integer, nullable=False),
+    Column("plays", Integer, nullable=False),  # games started on this pool deal
+    Column("wins", Integer, nullable=False),
+    PrimaryKeyConstraint("ruleset_id", "pool_number", name="deal_stats_pkey"),
+)
+
+daily_stats = Table(
+    "daily_stats",
+    metadata,
+    Column("day", Date, nullable=False),
+    Column("plays", Integer, nullable=False),  # games started on that date's daily deal (practice too)
+    Column("wins", Integer, nullable=False),
+    PrimaryKeyConstraint("day", name="daily_stats_pkey"),
+)
+
+daily_leaderboard = Table(  # one row per player's finished entry (first game) of a date's deal
+    "daily_leaderboard",
+    metadata,
+    Column("game_id", UUID(as_uuid=True), ForeignKey("games.id"), nullable=False),
+    Column("day", Date, nullable=False),
+    Column("player_id", UUID(as_uuid=True), ForeignKey("players.id"), nullable=False),
+    Column("moves", Integer, nullable=False),
+    Column("seconds", DOUBLE_PRECISION, nullable=False),
+    Column("finished_at", DateTime(timezone=True), nullable=False),
+    Column("verified_at", DateTime(timezone=True), nullable=False, server_default=func.now()),
+    Column("status", Text, nullable=False),  # won, stalled or resigned
+    Column("assisted", Boolean, nullable=False),
+    Column("unranked", Text, nullable=True),  # why it has no rank (service.stats.projections.UNRANKED); NULL: ranked
+    PrimaryKeyConstraint("game_id", name="daily_leaderboard_pkey"),
+    UniqueConstraint("day", "player_id", name="daily_leaderboard_day_player_key"),
+    Index("ix_daily_leaderboard_rank", "day", "moves", "seconds"),
+)
+
+daily_deals = Table(  # a date's deal, stored by the first server process that proved it (service.deals.daily_deals)
+    "daily_deals",
+    metadata,
+    Column("day", Date, nullable=False),
+    Column("ruleset_id", Text, nullable=False),
+    Column("ruleset_version", Integer, nullable=False),
+    Column("candidate", Integer, nullable=False),  # which HMAC candidate of the date (0, 1, ...)
+    Column("seed", BigInteger, nullable=False),  # derived from DAILY_SECRET; never shown
+    Column("deck", JSONB, nullable=False),  # the 52 codes in deal order; never shown before the date is over
+    Column("line", Text, nullable=False),  # the solver's winning line (service.deals.deal_pools's encoding); never shown
+    Column("line_length", Integer, nullable=False),
+    Column("solver_states", Integer, nullable=False),
+    Column("verified_at", DateTime(timezone=True), nullable=False),
+    PrimaryKeyConstraint("day", name="daily_deals_pkey"),
+)
+
+# ---------------------------------------------------------------- races (service/races/races.py, migration 0004)
+
+races = Table(
+    "races",
+    metadata,
+    Column("id", UUID(as_uuid=True), primary_key=True),
+    Column("creator_id", UUID(as_uuid=True), ForeignKey("players.id"), nullable=False),
+    Column("ruleset_id", Text, nullable=False),
+    Column("ruleset_version", Integer, nullable=False),
+    Column("deal", JSONB, nullable=False),  # the source asked for: {"source": "seed", "seed": 7}, ... (shown after the race)
+    Column("deck", JSONB, nullable=False),  # the 52 codes every entrant is dealt (never shown by the race)
+    Column("max_entrants", Integer, nullable=False),
+    Column("time_limit_seconds", Integer, nullable=True),
+    Column("status", Text, nullable=False),  # open, running, finished
+    Column("version", Integer, nullable=False),  # +1 with every change of the race row or its entrants
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("started_at", DateTime(timezone=True), nullable=True),
+    Column("ends_at", DateTime(timezone=True), nullable=True),  # started_at + the time limit
+    Column("finished_at", DateTime(timezone=True), nullable=True),
+    CheckConstraint("status IN ('open', 'running', 'finished')", name="races_status_check"),
+    CheckConstraint("max_entrants BETWEEN 2 AND 8", name="races_max_entrants_check"),
+)
+
+race_entrants = Table(
+    "race_entrants",
+    metadata,
+    Column("race_id", UUID(as_uuid=True), ForeignKey("races.id"), nullable=False),
+    Column("player_id", UUID(as_uuid=True), ForeignKey("players.id"), nullable=False, index=True),
+    Column("seat", Integer, nullable=False),  # 1 for the creator, then in the order of joining
+    Column("joined_at", DateTime(timezone=True), nullable=False),
+    Column("game_id", UUID(as_uuid=True), ForeignKey("games.id"), nullable=True),  # dealt at the start
+    Column("standing", JSONB, nullable=True),  # frozen when the race finished, from the replayed log
+    Column("place", Integer, nullable=True),  # final; null when unranked (its log did not replay)
+    PrimaryKeyConstraint("race_id", "player_id", name="race_entrants_pkey"),
+    UniqueConstraint("race_id", "seat", name="race_entrants_race_id_seat_key"),
+    UniqueConstraint("game_id", name="race_entrants_game_id_key"),
+)

@@ -1,0 +1,1 @@
+"""Live streams: Server-Sent Events of games and races over LISTEN/NOTIFY."""
