@@ -517,7 +517,8 @@ class Database:
 
 @contextmanager
 def bench_database(work_dir: Path) -> Iterator[Database]:
-    from service.store.database import libpq_url, migrate
+    from service.store.connections import libpq_url
+    from service.store.migrations import migrate
     from service.store.embedded_db import start, with_database
 
     given = os.environ.get("BENCH_DATABASE_URL", "").strip()

@@ -2,7 +2,7 @@
 
 ``POST /ceiling`` takes a small JSON body ``{"game": "<uuid>", "type": "draw"}``, inserts it into
 ``bench_ceiling`` (created by the bench) through a psycopg ``AsyncConnectionPool`` opened with the
-same arguments as the service's (``service.store.event_store.open_pool`` with the ``Settings`` defaults), and
+same arguments as the service's (``service.store.connections.open_pool`` with the ``Settings`` defaults), and
 returns a small JSON body. Served like the service: ``uvicorn bench.ceiling_app:app`` with
 ``DATABASE_URL`` set. ``GET /health`` is there for the bench to wait on; it is not measured.
 """
@@ -16,9 +16,8 @@ from typing import Any
 
 from litestar import Litestar, get, post
 
-from service.store.database import libpq_url
+from service.store.connections import libpq_url, open_pool
 from service.settings import Settings
-from service.store.event_store import open_pool
 
 _INSERT = "INSERT INTO bench_ceiling (game_id, body) VALUES (%s, %s) RETURNING id"
 

@@ -353,7 +353,7 @@ def summarize(tally: Tally, seconds: float) -> dict[str, Any]:
 
 async def _run(seconds: float, work_dir: Path) -> dict[str, Any]:
     from service.store import embedded_db
-    from service.store.database import migrate
+    from service.store.migrations import migrate
 
     data_dir = work_dir / "embedded"
     db = embedded_db.start(data_dir)

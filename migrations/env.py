@@ -1,4 +1,4 @@
-"""Alembic environment: the URL comes from the caller (service.store.database.migrate), never from a file."""
+"""Alembic environment: the URL comes from the caller (service.store.migrations.migrate), never from a file."""
 
 from __future__ import annotations
 

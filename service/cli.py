@@ -74,7 +74,8 @@ def database(settings: Settings, *, stop_on_exit: bool = True) -> Iterator[tuple
     alone).
     """
     if settings.database_url:
-        from service.store.database import libpq_url, sqlalchemy_url
+        from service.store.connections import libpq_url
+        from service.store.migrations import sqlalchemy_url
 
         try:
             sqlalchemy_url(settings.database_url)
@@ -101,7 +102,7 @@ def database(settings: Settings, *, stop_on_exit: bool = True) -> Iterator[tuple
 def apply_migrations(url: str) -> None:
     from sqlalchemy.exc import OperationalError
 
-    from service.store.database import migrate
+    from service.store.migrations import migrate
 
     try:
         migrate(url)

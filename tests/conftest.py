@@ -112,7 +112,7 @@ def postgres_server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[st
     started = time.perf_counter()
     url = os.environ.get("TEST_DATABASE_URL")
     if url:
-        from service.store.database import libpq_url
+        from service.store.connections import libpq_url
 
         _source.append("TEST_DATABASE_URL")
         yield libpq_url(url)
@@ -169,7 +169,7 @@ def _drop_leftover_test_databases(conn: psycopg.Connection) -> None:
 @pytest.fixture(scope="session")
 def database_url(postgres_server_url: str) -> Iterator[str]:
     """A fresh database for this session, with the migrations applied; its libpq URL."""
-    from service.store.database import migrate
+    from service.store.migrations import migrate
 
     name = f"{TEST_DB_PREFIX}{secrets.token_hex(6)}"
     with psycopg.connect(postgres_server_url, autocommit=True) as admin:

@@ -21,7 +21,8 @@ import uuid
 from collections import deque
 
 from ..errors import Unavailable
-from ..store.event_store import ConcurrencyConflict, DatabaseDown, EventStore, PendingAppend
+from ..store.connections import DATABASE_DOWN_ERRORS
+from ..store.event_store import ConcurrencyConflict, EventStore, PendingAppend
 
 log = logging.getLogger("canfield")
 
@@ -151,7 +152,7 @@ class AppendBatcher:
         self.batched_moves += len(batch)
         try:
             written = await self.store.append_many([move for move, _ in batch])
-        except DatabaseDown as error:
+        except DATABASE_DOWN_ERRORS as error:
             # rolled back for a reason of the batch's own (a deadlock with another process's
             # batch, one locked game holding the statement past its timeout): write each alone;
             # the database being away fails them all

@@ -62,6 +62,7 @@ from ..store.event_store import (
     NewEvent,
     StoredEvent,
 )
+from ..store.players import PlayerStore
 
 JSON = dict[str, Any]
 log = logging.getLogger("canfield")
@@ -130,6 +131,7 @@ def _reply_event(event: NewEvent, recorded_at: datetime, reveal: bool) -> JSON:
 class Games:
     def __init__(self, store: EventStore, settings: Settings, clock: Callable[[], datetime] = utc_now) -> None:
         self.store = store
+        self.players = PlayerStore(store.pool)
         self.settings = settings
         self.clock = clock
         self.tokens = TokenCache(settings.game_cache_size)
@@ -150,11 +152,11 @@ class Games:
             raise BadRequest("a player name needs at least one visible character and no control characters")
         player_id = uuid.uuid4()
         token = secrets.token_urlsafe(32)
-        created_at = await self.store.create_player(player_id, clean, token)
+        created_at = await self.players.create_player(player_id, clean, token)
         return {"id": str(player_id), "name": clean, "token": token, "createdAt": created_at}
 
     async def player(self, player_id: uuid.UUID) -> JSON:
-        found = await self.store.get_player(player_id)
+        found = await self.players.get_player(player_id)
         if found is None:
             raise NotFound(f"no player {player_id}")
         return {"id": str(found[0]), "name": found[1], "createdAt": found[2]}
@@ -162,7 +164,7 @@ class Games:
     async def player_games(self, player_id: uuid.UUID, status: str | None, before: str | None, limit: int) -> JSON:
         """A player's games, newest first, a page at a time: ``nextBefore`` is the ``before`` of the next page."""
         after_key = None if before is None else parse_cursor(before)
-        if await self.store.get_player(player_id) is None:
+        if await self.players.get_player(player_id) is None:
             raise NotFound(f"no player {player_id}")
         ended = None if status is None else status == "ended"
         rows = await self.store.player_games(player_id, ended, after_key, limit + 1)
@@ -189,7 +191,7 @@ class Games:
     async def authenticate(self, token: str | None) -> uuid.UUID:
         if token is None:
             raise Unauthorized("this request needs 'Authorization: Bearer <token>' (POST /players gives a token)")
-        player_id = self.tokens.player(token) or await self.store.player_for_token(token)
+        player_id = self.tokens.player(token) or await self.players.player_for_token(token)
         if player_id is None:
             raise Unauthorized("the bearer token is not valid")
         self.tokens.remember(token, player_id)

@@ -25,7 +25,8 @@ from domain.codec import event_from_data, snapshot_to_state, state_to_snapshot
 from ..stats import projections
 from .batching import AppendBatcher
 from ..errors import BadRequest, Forbidden, NotFound, Unauthorized, Unavailable, VersionConflict
-from ..store.event_store import ConcurrencyConflict, EventStore, GameRow, IdempotencyRace, NewEvent, PendingAppend, token_hash
+from ..store.event_store import ConcurrencyConflict, EventStore, GameRow, IdempotencyRace, NewEvent, PendingAppend
+from ..store.players import token_hash
 
 JSON = dict[str, Any]
 View = Callable[["Game", datetime], JSON]  # a game's view at a moment (who may see what is the caller's rule)

@@ -24,14 +24,14 @@ from .controllers.rulesets import RulesetController
 from .controllers.stats import player_stats, stats
 from .controllers.streams import StreamController
 from .controllers.web import web_routes
-from ..store.database import libpq_url
+from ..store.connections import libpq_url, open_pool
 from ..errors import UnsupportedMediaType
 from ..games.games import Games, utc_now
 from .limits import install_rate_limits
 from .openapi import ContractSchemaPlugin, TaggedUnionPlugin, complete
 from .problems import EXCEPTION_HANDLERS
 from ..settings import Settings
-from ..store.event_store import EventStore, open_pool
+from ..store.event_store import EventStore
 from ..streams.game_streams import StreamHub
 
 API_VERSION = "1.0.0"

@@ -14,7 +14,7 @@ from domain import DomainError, GameOver, IllegalMove
 from ..errors import ServiceError
 from .paths import NOT_FOUND, as_sent, malformed, trailing_slash
 from ..schemas import Problem
-from ..store.event_store import DatabaseDown
+from ..store.connections import DATABASE_DOWN_ERRORS
 from .wording import choices, explain, json_problem
 
 PROBLEM_JSON = "application/problem+json"
@@ -152,7 +152,7 @@ def _database_down(_: Request[Any, Any, Any], error: Exception) -> Response[Prob
 
 
 def _unexpected(request: Request[Any, Any, Any], error: Exception) -> Response[Problem]:
-    if isinstance(error, DatabaseDown):
+    if isinstance(error, DATABASE_DOWN_ERRORS):
         return _database_down(request, error)
     if isinstance(error, RecursionError) and "deserializ" in str(error):  # msgspec on runaway nesting
         return problem(400, "invalid_request", "the JSON body is nested too deeply")
@@ -167,7 +167,7 @@ EXCEPTION_HANDLERS: dict[Any, Any] = {
     HTTPException: _http_error,
     Exception: _unexpected,
 }
-for _error_type in DatabaseDown:
+for _error_type in DATABASE_DOWN_ERRORS:
     EXCEPTION_HANDLERS[_error_type] = _database_down
 
 

@@ -9,7 +9,6 @@ violation is a concurrency conflict, like an update that found the version moved
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import uuid
 from collections.abc import Awaitable, Callable
@@ -18,16 +17,13 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-import msgspec
-import psycopg
 from psycopg import AsyncConnection
 from psycopg import errors as pg_errors
 from psycopg.rows import tuple_row
-from psycopg.types.json import Json, Jsonb, set_json_dumps, set_json_loads
-from psycopg_pool import AsyncConnectionPool, PoolTimeout
+from psycopg.types.json import Json, Jsonb
+from psycopg_pool import AsyncConnectionPool
 
-set_json_dumps(msgspec.json.encode)
-set_json_loads(msgspec.json.decode)
+from .players import token_hash
 
 
 class ConcurrencyConflict(Exception):
@@ -40,10 +36,6 @@ class IdempotencyRace(Exception):
 
 class DailyEntryTaken(Exception):
     """The player already has an entry (a first game) for that date's daily deal: nothing was written."""
-
-
-def token_hash(token: str) -> bytes:
-    return hashlib.sha256(token.encode()).digest()
 
 
 @dataclass(frozen=True, slots=True)
@@ -232,33 +224,6 @@ class EventStore:
     def __init__(self, pool: AsyncConnectionPool) -> None:
         self.pool = pool
 
-    # ------------------------------------------------------------ players
-
-    async def create_player(self, player_id: uuid.UUID, name: str, token: str) -> datetime:
-        async with self.pool.connection() as conn:
-            cursor = await conn.execute(
-                "INSERT INTO players (id, name, token_hash) VALUES (%s, %s, %s) RETURNING created_at",
-                (player_id, name, token_hash(token)),
-            )
-            row = await cursor.fetchone()
-        assert row is not None
-        created_at: datetime = row[0]
-        return created_at
-
-    async def get_player(self, player_id: uuid.UUID) -> tuple[uuid.UUID, str, datetime] | None:
-        async with self.pool.connection() as conn:
-            cursor = await conn.execute("SELECT id, name, created_at FROM players WHERE id = %s", (player_id,))
-            row = await cursor.fetchone()
-        return None if row is None else (row[0], row[1], row[2])
-
-    async def player_for_token(self, token: str) -> uuid.UUID | None:
-        async with self.pool.connection() as conn:
-            cursor = await conn.execute("SELECT id FROM players WHERE token_hash = %s", (token_hash(token),))
-            row = await cursor.fetchone()
-        return None if row is None else row[0]
-
-    # ------------------------------------------------------------ games
-
     async def create_game(
         self,
         game_id: uuid.UUID,
@@ -438,37 +403,3 @@ class EventStore:
             await self.pool.check()
         except Exception as error:  # best effort: a request that draws a dead connection gets a 503
             logging.getLogger("canfield").warning("checking the pool's connections failed: %r", error)
-
-
-RECONNECT_SECONDS = 2.0
-"""How long the pool retries one lost connection before starting over (see ``_reconnect_again``)."""
-
-
-async def _reconnect_again(pool: AsyncConnectionPool) -> None:
-    """The pool's ``reconnect_failed`` hook: start a fresh attempt at once.
-
-    psycopg_pool retries a lost connection with exponential backoff (1, 2, 4, ... 128 s) for
-    ``reconnect_timeout``; after an outage of a minute the next try could be half a minute away,
-    so the service would stay down long after PostgreSQL is back. With a short
-    ``reconnect_timeout`` and this hook, a new attempt (first one immediate, then about every
-    second) starts whenever one gives up, for as long as the database is away."""
-    if not pool.closed:
-        await pool.check()  # also drops idle connections that died; then grows the pool by one
-
-
-def open_pool(
-    url: str, min_size: int, max_size: int, statement_timeout_ms: int, timeout: float = 5.0
-) -> AsyncConnectionPool:
-    return AsyncConnectionPool(
-        url,
-        min_size=min_size,
-        max_size=max_size,
-        open=False,
-        timeout=timeout,
-        reconnect_timeout=RECONNECT_SECONDS,
-        reconnect_failed=_reconnect_again,
-        kwargs={"autocommit": True, "options": f"-c statement_timeout={statement_timeout_ms}"},
-    )
-
-
-DatabaseDown = (psycopg.OperationalError, psycopg.InterfaceError, PoolTimeout)

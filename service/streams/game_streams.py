@@ -39,7 +39,8 @@ from ..deals.daily import reveals_hidden_cards
 from ..errors import RateLimited, Unavailable
 from ..games.games import public_event, utc_now, view_of
 from ..settings import Settings
-from ..store.event_store import CHANNEL, DatabaseDown, EventStore, GameRow
+from ..store.connections import DATABASE_DOWN_ERRORS
+from ..store.event_store import CHANNEL, EventStore, GameRow
 
 MEDIA_TYPE = "text/event-stream"
 PAGE = 500  # events read per query while catching up
@@ -350,7 +351,7 @@ class StreamHub:
                     await asyncio.wait_for(subscription.wake.wait(), self.keepalive)
                 except TimeoutError:
                     yield KEEPALIVE
-        except DatabaseDown as error:
+        except DATABASE_DOWN_ERRORS as error:
             # The client reconnects (EventSource does so by itself) with Last-Event-ID and resumes.
             log.warning("stream of game %s ended: database unavailable (%s)", game_id, type(error).__name__)
         finally:

@@ -19,7 +19,7 @@ from collections.abc import AsyncIterator
 
 from ..races.race_store import FINISHED, RaceRow
 from ..races.races import Races, race_view, revision
-from ..store.event_store import DatabaseDown
+from ..store.connections import DATABASE_DOWN_ERRORS
 from .game_streams import KEEPALIVE, StreamHub, Subscription, message
 
 log = logging.getLogger("canfield")
@@ -77,7 +77,7 @@ async def _messages(hub: StreamHub, subscription: Subscription, races: Races, ra
             elif time.monotonic() - last_sent >= hub.keepalive:
                 yield KEEPALIVE
                 last_sent = time.monotonic()
-    except DatabaseDown as error:
+    except DATABASE_DOWN_ERRORS as error:
         # The client reconnects (EventSource does so by itself) and starts again with the current view.
         log.warning("stream of race %s ended: database unavailable (%s)", race.id, type(error).__name__)
     finally:

@@ -14,7 +14,8 @@ import pytest
 from service.games.games import Games, utc_now
 from service.schemas import DealRequest, NewGame
 from service.settings import Settings
-from service.store.event_store import EventStore, open_pool
+from service.store.connections import open_pool
+from service.store.event_store import EventStore
 
 
 @asynccontextmanager

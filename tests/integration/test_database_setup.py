@@ -11,7 +11,7 @@ from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 
-from service.store.database import alembic_config, migrate, sqlalchemy_url
+from service.store.migrations import alembic_config, migrate, sqlalchemy_url
 from service.store.tables import events, games, metadata, players
 
 

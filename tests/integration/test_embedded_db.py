@@ -10,7 +10,7 @@ import pytest
 import sqlalchemy as sa
 
 from service.store import embedded_db
-from service.store.database import sqlalchemy_url
+from service.store.migrations import sqlalchemy_url
 
 
 def _select_one(url: str) -> int:

@@ -25,7 +25,7 @@ import httpx
 import pytest
 
 from service.store import embedded_db
-from service.store.database import migrate
+from service.store.migrations import migrate
 from tests.live import Ledger, ServerProcess, audit
 
 CLIENTS = 4
@@ -320,12 +320,12 @@ def test_after_a_quiet_database_restart_the_first_moves_succeed(database: Databa
 
 async def test_the_pool_retries_a_lost_database_about_every_second() -> None:
     """psycopg_pool alone backs off 1, 2, 4, 8 ... s between attempts (after a minute's outage the
-    next could be half a minute away); service.store.event_store.open_pool keeps them about a second apart."""
+    next could be half a minute away); service.store.connections.open_pool keeps them about a second apart."""
     import asyncio
 
     import psycopg
 
-    from service.store.event_store import open_pool
+    from service.store.connections import open_pool
 
     attempts: list[float] = []
 

@@ -12,7 +12,8 @@ import pytest
 
 from domain import Draw
 from service.settings import Settings
-from service.store.event_store import EventStore, open_pool
+from service.store.connections import open_pool
+from service.store.event_store import EventStore
 from service.streams.game_streams import CHANNEL, StreamHub
 
 from .conftest import new_game, server_process

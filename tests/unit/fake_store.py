@@ -22,8 +22,8 @@ from service.store.event_store import (
     NewEvent,
     PendingAppend,
     StoredEvent,
-    token_hash,
 )
+from service.store.players import token_hash
 
 T0 = datetime(2026, 12, 1, tzinfo=UTC)
 

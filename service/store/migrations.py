@@ -1,4 +1,4 @@
-"""Database URLs, migrations and the async connection pool."""
+"""Migrations: Alembic brings the database to the newest schema (the only way tables are made)."""
 
 from __future__ import annotations
 
@@ -16,14 +16,6 @@ def sqlalchemy_url(url: str) -> str:
         if url.startswith(prefix):
             return "postgresql+psycopg://" + url[len(prefix) :]
     raise ValueError("DATABASE_URL must be a postgresql:// URL")
-
-
-def libpq_url(url: str) -> str:
-    """The same database as a plain libpq URL (what psycopg connects with)."""
-    for prefix in ("postgresql+psycopg://", "postgres://"):
-        if url.startswith(prefix):
-            return "postgresql://" + url[len(prefix) :]
-    return url
 
 
 def alembic_config(url: str) -> Config:
