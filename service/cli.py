@@ -386,7 +386,7 @@ def _projections_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def projections_command(args: argparse.Namespace) -> int:
-    from service.stats.projections import rebuild_projections
+    from service.stats.rebuild import rebuild_projections
 
     settings = Settings.from_env()
     with database(settings) as (url, description):

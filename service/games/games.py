@@ -62,6 +62,7 @@ from ..store.event_store import (
     NewEvent,
     StoredEvent,
 )
+from ..stats.queries import Stats
 from ..store.players import PlayerStore
 
 JSON = dict[str, Any]
@@ -132,6 +133,7 @@ class Games:
     def __init__(self, store: EventStore, settings: Settings, clock: Callable[[], datetime] = utc_now) -> None:
         self.store = store
         self.players = PlayerStore(store.pool)
+        self.stats = Stats(store.pool)
         self.settings = settings
         self.clock = clock
         self.tokens = TokenCache(settings.game_cache_size)
@@ -187,6 +189,10 @@ class Games:
             ],
             "nextBefore": cursor_of(page[-1].started_at, page[-1].id) if len(rows) > limit else None,
         }
+
+    async def ping(self) -> None:
+        """Returns once the database has answered a query (``GET /health``)."""
+        await self.store.ping()
 
     async def authenticate(self, token: str | None) -> uuid.UUID:
         if token is None:
@@ -261,10 +267,15 @@ class Games:
             seed = secrets.randbelow(MAX_SEED + 1)
         return shuffled_deck(seed), {"source": "seed", "seed": seed}
 
-    async def _game(self, game_id: uuid.UUID) -> tuple[GameRow, GameState]:
+    async def stored_game(self, game_id: uuid.UUID) -> GameRow:
+        """The game's stored row (its snapshot, version and times), or ``NotFound``."""
         game = await self.store.load_game(game_id)
         if game is None:
             raise NotFound(f"no game {game_id}")
+        return game
+
+    async def _game(self, game_id: uuid.UUID) -> tuple[GameRow, GameState]:
+        game = await self.stored_game(game_id)
         return game, snapshot_to_state(game.snapshot)
 
     def withheld(self, deal_source: Mapping[str, Any], now: datetime) -> bool:
@@ -338,9 +349,7 @@ class Games:
         }
 
     async def events(self, game_id: uuid.UUID, after: int, limit: int, token: str | None = None) -> JSON:
-        game = await self.store.load_game(game_id)
-        if game is None:
-            raise NotFound(f"no game {game_id}")
+        game = await self.stored_game(game_id)
         withhold = await self.readable(game, token)  # first: it may refuse
         reveal = game.finished_at is not None and not withhold
         rows = await self.store.read_events(game_id, after, limit)
@@ -351,9 +360,7 @@ class Games:
         }
 
     async def state_at(self, game_id: uuid.UUID, version: int, token: str | None = None) -> JSON:
-        game = await self.store.load_game(game_id)
-        if game is None:
-            raise NotFound(f"no game {game_id}")
+        game = await self.stored_game(game_id)
         withhold = await self.readable(game, token)
         if not 1 <= version <= game.version:
             raise NotFound(f"game {game_id} has versions 1 to {game.version}, not {version}")

@@ -8,7 +8,7 @@ from typing import Any
 import httpx
 import pytest
 
-from service.stats.projections import rebuild_projections
+from service.stats.rebuild import rebuild_projections
 
 from .conftest import Player
 

@@ -9,7 +9,7 @@ import psycopg
 
 from domain import Command
 from service.deals.deal_pools import decode_line, load_pool
-from service.stats.projections import rebuild_projections
+from service.stats.rebuild import rebuild_projections
 
 from .conftest import Clock, Player, play_line
 

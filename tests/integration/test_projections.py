@@ -33,7 +33,8 @@ from service.stats import projections
 from service.deals.daily import DailyDeal, daily_source
 from service.games.games import Games
 from service.deals.deal_pools import decode_line, load_pool, start_state
-from service.stats.projections import PROJECTION_TABLES, rebuild_projections
+from service.stats.projections import PROJECTION_TABLES
+from service.stats.rebuild import rebuild_projections
 from service.schemas import DealRequest, NewGame
 from service.settings import Settings
 from service.store.event_store import EventStore

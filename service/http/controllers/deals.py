@@ -10,7 +10,6 @@ from litestar.params import PathParameter, QueryParameter
 from domain import ALL_RULESETS, get_ruleset
 from domain.rulesets import DEFAULT_RULESET_ID
 
-from ...stats import projections
 from ...deals.daily import closes_at, is_over
 from ...deals.choice import parse_day, pool_of, pool_summary
 from ...errors import NotFound
@@ -63,7 +62,7 @@ class DealController(Controller):
         if number > pool.size:
             raise NotFound(f"the {found.id} pool has deals 1 to {pool.size}, not {number}")
         item = pool.deal(number)
-        plays, wins = await projections.deal_figures(games_of(state).store.pool, found.id, number)
+        plays, wins = await games_of(state).stats.deal_figures(found.id, number)
         return PoolDealView(
             pool=number, ruleset=_ref(found.id, found.version), verified=True, line_length=item.length,
             plays=plays, wins=wins,
@@ -102,7 +101,7 @@ class DealController(Controller):
         # board never prepares a deal: a date nobody dealt has no entries.
         chosen = parse_day(day, now.date(), LEADERBOARD_PAST_DAYS)
         stored = await games.daily.stored(chosen)
-        entries = await projections.leaderboard(games.store.pool, chosen, limit)
+        entries = await games.stats.leaderboard(chosen, limit)
         return msgspec.convert(
             {"date": chosen.isoformat(),
              "ruleset": None if stored is None else stored.ruleset.id,
@@ -116,7 +115,7 @@ class DealController(Controller):
         today = games.clock().date()  # the one clock game creation uses too
         chosen = parse_day(text, today, games.settings.daily_past_days)
         deal = await games.daily.deal(chosen)
-        plays, wins = await projections.daily_figures(games.store.pool, chosen)
+        plays, wins = await games.stats.daily_figures(chosen)
         return DailyDeal(
             date=chosen.isoformat(), ruleset=deal.ruleset.id, ruleset_version=deal.ruleset.version, verified=True,
             line_length=deal.line_length, verified_at=deal.verified_at, closes_at=deal.closes_at, plays=plays, wins=wins,

@@ -13,7 +13,7 @@ from .common import games_of
      responses=documented(400, 503))
 async def health(state: State) -> Health:
     try:
-        await games_of(state).store.ping()
+        await games_of(state).ping()
     except Exception:
         raise Unavailable("the database is not answering") from None
     return Health(status="ok", database="up")

@@ -1,6 +1,7 @@
 """Stats: per player and ruleset, and over all players (per ruleset and per deal source).
 
-Read from the projections kept in the events' transaction (service/stats/projections.py).
+Read from the projections kept in the events' transaction (service/stats/projections.py), through
+the Games facade's ``Stats`` (service/stats/queries.py).
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ from litestar.params import PathParameter
 
 from domain import ALL_RULESETS
 
-from ...stats import projections
 from ...errors import NotFound
 from ..problems import documented
 from ...schemas import GlobalStats, PlayerStats
@@ -35,7 +35,7 @@ def _ruleset_ids() -> list[str]:
 )
 async def player_stats(state: State, player_id: Annotated[UUID, PathParameter(description="the player's id")]) -> PlayerStats:
     games = games_of(state)
-    rulesets = await projections.player_stats(games.store.pool, player_id, _ruleset_ids())
+    rulesets = await games.stats.player_stats(player_id, _ruleset_ids())
     if rulesets is None:
         raise NotFound(f"no player {player_id}")
     races = await games.races.record(player_id)  # races played and won (races branch)
@@ -50,4 +50,4 @@ async def player_stats(state: State, player_id: Annotated[UUID, PathParameter(de
     responses=documented(429, 503),
 )
 async def stats(state: State) -> GlobalStats:
-    return msgspec.convert(await projections.overall_stats(games_of(state).store.pool, _ruleset_ids()), GlobalStats)
+    return msgspec.convert(await games_of(state).stats.overall_stats(_ruleset_ids()), GlobalStats)

@@ -13,7 +13,7 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import HeaderParameter, PathParameter, QueryParameter
 from litestar.response import Response, Stream
 
-from ...errors import BadRequest, NotFound
+from ...errors import BadRequest
 from ...games.games import Games
 from ..openapi import VERSION_HEADER, header
 from ..problems import documented
@@ -119,9 +119,7 @@ class StreamController(Controller):
         token = bearer_token(request)
         subscription = hub.subscribe(game_id, await stream_owner(request, games, token))  # before reading: no append can slip between
         try:
-            game = await games.store.load_game(game_id)
-            if game is None:
-                raise NotFound(f"no game {game_id}")
+            game = await games.stored_game(game_id)
             await games.readable(game, token)
             if resume is not None and resume > game.version:
                 raise BadRequest(f"game {game_id} is at version {game.version}: there is no version {resume} to resume after")
