@@ -245,7 +245,7 @@ def solve_command(args: argparse.Namespace) -> int:
     from domain import DomainError, command_to_api, deal, initial_state, parse_deck
     from domain.rulesets import get_ruleset
     from domain.solver import Budget, solve
-    from service.deals.deal_pools import encode_line, load_pool, pool_path, start_state
+    from service.deals.deal_pools import encode_line, load_deal_pool, deal_pool_path, start_state
 
     if not args.budget_seconds > 0:
         return _usage_error("solve", "--budget-seconds must be more than 0")
@@ -257,11 +257,11 @@ def solve_command(args: argparse.Namespace) -> int:
             what = f"seed {args.seed}"
             state = start_state(ruleset, args.seed)
         elif args.pool is not None:
-            pool = load_pool(ruleset.id)
+            pool = load_deal_pool(ruleset.id)
             if pool is None:
                 return _usage_error(
                     "solve",
-                    f"the ruleset {ruleset.id} has no pool ({pool_path(ruleset.id)} does not exist); "
+                    f"the ruleset {ruleset.id} has no pool ({deal_pool_path(ruleset.id)} does not exist); "
                     f"build one with `canfield pool build --ruleset {ruleset.id} --count N`",
                 )
             if not 1 <= args.pool <= pool.size:

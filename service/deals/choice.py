@@ -11,27 +11,27 @@ from typing import Any
 from domain import Ruleset
 
 from ..errors import BadRequest
-from .deal_pools import Pool, load_pool
+from .deal_pools import DealPool, load_deal_pool
 
 _DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")  # date.fromisoformat alone also takes 2026-W01-1
 
 
-def pool_of(ruleset: Ruleset) -> Pool:
-    pool = load_pool(ruleset.id)
+def deal_pool_of(ruleset: Ruleset) -> DealPool:
+    pool = load_deal_pool(ruleset.id)
     if pool is None or pool.ruleset != ruleset:
         raise BadRequest(f"{ruleset.key} has no verified deal pool on this server: deal by seed or deck")
     return pool
 
 
 def pool_number(ruleset: Ruleset, number: int) -> int:
-    pool = pool_of(ruleset)
+    pool = deal_pool_of(ruleset)
     if not 1 <= number <= pool.size:
         raise BadRequest(f"{ruleset.id} pool deals run from 1 to {pool.size}, not {number}")
     return number
 
 
 def random_pool_number(ruleset: Ruleset) -> int:
-    return secrets.randbelow(pool_of(ruleset).size) + 1
+    return secrets.randbelow(deal_pool_of(ruleset).size) + 1
 
 
 def parse_day(text: str, today: date, past_days: int) -> date:
@@ -52,7 +52,7 @@ def parse_day(text: str, today: date, past_days: int) -> date:
     return day
 
 
-def pool_summary(pool: Pool) -> dict[str, Any]:
+def pool_summary(pool: DealPool) -> dict[str, Any]:
     lengths = pool.line_lengths()
     return {
         "ruleset": {"id": pool.ruleset.id, "version": pool.ruleset.version},

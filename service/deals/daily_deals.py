@@ -36,7 +36,7 @@ from .daily import (
     prove,
 )
 from ..errors import Unavailable
-from .solver_workers import SolverPool
+from .solver_workers import SolverWorkers
 
 log = logging.getLogger("canfield")
 
@@ -86,7 +86,7 @@ class DailyDeals:
         self.secret = secret
         self.wait_seconds = wait_seconds
         self.clock = clock
-        self.solver = SolverPool()
+        self.solver = SolverWorkers()
         self.prover: Prover = prover or self._prove_in_worker
         self._preparing: dict[date, asyncio.Task[DailyDeal]] = {}
         self._ahead: asyncio.Task[None] | None = None

@@ -46,10 +46,10 @@ from domain import (
 from domain.cards import CODES
 from domain.piles import FOUNDATION, TABLEAU
 
-POOL_DIR = Path(__file__).resolve().parent / "data" / "pools"
+DEAL_POOL_DIR = Path(__file__).resolve().parent / "data" / "pools"
 
 
-def pool_path(ruleset_id: str, directory: Path = POOL_DIR) -> Path:
+def deal_pool_path(ruleset_id: str, directory: Path = DEAL_POOL_DIR) -> Path:
     return directory / f"{ruleset_id}.json"
 
 
@@ -101,7 +101,7 @@ class Verdicts:
 
 
 @dataclass(frozen=True, slots=True)
-class Pool:
+class DealPool:
     ruleset: Ruleset
     budget_seconds: float
     seeds_tried: int
@@ -130,7 +130,7 @@ def start_state(ruleset: Ruleset, seed: int, source: dict[str, Any] | None = Non
     return initial_state(deal(ruleset, shuffled_deck(seed), source or {}))
 
 
-def parse_pool(document: dict[str, Any]) -> Pool:
+def parse_pool(document: dict[str, Any]) -> DealPool:
     ruleset = get_ruleset(document["ruleset"], int(document["rulesetVersion"]))
     deals = tuple(
         PoolDeal(number, int(item["seed"]), int(item["length"]), item["line"])
@@ -148,7 +148,7 @@ def parse_pool(document: dict[str, Any]) -> Pool:
             lost=tuple(int(seed) for seed in listed["lost"]),
             undecided=tuple(int(seed) for seed in listed["undecided"]),
         )
-    return Pool(
+    return DealPool(
         ruleset=ruleset,
         budget_seconds=float(document["budgetSeconds"]),
         seeds_tried=int(document["seedsTried"]),
@@ -161,15 +161,15 @@ def parse_pool(document: dict[str, Any]) -> Pool:
 
 
 @cache
-def load_pool(ruleset_id: str) -> Pool | None:
+def load_deal_pool(ruleset_id: str) -> DealPool | None:
     """The shipped pool of a ruleset, or None if it has none."""
-    path = pool_path(ruleset_id)
+    path = deal_pool_path(ruleset_id)
     if not path.exists():
         return None
     return parse_pool(json.loads(path.read_text()))
 
 
-def verify_deal(pool: Pool, item: PoolDeal) -> str | None:
+def verify_deal(pool: DealPool, item: PoolDeal) -> str | None:
     """None when the stored line replays to a win through the rules engine, else what went wrong."""
     what = f"pool deal {item.number} (seed {item.seed})" if item.number else f"won seed {item.seed}"
     try:

@@ -48,13 +48,13 @@ from domain.errors import DomainError
 from domain.solver import SOLVER_VERSION
 from domain.rulesets import ALL_RULESETS, Ruleset, get_ruleset
 from service.deals.deal_pools import (
-    POOL_DIR,
-    Pool,
+    DEAL_POOL_DIR,
+    DealPool,
     PoolDeal,
     Verdicts,
     encode_line,
     parse_pool,
-    pool_path,
+    deal_pool_path,
     start_state,
     verify_deal,
 )
@@ -83,8 +83,8 @@ def _init_worker(stop: Any) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
 
 
-def _empty_pool(ruleset: Ruleset) -> Pool:
-    return Pool(ruleset, 0.0, 0, 0, 0, 0, ())
+def _empty_pool(ruleset: Ruleset) -> DealPool:
+    return DealPool(ruleset, 0.0, 0, 0, 0, 0, ())
 
 
 def check_line(ruleset: Ruleset, seed: int, length: int, line: str) -> str | None:
@@ -264,7 +264,7 @@ def write_atomically(path: Path, text: str) -> None:
     os.replace(tmp.name, path)
 
 
-DealCheck = Callable[[Pool, Iterable[PoolDeal]], Iterable[str | None]]
+DealCheck = Callable[[DealPool, Iterable[PoolDeal]], Iterable[str | None]]
 
 
 def verify_document(document: dict[str, Any], deal_check: DealCheck | None = None) -> list[str]:
@@ -297,7 +297,7 @@ def verify_document(document: dict[str, Any], deal_check: DealCheck | None = Non
     return problems
 
 
-def _verdict_problems(pool: Pool, verdicts: Verdicts) -> list[str]:
+def _verdict_problems(pool: DealPool, verdicts: Verdicts) -> list[str]:
     """The listed verdicts cover seeds 1..seedsTried once each and agree with the counts."""
     problems = []
     if len(verdicts.lost) != pool.lost:
@@ -418,7 +418,7 @@ def build(
     workers = workers or os.cpu_count() or 1
     if workers < 1:
         raise BuildError("--workers must be at least 1")
-    output = output or pool_path(ruleset.id)
+    output = output or deal_pool_path(ruleset.id)
     if _published(output, count):
         print(f"canfield pool build: {output} already holds {count} or more deals; nothing to build", flush=True)
         return 0
@@ -497,7 +497,7 @@ def build(
                 document = pool_document(ruleset, budget_seconds, seeds)
                 text = pool_json(document)
 
-                def parallel_check(pool: Pool, items: Iterable[PoolDeal]) -> Iterable[str | None]:
+                def parallel_check(pool: DealPool, items: Iterable[PoolDeal]) -> Iterable[str | None]:
                     items = list(items)
                     return executor.map(
                         check_line,
@@ -575,7 +575,7 @@ def build(
 # --- verify -----------------------------------------------------------------------------
 
 
-def pool_files(ruleset_id: str | None, file: Path | None = None, directory: Path = POOL_DIR) -> list[tuple[str, Path]]:
+def pool_files(ruleset_id: str | None, file: Path | None = None, directory: Path = DEAL_POOL_DIR) -> list[tuple[str, Path]]:
     """(label, path) of the pools to verify."""
     if file is not None:
         return [(str(file), file)]
@@ -584,16 +584,16 @@ def pool_files(ruleset_id: str | None, file: Path | None = None, directory: Path
             ruleset = get_ruleset(ruleset_id)
         except DomainError as exc:
             raise BuildError(exc.reason) from None
-        return [(ruleset.id, pool_path(ruleset.id, directory))]
+        return [(ruleset.id, deal_pool_path(ruleset.id, directory))]
     ids = sorted({ruleset.id for ruleset in ALL_RULESETS})
-    return [(rid, pool_path(rid, directory)) for rid in ids if pool_path(rid, directory).exists()]
+    return [(rid, deal_pool_path(rid, directory)) for rid in ids if deal_pool_path(rid, directory).exists()]
 
 
 def verify(ruleset_id: str | None = None, file: Path | None = None) -> int:
     """Replay every stored line; 0 when all pools check out, 1 on any failure."""
     targets = pool_files(ruleset_id, file)
     if not targets:
-        print(f"canfield pool verify: no pool files in {POOL_DIR}", file=sys.stderr)
+        print(f"canfield pool verify: no pool files in {DEAL_POOL_DIR}", file=sys.stderr)
         return 0
     failed = False
     for label, path in targets:
@@ -646,7 +646,7 @@ def recheck(
     if not budget_seconds > 0:
         raise BuildError("--budget-seconds must be more than 0")
     workers = workers or os.cpu_count() or 1
-    path = file or pool_path(ruleset.id)
+    path = file or deal_pool_path(ruleset.id)
     try:
         document = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as error:

@@ -48,7 +48,7 @@ def _end_with(parent: int) -> None:
         os._exit(0)
 
 
-class SolverPool:
+class SolverWorkers:
     """One worker process, started on first use: CPU-bound work off the event loop."""
 
     def __init__(self) -> None:

@@ -45,16 +45,16 @@ from ..stats import projections
 from .batching import AppendBatcher
 from ..deals.daily import daily_source, private_until, public_source, reveals_hidden_cards
 from ..deals.daily_deals import DailyDeals
-from ..deals.choice import parse_day, pool_number, pool_of, random_pool_number
+from ..deals.choice import parse_day, pool_number, deal_pool_of, random_pool_number
 from ..errors import BadRequest, Forbidden, NotFound, Unauthorized
 from .lessons import lesson_deal, lesson_progress, lesson_ruleset_id
 from .moves import Game, GameRepository, Moves, TokenCache
-from ..deals.deal_pools import load_pool
+from ..deals.deal_pools import load_deal_pool
 from ..races.race_store import RaceStore
 from ..races.races import Races, race_of
 from ..schemas import NewGame
 from ..settings import Settings
-from ..deals.solver_workers import SolverPool
+from ..deals.solver_workers import SolverWorkers
 from ..store.event_store import (
     DailyEntryTaken,
     EventStore,
@@ -137,7 +137,7 @@ class Games:
         self.settings = settings
         self.clock = clock
         self.tokens = TokenCache(settings.game_cache_size)
-        self.solver = SolverPool()
+        self.solver = SolverWorkers()
         self.batcher = AppendBatcher(store, settings.move_batch_max)
         self.repository = GameRepository(store, self.batcher, self.tokens, settings.game_cache_size)
         self.moves = Moves(self.repository, clock, self._reply_view, _reply_event, self.withheld, self._game_ended,
@@ -259,9 +259,9 @@ class Games:
             return lesson_deal(ruleset, given["lesson"])
         if "deck" in given:
             return parse_deck(given["deck"]), {"source": "deck"}
-        if "pool" in given or ("seed" not in given and ruleset.default_deal == "pool" and load_pool(ruleset.id)):
+        if "pool" in given or ("seed" not in given and ruleset.default_deal == "pool" and load_deal_pool(ruleset.id)):
             number = pool_number(ruleset, given["pool"]) if "pool" in given else random_pool_number(ruleset)
-            return shuffled_deck(pool_of(ruleset).deal(number).seed), {"source": "pool", "pool": number}
+            return shuffled_deck(deal_pool_of(ruleset).deal(number).seed), {"source": "pool", "pool": number}
         seed = given.get("seed")
         if seed is None:
             seed = secrets.randbelow(MAX_SEED + 1)

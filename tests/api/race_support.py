@@ -10,13 +10,13 @@ import httpx
 from domain import CODES, Command, Draw, MoveCard, Recycle, apply, initial_state, shuffled_deck
 from domain.rules import deal
 from domain.rulesets import get_ruleset
-from service.deals.deal_pools import decode_line, load_pool
+from service.deals.deal_pools import decode_line, load_deal_pool
 
 from .conftest import Player
 
 CARD = re.compile(r"\b[A2-9TJQK][SHDC]\b")
 POOL_DEAL = 25  # classic pool deal 25: a stored winning line of 131 moves
-CLASSIC_POOL = load_pool("classic")
+CLASSIC_POOL = load_deal_pool("classic")
 assert CLASSIC_POOL is not None
 
 

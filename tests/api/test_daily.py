@@ -21,7 +21,7 @@ import pytest
 
 from domain import CODES, Command, Status, deal, get_ruleset, initial_state, parse_deck, replay_commands, shuffled_deck
 from service.deals.daily import candidate_seed
-from service.deals.deal_pools import decode_line, load_pool
+from service.deals.deal_pools import decode_line, load_deal_pool
 from service.stats.rebuild import rebuild_projections
 from service.settings import Settings
 
@@ -89,7 +89,7 @@ def test_the_daily_deal_is_stored_proven_and_named_only_by_its_date(clocked: htt
     assert report.ok and report.state.status is Status.WON
     assert daily["lineLength"] == len(stored.line)
     # in no pool: no shipped pool deal has this deck
-    pool = load_pool("open-runs")
+    pool = load_deal_pool("open-runs")
     assert pool is not None
     assert all(shuffled_deck(item.seed) != parse_deck(stored.deck) for item in pool.deals)
     # another date, another deal

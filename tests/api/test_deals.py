@@ -5,11 +5,11 @@ import pytest
 
 from domain import CODES, get_ruleset, shuffled_deck
 from service.deals.daily import candidate_seed
-from service.deals.deal_pools import load_pool
+from service.deals.deal_pools import load_deal_pool
 
 from .conftest import Player
 
-_SHIPPED = load_pool("open-runs")
+_SHIPPED = load_deal_pool("open-runs")
 assert _SHIPPED is not None, "the repository ships an open-runs pool"
 POOL = _SHIPPED
 
@@ -64,9 +64,9 @@ def test_a_ruleset_without_a_pool_says_so(monkeypatch: pytest.MonkeyPatch) -> No
     from service.deals import choice as deals
     from service.errors import BadRequest
 
-    monkeypatch.setattr(deals, "load_pool", lambda ruleset_id: None)
+    monkeypatch.setattr(deals, "load_deal_pool", lambda ruleset_id: None)
     with pytest.raises(BadRequest, match="classic@1 has no verified deal pool on this server"):
-        deals.pool_of(get_ruleset("classic"))
+        deals.deal_pool_of(get_ruleset("classic"))
 
 
 def test_the_daily_deal_is_the_same_for_everyone_and_in_no_pool(client: httpx.Client, ann: Player, bob: Player) -> None:

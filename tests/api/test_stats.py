@@ -8,12 +8,12 @@ import httpx
 import psycopg
 
 from domain import Command
-from service.deals.deal_pools import decode_line, load_pool
+from service.deals.deal_pools import decode_line, load_deal_pool
 from service.stats.rebuild import rebuild_projections
 
 from .conftest import Clock, Player, play_line
 
-POOL = load_pool("open-runs")
+POOL = load_deal_pool("open-runs")
 assert POOL is not None
 
 

@@ -12,7 +12,7 @@ from domain import GameState, IllegalMove, apply, decide, get_ruleset, legal_mov
 from domain.cards import CODES, RANKS
 from domain.commands import Command, Draw, MoveCard, Recycle, Undo
 from domain.piles import TABLEAU
-from service.deals.deal_pools import decode_line, load_pool, start_state
+from service.deals.deal_pools import decode_line, load_deal_pool, start_state
 
 from .conftest import DESKTOP, PHONE
 from .pages import Page, expected_table
@@ -77,7 +77,7 @@ def test_a_new_player_registers_and_deals_the_table_of_seed_000(open_page: Calla
 
 
 def test_a_whole_game_is_won_by_clicking_cards_and_buttons(open_page: Callable[..., Page], screenshots: Path) -> None:
-    pool = load_pool("classic")
+    pool = load_deal_pool("classic")
     assert pool is not None
     number = min(range(1, pool.size + 1), key=lambda n: (pool.deal(n).length, n))  # the shortest stored line
     item = pool.deal(number)

@@ -40,7 +40,7 @@ import attrs
 import pytest
 
 from domain import command_to_api, get_ruleset
-from service.deals.deal_pools import decode_line, load_pool
+from service.deals.deal_pools import decode_line, load_deal_pool
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCUMENT = ROOT / "openapi" / "openapi.json"
@@ -199,7 +199,7 @@ def listed(moves: list[Any], wanted: dict[str, str]) -> Any:
 
 def shortest_pool_deal(ruleset: str) -> tuple[int, list[dict[str, str]]]:
     """A seed whose solver-verified winning line is short, and that line as JSON moves."""
-    pool = load_pool(ruleset)
+    pool = load_deal_pool(ruleset)
     assert pool is not None, f"the repository ships a {ruleset} pool"
     best = min((pool.deal(number) for number in range(1, pool.size + 1)), key=lambda deal: deal.length)
     return best.seed, [command_to_api(command) for command in decode_line(best.line)]
@@ -466,6 +466,6 @@ def test_a_generated_client_races(api: Api) -> None:
 
 def winning_line() -> list[dict[str, str]]:
     """The stored winning line of classic pool deal 25, as JSON moves."""
-    pool = load_pool("classic")
+    pool = load_deal_pool("classic")
     assert pool is not None
     return [command_to_api(command) for command in decode_line(pool.deal(25).line)]

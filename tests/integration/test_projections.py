@@ -32,14 +32,14 @@ from domain.verify import Unverified
 from service.stats import projections
 from service.deals.daily import DailyDeal, daily_source
 from service.games.games import Games
-from service.deals.deal_pools import decode_line, load_pool, start_state
+from service.deals.deal_pools import decode_line, load_deal_pool, start_state
 from service.stats.projections import PROJECTION_TABLES
 from service.stats.rebuild import rebuild_projections
 from service.schemas import DealRequest, NewGame
 from service.settings import Settings
 from service.store.event_store import EventStore
 
-POOL = load_pool("open-runs")
+POOL = load_deal_pool("open-runs")
 assert POOL is not None, "the repository ships an open-runs pool"
 START = datetime(2030, 6, 15, 9, 0, tzinfo=UTC)
 

@@ -12,7 +12,7 @@ import json
 
 import pytest
 
-from service.deals.deal_pools import load_pool, pool_path
+from service.deals.deal_pools import load_deal_pool, deal_pool_path
 
 PUBLISHED = {  # ruleset: (deals published, sha256 of their seeds in order, sha256 of the deal records)
     "open-runs": (1500, "b06d0263a057cba2", "1a4b5318b0fc6442"),
@@ -28,7 +28,7 @@ def _digest(value: object) -> str:
 @pytest.mark.parametrize("ruleset_id", sorted(PUBLISHED))
 def test_every_published_pool_number_names_the_same_deal(ruleset_id: str) -> None:
     count, seeds_digest, deals_digest = PUBLISHED[ruleset_id]
-    deals = json.loads(pool_path(ruleset_id).read_text())["deals"]
+    deals = json.loads(deal_pool_path(ruleset_id).read_text())["deals"]
     assert len(deals) >= count
     published = deals[:count]
     assert _digest(",".join(str(deal["seed"]) for deal in published)) == seeds_digest
@@ -39,7 +39,7 @@ def test_every_published_pool_number_names_the_same_deal(ruleset_id: str) -> Non
 def test_the_pool_counts_are_sound_verdicts(ruleset_id: str) -> None:
     """A seed the pool counts as lost was proven lost by the sound solver (domain.solver@2 or
     later); the first solver's "lost" was no proof, so its verdicts may count none."""
-    pool = load_pool(ruleset_id)
+    pool = load_deal_pool(ruleset_id)
     assert pool is not None and pool.verdicts is not None
     name, _, version = pool.verdicts.solver.partition("@")
     assert name == "domain.solver"

@@ -11,10 +11,10 @@ from domain import ALL_RULESETS, get_ruleset
 from domain.rulesets import DEFAULT_RULESET_ID
 
 from ...deals.daily import closes_at, is_over
-from ...deals.choice import parse_day, pool_of, pool_summary
+from ...deals.choice import parse_day, deal_pool_of, pool_summary
 from ...errors import NotFound
 from ..openapi import DAILY_DATE, RULESET_IDS
-from ...deals.deal_pools import load_pool
+from ...deals.deal_pools import load_deal_pool
 from ..problems import documented
 from ...schemas import DailyDeal, Leaderboard, PoolDealView, Pools, PoolSummary, RulesetRef
 from .common import games_of
@@ -36,7 +36,7 @@ class DealController(Controller):
         responses=documented(429),
     )
     async def pools(self) -> Pools:
-        found = [load_pool(r.id) for r in ALL_RULESETS]
+        found = [load_deal_pool(r.id) for r in ALL_RULESETS]
         return Pools(pools=[msgspec.convert(pool_summary(p), PoolSummary) for p in found if p is not None])
 
     @get(
@@ -58,7 +58,7 @@ class DealController(Controller):
         ] = DEFAULT_RULESET_ID,
     ) -> PoolDealView:
         found = get_ruleset(ruleset)
-        pool = pool_of(found)
+        pool = deal_pool_of(found)
         if number > pool.size:
             raise NotFound(f"the {found.id} pool has deals 1 to {pool.size}, not {number}")
         item = pool.deal(number)
