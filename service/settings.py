@@ -66,7 +66,7 @@ class Settings:
     rate_limit_write_burst: int = 40
     rate_limit_reads_per_second: float = 50.0  # per client address
     rate_limit_read_burst: int = 100
-    # Live streams (service.streams.game_streams): a keep-alive comment after this long without a message,
+    # Live streams (service.streams.hub): a keep-alive comment after this long without a message,
     # and at most this many open streams per player (per client address without a token).
     stream_keepalive_seconds: float = 15.0
     streams_per_player: int = 5

@@ -32,7 +32,7 @@ from .openapi import ContractSchemaPlugin, TaggedUnionPlugin, complete
 from .problems import EXCEPTION_HANDLERS
 from ..settings import Settings
 from ..store.event_store import EventStore
-from ..streams.game_streams import StreamHub
+from ..streams.hub import StreamHub
 
 API_VERSION = "1.0.0"
 log = logging.getLogger("canfield")

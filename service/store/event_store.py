@@ -112,7 +112,7 @@ LEFT JOIN idempotency_keys k ON k.game_id = wanted.id AND k.key = %(key)s
 
 CHANNEL = "canfield_events"
 """The PostgreSQL channel every append notifies (``<game id>:<version>``, comma-separated for a
-batch), delivered on commit; service.streams.game_streams listens on it."""
+batch), delivered on commit; service.streams.hub listens on it."""
 
 _APPEND_EVENTS = f"""
 WITH updated AS (
@@ -120,7 +120,7 @@ WITH updated AS (
     SET version = %(version)s, status = %(status)s, snapshot = %(snapshot)s, updated_at = %(now)s,
         finished_at = %(finished_at)s
     WHERE id = %(id)s AND version = %(expected)s
-    -- only when the update happened; delivered to listeners on commit (service.streams.game_streams)
+    -- only when the update happened; delivered to listeners on commit (service.streams.hub)
     RETURNING id, pg_notify('{CHANNEL}', id::text || ':' || version::text) AS notified
 ), inserted AS (
     INSERT INTO events (game_id, version, type, data, recorded_at)
@@ -158,7 +158,7 @@ WITH batch AS (
     FROM updated u JOIN batch b ON b.id = u.id, json_to_recordset(b.events) AS e(version integer, type text, data jsonb)
     RETURNING 1
 ), notified AS (
-    -- one notification for the whole batch: "id:version,id:version,..." (service.streams.game_streams)
+    -- one notification for the whole batch: "id:version,id:version,..." (service.streams.hub)
     SELECT pg_notify('{CHANNEL}', string_agg(id::text || ':' || version::text, ',')) FROM updated HAVING count(*) > 0
 )
 SELECT u.id, (SELECT count(*) FROM notified) FROM updated u
@@ -395,7 +395,7 @@ class EventStore:
             await conn.execute("SELECT 1")
 
     async def check_connections(self) -> None:
-        """Test the pool's idle connections, replacing the dead ones (service.streams.game_streams calls this
+        """Test the pool's idle connections, replacing the dead ones (service.streams.hub calls this
         when its own connection to the database breaks or comes back)."""
         if self.pool.closed:
             return

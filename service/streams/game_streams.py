@@ -1,56 +1,26 @@
-"""Live game streams (``GET /games/{id}/stream``): Server-Sent Events fed by PostgreSQL LISTEN/NOTIFY.
-
-Every successful append notifies the channel ``canfield_events`` with ``<game id>:<new version>``
-(``store._APPEND``). PostgreSQL delivers a notification when (and only if) the transaction
-commits, to every listening session, so a move made through any server process reaches every
-other process, and never before it is visible to readers.
-
-One ``StreamHub`` per server process holds one dedicated connection (autocommit; ``LISTEN
-canfield_events`` while the process has open streams) read by a background task, started and
-stopped by the app's lifespan. It wakes the streams subscribed to the game named in a notification. The payload is
-only a hint: a woken stream reads the events after the last version it sent from the database,
-so it neither misses nor repeats an event when notifications coalesce, arrive late or out of
-order. If the listening connection breaks, the task reconnects with backoff and then wakes every
-stream, which catches up on what was appended meanwhile.
-
-Each stream takes a slot of its owner (the bearer token's player, else the client address)
-until it ends; at most ``settings.streams_per_player`` slots per owner in this process.
-"""
+"""``GET /games/{id}/stream``: a game live, as Server-Sent Events, woken by the stream hub
+(service.streams.hub): the view, then each event as it is appended, keep-alives, and the end once
+the game is over. Woken, a stream reads the events after the last version it sent from the
+database, so it neither misses nor repeats one."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import signal
-import threading
-import uuid
 import weakref
-from collections.abc import AsyncIterator, Callable, Iterable
-from dataclasses import dataclass, field
-from datetime import datetime
+from collections.abc import AsyncIterator
 from typing import Any
-
-import msgspec
-import psycopg
 
 from domain.codec import snapshot_to_state
 
 from ..deals.daily import reveals_hidden_cards
-from ..errors import RateLimited, Unavailable
-from ..games.games import public_event, utc_now, view_of
-from ..settings import Settings
+from ..games.games import public_event, view_of
 from ..store.connections import DATABASE_DOWN_ERRORS
-from ..store.event_store import CHANNEL, EventStore, GameRow
+from ..store.event_store import GameRow
+from .hub import KEEPALIVE, StreamHub, Subscription, message
 
-MEDIA_TYPE = "text/event-stream"
 PAGE = 500  # events read per query while catching up
-KEEPALIVE = b": keep-alive\n\n"
 log = logging.getLogger("canfield")
-
-
-def message(event: str, version: int, data: Any) -> bytes:
-    """One SSE message. JSON never contains a raw line break, so ``data`` is one line."""
-    return b"event: %s\nid: %d\ndata: %s\n\n" % (event.encode(), version, msgspec.json.encode(data))
 
 
 def row_view(game: GameRow, withhold: bool) -> dict[str, Any]:
@@ -59,332 +29,65 @@ def row_view(game: GameRow, withhold: bool) -> dict[str, Any]:
                    withhold)
 
 
-@dataclass(eq=False)
-class Subscription:
-    """One open stream: its game, whose slot it holds, and the event that wakes it."""
-
-    hub: StreamHub
-    game_id: uuid.UUID
-    owner: str
-    wake: asyncio.Event = field(default_factory=asyncio.Event)
-    closing: bool = False  # the server is shutting down: end the stream
-    released: bool = False
-    also: set[uuid.UUID] = field(default_factory=set)  # more streams it wakes for (a race's games: StreamHub.watch)
-
-    def close(self) -> None:
-        """Give back the slot and stop being woken (idempotent)."""
-        if not self.released:
-            self.released = True
-            self.hub._release(self)
+def _withheld(hub: StreamHub, game: GameRow, withhold: bool) -> bool:
+    """Whether hidden cards stay hidden even if the game has ended: ``withhold`` (a race still
+    on, as ``Games.readable`` said when the stream opened), or a daily game whose date is not
+    over yet (asked at every message: a stream can outlive a date)."""
+    return withhold or not reveals_hidden_cards(game.deal, True, hub.clock())
 
 
-class StreamHub:
-    def __init__(
-        self, url: str, store: EventStore, settings: Settings, *, reconnect_max_seconds: float = 5.0,
-        clock: Callable[[], datetime] = utc_now,
-    ) -> None:
-        self.url = url
-        self.store = store
-        self.clock = clock  # the service's clock (Games.clock): when a daily deck may be shown
-        self.keepalive = settings.stream_keepalive_seconds
-        self.per_owner = settings.streams_per_player
-        self.reconnect_max_seconds = reconnect_max_seconds
-        self.health_seconds = 30.0  # a query on the listening connection this often finds it dead
-        self.by_game: dict[uuid.UUID, set[Subscription]] = {}
-        self.by_owner: dict[str, int] = {}
-        self.connected = asyncio.Event()  # set while the hub's connection to the database is up
-        self.listening = asyncio.Event()  # set while LISTEN is active (only while streams are open)
-        self._kick: asyncio.Future[None] | None = None
-        self.closing = False
-        self._task: asyncio.Task[None] | None = None
-        self._pool_checks: set[asyncio.Task[None]] = set()
-        self._restore_signals: Callable[[], None] = lambda: None
+def game_messages(
+    hub: StreamHub, subscription: Subscription, game: GameRow, after: int | None, withhold: bool = False
+) -> AsyncIterator[bytes]:
+    """The SSE body of a stream of ``game`` (already loaded): the view unless resuming after
+    a version, then each event after it, keep-alives, and the end once the game is over.
+    ``withhold``: never show its hidden cards, even once it has ended (a race still on)."""
+    body = _messages(hub, subscription, game, after, withhold)
+    weakref.finalize(body, subscription.close)  # even if the body is never iterated
+    return body
 
-    # ------------------------------------------------------------ lifecycle
 
-    async def start(self) -> None:
-        """Start listening in the background (never waits for the database)."""
-        self.closing = False
-        self._task = asyncio.create_task(self._listen(), name="canfield-stream-listener")
-        self._restore_signals = _close_on_signals(self, asyncio.get_running_loop())
-
-    async def stop(self) -> None:
-        self._restore_signals()
-        self.close_all()
-        if self._task is not None:
-            self._task.cancel()
-            try:
-                await self._task
-            except asyncio.CancelledError:
-                pass
-            self._task = None
-
-    def close_all(self) -> None:
-        """End every open stream (their clients reconnect, with Last-Event-ID, to a live server)
-        and refuse new ones: uvicorn waits for open responses before it shuts down."""
-        self.closing = True
-        for subscriptions in list(self.by_game.values()):
-            for subscription in list(subscriptions):
-                subscription.closing = True
-                subscription.wake.set()
-
-    # ------------------------------------------------------------ subscriptions
-
-    def subscribe(self, game_id: uuid.UUID, owner: str) -> Subscription:
-        """A slot for a new stream of ``game_id``; 429 when ``owner`` holds all of theirs."""
-        if self.closing:
-            raise Unavailable("the server is shutting down; reconnect shortly")
-        if self.by_owner.get(owner, 0) >= self.per_owner:
-            raise RateLimited(
-                f"at most {self.per_owner} open streams per player (or per client address without a token); "
-                "close one first",
-                retry_after=max(1, round(self.keepalive)),
-            )
-        subscription = Subscription(self, game_id, owner)
-        self.by_owner[owner] = self.by_owner.get(owner, 0) + 1
-        self.by_game.setdefault(game_id, set()).add(subscription)
-        if not self.listening.is_set() and self._kick is not None and not self._kick.done():
-            self._kick.set_result(None)  # the listener task LISTENs, then wakes this stream
-        return subscription
-
-    def watch(self, subscription: Subscription, ids: Iterable[uuid.UUID]) -> None:
-        """Wake ``subscription`` for appends to these streams too (a race stream: its games), in
-        the same slot."""
-        if subscription.released:
-            return
-        for key in set(ids) - subscription.also - {subscription.game_id}:
-            subscription.also.add(key)
-            self.by_game.setdefault(key, set()).add(subscription)
-
-    def _release(self, subscription: Subscription) -> None:
-        count = self.by_owner.get(subscription.owner, 0) - 1
-        if count > 0:
-            self.by_owner[subscription.owner] = count
+async def _messages(
+    hub: StreamHub, subscription: Subscription, game: GameRow, after: int | None, withhold: bool
+) -> AsyncIterator[bytes]:
+    game_id = game.id
+    try:
+        if after is None:
+            yield message("view", game.version, row_view(game, _withheld(hub, game, withhold)))
+            last = game.version
         else:
-            self.by_owner.pop(subscription.owner, None)
-        for key in (subscription.game_id, *subscription.also):
-            subscriptions = self.by_game.get(key)
-            if subscriptions is not None:
-                subscriptions.discard(subscription)
-                if not subscriptions:
-                    del self.by_game[key]
-
-    def open_streams(self) -> int:
-        return sum(self.by_owner.values())
-
-    def _dispatch(self, payload: str) -> None:
-        """A payload is ``game:version``, or several joined by commas (a batch of moves)."""
-        if not self.by_game:
+            last = after
+        if game.finished_at is not None and last >= game.version:
+            yield message("end", game.version, row_view(game, _withheld(hub, game, withhold)))
             return
-        for entry in payload.split(","):
-            game, _, _version = entry.partition(":")
-            try:
-                game_id = uuid.UUID(game)
-            except ValueError:
-                continue
-            for subscription in self.by_game.get(game_id, ()):
-                subscription.wake.set()
-
-    def _wake_all(self) -> None:
-        for subscriptions in self.by_game.values():
-            for subscription in subscriptions:
-                subscription.wake.set()
-
-    # ------------------------------------------------------------ the listening connection
-
-    async def _listen(self) -> None:
-        delay = 0.1
-        failures = 0
-        while True:
-            try:
-                conn = await psycopg.AsyncConnection.connect(
-                    self.url,
-                    autocommit=True,
-                    application_name="canfield-streams",
-                    connect_timeout=5,
-                    keepalives=1,
-                    keepalives_idle=30,
-                    keepalives_interval=10,
-                    keepalives_count=3,
-                )
-                async with conn:
-                    if failures:
-                        log.info("stream listener: connected again after %d failed attempt(s)", failures)
-                        self._check_pool()  # anything still idle from before the outage is dead
-                    delay, failures = 0.1, 0
-                    await self._receive(conn)
-            except (psycopg.Error, OSError) as error:
-                if failures == 0:
-                    log.warning("stream listener: database connection lost (%s); reconnecting", type(error).__name__)
-                    self._check_pool()
-                failures += 1
-            except Exception:
-                log.exception("stream listener failed; restarting")
-                failures += 1
-            await asyncio.sleep(delay)
-            delay = min(delay * 2, self.reconnect_max_seconds)
-
-    async def _receive(self, conn: psycopg.AsyncConnection[Any]) -> None:
-        """LISTEN while this process has streams, deliver notifications, until the connection
-        breaks (raises).
-
-        Every move notifies, and PostgreSQL sends each notification to every listening session:
-        so a process without open streams does not listen (it keeps the connection, as its watch
-        on the database), and a listening one reads notifications in a reader callback on the
-        connection's socket (read what arrived, dispatch) rather than a task woken per
-        notification. The first stream makes it LISTEN at once, then wake every stream to read
-        what was appended before LISTEN took effect; it stops listening at the first check after
-        the last stream ended. Every ``health_seconds`` a query runs on the connection, which
-        finds it dead if the database went away quietly; notifications that arrive during a
-        query reach the notify handler."""
-        loop = asyncio.get_running_loop()
-        pgconn = conn.pgconn
-        conn.add_notify_handler(lambda notify: self._dispatch(notify.payload))
-        self.connected.set()
-        try:
-            while True:
-                if self.by_game and not self.listening.is_set():
-                    await conn.execute(f"LISTEN {CHANNEL}")
-                    self.listening.set()
-                    self._wake_all()  # catch up on anything appended before LISTEN took effect
-                kick: asyncio.Future[None] = loop.create_future()  # a stream wants LISTEN, or the connection broke
-                self._kick = kick
-                fd = pgconn.socket
-
-                def readable(kick: asyncio.Future[None] = kick, fd: int = fd) -> None:
-                    try:
-                        pgconn.consume_input()
-                        self._drain(pgconn)
-                    except Exception as error:  # the connection broke: _listen reconnects
-                        loop.remove_reader(fd)
-                        if not kick.done():
-                            kick.set_exception(psycopg.OperationalError(f"listening connection lost: {error}"))
-
-                self._drain(pgconn)  # anything read during the last query
-                loop.add_reader(fd, readable)
-                try:
-                    await asyncio.wait_for(asyncio.shield(kick), self.health_seconds)
-                except TimeoutError:
-                    pass
-                finally:
-                    self._kick = None
-                    loop.remove_reader(fd)
-                if kick.done():
-                    kick.result()  # raises if the connection broke
-                    continue  # a stream opened: LISTEN
-                if self.listening.is_set() and not self.by_game:
-                    await conn.execute(f"UNLISTEN {CHANNEL}")
-                    self.listening.clear()
-                await conn.execute("SELECT 1")  # a dead connection raises here
-        finally:
-            self._kick = None
-            self.listening.clear()
-            self.connected.clear()
-
-    def _drain(self, pgconn: Any) -> None:
-        while (notify := pgconn.notifies()) is not None:
-            self._dispatch(notify.extra.decode())
-
-    def _check_pool(self) -> None:
-        """The listening connection is the process's watch on the database: when it breaks (or
-        comes back after breaking), test the request pool's idle connections and replace the dead
-        ones, so that after a database restart with no traffic meanwhile the first requests do
-        not each draw a dead connection and fail."""
-        task = asyncio.create_task(self.store.check_connections(), name="canfield-pool-check")
-        self._pool_checks.add(task)
-        task.add_done_callback(self._pool_checks.discard)
-
-    # ------------------------------------------------------------ a stream
-
-    def _withheld(self, game: GameRow, withhold: bool) -> bool:
-        """Whether hidden cards stay hidden even if the game has ended: ``withhold`` (a race still
-        on, as ``Games.readable`` said when the stream opened), or a daily game whose date is not
-        over yet (asked at every message: a stream can outlive a date)."""
-        return withhold or not reveals_hidden_cards(game.deal, True, self.clock())
-
-    def messages(
-        self, subscription: Subscription, game: GameRow, after: int | None, withhold: bool = False
-    ) -> AsyncIterator[bytes]:
-        """The SSE body of a stream of ``game`` (already loaded): the view unless resuming after
-        a version, then each event after it, keep-alives, and the end once the game is over.
-        ``withhold``: never show its hidden cards, even once it has ended (a race still on)."""
-        body = self._messages(subscription, game, after, withhold)
-        weakref.finalize(body, subscription.close)  # even if the body is never iterated
-        return body
-
-    async def _messages(
-        self, subscription: Subscription, game: GameRow, after: int | None, withhold: bool
-    ) -> AsyncIterator[bytes]:
-        game_id = game.id
-        try:
-            if after is None:
-                yield message("view", game.version, row_view(game, self._withheld(game, withhold)))
-                last = game.version
-            else:
-                last = after
-            if game.finished_at is not None and last >= game.version:
-                yield message("end", game.version, row_view(game, self._withheld(game, withhold)))
+        while not subscription.closing:
+            subscription.wake.clear()  # before reading: a notification from now on wakes us again
+            rows = await hub.store.read_events(game_id, last, PAGE)
+            found = await hub.store.load_game(game_id)  # after the events: never older than them
+            if found is None:
                 return
-            while not subscription.closing:
-                subscription.wake.clear()  # before reading: a notification from now on wakes us again
-                rows = await self.store.read_events(game_id, last, PAGE)
-                found = await self.store.load_game(game_id)  # after the events: never older than them
-                if found is None:
-                    return
-                game = found
-                over = game.finished_at is not None
-                reveal = over and not self._withheld(game, withhold)
-                for row in rows:
-                    yield message("game-event", row.version, public_event(row.version, row.type, row.data, row.recorded_at, reveal))
-                    last = row.version
-                if over and last >= game.version:
-                    yield message("end", game.version, row_view(game, self._withheld(game, withhold)))
-                    return
-                if last < game.version:
-                    continue  # more was appended (or a full page was read): read on
-                if rows:
-                    # Caught up after a change: the table as it is now, so a client can keep its
-                    # table from the stream alone (an undone draw's event does not say what the
-                    # waste shows now).
-                    yield message("view", game.version, row_view(game, self._withheld(game, withhold)))
-                try:
-                    await asyncio.wait_for(subscription.wake.wait(), self.keepalive)
-                except TimeoutError:
-                    yield KEEPALIVE
-        except DATABASE_DOWN_ERRORS as error:
-            # The client reconnects (EventSource does so by itself) with Last-Event-ID and resumes.
-            log.warning("stream of game %s ended: database unavailable (%s)", game_id, type(error).__name__)
-        finally:
-            subscription.close()
-
-
-def _close_on_signals(hub: StreamHub, loop: asyncio.AbstractEventLoop) -> Callable[[], None]:
-    """Chain SIGINT/SIGTERM so that open streams end when the server is asked to stop.
-
-    uvicorn (which installs its handlers before the app starts) waits for every open response
-    before it runs the lifespan shutdown, so without this an open stream would hold a stopping
-    server forever. Only in the main thread (signals cannot be set elsewhere, e.g. in tests that
-    run the server in a thread); the previous handlers are called as before and put back at
-    shutdown.
-    """
-    if threading.current_thread() is not threading.main_thread():
-        return lambda: None
-    installed: dict[int, tuple[Any, Any]] = {}
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        previous = signal.getsignal(signum)
-        if not callable(previous):
-            continue
-
-        def handler(number: int, frame: Any, previous: Any = previous) -> None:
-            loop.call_soon_threadsafe(hub.close_all)
-            previous(number, frame)
-
-        signal.signal(signum, handler)
-        installed[signum] = (handler, previous)
-
-    def restore() -> None:
-        for number, (handler, previous) in installed.items():
-            if signal.getsignal(number) is handler:
-                signal.signal(number, previous)
-
-    return restore
+            game = found
+            over = game.finished_at is not None
+            reveal = over and not _withheld(hub, game, withhold)
+            for row in rows:
+                yield message("game-event", row.version, public_event(row.version, row.type, row.data, row.recorded_at, reveal))
+                last = row.version
+            if over and last >= game.version:
+                yield message("end", game.version, row_view(game, _withheld(hub, game, withhold)))
+                return
+            if last < game.version:
+                continue  # more was appended (or a full page was read): read on
+            if rows:
+                # Caught up after a change: the table as it is now, so a client can keep its
+                # table from the stream alone (an undone draw's event does not say what the
+                # waste shows now).
+                yield message("view", game.version, row_view(game, _withheld(hub, game, withhold)))
+            try:
+                await asyncio.wait_for(subscription.wake.wait(), hub.keepalive)
+            except TimeoutError:
+                yield KEEPALIVE
+    except DATABASE_DOWN_ERRORS as error:
+        # The client reconnects (EventSource does so by itself) with Last-Event-ID and resumes.
+        log.warning("stream of game %s ended: database unavailable (%s)", game_id, type(error).__name__)
+    finally:
+        subscription.close()

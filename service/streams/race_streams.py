@@ -1,6 +1,6 @@
 """``GET /races/{id}/stream``: a race's standings live, on the game streams' LISTEN/NOTIFY machinery.
 
-A race stream holds one slot of the stream hub (``service.streams.game_streams``), keyed by the race's id
+A race stream holds one slot of the stream hub (``service.streams.hub``), keyed by the race's id
 (joins, the start and the finish notify ``<race id>:<version>``) and, once the race has started,
 by each entrant's game too (``StreamHub.watch``: every move notifies its game). Woken, it reads
 the race again from the database (``Races.current``, which also finishes a race that is due) and
@@ -20,7 +20,7 @@ from collections.abc import AsyncIterator
 from ..races.race_store import FINISHED, RaceRow
 from ..races.races import Races, race_view, revision
 from ..store.connections import DATABASE_DOWN_ERRORS
-from .game_streams import KEEPALIVE, StreamHub, Subscription, message
+from .hub import KEEPALIVE, StreamHub, Subscription, message
 
 log = logging.getLogger("canfield")
 

@@ -1,4 +1,4 @@
-"""service.streams.game_streams: the listening connection LISTENs only while the process has open streams,
+"""service.streams.hub: the listening connection LISTENs only while the process has open streams,
 and a stream opened meanwhile misses nothing."""
 
 from __future__ import annotations
@@ -14,7 +14,8 @@ from domain import Draw
 from service.settings import Settings
 from service.store.connections import open_pool
 from service.store.event_store import EventStore
-from service.streams.game_streams import CHANNEL, StreamHub
+from service.store.event_store import CHANNEL
+from service.streams.hub import StreamHub
 
 from .conftest import new_game, server_process
 

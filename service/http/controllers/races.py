@@ -18,7 +18,7 @@ from ..openapi import response_headers
 from ..problems import PROBLEM_JSON, documented
 from ...streams.race_streams import DESCRIPTION, race_messages
 from ...schemas import NewRace, OpenRaces, Problem, RaceView
-from ...streams.game_streams import MEDIA_TYPE
+from ...streams.hub import MEDIA_TYPE
 from .common import bearer_token, games_of, parse_new_race
 from .streams import stream_owner, streams_of
 

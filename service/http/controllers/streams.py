@@ -17,7 +17,8 @@ from ...errors import BadRequest
 from ...games.games import Games
 from ..openapi import VERSION_HEADER, header
 from ..problems import documented
-from ...streams.game_streams import MEDIA_TYPE, StreamHub
+from ...streams.game_streams import game_messages
+from ...streams.hub import MEDIA_TYPE, StreamHub
 from .common import bearer_token, games_of
 
 _VERSION = re.compile(r"[ \t]*([0-9]{1,10})[ \t]*")  # service.http.openapi.VERSION_HEADER
@@ -131,7 +132,7 @@ class StreamController(Controller):
             subscription.close()
             return Response(None, status_code=204)  # type: ignore[return-value]
         return Stream(
-            hub.messages(subscription, game, resume, withhold),
+            game_messages(hub, subscription, game, resume, withhold),
             media_type=MEDIA_TYPE,
             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
             background=BackgroundTask(subscription.close),
