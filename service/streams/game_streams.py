@@ -14,7 +14,7 @@ from typing import Any
 from domain.codec import snapshot_to_state
 
 from ..deals.daily import reveals_hidden_cards
-from ..games.games import public_event, view_of
+from ..games.views import public_event, view_of
 from ..store.connections import DATABASE_DOWN_ERRORS
 from ..store.event_store import GameRow
 from .hub import KEEPALIVE, StreamHub, Subscription, message

@@ -1,0 +1,71 @@
+"""What a client sees of a game: its view (the domain's part plus who, where from and when), its
+stored events as shown (face-down cards redacted until they may be revealed), and the cursors of
+a list's pages."""
+
+from __future__ import annotations
+
+import base64
+import uuid
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any
+
+from domain import GameState, game_view, redact
+
+from ..deals.daily import public_source
+from ..errors import BadRequest
+from .lessons import lesson_progress
+
+JSON = dict[str, Any]
+
+
+def view_of(game_id: uuid.UUID | str, player_id: uuid.UUID | str, deal_source: JSON, started_at: Any,
+            finished_at: Any, state: GameState, withhold: bool) -> JSON:
+    """The API's game view: the domain's part plus who, where from and when. ``withhold``: hidden
+    cards stay hidden even if the game has ended (``Games.withheld``, ``Games.readable``)."""
+    domain_view = game_view(state, withhold)
+    view = {
+        "id": str(game_id),
+        "player": str(player_id),
+        "ruleset": domain_view["ruleset"],
+        "deal": public_source(deal_source),
+        "baseRank": domain_view["baseRank"],
+        "status": domain_view["status"],
+        "version": domain_view["version"],
+        "moveCount": domain_view["moveCount"],
+        "undoCount": domain_view["undoCount"],
+        "assisted": domain_view["assisted"],
+        "startedAt": started_at,
+        "finishedAt": finished_at,
+        "table": domain_view["table"],
+    }
+    lesson = lesson_progress(state)  # races branch: lesson games
+    if lesson is not None:
+        view["lesson"] = lesson
+    return view
+
+
+def cursor_of(started_at: datetime, game_id: uuid.UUID) -> str:
+    """An opaque page cursor: the sort key of the last game on a page."""
+    return base64.urlsafe_b64encode(f"{started_at.isoformat()}|{game_id}".encode()).decode().rstrip("=")
+
+
+def parse_cursor(cursor: str) -> tuple[datetime, uuid.UUID]:
+    try:
+        text = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
+        started, game_id = text.split("|")
+        key = datetime.fromisoformat(started), uuid.UUID(game_id)
+    except ValueError:  # also binascii.Error and UnicodeDecodeError
+        raise BadRequest("'before' is not a cursor of this list: pass the 'nextBefore' of the previous page") from None
+    if key[0].tzinfo is None:
+        raise BadRequest("'before' is not a cursor of this list: pass the 'nextBefore' of the previous page")
+    return key
+
+
+def public_event(version: int, kind: str, data: JSON, recorded_at: Any, reveal: bool) -> JSON:
+    """A stored event as a client sees it; ``reveal`` (``daily.reveals_hidden_cards``) lets it
+    show face-down cards (the first event's ``deck``)."""
+    shown = data if reveal else redact(kind, data)
+    if kind == "GameDealt" and isinstance(shown.get("deal"), Mapping):
+        shown = {**shown, "deal": public_source(shown["deal"])}
+    return {"version": version, "type": kind, "data": shown, "recordedAt": recorded_at}
