@@ -1,1 +1,1 @@
-"""Games: the Games facade, the move use case, group commit, lessons."""
+"""Games: the Games facade, the move use case, group commit, what a client sees of a game, lessons."""

@@ -1,8 +1,10 @@
-"""The application functions: every write goes through ``play`` or ``create_game``; reads are queries.
+"""The Games facade: the one object the controllers call for players, games, stats and races.
 
-``play``: load the snapshot row -> decide -> evolve -> append events and the new snapshot in one
-statement (conditional on the version loaded). A conflict retries on the fresh state, unless the
-client sent If-Match, which makes it a 412.
+It creates players and authenticates tokens (``store.players``), deals games (a seed, deck, pool,
+daily or lesson deal), hands every move to the move use case (``Games.play`` is ``Moves.play``,
+service.games.moves), asks the solver's worker processes for hints, and answers reads (a game's
+view, its events, its state at a version) after checking the reader may see them. ``stats``,
+``daily`` and ``races`` are the services it holds for those parts of the API.
 """
 
 from __future__ import annotations

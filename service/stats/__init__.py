@@ -1,1 +1,1 @@
-"""Stats and the daily leaderboard: projections of the event log."""
+"""Stats and the daily leaderboard: projections of the event log, their offline rebuild, their reads."""

@@ -1,1 +1,1 @@
-"""PostgreSQL: the event store, the tables, migrations, the embedded server."""
+"""PostgreSQL: the event store, the players, connections, the tables and migrations, the embedded server."""

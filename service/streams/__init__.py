@@ -1,1 +1,1 @@
-"""Live streams: Server-Sent Events of games and races over LISTEN/NOTIFY."""
+"""Live streams: Server-Sent Events of games and races, woken by one LISTEN/NOTIFY hub per process."""
