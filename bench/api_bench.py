@@ -518,8 +518,8 @@ class Database:
 @contextmanager
 def bench_database(work_dir: Path) -> Iterator[Database]:
     from service.store.connections import libpq_url
-    from service.store.migrations import migrate
     from service.store.embedded_db import start, with_database
+    from service.store.migrations import migrate
 
     given = os.environ.get("BENCH_DATABASE_URL", "").strip()
     embedded = None

@@ -245,7 +245,7 @@ def solve_command(args: argparse.Namespace) -> int:
     from domain import DomainError, command_to_api, deal, initial_state, parse_deck
     from domain.rulesets import get_ruleset
     from domain.solver import Budget, solve
-    from service.deals.deal_pools import encode_line, load_deal_pool, deal_pool_path, start_state
+    from service.deals.deal_pools import deal_pool_path, encode_line, load_deal_pool, start_state
 
     if not args.budget_seconds > 0:
         return _usage_error("solve", "--budget-seconds must be more than 0")

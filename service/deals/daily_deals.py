@@ -24,6 +24,7 @@ from psycopg_pool import AsyncConnectionPool
 
 from domain import CODES, Ruleset, get_ruleset, parse_deck, shuffled_deck
 
+from ..errors import Unavailable
 from .daily import (
     DAILY_RULESET_ID,
     MAX_CANDIDATES,
@@ -35,7 +36,6 @@ from .daily import (
     line_wins,
     prove,
 )
-from ..errors import Unavailable
 from .solver_workers import SolverWorkers
 
 log = logging.getLogger("canfield")

@@ -45,16 +45,16 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from domain.errors import DomainError
-from domain.solver import SOLVER_VERSION
 from domain.rulesets import ALL_RULESETS, Ruleset, get_ruleset
+from domain.solver import SOLVER_VERSION
 from service.deals.deal_pools import (
     DEAL_POOL_DIR,
     DealPool,
     PoolDeal,
     Verdicts,
+    deal_pool_path,
     encode_line,
     parse_pool,
-    deal_pool_path,
     start_state,
     verify_deal,
 )

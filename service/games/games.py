@@ -40,21 +40,18 @@ from domain import (
 from domain.codec import event_from_data, snapshot_to_state, state_to_snapshot
 from domain.rulesets import DEFAULT_RULESET_ID
 
-from ..stats import projections
-from .batching import AppendBatcher
+from ..deals.choice import deal_pool_of, parse_day, pool_number, random_pool_number
 from ..deals.daily import daily_source, private_until, public_source, reveals_hidden_cards
 from ..deals.daily_deals import DailyDeals
-from ..deals.choice import parse_day, pool_number, deal_pool_of, random_pool_number
-from ..errors import BadRequest, Forbidden, NotFound, Unauthorized
-from .lessons import lesson_deal, lesson_ruleset_id
-from .moves import Game, GameRepository, Moves, TokenCache
-from .views import cursor_of, parse_cursor, public_event, view_of
 from ..deals.deal_pools import load_deal_pool
+from ..deals.solver_workers import SolverWorkers
+from ..errors import BadRequest, Forbidden, NotFound, Unauthorized
 from ..races.race_store import RaceStore
 from ..races.races import Races, race_of
 from ..schemas import NewGame
 from ..settings import Settings
-from ..deals.solver_workers import SolverWorkers
+from ..stats import projections
+from ..stats.queries import Stats
 from ..store.event_store import (
     DailyEntryTaken,
     EventStore,
@@ -62,8 +59,11 @@ from ..store.event_store import (
     NewEvent,
     StoredEvent,
 )
-from ..stats.queries import Stats
 from ..store.players import PlayerStore
+from .batching import AppendBatcher
+from .lessons import lesson_deal, lesson_ruleset_id
+from .moves import Game, GameRepository, Moves, TokenCache
+from .views import cursor_of, parse_cursor, public_event, view_of
 
 JSON = dict[str, Any]
 log = logging.getLogger("canfield")

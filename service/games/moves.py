@@ -22,11 +22,11 @@ import msgspec
 from domain import Command, DomainError, GameState, UndoHistoryNeeded, apply, command_to_api, event_data, event_type
 from domain.codec import event_from_data, snapshot_to_state, state_to_snapshot
 
-from ..stats import projections
-from .batching import AppendBatcher
 from ..errors import BadRequest, Forbidden, NotFound, Unauthorized, Unavailable, VersionConflict
+from ..stats import projections
 from ..store.event_store import ConcurrencyConflict, EventStore, GameRow, IdempotencyRace, NewEvent, PendingAppend
 from ..store.players import token_hash
+from .batching import AppendBatcher
 
 JSON = dict[str, Any]
 View = Callable[["Game", datetime], JSON]  # a game's view at a moment (who may see what is the caller's rule)

@@ -13,6 +13,12 @@ from litestar.config.cors import CORSConfig
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.spec import Components, License, SecurityScheme
 
+from ..errors import UnsupportedMediaType
+from ..games.games import Games, utc_now
+from ..settings import Settings
+from ..store.connections import libpq_url, open_pool
+from ..store.event_store import EventStore
+from ..streams.hub import StreamHub
 from .controllers.common import check_json_body, check_parameters
 from .controllers.deals import DealController
 from .controllers.games import GameController
@@ -24,15 +30,9 @@ from .controllers.rulesets import RulesetController
 from .controllers.stats import player_stats, stats
 from .controllers.streams import StreamController
 from .controllers.web import web_routes
-from ..store.connections import libpq_url, open_pool
-from ..errors import UnsupportedMediaType
-from ..games.games import Games, utc_now
 from .limits import install_rate_limits
 from .openapi import ContractSchemaPlugin, TaggedUnionPlugin, complete
 from .problems import EXCEPTION_HANDLERS
-from ..settings import Settings
-from ..store.event_store import EventStore
-from ..streams.hub import StreamHub
 
 API_VERSION = "1.0.0"
 log = logging.getLogger("canfield")

@@ -33,10 +33,10 @@ from domain.rulesets import DEFAULT_RULESET_ID
 from domain.verify import Unverified
 
 from ..errors import Forbidden, NotFound
-from .race_store import FINISHED, OPEN, RUNNING, DealtGame, Ending, EntrantRow, LogRow, RaceRow, RaceStore, Result
 from ..schemas import NewRace, RaceDealRequest
-from .standings import Standing, places, verified_standing
 from ..store.event_store import GameRow, NewEvent
+from .race_store import FINISHED, OPEN, RUNNING, DealtGame, Ending, EntrantRow, LogRow, RaceRow, RaceStore, Result
+from .standings import Standing, places, verified_standing
 
 JSON = dict[str, Any]
 SOURCE = "race"

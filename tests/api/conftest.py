@@ -14,8 +14,8 @@ import pytest
 import uvicorn
 
 from domain import CODES, Command, Draw, MoveCard, Recycle
-from service.http.app import create_app
 from service.games.games import utc_now
+from service.http.app import create_app
 from service.http.server import uvicorn_options
 from service.settings import Settings
 from tests.live import free_port

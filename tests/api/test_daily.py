@@ -22,8 +22,8 @@ import pytest
 from domain import CODES, Command, Status, deal, get_ruleset, initial_state, parse_deck, replay_commands, shuffled_deck
 from service.deals.daily import candidate_seed
 from service.deals.deal_pools import decode_line, load_deal_pool
-from service.stats.rebuild import rebuild_projections
 from service.settings import Settings
+from service.stats.rebuild import rebuild_projections
 
 from ..live import ServerProcess
 from .conftest import Clock, Player, play_line

@@ -15,8 +15,8 @@ from typing import Any
 import httpx
 import pytest
 
-from service.http.controllers.web import WEB_DIR
 from service.http.app import create_app
+from service.http.controllers.web import WEB_DIR
 from service.http.limits import RateLimiter, TokenBuckets, buckets, retry_after_header
 from service.settings import Settings
 

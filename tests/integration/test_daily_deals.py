@@ -13,8 +13,8 @@ import pytest
 
 from domain import Ruleset, Status, deal, get_ruleset, initial_state, replay_commands, shuffled_deck
 from service.deals.daily import Proof, candidate_seed, prove
-from service.errors import Unavailable
 from service.deals.deal_pools import decode_line
+from service.errors import Unavailable
 from service.schemas import DealRequest, NewGame
 from service.settings import DEVELOPMENT_DAILY_SECRET
 

@@ -18,8 +18,7 @@ from domain import Status, parse_command, replay_commands
 from domain.rulesets import get_ruleset
 from domain.solver import Budget, solve
 from service.deals.deal_pools import encode_line, parse_pool, start_state, verify_deal
-from service.deals.pool_build import check_line, pool_json, verify_document
-from service.deals.pool_build import SOLVER_NAME, progress_path, recheck_path
+from service.deals.pool_build import SOLVER_NAME, check_line, pool_json, progress_path, recheck_path, verify_document
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 CANFIELD = [sys.executable, "-m", "service.cli"]

@@ -29,14 +29,14 @@ from domain import (
 )
 from domain.codec import snapshot_to_state
 from domain.verify import Unverified
-from service.stats import projections
 from service.deals.daily import DailyDeal, daily_source
-from service.games.games import Games
 from service.deals.deal_pools import decode_line, load_deal_pool, start_state
-from service.stats.projections import PROJECTION_TABLES
-from service.stats.rebuild import rebuild_projections
+from service.games.games import Games
 from service.schemas import DealRequest, NewGame
 from service.settings import Settings
+from service.stats import projections
+from service.stats.projections import PROJECTION_TABLES
+from service.stats.rebuild import rebuild_projections
 from service.store.event_store import EventStore
 
 POOL = load_deal_pool("open-runs")

@@ -13,8 +13,7 @@ import pytest
 from domain import Draw
 from service.settings import Settings
 from service.store.connections import open_pool
-from service.store.event_store import EventStore
-from service.store.event_store import CHANNEL
+from service.store.event_store import CHANNEL, EventStore
 from service.streams.hub import StreamHub
 
 from .conftest import new_game, server_process

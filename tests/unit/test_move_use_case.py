@@ -26,8 +26,8 @@ from domain import (
     legal_moves,
 )
 from domain.codec import snapshot_to_state, state_to_snapshot
-from service.games.batching import AppendBatcher
 from service.errors import BadRequest, Forbidden, NotFound, Unauthorized, Unavailable, VersionConflict
+from service.games.batching import AppendBatcher
 from service.games.moves import Game, GameRepository, Moves, TokenCache, _request_hash
 from service.store.event_store import ConcurrencyConflict, GameRow, NewEvent
 

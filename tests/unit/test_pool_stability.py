@@ -12,7 +12,7 @@ import json
 
 import pytest
 
-from service.deals.deal_pools import load_deal_pool, deal_pool_path
+from service.deals.deal_pools import deal_pool_path, load_deal_pool
 
 PUBLISHED = {  # ruleset: (deals published, sha256 of their seeds in order, sha256 of the deal records)
     "open-runs": (1500, "b06d0263a057cba2", "1a4b5318b0fc6442"),

@@ -15,8 +15,6 @@ from litestar.params import ParameterKwarg
 
 from ...errors import BadRequest, NotFound, Unauthorized
 from ...games.games import Games
-from ..paths import INTEGER, NOT_FOUND, as_sent, malformed, trailing_slash
-from ..paths import UUID as UUID_TEXT
 from ...schemas import (
     DEAL_REQUESTS,
     RACE_DEAL_REQUESTS,
@@ -32,6 +30,8 @@ from ...schemas import (
     RulesetId,
     Undo,
 )
+from ..paths import INTEGER, NOT_FOUND, as_sent, malformed, trailing_slash
+from ..paths import UUID as UUID_TEXT
 from ..wording import RULES, choices, echo, either, explain, json_problem, quoted_list, shown
 
 _IF_MATCH = re.compile(r'[ \t]*(?:(?:W/)?"([0-9]{1,12})"|([0-9]{1,12}))[ \t]*')  # service.openapi.IF_MATCH

@@ -10,13 +10,13 @@ from litestar.params import PathParameter, QueryParameter
 from domain import ALL_RULESETS, get_ruleset
 from domain.rulesets import DEFAULT_RULESET_ID
 
+from ...deals.choice import deal_pool_of, parse_day, pool_summary
 from ...deals.daily import closes_at, is_over
-from ...deals.choice import parse_day, deal_pool_of, pool_summary
-from ...errors import NotFound
-from ..openapi import DAILY_DATE, RULESET_IDS
 from ...deals.deal_pools import load_deal_pool
-from ..problems import documented
+from ...errors import NotFound
 from ...schemas import DailyDeal, Leaderboard, PoolDealView, Pools, PoolSummary, RulesetRef
+from ..openapi import DAILY_DATE, RULESET_IDS
+from ..problems import documented
 from .common import games_of
 
 LEADERBOARD_MAX = 1000

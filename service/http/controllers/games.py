@@ -12,9 +12,9 @@ from litestar.response import Response
 
 from domain import parse_command
 
+from ...schemas import EventPage, GameView, Hints, LegalMoves, MoveRequest, MoveResult, NewGame
 from ..openapi import IDEMPOTENCY_KEY, IF_MATCH, NDJSON, header, response_headers
 from ..problems import documented
-from ...schemas import EventPage, GameView, Hints, LegalMoves, MoveRequest, MoveResult, NewGame
 from .common import (
     PAGE_LIMIT_DEFAULT,
     PAGE_LIMIT_MAX,

@@ -8,9 +8,9 @@ from litestar.datastructures import State
 from litestar.params import Body, PathParameter, QueryParameter, SkipValidation
 from litestar.response import Response
 
+from ...schemas import GameList, NewPlayer, Player, PlayerCreated
 from ..openapi import response_headers
 from ..problems import documented
-from ...schemas import GameList, NewPlayer, Player, PlayerCreated
 from .common import PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX, games_of, parse_body
 
 

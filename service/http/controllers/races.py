@@ -14,11 +14,11 @@ from litestar.params import Body, PathParameter, QueryParameter, SkipValidation
 from litestar.response import Response, Stream
 
 from ...errors import BadRequest
-from ..openapi import response_headers
-from ..problems import PROBLEM_JSON, documented
-from ...streams.race_streams import DESCRIPTION, race_messages
 from ...schemas import NewRace, OpenRaces, Problem, RaceView
 from ...streams.hub import MEDIA_TYPE
+from ...streams.race_streams import DESCRIPTION, race_messages
+from ..openapi import response_headers
+from ..problems import PROBLEM_JSON, documented
 from .common import bearer_token, games_of, parse_new_race
 from .streams import stream_owner, streams_of
 

@@ -9,8 +9,8 @@ from domain import ALL_RULESETS, Ruleset, UnknownRuleset, get_ruleset
 from domain.rulesets import LATEST
 
 from ...errors import NotFound
-from ..problems import documented
 from ...schemas import RulesetList, RulesetView
+from ..problems import documented
 
 
 def ruleset_view(ruleset: Ruleset) -> RulesetView:

@@ -17,8 +17,8 @@ from litestar.params import PathParameter
 from domain import ALL_RULESETS
 
 from ...errors import NotFound
-from ..problems import documented
 from ...schemas import GlobalStats, PlayerStats
+from ..problems import documented
 from .common import games_of
 
 

@@ -15,10 +15,10 @@ from litestar.response import Response, Stream
 
 from ...errors import BadRequest
 from ...games.games import Games
-from ..openapi import VERSION_HEADER, header
-from ..problems import documented
 from ...streams.game_streams import game_messages
 from ...streams.hub import MEDIA_TYPE, StreamHub
+from ..openapi import VERSION_HEADER, header
+from ..problems import documented
 from .common import bearer_token, games_of
 
 _VERSION = re.compile(r"[ \t]*([0-9]{1,10})[ \t]*")  # service.http.openapi.VERSION_HEADER
