@@ -28,7 +28,7 @@ from .database import libpq_url
 from .errors import UnsupportedMediaType
 from .games import Games, utc_now
 from .limits import install_rate_limits
-from .openapi import ContractSchemaPlugin, TaggedUnionPlugin, complete
+from .openapi import DealUnionPlugin, TaggedUnionPlugin, complete
 from .problems import EXCEPTION_HANDLERS
 from .settings import Settings
 from .store import EventStore, open_pool
@@ -89,7 +89,7 @@ def create_app(settings: Settings, clock: Callable[[], datetime] = utc_now) -> L
         ],
         lifespan=[lifespan],
         exception_handlers=EXCEPTION_HANDLERS,
-        plugins=[ContractSchemaPlugin(), TaggedUnionPlugin()],
+        plugins=[DealUnionPlugin(), TaggedUnionPlugin()],
         before_request=_require_json,
         request_max_body_size=settings.max_body_bytes,
         cors_config=CORSConfig(
