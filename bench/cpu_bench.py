@@ -9,8 +9,9 @@ measurement), then has every client play ``CPU_MOVES`` draw/recycle moves (defau
 reading the server process's CPU time (user + system, from /proc through psutil) before and
 after. It reports server CPU per request (us) for every round and their median, and PostgreSQL's.
 
-``CPU_TARGETS``: ``service`` (the default), ``bare`` (``bench/bare_app.py``: the HTTP stack alone)
-or both (``service,bare``). ``CPU_ROUNDS`` rounds (default 5) after one warm-up round.
+``CPU_TARGETS``: ``service`` (the default), ``litestar`` (the service with every move through
+Litestar, without ``service.move_route``: ``bench/litestar_moves_app.py``), ``bare``
+(``bench/bare_app.py``: the HTTP stack alone), or several (``service,litestar,bare``). ``CPU_ROUNDS`` rounds (default 5) after one warm-up round.
 
 ``CPU_CALLGRIND=1`` runs the server under valgrind's callgrind and reports instructions per request
 (``callgrind_control -z`` before a round, ``-d`` after): a count that the machine's load does not
@@ -59,7 +60,7 @@ MOVES = int(os.environ.get("CPU_MOVES", "150"))  # per client and round, on a fr
 ROUNDS = int(os.environ.get("CPU_ROUNDS", "5"))
 TARGETS = [t for t in os.environ.get("CPU_TARGETS", "service").split(",") if t]
 CALLGRIND = os.environ.get("CPU_CALLGRIND", "") not in ("", "0")
-APPS = {"service": "service.asgi:app", "bare": "bench.bare_app:app"}
+APPS = {"service": "service.asgi:app", "litestar": "bench.litestar_moves_app:app", "bare": "bench.bare_app:app"}
 _SUMMARY = re.compile(rb"^(?:summary|totals):\s*(\d+)", re.MULTILINE)
 
 
@@ -100,7 +101,7 @@ def _callgrind(pid: int, option: str, work_dir: Path) -> int:
 
 
 async def _games(name: str, port: int, round_no: int) -> list[Game]:
-    if name == "service":
+    if name != "bare":
         return list(await asyncio.gather(*(new_service_game(port, 10_000 * round_no + i) for i in range(CLIENTS))))
     return [new_ceiling_game(port, "/bare") for _ in range(CLIENTS)]
 
@@ -154,7 +155,7 @@ def measure(name: str, database_url: str, db_pid: int | None, work_dir: Path) ->
     server = _start(name, database_url, work_dir)
     try:
         wait_healthy(server, timeout=600 if CALLGRIND else 30)
-        if name == "service":
+        if name != "bare":
             time.sleep(3 if not CALLGRIND else 0)  # the daily deals are prepared at startup (another process)
         _round(server, db_pid, name, 0, work_dir)  # warm-up
         rounds = [_round(server, db_pid, name, n, work_dir) for n in range(1, ROUNDS + 1)]
@@ -166,7 +167,7 @@ def measure(name: str, database_url: str, db_pid: int | None, work_dir: Path) ->
         "moves_per_client": MOVES,
         "callgrind": CALLGRIND,
         "median_server_cpu_us": statistics.median(r["server_cpu_us"] for r in rounds),
-        "median_db_cpu_us": statistics.median(r["db_cpu_us"] for r in rounds) if db_pid and name == "service" else None,
+        "median_db_cpu_us": statistics.median(r["db_cpu_us"] for r in rounds) if db_pid and name != "bare" else None,
         "median_instructions": statistics.median(r["instructions"] for r in rounds) if CALLGRIND else None,
         "rounds": rounds,
     }
@@ -175,7 +176,7 @@ def measure(name: str, database_url: str, db_pid: int | None, work_dir: Path) ->
           + f"server CPU {result['median_server_cpu_us']:.0f} us/request")
     for r in rounds:
         print(f"   {r['per_second']:8.0f} req/s  server {r['server_cpu_us']:6.0f} us"
-              + (f"  PostgreSQL {r['db_cpu_us']:5.0f} us" if r["db_cpu_us"] is not None and name == "service" else "")
+              + (f"  PostgreSQL {r['db_cpu_us']:5.0f} us" if r["db_cpu_us"] is not None and name != "bare" else "")
               + (f"  {r['instructions']:,} instr" if r["instructions"] else "")
               + (f"  errors {r['errors']}" if r["errors"] else ""))
     return result

@@ -28,6 +28,7 @@ from .database import libpq_url
 from .errors import UnsupportedMediaType
 from .games import Games, utc_now
 from .limits import install_rate_limits
+from .move_route import MoveRoute
 from .openapi import DealUnionPlugin, TaggedUnionPlugin, complete
 from .problems import EXCEPTION_HANDLERS
 from .settings import Settings
@@ -117,6 +118,7 @@ def create_app(settings: Settings, clock: Callable[[], datetime] = utc_now) -> L
         debug=False,
     )
     complete(app.openapi_schema)  # response headers (built once here, served as built)
+    app.asgi_handler = MoveRoute(app.asgi_handler, app, settings.max_body_bytes)  # a move's lean path
     install_rate_limits(app, settings)  # in front of routing, CORS and body parsing: every request
     return app
 
