@@ -45,6 +45,8 @@ RULESET_IDS = frozenset(ruleset.value for ruleset in RulesetId)
 _MOVES: dict[str, type[Draw | Recycle | Undo | Resign | MoveCard]] = {
     "draw": Draw, "recycle": Recycle, "move": MoveCard, "undo": Undo, "resign": Resign,
 }
+# each move's fields on the wire, "type" first (msgspec.structs.fields inspects the class each call)
+_TAKES = {kind: ["type", *(field.encode_name for field in msgspec.structs.fields(schema))] for kind, schema in _MOVES.items()}
 
 
 def parse_body(data: object, kind: type[T], subject: str = "the request body", prefix: str = "") -> T:
@@ -77,7 +79,7 @@ def parse_move(data: object) -> Draw | Recycle | Undo | Resign | MoveCard:
     if schema is None:
         raise BadRequest(f"'type' must be {RULES['type']}, not {shown(kind)}")
     subject = f"a {kind}"
-    takes = ["type", *(field.encode_name for field in msgspec.structs.fields(schema))]
+    takes = _TAKES[kind]
     extra = [name for name in move if name not in takes]
     if extra:
         only = "no fields besides 'type'" if len(takes) == 1 else "only " + quoted_list(takes)
