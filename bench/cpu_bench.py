@@ -13,6 +13,9 @@ after. It reports server CPU per request (us) for every round and their median, 
 Litestar, without ``service.move_route``: ``bench/litestar_moves_app.py``), ``bare``
 (``bench/bare_app.py``: the HTTP stack alone), or several (``service,litestar,bare``). ``CPU_ROUNDS`` rounds (default 5) after one warm-up round.
 
+``CPU_STRACE=1`` counts the server's system calls per request (``strace -c``; it slows the
+server, so only the counts mean anything): like instructions, they do not depend on the load.
+
 ``CPU_CALLGRIND=1`` runs the server under valgrind's callgrind and reports instructions per request
 (``callgrind_control -z`` before a round, ``-d`` after): a count that the machine's load does not
 change at all, only what the code does (the server is ~50x slower there, so rounds are few
@@ -29,6 +32,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -63,6 +67,7 @@ MOVES = int(os.environ.get("CPU_MOVES", "150"))  # per client and round, on a fr
 ROUNDS = int(os.environ.get("CPU_ROUNDS", "5"))
 TARGETS = [t for t in os.environ.get("CPU_TARGETS", "service").split(",") if t]
 CALLGRIND = os.environ.get("CPU_CALLGRIND", "") not in ("", "0")
+STRACE = os.environ.get("CPU_STRACE", "") not in ("", "0")
 APPS = {"service": "service.asgi:app", "litestar": "bench.litestar_moves_app:app", "bare": "bench.bare_app:app"}
 _SUMMARY = re.compile(rb"^(?:summary|totals):\s*(\d+)", re.MULTILINE)
 
@@ -104,6 +109,25 @@ def _callgrind(pid: int, option: str, work_dir: Path) -> int:
     raise RuntimeError("callgrind wrote no dump")
 
 
+def _strace(pid: int, work_dir: Path) -> subprocess.Popen[bytes]:
+    """``strace -c`` on the server (every thread) until ``_strace_calls``: system calls by name."""
+    tracer = subprocess.Popen(["strace", "-c", "-f", "-p", str(pid), "-o", str(work_dir / "strace.txt")],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(1.0)  # attached
+    return tracer
+
+
+def _strace_calls(tracer: subprocess.Popen[bytes], work_dir: Path) -> dict[str, int]:
+    tracer.send_signal(signal.SIGINT)
+    tracer.wait(timeout=30)
+    calls: dict[str, int] = {}
+    for line in (work_dir / "strace.txt").read_text().splitlines():
+        parts = line.split()
+        if len(parts) >= 5 and parts[0][0].isdigit() and parts[-1] != "total":
+            calls[parts[-1]] = int(parts[3])
+    return dict(sorted(calls.items(), key=lambda item: -item[1]))
+
+
 async def _games(name: str, port: int, round_no: int) -> list[Game]:
     if name != "bare":
         return list(await asyncio.gather(*(new_service_game(port, 10_000 * round_no + i) for i in range(CLIENTS))))
@@ -134,9 +158,11 @@ def _round(server: Server, db_pid: int | None, name: str, round_no: int, work_di
             meter.start()
             if db:
                 db.start()
+            tracer = _strace(server.process.pid, work_dir) if STRACE else None
             wall0 = time.perf_counter()
             errors = await _play(conns, games, MOVES)
             wall = time.perf_counter() - wall0
+            calls = _strace_calls(tracer, work_dir) if tracer else None
             cpu = meter.stop()
             times1 = process.cpu_times()
             db_cpu = db.stop() if db else None
@@ -154,6 +180,7 @@ def _round(server: Server, db_pid: int | None, name: str, round_no: int, work_di
             "server_system_us": round((times1.system - times0.system) / requests * 1e6, 1),  # of it, in the kernel
             "db_cpu_us": None if db_cpu is None else round(db_cpu / requests * 1e6, 1),
             "instructions": None if instructions is None else round(instructions / requests),
+            "syscalls": None if calls is None else {name: round(n / requests, 2) for name, n in calls.items()},
         }
 
     return asyncio.run(run())
@@ -186,6 +213,7 @@ def measure(name: str, database_url: str, db_pid: int | None, work_dir: Path) ->
         print(f"   {r['per_second']:8.0f} req/s  server {r['server_cpu_us']:6.0f} us ({r['server_system_us']:4.0f} in the kernel)"
               + (f"  PostgreSQL {r['db_cpu_us']:5.0f} us" if r["db_cpu_us"] is not None and name != "bare" else "")
               + (f"  {r['instructions']:,} instr" if r["instructions"] else "")
+              + (f"  system calls {sum(r['syscalls'].values()):.2f} " + str(r["syscalls"]) if r["syscalls"] else "")
               + (f"  errors {r['errors']}" if r["errors"] else ""))
     return result
 
