@@ -31,7 +31,7 @@ import msgspec
 from litestar import Litestar
 from litestar.serialization import encode_json
 
-from domain import parse_command
+from domain import Command, parse_command
 
 from .api.common import check_json_body, etag, idempotency_key, if_match, parse_move, token_of
 from .problems import EXCEPTION_HANDLERS
@@ -95,7 +95,7 @@ class MoveRoute:
             if not message.get("more_body"):
                 break
         try:
-            move = parse_command(msgspec.to_builtins(parse_move(check_json_body(body))))
+            move = _command(body)
             authorization = headers.get(b"authorization")
             token = None if authorization is None else token_of(authorization.decode("latin-1"))
             version = headers.get(b"if-match")
@@ -128,6 +128,25 @@ class MoveRoute:
         request = self.app.request_class(scope=scope, receive=receive, send=send)
         response = handler(request, error)
         await response.to_asgi_response(app=None, request=request)(scope, receive, send)
+
+
+_PARSED: dict[bytes, Command] = {}
+"""Move bodies already parsed, and their command: parsing is a function of the bytes alone, and
+clients send the same few bodies over and over (a draw is always ``{"type":"draw"}``)."""
+_PARSED_MAX = 1024
+_PARSED_LENGTH = 128  # longer bodies are parsed every time (a move's is under 60 bytes)
+
+
+def _command(body: bytes) -> Command:
+    """The move a body asks for, as the controller parses it (raises as it does)."""
+    command = _PARSED.get(body)
+    if command is None:
+        command = parse_command(msgspec.to_builtins(parse_move(check_json_body(body))))
+        if len(body) <= _PARSED_LENGTH:
+            if len(_PARSED) >= _PARSED_MAX:
+                _PARSED.clear()
+            _PARSED[body] = command
+    return command
 
 
 def _replay(received: list[Any], receive: Any) -> Any:
