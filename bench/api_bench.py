@@ -195,12 +195,12 @@ class Game:
 
 
 async def new_service_game(port: int, seed: int) -> Game:
-    status, player = await call(port, "POST", "/players/", {"name": f"bench {seed}"})
+    status, player = await call(port, "POST", "/players", {"name": f"bench {seed}"})
     if status != 201:
         raise RuntimeError(f"POST /players answered {status}: {player}")
     token = player["token"]
     status, view = await call(
-        port, "POST", "/games/", {"ruleset": "open-runs", "deal": {"seed": seed}}, token
+        port, "POST", "/games", {"ruleset": "open-runs", "deal": {"seed": seed}}, token
     )
     if status != 201:
         raise RuntimeError(f"POST /games answered {status}: {view}")
@@ -222,7 +222,7 @@ async def redeal(conn: Connection, game: Game) -> Game | None:
     """The client's next game, dealt on its own connection (None if the service refused)."""
     if not game.real:
         return new_ceiling_game(conn.port, game.path)
-    raw = build_request("POST", "/games/", conn.port, {"ruleset": "open-runs", "deal": {"seed": next(_SEEDS)}}, game.token)
+    raw = build_request("POST", "/games", conn.port, {"ruleset": "open-runs", "deal": {"seed": next(_SEEDS)}}, game.token)
     status, body = await conn.request(raw)
     if status != 201:
         return None

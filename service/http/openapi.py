@@ -3,11 +3,14 @@ code generators alike.
 
 The document is generated from service.schemas; this module adds what Litestar does not:
 
-* ``ContractSchemaPlugin``: request bodies (``service.schemas.RequestBody``) get
-  ``additionalProperties: false`` (msgspec refuses unknown fields); a tagged Struct (a move, an
-  event, a deal source) gets its tag as a required ``const`` with that value as its default (a
-  generated ``Draw()`` needs no arguments); ``REFINEMENTS`` state what a Struct's types cannot
-  (the deal request is one of four one-field objects, the foundations a map by suit).
+* ``refine`` (on the finished document, by component name): request bodies
+  (``service.schemas.RequestBody``) get ``additionalProperties: false`` (msgspec refuses unknown
+  fields); a tagged Struct (a move, an event, a deal source) gets its tag as a required ``const``
+  with that value as its default (a generated ``Draw()`` needs no arguments); ``REFINEMENTS`` state
+  what a Struct's types cannot (the foundations a map by suit). Litestar builds the Structs'
+  schemas itself: nothing here imports its private modules.
+* ``DealUnionPlugin``: a deal request is one of four (a race's: three) one-field objects, a
+  ``oneOf`` component of its own.
 * ``TaggedUnionPlugin``: each union of tagged Structs in ``TAGGED_UNIONS`` (moves, events, deal
   sources) becomes one named component, a ``oneOf`` with a ``discriminator`` and its ``mapping``.
   Every generator then emits one class per branch, and the branches cannot overlap: each has its
@@ -35,7 +38,6 @@ from collections.abc import Callable
 from typing import Any, get_args
 
 import msgspec
-from litestar._openapi.schema_generation.plugins.struct import StructSchemaPlugin  # Litestar's own, for msgspec Structs
 from litestar.datastructures import ResponseHeader
 from litestar.openapi.spec import (
     Discriminator,
@@ -132,7 +134,7 @@ def _game(schema: Schema, _: Any) -> None:
 
 
 def _one_of(schema: Schema, creator: Any, requests: dict[str, type[RequestBody]]) -> None:
-    """A parsed deal request on the wire: exactly one of these one-field objects (service.api.common)."""
+    """A parsed deal request on the wire: exactly one of these one-field objects (service.http.controllers.common)."""
     schema.properties = schema.required = schema.type = schema.additional_properties = None
     schema.one_of = [creator.for_field_definition(FieldDefinition.from_annotation(kind)) for kind in requests.values()]
 
@@ -195,19 +197,53 @@ REFINEMENTS: dict[type[Any], Callable[[Schema, Any], None]] = {
     DEAL_REQUESTS["deck"]: _deck,
     Foundations: _foundations,
 }
+ONE_OF: dict[type[Any], dict[str, type[RequestBody]]] = {DealRequest: DEAL_REQUESTS, RaceDealRequest: RACE_DEAL_REQUESTS}
 
 
-class ContractSchemaPlugin(StructSchemaPlugin):
-    """The project's Structs: closed request bodies, tags as defaulted constants, ``REFINEMENTS``."""
+class DealUnionPlugin(OpenAPISchemaPlugin):
+    """A deal request (``DealRequest``, ``RaceDealRequest``) on the wire: one component, a ``oneOf``
+    of its one-field objects, referenced by name (never spliced into another ``oneOf``).
+
+    Litestar's own Struct schemas are left as it builds them; ``refine`` edits them in the finished
+    document (this plugin and ``TaggedUnionPlugin`` use only the public plugin protocol and the
+    schema creator they are handed)."""
 
     def is_plugin_supported_field(self, field_definition: FieldDefinition) -> bool:
-        return super().is_plugin_supported_field(field_definition) and (
-            field_definition.is_subclass_of(Body) or field_definition.type_ in REFINEMENTS
-        )
+        return not field_definition.is_union and field_definition.type_ in ONE_OF
 
-    def to_openapi_schema(self, field_definition: FieldDefinition, schema_creator: Any) -> Schema | Reference:  # type: ignore[override]
-        schema = super().to_openapi_schema(field_definition, schema_creator)
+    def to_openapi_schema(self, field_definition: FieldDefinition, schema_creator: Any) -> Reference:  # type: ignore[override]
+        registry = schema_creator.schema_registry
+        schema = registry.get_schema_for_field_definition(field_definition)
         kind = field_definition.type_
+        schema.title = kind.__name__
+        REFINEMENTS[kind](schema, schema_creator)  # _one_of
+        reference: Reference = registry.get_reference_for_field_definition(field_definition)
+        return reference
+
+
+def _structs() -> dict[str, type[msgspec.Struct]]:
+    """The Structs ``refine`` edits, by component name (Litestar names a Struct's component after
+    its class; the names in service.schemas are unique): every ``Body`` and every refined Struct."""
+    found: dict[str, type[msgspec.Struct]] = {}
+    pending: list[type[Any]] = [Body, *REFINEMENTS]
+    while pending:
+        kind = pending.pop()
+        if kind not in ONE_OF:
+            found[kind.__name__] = kind
+        pending.extend(kind.__subclasses__())
+    return found
+
+
+def refine(document: OpenAPI) -> None:
+    """The project's Structs as the contract states them: closed request bodies, tags as defaulted
+    constants, each Struct's docstring as its description, tidy properties (``_tidy``), and
+    ``REFINEMENTS``."""
+    assert document.components is not None and isinstance(document.components.schemas, dict)
+    components = document.components.schemas
+    for name, kind in _structs().items():
+        schema = components.get(name)
+        if schema is None:
+            continue
         if issubclass(kind, RequestBody):
             schema.additional_properties = False
         info = msgspec.inspect.type_info(kind)
@@ -221,13 +257,8 @@ class ContractSchemaPlugin(StructSchemaPlugin):
             tag.default = info.tag
         if kind.__doc__ and schema.description is None:
             schema.description = " ".join(kind.__doc__.split())
-        refine = REFINEMENTS.get(kind)
-        if refine is not None:
-            refine(schema, schema_creator)
-            if schema.one_of:  # a union now: referenced by name, never spliced into another oneOf
-                reference: Reference = schema_creator.schema_registry.get_reference_for_field_definition(field_definition)
-                return reference
-        return schema
+        if kind in REFINEMENTS:
+            REFINEMENTS[kind](schema, None)
 
 
 def _format(kind: Any) -> str | None:
@@ -442,7 +473,9 @@ def response_headers(*names: str) -> list[ResponseHeader]:
 
 def complete(document: OpenAPI) -> None:
     """Give every declared response header its schema (and every 401, 429 and 503 theirs), every
-    non-JSON body its schema, and each operation of ``ALSO`` its other media types."""
+    non-JSON body its schema, and each operation of ``ALSO`` its other media types; the Structs
+    as ``refine`` states them."""
+    refine(document)
     assert document.components is not None and isinstance(document.components.schemas, dict)
     document.components.schemas.update(MESSAGES)
     document.components.schemas = dict(sorted(document.components.schemas.items()))
