@@ -1,9 +1,32 @@
-"""Build exact table positions for rule tests, with all 52 cards accounted for."""
+"""What rule tests build on: exact table positions (all 52 cards accounted for), cards and moves
+written as codes ("8H", "tableau-1"), and a line of commands played through ``apply``."""
 
 from __future__ import annotations
 
-from domain import GameState, Status, get_ruleset, parse_card
+from domain import ALL_RULESETS, Command, GameState, MoveCard, apply, get_ruleset, initial_state, parse_card
 from domain.cards import RANKS, SUITS
+from domain.events import Event
+from domain.rules import deal
+
+RULESETS = [r.id for r in ALL_RULESETS]
+
+
+def move(card: str, to: str) -> MoveCard:
+    """A move command written as codes: ``move("8H", "tableau-1")``."""
+    return MoveCard(parse_card(card), to)
+
+
+def cards(*codes: str) -> tuple[int, ...]:
+    return tuple(parse_card(c) for c in codes)
+
+
+def play(state: GameState, commands: list[Command]) -> tuple[GameState, list[Event]]:
+    """``commands`` applied in turn: the last state and every event, in order."""
+    events: list[Event] = []
+    for command in commands:
+        state, new = apply(state, command)
+        events += new
+    return state, events
 
 
 def table(
@@ -41,21 +64,15 @@ def table(
     total = len(on_foundations) + len(placed_reserve) + len(placed_waste) + len(placed_stock)
     total += sum(len(c) for c in columns)
     assert total == 52, "a card is placed twice"
-    deck = tuple(range(52))  # not the real deal order; rule tests do not reveal it
-    return GameState(
-        ruleset=get_ruleset(ruleset),
-        deck=deck,
+    # A fresh game (counters, status, version as dealt) whose piles are then set: the deck is not the
+    # real deal order; rule tests do not reveal it.
+    fresh = initial_state(deal(get_ruleset(ruleset), tuple(range(52)), {}))
+    return fresh._replace(
         base_rank=base_rank,
         reserve=tuple(placed_reserve),
         stock=tuple(reversed(placed_stock)),
         waste=tuple(placed_waste),
         foundations=(counts["S"], counts["H"], counts["D"], counts["C"]),
         tableau=tuple(tuple(column) for column in columns),
-        status=Status.PLAYING,
         progress=progress,
-        move_count=0,
-        undo_count=0,
-        assisted=False,
-        version=1,
-        undo="",
     )

@@ -12,7 +12,6 @@ from domain import (
     Command,
     Draw,
     GameState,
-    MoveCard,
     Recycle,
     Undo,
     apply,
@@ -20,7 +19,6 @@ from domain import (
     event_type,
     initial_state,
     legal_moves,
-    parse_card,
     replay,
     shuffled_deck,
 )
@@ -32,10 +30,7 @@ from domain.rules import deal
 from domain.rulesets import get_ruleset
 from domain.view import event_data
 
-
-def move(card: str, to: str) -> MoveCard:
-    return MoveCard(parse_card(card), to)
-
+from .tables import cards, move, play
 
 # A line that reaches each lesson's goal on its last move, and only there.
 SCRIPTS: dict[str, list[Command]] = {
@@ -48,14 +43,6 @@ SCRIPTS: dict[str, list[Command]] = {
 
 def start(lesson_id: str) -> GameState:
     return initial_state(lesson_deal(BY_ID[lesson_id]))
-
-
-def play(state: GameState, commands: list[Command]) -> tuple[GameState, list[Event]]:
-    events: list[Event] = []
-    for command in commands:
-        state, new = apply(state, command)
-        events += new
-    return state, events
 
 
 def test_there_are_the_four_lessons_of_seed_000_all_under_classic() -> None:
@@ -99,7 +86,7 @@ def test_base_rank_starts_every_foundation_at_the_dealt_rank() -> None:
     state, _ = apply(state, move("QH", "foundation"))  # the reserve top: hearts start at the queen too
     assert state.foundations[1] == 1 and not state.lesson_done
     state, _ = play(state, SCRIPTS["base-rank"])
-    assert state.lesson_done and state.foundation_cards(0) == tuple(parse_card(c) for c in ("QS", "KS", "AS"))
+    assert state.lesson_done and state.foundation_cards(0) == cards("QS", "KS", "AS")
 
 
 def test_wrapping_needs_both_the_king_on_the_ace_and_the_ace_on_the_king() -> None:

@@ -4,7 +4,6 @@ from domain import (
     ALL_RULESETS,
     GameOver,
     IllegalMove,
-    MoveCard,
     Status,
     apply,
     deal,
@@ -16,13 +15,7 @@ from domain import (
 from domain.cards import CODES
 from domain.events import CardsMoved, GameWon
 
-from .tables import table
-
-RULESETS = [r.id for r in ALL_RULESETS]
-
-
-def move(card: str, to: str) -> MoveCard:
-    return MoveCard(parse_card(card), to)
+from .tables import RULESETS, cards, move, table
 
 
 @pytest.mark.parametrize("ruleset", RULESETS)
@@ -48,7 +41,7 @@ def test_foundations_build_up_in_suit_and_wrap_from_king_to_ace(ruleset: str) ->
     state = table(ruleset, base="Q", foundations={"S": 2}, tableau=[["AS"], ["2S"], ["AH"], ["9C"]], reserve=["KD"])
     state, _ = apply(state, move("AS", "foundation"))
     state, _ = apply(state, move("2S", "foundation"))
-    assert state.foundation_cards(0) == tuple(parse_card(c) for c in ("QS", "KS", "AS", "2S"))
+    assert state.foundation_cards(0) == cards("QS", "KS", "AS", "2S")
 
 
 @pytest.mark.parametrize("ruleset", RULESETS)

@@ -1,13 +1,9 @@
 import pytest
 
-from domain import Draw, GameOver, IllegalMove, MoveCard, Recycle, Status, apply, decide, legal_moves, parse_card
+from domain import Draw, GameOver, IllegalMove, MoveCard, Recycle, Status, apply, decide, legal_moves
 from domain.events import GameStalled, StockDrawn, WasteRecycled
 
-from .tables import table
-
-
-def cards(*codes: str) -> tuple[int, ...]:
-    return tuple(parse_card(c) for c in codes)
+from .tables import cards, move, play, table
 
 
 def test_draw_three_turns_three_cards_and_the_third_is_on_top() -> None:
@@ -35,9 +31,9 @@ def test_draw_one_turns_one_card() -> None:
 
 def test_only_the_waste_top_plays() -> None:
     state = table("open-runs", tableau=[["9S"], ["TD"], ["3D"], ["QC"]], reserve=["KD"], waste=["8H", "2C"])
-    assert MoveCard(parse_card("8H"), "tableau-1") not in legal_moves(state)
+    assert move("8H", "tableau-1") not in legal_moves(state)
     with pytest.raises(IllegalMove, match="8H is not an exposed card"):
-        decide(state, MoveCard(parse_card("8H"), "tableau-1"))
+        decide(state, move("8H", "tableau-1"))
 
 
 @pytest.mark.parametrize("ruleset", ["classic", "draw-one", "open-runs"])
@@ -87,9 +83,7 @@ def test_recycling_is_unlimited_in_draw_three(ruleset: str) -> None:
 
 def test_draw_one_recycles_after_a_pass_with_a_move() -> None:
     state = table("draw-one", tableau=[["9S"], ["TD"], ["3D"], ["QC"]], reserve=["KD"], stock=["8H", "7C"], rest_to="reserve")
-    state, _ = apply(state, Draw())
-    state, _ = apply(state, MoveCard(parse_card("8H"), "tableau-1"))
-    state, _ = apply(state, Draw())
+    state, _ = play(state, [Draw(), move("8H", "tableau-1"), Draw()])
     state, events = apply(state, Recycle())
     assert events == [WasteRecycled(1)]
     assert state.status is Status.PLAYING
@@ -97,8 +91,7 @@ def test_draw_one_recycles_after_a_pass_with_a_move() -> None:
 
 def test_draw_one_stalls_when_a_pass_made_no_move() -> None:
     state = table("draw-one", tableau=[["9S"], ["TD"], ["3D"], ["QC"]], reserve=["KD"], stock=["2H", "7C"], rest_to="reserve")
-    state, _ = apply(state, Draw())
-    state, _ = apply(state, Draw())
+    state, _ = play(state, [Draw(), Draw()])
     assert Recycle() in legal_moves(state)  # legal, but it ends the game
     state, events = apply(state, Recycle())
     assert events == [GameStalled()]
@@ -109,11 +102,7 @@ def test_draw_one_stalls_when_a_pass_made_no_move() -> None:
 
 def test_draw_one_progress_resets_at_each_recycle() -> None:
     state = table("draw-one", tableau=[["9S"], ["TD"], ["3D"], ["QC"]], reserve=["KD"], stock=["8H", "7C"], rest_to="reserve")
-    state, _ = apply(state, Draw())
-    state, _ = apply(state, MoveCard(parse_card("8H"), "tableau-1"))
-    state, _ = apply(state, Draw())
-    state, _ = apply(state, Recycle())
-    state, _ = apply(state, Draw())
+    state, _ = play(state, [Draw(), move("8H", "tableau-1"), Draw(), Recycle(), Draw()])
     state, events = apply(state, Recycle())
     assert events == [GameStalled()]
 
@@ -128,8 +117,7 @@ def test_draw_three_never_stalls(ruleset: str) -> None:
 
 def test_draw_one_does_not_count_a_column_moved_into_an_empty_column_as_progress() -> None:
     state = table("draw-one", tableau=[["9S", "8H"], [], ["3D"], ["QC"]], reserve=[], stock=["2H"], rest_to="waste")
-    state, _ = apply(state, Draw())
-    state, _ = apply(state, MoveCard(parse_card("9S"), "tableau-2"))  # the table looks the same
+    state, _ = play(state, [Draw(), move("9S", "tableau-2")])  # the table looks the same
     assert state.progress is False
     state, events = apply(state, Recycle())
     assert events == [GameStalled()]
@@ -140,6 +128,6 @@ def test_a_hand_built_command_that_is_not_a_move_is_refused_cleanly() -> None:
     from domain import InvalidRequest
 
     state = table("open-runs", tableau=[["9S"], ["TD"], ["3D"], ["QC"]], reserve=["KD"])
-    for command in (MoveCard(99, "foundation"), MoveCard(parse_card("KD"), "stock")):
+    for command in (MoveCard(99, "foundation"), move("KD", "stock")):
         with pytest.raises(InvalidRequest):
             decide(state, command)

@@ -1,19 +1,9 @@
 import pytest
 
-from domain import ALL_RULESETS, IllegalMove, MoveCard, apply, decide, legal_moves, parse_card
+from domain import IllegalMove, apply, decide, legal_moves, parse_card
 from domain.events import CardsMoved, ReserveRefilled
 
-from .tables import table
-
-RULESETS = [r.id for r in ALL_RULESETS]
-
-
-def move(card: str, to: str) -> MoveCard:
-    return MoveCard(parse_card(card), to)
-
-
-def cards(*codes: str) -> tuple[int, ...]:
-    return tuple(parse_card(c) for c in codes)
+from .tables import RULESETS, cards, move, table
 
 
 @pytest.mark.parametrize("ruleset", RULESETS)
@@ -92,7 +82,7 @@ def test_classic_refuses_part_of_a_column() -> None:
     state = table("classic", tableau=[["TS", "9H", "8C"], ["TD"], ["3D"], ["QC"]], reserve=["KD"])
     with pytest.raises(IllegalMove, match="9H is inside tableau-1: classic moves only the end card or the whole column"):
         decide(state, move("9H", "tableau-2"))
-    assert MoveCard(parse_card("9H"), "tableau-2") not in legal_moves(state)
+    assert move("9H", "tableau-2") not in legal_moves(state)
 
 
 @pytest.mark.parametrize("ruleset", ["draw-one", "open-runs"])

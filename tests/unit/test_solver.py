@@ -14,7 +14,6 @@ from domain import (
     Status,
     apply,
     legal_moves,
-    parse_card,
     replay_commands,
 )
 from domain.piles import FOUNDATION
@@ -22,7 +21,7 @@ from domain.rulesets import get_ruleset
 from domain.solver import Budget, SolveResult, solve
 from service.deals.deal_pools import start_state
 
-from .tables import table
+from .tables import move, table
 
 # Seeds the solver wins within a few hundred positions (checked with a one-second budget).
 QUICK_SEEDS = {
@@ -108,7 +107,7 @@ def test_a_dealt_deal_can_be_lost() -> None:
 def test_one_move_from_a_win() -> None:
     state = table("classic", foundations={"S": 13, "H": 13, "D": 13, "C": 12}, tableau=[["KC"], [], [], []])
     outcome = solve(state, ROOMY)
-    assert outcome.moves == (MoveCard(parse_card("KC"), FOUNDATION),)
+    assert outcome.moves == (move("KC", FOUNDATION),)
     _assert_wins(state, outcome)
 
 

@@ -12,7 +12,6 @@ from collections.abc import Iterator
 import pytest
 
 from domain import (
-    ALL_RULESETS,
     Command,
     Draw,
     Event,
@@ -28,12 +27,12 @@ from domain import (
     legal_moves,
     replay,
     shuffled_deck,
+    undo_stack,
     with_undo_history,
 )
-from domain import undo_stack
 from domain.codec import snapshot_to_state, state_to_snapshot
 
-RULESETS = [r.id for r in ALL_RULESETS]
+from .tables import RULESETS
 
 
 @pytest.fixture

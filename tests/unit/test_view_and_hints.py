@@ -3,7 +3,6 @@ import pytest
 from domain import (
     ALL_RULESETS,
     Draw,
-    MoveCard,
     Recycle,
     Resign,
     apply,
@@ -11,13 +10,12 @@ from domain import (
     game_view,
     hints,
     initial_state,
-    parse_card,
     public_event_data,
     shuffled_deck,
 )
 from domain.events import StockDrawn
 
-from .tables import table
+from .tables import cards, move, table
 
 
 def test_the_view_has_the_api_table_the_whole_waste_and_no_hidden_card() -> None:
@@ -60,7 +58,7 @@ def test_the_deal_event_withholds_the_deck_until_the_game_ends() -> None:
 
 
 def test_a_draw_event_names_every_card_it_turned_up_in_the_order_they_landed() -> None:
-    event = StockDrawn(tuple(parse_card(c) for c in ("2H", "7C", "5S")))
+    event = StockDrawn(cards("2H", "7C", "5S"))
     assert public_event_data(event, reveal=False) == {"count": 3, "wasteTop": "5S", "cards": ["2H", "7C", "5S"]}
     assert public_event_data(event, reveal=True) == public_event_data(event, reveal=False)
 
@@ -68,7 +66,7 @@ def test_a_draw_event_names_every_card_it_turned_up_in_the_order_they_landed() -
 def test_hints_put_foundation_moves_first_and_give_reasons() -> None:
     state = table("open-runs", base="4", foundations={"H": 1}, tableau=[["9S"], ["TD"], ["3D"], ["QC"]], reserve=["KD", "5H"], stock=["2C"])
     ranked = hints(state)
-    assert ranked[0].move == MoveCard(parse_card("5H"), "foundation")
+    assert ranked[0].move == move("5H", "foundation")
     assert "reserve" in ranked[0].reason
     assert all(h.reason for h in ranked)
     assert Draw() in [h.move for h in ranked]
