@@ -23,8 +23,8 @@ import os
 import shutil
 import tempfile
 from collections.abc import Callable, Iterator
-from typing import Any
 from pathlib import Path
+from typing import Any
 
 import pytest
 

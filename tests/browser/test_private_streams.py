@@ -16,7 +16,6 @@ from .conftest import DEFAULT_LIMITS
 from .pages import Page
 
 
-
 @pytest.fixture
 def restartable(database_url: str, tmp_path: Path) -> Iterator[list[ServerProcess]]:
     """A server of this test's own (default limits), which the test may kill and start again on its port."""

@@ -1,23 +1,14 @@
-"""What rule tests build on: exact table positions (all 52 cards accounted for), cards and moves
-written as codes ("8H", "tableau-1"), and a line of commands played through ``apply``."""
+"""What rule tests build on: exact table positions (all 52 cards accounted for) and a line of
+commands played through ``apply`` (cards and moves as codes: ``tests.support``)."""
 
 from __future__ import annotations
 
-from domain import ALL_RULESETS, Command, GameState, MoveCard, apply, get_ruleset, initial_state, parse_card
+from domain import ALL_RULESETS, Command, GameState, apply, get_ruleset, initial_state, parse_card
 from domain.cards import RANKS, SUITS
 from domain.events import Event
 from domain.rules import deal
 
 RULESETS = [r.id for r in ALL_RULESETS]
-
-
-def move(card: str, to: str) -> MoveCard:
-    """A move command written as codes: ``move("8H", "tableau-1")``."""
-    return MoveCard(parse_card(card), to)
-
-
-def cards(*codes: str) -> tuple[int, ...]:
-    return tuple(parse_card(c) for c in codes)
 
 
 def play(state: GameState, commands: list[Command]) -> tuple[GameState, list[Event]]:

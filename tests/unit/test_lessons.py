@@ -9,7 +9,6 @@ import pytest
 
 from domain import (
     CODES,
-    Command,
     Draw,
     GameState,
     Recycle,
@@ -29,16 +28,9 @@ from domain.lessons import BY_ID, LESSONS, lesson_deal
 from domain.rules import deal
 from domain.rulesets import get_ruleset
 from domain.view import event_data
+from tests.support import LESSON_SCRIPTS, cards, move
 
-from .tables import cards, move, play
-
-# A line that reaches each lesson's goal on its last move, and only there.
-SCRIPTS: dict[str, list[Command]] = {
-    "base-rank": [move("KS", "foundation"), move("AS", "foundation")],
-    "wrapping": [move("KD", "tableau-1"), move("AH", "foundation")],
-    "reserve-refill": [move("6S", "foundation"), move("7S", "foundation")],
-    "draw-three-stock": [Draw(), move("5C", "foundation"), *[Draw()] * 11, Recycle()],
-}
+from .tables import play
 
 
 def start(lesson_id: str) -> GameState:
@@ -65,11 +57,11 @@ def test_the_lesson_decks_place_the_cards_their_point_needs() -> None:
     assert codes["draw-three-stock"][13] == "4C" and codes["draw-three-stock"][20] == "5C"  # the first draw's top
 
 
-@pytest.mark.parametrize("lesson_id", list(SCRIPTS))
+@pytest.mark.parametrize("lesson_id", list(LESSON_SCRIPTS))
 def test_the_scripted_line_reaches_the_goal_on_its_last_move_and_not_before(lesson_id: str) -> None:
     state = start(lesson_id)
     assert state.lesson == lesson_id and not state.lesson_done
-    script = SCRIPTS[lesson_id]
+    script = LESSON_SCRIPTS[lesson_id]
     for index, command in enumerate(script):
         state, events = apply(state, command)
         last = index == len(script) - 1
@@ -85,7 +77,7 @@ def test_base_rank_starts_every_foundation_at_the_dealt_rank() -> None:
         decide(state, move("AS", "foundation"))  # the ace waits for the king
     state, _ = apply(state, move("QH", "foundation"))  # the reserve top: hearts start at the queen too
     assert state.foundations[1] == 1 and not state.lesson_done
-    state, _ = play(state, SCRIPTS["base-rank"])
+    state, _ = play(state, LESSON_SCRIPTS["base-rank"])
     assert state.lesson_done and state.foundation_cards(0) == cards("QS", "KS", "AS")
 
 
@@ -119,12 +111,12 @@ def test_the_stock_lesson_needs_a_played_waste_card_before_the_recycle() -> None
     assert state.lesson_done and [event_type(e) for e in events] == ["WasteRecycled", "LessonCompleted"]
 
 
-@pytest.mark.parametrize("lesson_id", list(SCRIPTS))
+@pytest.mark.parametrize("lesson_id", list(LESSON_SCRIPTS))
 def test_replay_and_the_snapshot_rebuild_the_lesson_and_its_completion(lesson_id: str) -> None:
     first = lesson_deal(BY_ID[lesson_id])
     state = initial_state(first)
     events: list[Event] = [first]
-    for command in SCRIPTS[lesson_id]:
+    for command in LESSON_SCRIPTS[lesson_id]:
         state, new = apply(state, command)
         events += new
     stored = [(event_type(e), json.loads(json.dumps(event_data(e)))) for e in events]
@@ -134,7 +126,7 @@ def test_replay_and_the_snapshot_rebuild_the_lesson_and_its_completion(lesson_id
 
 
 def test_the_goal_is_recorded_once_and_an_undo_does_not_take_it_back() -> None:
-    state, _ = play(start("reserve-refill"), SCRIPTS["reserve-refill"])
+    state, _ = play(start("reserve-refill"), LESSON_SCRIPTS["reserve-refill"])
     version = state.version
     state, events = apply(state, Undo())
     assert [event_type(e) for e in events] == ["MoveUndone"]
@@ -146,7 +138,7 @@ def test_the_goal_is_recorded_once_and_an_undo_does_not_take_it_back() -> None:
 def test_other_games_never_complete_a_lesson() -> None:
     state = initial_state(deal(get_ruleset("classic"), BY_ID["reserve-refill"].deck, {"source": "deck"}))
     assert state.lesson == ""
-    _, events = play(state, SCRIPTS["reserve-refill"])
+    _, events = play(state, LESSON_SCRIPTS["reserve-refill"])
     assert not any(isinstance(e, LessonCompleted) for e in events)
     assert "lesson" not in state_to_snapshot(state)  # other snapshots are unchanged
     seeded = initial_state(deal(get_ruleset("classic"), shuffled_deck(5), {"source": "seed", "seed": 5}))

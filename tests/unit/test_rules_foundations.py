@@ -14,8 +14,9 @@ from domain import (
 )
 from domain.cards import CODES
 from domain.events import CardsMoved, GameWon
+from tests.support import cards, move
 
-from .tables import RULESETS, cards, move, table
+from .tables import RULESETS, table
 
 
 @pytest.mark.parametrize("ruleset", RULESETS)

@@ -2,8 +2,9 @@ import pytest
 
 from domain import Draw, GameOver, IllegalMove, MoveCard, Recycle, Status, apply, decide, legal_moves
 from domain.events import GameStalled, StockDrawn, WasteRecycled
+from tests.support import cards, move
 
-from .tables import cards, move, play, table
+from .tables import play, table
 
 
 def test_draw_three_turns_three_cards_and_the_third_is_on_top() -> None:

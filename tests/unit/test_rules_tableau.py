@@ -2,8 +2,9 @@ import pytest
 
 from domain import IllegalMove, apply, decide, legal_moves, parse_card
 from domain.events import CardsMoved, ReserveRefilled
+from tests.support import cards, move
 
-from .tables import RULESETS, cards, move, table
+from .tables import RULESETS, table
 
 
 @pytest.mark.parametrize("ruleset", RULESETS)

@@ -14,8 +14,9 @@ from domain import (
     replay,
 )
 from domain.events import GameResigned, MoveUndone
+from tests.support import move
 
-from .tables import RULESETS, move, table
+from .tables import RULESETS, table
 
 
 def comparable(state):  # everything but the history counters that undo itself advances

@@ -14,8 +14,9 @@ from domain import (
     shuffled_deck,
 )
 from domain.events import StockDrawn
+from tests.support import cards, move
 
-from .tables import cards, move, table
+from .tables import table
 
 
 def test_the_view_has_the_api_table_the_whole_waste_and_no_hidden_card() -> None:
