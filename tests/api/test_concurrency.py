@@ -16,6 +16,7 @@ import httpx
 import pytest
 
 from tests.live import Ledger, ServerProcess, audit
+from tests.support import assert_problem
 
 from .conftest import Player
 
@@ -64,8 +65,7 @@ def test_racing_conditional_moves_let_exactly_one_win_each_round(setup: httpx.Cl
             statuses = sorted(r.status_code for r in responses)
             assert statuses == [200] + [412] * (RACERS - 1), (round_number, [r.text for r in responses])
             for loser in (r for r in responses if r.status_code == 412):
-                assert loser.headers["content-type"].startswith("application/problem+json")
-                assert loser.json()["code"] == "version_conflict"
+                assert_problem(loser, 412, "version_conflict")
             winner = next(r for r in responses if r.status_code == 200)
             body = winner.json()
             assert body["game"]["version"] == version + 1

@@ -24,6 +24,7 @@ from service.deals.daily import candidate_seed
 from service.deals.deal_pools import decode_line, load_deal_pool
 from service.settings import Settings
 from service.stats.rebuild import rebuild_projections
+from tests.support import assert_problem
 
 from ..live import ServerProcess
 from .conftest import Clock, Player, play_line
@@ -354,7 +355,7 @@ def test_a_daily_request_while_the_deal_is_prepared_waits_for_it(clocked: httpx.
 @pytest.mark.parametrize("text", ["2030-06-16", "2029-06-13"])
 def test_daily_dates_outside_the_window_are_400(clocked: httpx.Client, text: str) -> None:
     response = clocked.get(f"/deals/daily/{text}")
-    assert response.status_code == 400 and response.json()["code"] == "invalid_request"
+    assert_problem(response, 400, "invalid_request")
 
 
 def test_a_tampered_stored_log_loses_its_leaderboard_place(clocked: httpx.Client, clock: Clock, clean_database: str) -> None:

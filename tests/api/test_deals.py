@@ -1,4 +1,4 @@
-from datetime import UTC, date, datetime, timedelta
+from datetime import date, timedelta
 
 import httpx
 import pytest
@@ -6,16 +6,13 @@ import pytest
 from domain import CODES, get_ruleset, shuffled_deck
 from service.deals.daily import candidate_seed
 from service.deals.deal_pools import load_deal_pool
+from tests.support import today
 
 from .conftest import Player
 
 _SHIPPED = load_deal_pool("open-runs")
 assert _SHIPPED is not None, "the repository ships an open-runs pool"
 POOL = _SHIPPED
-
-
-def today() -> date:
-    return datetime.now(UTC).date()
 
 
 def test_the_pool_summary_says_how_it_was_made(client: httpx.Client) -> None:

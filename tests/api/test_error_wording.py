@@ -14,6 +14,8 @@ import httpx
 import psycopg
 import pytest
 
+from tests.support import assert_problem
+
 from .conftest import Player
 
 GAME = "00000000-0000-4000-8000-000000000000"
@@ -22,9 +24,7 @@ LIBRARY_WORDS = ["ParamType", "Expected `", "got `", "- at `", "$.", "Object con
 
 
 def problem(response: httpx.Response, status: int) -> str:
-    assert response.status_code == status, response.text
-    assert response.headers["content-type"].startswith("application/problem+json")
-    detail: str = response.json()["detail"]
+    detail: str = assert_problem(response, status)["detail"]
     for word in LIBRARY_WORDS:
         assert word not in detail, (word, detail)
     return detail

@@ -1,19 +1,11 @@
 import httpx
 import pytest
 
+from tests.support import assert_problem
+
 from .conftest import Player
 
 GAME = "00000000-0000-4000-8000-000000000000"
-
-
-def assert_problem(response: httpx.Response, status: int, code: str) -> None:
-    assert response.status_code == status, response.text
-    assert response.headers["content-type"].startswith("application/problem+json")
-    body = response.json()
-    assert body["status"] == status and body["code"] == code
-    assert body["title"] and body["detail"] and body["type"]
-    for leak in ("Traceback", "psycopg", "sqlalchemy", "litestar", "SELECT", "service.", "domain."):
-        assert leak not in response.text
 
 
 def test_an_unknown_route_is_a_404_problem(client: httpx.Client) -> None:

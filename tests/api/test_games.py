@@ -4,6 +4,7 @@ import httpx
 import pytest
 
 from domain import CODES, shuffled_deck
+from tests.support import assert_problem
 
 from .conftest import Player
 
@@ -80,7 +81,7 @@ def test_a_bad_deal_is_a_400_that_says_what_is_wrong(ann: Player, body: dict[str
 
 def test_dealing_needs_a_valid_token(client: httpx.Client) -> None:
     missing = client.post("/games", json={"deal": {"seed": 1}})
-    assert missing.status_code == 401 and missing.json()["code"] == "unauthorized"
+    assert_problem(missing, 401, "unauthorized")
     assert "Bearer" in missing.headers["www-authenticate"]
     wrong = client.post("/games", json={"deal": {"seed": 1}}, headers={"Authorization": "Bearer nope"})
     assert wrong.status_code == 401

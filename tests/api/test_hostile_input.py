@@ -40,6 +40,8 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
+from tests.support import assert_problem
+
 from .conftest import Player
 
 MAX_EXAMPLES = int(os.environ.get("CANFIELD_HOSTILE_EXAMPLES", "250"))  # more digs deeper
@@ -436,15 +438,6 @@ def headers_valid(headers: Headers) -> bool:
 
 
 # --- checks -------------------------------------------------------------------------------------
-
-
-def assert_problem(response: httpx.Response) -> None:
-    assert response.headers.get("content-type", "").startswith("application/problem+json"), response.text[:300]
-    body = response.json()
-    assert isinstance(body, dict) and isinstance(body.get("code"), str) and body["code"], body
-    assert body.get("status") == response.status_code and body.get("title") and body.get("type"), body
-    for leak in ("Traceback", "psycopg", "litestar", "msgspec.", "SELECT "):
-        assert leak not in response.text
 
 
 @dataclass

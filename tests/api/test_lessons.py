@@ -8,24 +8,17 @@ from typing import Any
 import httpx
 import pytest
 
+from domain import command_to_api
 from service.stats.rebuild import rebuild_projections
+from tests.support import LESSON_SCRIPTS, assert_problem
 
 from .conftest import Player
 
 LESSON_IDS = ["base-rank", "wrapping", "reserve-refill", "draw-three-stock"]
 
 
-def move(card: str, to: str) -> dict[str, str]:
-    return {"type": "move", "card": card, "to": to}
-
-
-# Each line reaches its lesson's goal on its last move, and only there.
-SCRIPTS: dict[str, list[dict[str, str]]] = {
-    "base-rank": [move("KS", "foundation"), move("AS", "foundation")],
-    "wrapping": [move("KD", "tableau-1"), move("AH", "foundation")],
-    "reserve-refill": [move("6S", "foundation"), move("7S", "foundation")],
-    "draw-three-stock": [{"type": "draw"}, move("5C", "foundation"), *[{"type": "draw"}] * 11, {"type": "recycle"}],
-}
+# Each line reaches its lesson's goal on its last move, and only there (tests.support), as API moves.
+SCRIPTS = {lesson: [command_to_api(c) for c in line] for lesson, line in LESSON_SCRIPTS.items()}
 
 
 def test_the_lessons_are_listed_with_what_they_teach_their_goal_and_ruleset(client: httpx.Client) -> None:
@@ -39,7 +32,7 @@ def test_the_lessons_are_listed_with_what_they_teach_their_goal_and_ruleset(clie
         one = client.get(f"/lessons/{lesson['id']}")
         assert one.status_code == 200 and one.json() == lesson
     missing = client.get("/lessons/knitting")
-    assert missing.status_code == 404 and missing.json()["code"] == "not_found"
+    assert_problem(missing, 404, "not_found")
     assert "wrapping" in missing.json()["detail"]
 
 
@@ -94,9 +87,7 @@ def test_bad_lesson_deals_are_refused_and_change_nothing(
     client: httpx.Client, ann: Player, body: dict[str, Any], reason: str
 ) -> None:
     response = client.post("/games", json=body, headers=ann.auth)
-    assert response.status_code == 400, response.text
-    assert response.headers["content-type"].startswith("application/problem+json")
-    assert reason in response.json()["detail"]
+    assert reason in assert_problem(response, 400)["detail"]
     assert client.get(f"/players/{ann.id}/games").json()["games"] == []
 
 

@@ -3,6 +3,8 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.support import assert_problem
+
 from .conftest import Player
 
 
@@ -76,8 +78,7 @@ def test_an_illegal_move_is_422_with_a_reason_and_changes_nothing(ann: Player) -
 def test_a_malformed_move_is_400_and_changes_nothing(ann: Player, move: dict[str, Any], message: str) -> None:
     game = ann.new_game(deal={"seed": 3})
     response = ann.move(game["id"], move)
-    assert response.status_code == 400, response.text
-    assert response.json()["code"] == "invalid_request"
+    assert_problem(response, 400, "invalid_request")
     assert message in response.json()["detail"]
     assert len(events_of(ann.client, game["id"])) == 1
 
@@ -88,7 +89,7 @@ def test_a_finished_game_is_409_game_over(ann: Player) -> None:
     assert resigned["game"]["status"] == "resigned" and resigned["game"]["finishedAt"] is not None
     for move in ({"type": "draw"}, {"type": "undo"}, {"type": "resign"}):
         response = ann.move(game["id"], move)
-        assert response.status_code == 409 and response.json()["code"] == "game_over"
+        assert_problem(response, 409, "game_over")
     assert len(events_of(ann.client, game["id"])) == 2
 
 
@@ -106,7 +107,7 @@ def test_moves_need_the_games_own_player(ann: Player, bob: Player, client: httpx
 def test_if_match_makes_a_move_conditional(ann: Player) -> None:
     game = ann.new_game(deal={"seed": 3})
     stale = ann.move(game["id"], {"type": "draw"}, **{"If-Match": '"7"'})
-    assert stale.status_code == 412 and stale.json()["code"] == "version_conflict"
+    assert_problem(stale, 412, "version_conflict")
     assert len(events_of(ann.client, game["id"])) == 1
     fresh = ann.move(game["id"], {"type": "draw"}, **{"If-Match": '"1"'})
     assert fresh.status_code == 200 and fresh.headers["etag"] == '"2"'

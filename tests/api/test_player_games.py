@@ -5,6 +5,8 @@ from __future__ import annotations
 import httpx
 import pytest
 
+from tests.support import assert_problem
+
 from .conftest import Player
 
 
@@ -40,7 +42,7 @@ def test_the_status_filter_splits_playing_and_ended_games(client: httpx.Client, 
     assert [(g["id"], g["status"]) for g in off] == [(ended["id"], "resigned")]
     assert off[0]["finishedAt"] is not None
     bad = client.get(f"/players/{ann.id}/games", params={"status": "won"})
-    assert bad.status_code == 400 and bad.json()["code"] == "invalid_request"
+    assert_problem(bad, 400, "invalid_request")
 
 
 def test_pages_follow_the_cursor_without_gaps_or_repeats(client: httpx.Client, ann: Player) -> None:
@@ -67,14 +69,12 @@ def test_pages_follow_the_cursor_without_gaps_or_repeats(client: httpx.Client, a
 @pytest.mark.parametrize("cursor", ["nope", "!!!", "MjAyNi0xMi0wMQ", "a" * 200])
 def test_a_cursor_that_this_list_did_not_give_is_a_400(client: httpx.Client, ann: Player, cursor: str) -> None:
     response = client.get(f"/players/{ann.id}/games", params={"before": cursor})
-    assert response.status_code == 400, response.text
-    assert response.headers["content-type"].startswith("application/problem+json")
-    assert response.json()["code"] == "invalid_request"
+    assert_problem(response, 400, "invalid_request")
 
 
 def test_an_unknown_player_has_no_games_list(client: httpx.Client) -> None:
     response = client.get("/players/00000000-0000-4000-8000-000000000000/games")
-    assert response.status_code == 404 and response.json()["code"] == "not_found"
+    assert_problem(response, 404, "not_found")
 
 
 def test_limit_is_1_to_1000(client: httpx.Client, ann: Player) -> None:

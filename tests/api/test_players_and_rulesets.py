@@ -1,6 +1,8 @@
 import httpx
 import pytest
 
+from tests.support import assert_problem
+
 from .conftest import Player
 
 
@@ -19,14 +21,12 @@ def test_a_new_player_gets_a_token_shown_once(client: httpx.Client) -> None:
 @pytest.mark.parametrize("name", ["", "   ", "x" * 41, "bad\u0007bell"])
 def test_a_player_name_must_be_1_to_40_visible_characters(client: httpx.Client, name: str) -> None:
     response = client.post("/players", json={"name": name})
-    assert response.status_code == 400
-    assert response.headers["content-type"].startswith("application/problem+json")
-    assert response.json()["code"] == "invalid_request"
+    assert_problem(response, 400, "invalid_request")
 
 
 def test_an_unknown_player_is_404(client: httpx.Client) -> None:
     response = client.get("/players/00000000-0000-4000-8000-000000000000")
-    assert response.status_code == 404 and response.json()["code"] == "not_found"
+    assert_problem(response, 404, "not_found")
 
 
 def test_rulesets_list_their_parameters(client: httpx.Client) -> None:
@@ -63,7 +63,7 @@ def test_every_hosted_version_of_a_ruleset_can_be_read(client: httpx.Client) -> 
         assert response.status_code == 200, response.text
         assert response.json() == view
     missing = client.get("/rulesets/classic/versions/99")
-    assert missing.status_code == 404 and missing.json()["code"] == "not_found"
+    assert_problem(missing, 404, "not_found")
     assert "hosted versions are 1" in missing.json()["detail"]
     unknown = client.get("/rulesets/klondike/versions/1")
     assert unknown.status_code == 404 and "classic, draw-one, open-runs" in unknown.json()["detail"]

@@ -10,15 +10,12 @@ import psycopg
 from domain import Command
 from service.deals.deal_pools import decode_line, load_deal_pool
 from service.stats.rebuild import rebuild_projections
+from tests.support import today
 
 from .conftest import Clock, Player, play_line
 
 POOL = load_deal_pool("open-runs")
 assert POOL is not None
-
-
-def today() -> str:
-    return datetime.now(UTC).date().isoformat()
 
 
 def daily_line(client: httpx.Client, url: str, day: date | str = "today") -> list[Command]:

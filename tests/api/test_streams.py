@@ -15,6 +15,7 @@ import psycopg
 import pytest
 
 from service.settings import Settings
+from tests.support import assert_problem
 
 from ..live import ServerProcess
 from .conftest import Player, free_port, running_server
@@ -182,8 +183,7 @@ def test_resume_with_last_event_id_or_after_gives_only_later_events(http: httpx.
 
     for headers, params in (({"Last-Event-ID": "x"}, {}), ({"Last-Event-ID": "6"}, {}), ({}, {"after": -1})):
         response = http.get(f"/games/{game['id']}/stream", headers=headers, params=params)
-        assert response.status_code == 400, response.text
-        assert response.json()["code"] == "invalid_request"
+        assert_problem(response, 400, "invalid_request")
 
 
 def test_resigning_sends_the_last_events_and_the_end_then_closes(http: httpx.Client, ann: Player) -> None:
@@ -212,18 +212,14 @@ def test_resigning_sends_the_last_events_and_the_end_then_closes(http: httpx.Cli
 
 def test_unknown_game_is_a_404_problem(http: httpx.Client) -> None:
     response = http.get("/games/00000000-0000-4000-8000-000000000000/stream")
-    assert response.status_code == 404
-    assert response.headers["content-type"].startswith("application/problem+json")
-    assert response.json()["code"] == "not_found"
+    assert_problem(response, 404, "not_found")
 
 
 def test_open_streams_are_capped_per_player(http: httpx.Client, ann: Player) -> None:
     game = ann.new_game(deal={"seed": 9})
     with open_stream(http, game["id"], headers=ann.auth), open_stream(http, game["id"], headers=ann.auth) as second:
         refused = http.get(f"/games/{game['id']}/stream", headers=ann.auth)
-        assert refused.status_code == 429
-        assert refused.headers["content-type"].startswith("application/problem+json")
-        assert refused.json()["code"] == "rate_limited"
+        assert_problem(refused, 429, "rate_limited")
         assert int(refused.headers["retry-after"]) >= 1
         with open_stream(http, game["id"]) as anonymous:  # without a token: this address's own slots
             assert anonymous.next_event().event == "view"

@@ -27,6 +27,7 @@ import pytest
 from service.store import embedded_db
 from service.store.migrations import migrate
 from tests.live import Ledger, ServerProcess, audit
+from tests.support import assert_problem
 
 CLIENTS = 4
 POOL_TIMEOUT_MS = 1000  # a request waits this long for a connection before its 503
@@ -203,9 +204,7 @@ def first_ack_after(clients: list[Client], moment: float, timeout: float = 60.0)
 
 
 def assert_unavailable_problem(response: httpx.Response) -> None:
-    assert response.status_code == 503, response.text
-    assert response.headers["content-type"].startswith("application/problem+json")
-    assert response.json()["code"] == "unavailable"
+    assert_problem(response, 503, "unavailable")
     assert int(response.headers["retry-after"]) >= 1
 
 

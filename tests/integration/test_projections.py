@@ -76,10 +76,6 @@ class TickingClock:
         return self.now
 
 
-def today() -> datetime:
-    return START
-
-
 @pytest.fixture
 async def games(clean_database: str) -> AsyncIterator[Games]:
     # What is written is the point here, not its durability: commits need not wait for the disk.
@@ -131,7 +127,7 @@ async def winning_deal(games: Games, rng: random.Random) -> tuple[str, DealReque
     if kind == "pool":
         number = rng.randint(1, POOL.size)
         return "open-runs", DealRequest(pool=number), decode_line(POOL.deal(number).line)
-    day = (today() - timedelta(days=rng.choice([0, 0, 1]))).date()
+    day = (START - timedelta(days=rng.choice([0, 0, 1]))).date()
     return "open-runs", DealRequest(daily=day.isoformat()), decode_line((await games.daily.deal(day)).line)
 
 
@@ -141,7 +137,7 @@ def random_deal(rng: random.Random) -> tuple[str, DealRequest]:
     if source == "pool":
         return ruleset, DealRequest(pool=rng.randint(1, POOL.size))
     if source == "daily":
-        return ruleset, DealRequest(daily=(today() - timedelta(days=rng.randint(0, 2))).date().isoformat())
+        return ruleset, DealRequest(daily=(START - timedelta(days=rng.randint(0, 2))).date().isoformat())
     if source == "deck":
         from domain import CODES, shuffled_deck
 
@@ -209,7 +205,7 @@ async def test_incremental_projections_equal_a_rebuild_from_the_event_log(games:
 
 async def test_an_assisted_daily_win_counts_as_a_win_but_is_not_ranked(games: Games, clean_database: str) -> None:
     token = (await games.create_player("Ann"))["token"]
-    day = today().date()
+    day = START.date()
     line = decode_line((await games.daily.deal(day)).line)
     game_id, state = await start(games, token, "open-runs", DealRequest(daily="today"))
     for command in [UseSolverHint(), *line]:
@@ -224,7 +220,7 @@ async def test_an_assisted_daily_win_counts_as_a_win_but_is_not_ranked(games: Ga
 async def test_a_hand_edited_log_is_refused_by_the_rebuild(games: Games, clean_database: str) -> None:
     ann = (await games.create_player("Ann"))["token"]
     bob = (await games.create_player("Bob"))["token"]
-    line = decode_line((await games.daily.deal(today().date())).line)
+    line = decode_line((await games.daily.deal(START.date())).line)
     honest, state = await start(games, ann, "open-runs", DealRequest(daily="today"))
     for command in line:
         state = await play(games, ann, honest, state, command)
@@ -264,7 +260,7 @@ def stored_daily(day: date, number: int) -> DailyDeal:
 
 
 def test_verification_refuses_each_kind_of_forgery() -> None:
-    day = today().date()
+    day = START.date()
     number = 7
     stored = stored_daily(day, number)
     ruleset = get_ruleset("open-runs")
