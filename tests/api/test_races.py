@@ -13,8 +13,9 @@ import psycopg
 import pytest
 
 from domain import CODES
+from tests.support import assert_problem
 
-from .conftest import Player, running_server, server_settings
+from .conftest import Player, play, running_server, server_settings
 from .race_support import (
     CARD,
     POOL_DEAL,
@@ -22,7 +23,6 @@ from .race_support import (
     entrant,
     game_of,
     join,
-    play,
     prefix_with_cards,
     race,
     start,
@@ -75,9 +75,7 @@ def test_a_race_without_a_deal_gets_the_rulesets_default_deal(ann: Player) -> No
 )
 def test_bad_race_requests_are_refused(client: httpx.Client, ann: Player, body: dict[str, Any], detail: str) -> None:
     response = client.post("/races", json=body, headers=ann.auth)
-    assert response.status_code == 400, response.text
-    assert response.headers["content-type"].startswith("application/problem+json")
-    assert response.json()["code"] == "invalid_request" and detail in response.json()["detail"]
+    assert detail in assert_problem(response, 400, "invalid_request")["detail"]
     assert client.get("/races/open").json() == {"races": []}  # nothing was created
 
 
@@ -86,7 +84,7 @@ def test_race_writes_need_a_token(client: httpx.Client, ann: Player) -> None:
     view = create_race(ann)
     for path in (f"/races/{view['id']}/entries", f"/races/{view['id']}/start"):
         refused = client.post(path, json={})
-        assert refused.status_code == 401 and refused.json()["code"] == "unauthorized"
+        assert_problem(refused, 401, "unauthorized")
         assert client.post(path, json={}, headers={"Authorization": "Bearer nope"}).status_code == 401
     assert race(client, view["id"]) == view  # nothing changed
 
@@ -99,7 +97,7 @@ def test_unknown_races_are_404(client: httpx.Client, ann: Player) -> None:
         start(ann, missing),
         client.get(f"/races/{missing}/stream"),
     ):
-        assert response.status_code == 404 and response.json()["code"] == "not_found"
+        assert_problem(response, 404, "not_found")
 
 
 def test_the_lobby_lists_open_races_newest_first(client: httpx.Client, ann: Player, bob: Player) -> None:
@@ -127,7 +125,7 @@ def test_joining_fills_the_race_then_409s_clearly(client: httpx.Client, ann: Pla
     assert joined.status_code == 201 and joined.headers["location"] == f"/races/{view['id']}"
     assert [e["name"] for e in joined.json()["entrants"]] == ["Ann", "Bob"]
     again = join(bob, view["id"])
-    assert again.status_code == 409 and again.json()["code"] == "already_entered"
+    assert_problem(again, 409, "already_entered")
     assert join(ann, view["id"]).json()["code"] == "already_entered"  # the creator is in it already
     full = join(cid, view["id"])
     assert full.status_code == 409 and full.json()["code"] == "race_full" and "full" in full.json()["detail"]
@@ -153,7 +151,7 @@ def test_only_the_creator_starts_and_only_once(client: httpx.Client, ann: Player
     view = create_race(ann, ruleset="classic", deal={"seed": 5}, maxEntrants=3)
     assert join(bob, view["id"]).status_code == 201
     refused = start(bob, view["id"])
-    assert refused.status_code == 403 and refused.json()["code"] == "forbidden"
+    assert_problem(refused, 403, "forbidden")
     assert race(client, view["id"])["status"] == "open"
     started = start(ann, view["id"])
     assert started.status_code == 200, started.text
@@ -161,9 +159,9 @@ def test_only_the_creator_starts_and_only_once(client: httpx.Client, ann: Player
     assert running["status"] == "running" and running["startedAt"] is not None and running["endsAt"] is None
     assert all(e["game"] and e["gameStatus"] == "playing" for e in running["entrants"])
     again = start(ann, view["id"])
-    assert again.status_code == 409 and again.json()["code"] == "race_not_open"
+    assert_problem(again, 409, "race_not_open")
     late = join(cid, view["id"])
-    assert late.status_code == 409 and late.json()["code"] == "race_not_open"
+    assert_problem(late, 409, "race_not_open")
     assert race(client, view["id"])["entrants"] == running["entrants"]
 
 

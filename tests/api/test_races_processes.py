@@ -15,9 +15,10 @@ import psycopg
 import pytest
 
 from tests.live import ServerProcess
+from tests.support import assert_problem
 
-from .conftest import Player
-from .race_support import CARD, POOL_DEAL, game_of, play, prefix_with_cards, winning_line
+from .conftest import Player, play
+from .race_support import CARD, POOL_DEAL, game_of, prefix_with_cards, winning_line
 
 T = TypeVar("T")
 ROUNDS = 6
@@ -83,7 +84,7 @@ def test_racing_joins_and_starts_through_two_servers_have_one_outcome_each(
                              lambda: sites[cid.id, second].post(path + "/entries")])
             assert sorted(r.status_code for r in joins) == [201, 409], [r.text for r in joins]
             loser = next(r for r in joins if r.status_code == 409)
-            assert loser.json()["code"] == "race_full" and loser.headers["content-type"].startswith("application/problem+json")
+            assert_problem(loser, 409, "race_full")
             assert [seat for seat, _ in entrants_in_db(clean_database, race["id"])] == [1, 2]
 
             # A join against the start: either the joiner is in and dealt a game, or refused and not in.
@@ -96,7 +97,7 @@ def test_racing_joins_and_starts_through_two_servers_have_one_outcome_each(
             if joined.status_code == 201:
                 assert len(stored) == 2 and all(game is not None for _, game in stored), (round_number, stored)
             else:
-                assert joined.status_code == 409 and joined.json()["code"] == "race_not_open"
+                assert_problem(joined, 409, "race_not_open")
                 assert len(stored) == 1 and stored[0][1] is not None
             view = sites[cid.id, second].http.get(path).json()
             assert view["status"] == "running" and len(view["entrants"]) == len(stored)

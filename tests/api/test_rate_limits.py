@@ -19,9 +19,9 @@ from service.http.app import create_app
 from service.http.controllers.web import WEB_DIR
 from service.http.limits import RateLimiter, TokenBuckets, buckets, retry_after_header
 from service.settings import Settings
+from tests.support import assert_problem
 
 from .conftest import Player, free_port, running_server
-from .test_errors_and_cors import assert_problem
 
 WRITE_RATE, WRITE_BURST = 1.0, 4  # slow refills: a few requests in a row see no new token
 READ_RATE, READ_BURST = 1.0, 6
@@ -60,21 +60,12 @@ def connect(limited_server: str, clean_database: str) -> Iterator[Any]:
         http.close()
 
 
-def new_player(http: httpx.Client, name: str) -> dict[str, str]:
-    response = http.post("/players", json={"name": name})
-    assert response.status_code == 201, response.text
-    return {"Authorization": f"Bearer {response.json()['token']}"}
+DRAW = {"type": "draw"}
 
 
-def new_game(http: httpx.Client, auth: dict[str, str]) -> str:
-    response = http.post("/games", json={"deal": {"seed": 7}}, headers=auth)
-    assert response.status_code == 201, response.text
-    game_id: str = response.json()["id"]
+def new_game(player: Player) -> str:
+    game_id: str = player.new_game(deal={"seed": 7})["id"]
     return game_id
-
-
-def draw(http: httpx.Client, game: str, auth: dict[str, str], **headers: str) -> httpx.Response:
-    return http.post(f"/games/{game}/moves", json={"type": "draw"}, headers={**auth, **headers})
 
 
 def assert_rate_limited(response: httpx.Response) -> int:
@@ -89,14 +80,14 @@ def assert_rate_limited(response: httpx.Response) -> int:
 
 def test_a_burst_of_moves_beyond_the_budget_is_refused_and_changes_nothing(connect: Any) -> None:
     http = connect()
-    ann = new_player(http, "Ann")  # the address's budget, not the token's
-    game = new_game(http, ann)  # 1 of the token's 4
+    ann = Player(http, "Ann")  # the address's budget, not the token's
+    game = new_game(ann)  # 1 of the token's 4
     for _ in range(WRITE_BURST - 1):
-        assert draw(http, game, ann).status_code == 200
+        assert ann.move(game, DRAW).status_code == 200
     version = http.get(f"/games/{game}").json()["version"]
 
     for _ in range(3):
-        assert_rate_limited(draw(http, game, ann, **{"Idempotency-Key": "k1"}))
+        assert_rate_limited(ann.move(game, DRAW, **{"Idempotency-Key": "k1"}))
     after = http.get(f"/games/{game}").json()
     assert after["version"] == version  # a 429 appends nothing
     assert len(http.get(f"/games/{game}/events").json()["events"]) == version
@@ -104,24 +95,24 @@ def test_a_burst_of_moves_beyond_the_budget_is_refused_and_changes_nothing(conne
 
 def test_another_token_on_the_same_address_keeps_its_own_budget(connect: Any) -> None:
     http = connect()
-    ann, bob = new_player(http, "Ann"), new_player(http, "Bob")
-    ann_game, bob_game = new_game(http, ann), new_game(http, bob)
-    while draw(http, ann_game, ann).status_code == 200:
+    ann, bob = Player(http, "Ann"), Player(http, "Bob")
+    ann_game, bob_game = new_game(ann), new_game(bob)
+    while ann.move(ann_game, DRAW).status_code == 200:
         pass
-    assert_rate_limited(draw(http, ann_game, ann))
-    assert draw(http, bob_game, bob).status_code == 200
+    assert_rate_limited(ann.move(ann_game, DRAW))
+    assert bob.move(bob_game, DRAW).status_code == 200
     assert http.get(f"/games/{ann_game}").status_code == 200  # reads are a separate budget
 
 
 def test_after_retry_after_seconds_requests_pass_again(connect: Any) -> None:
     http = connect()
-    ann = new_player(http, "Ann")
-    game = new_game(http, ann)
-    while (response := draw(http, game, ann)).status_code == 200:
+    ann = Player(http, "Ann")
+    game = new_game(ann)
+    while (response := ann.move(game, DRAW)).status_code == 200:
         pass
     retry_after = assert_rate_limited(response)
     time.sleep(retry_after)
-    assert draw(http, game, ann).status_code == 200
+    assert ann.move(game, DRAW).status_code == 200
 
 
 def test_reads_are_limited_per_address_for_every_path_but_health_and_schema(connect: Any) -> None:
@@ -153,15 +144,15 @@ def test_the_web_pages_own_files_are_not_counted_as_reads(connect: Any) -> None:
 
 def test_a_refused_write_is_answered_before_its_body_is_read(connect: Any) -> None:
     http = connect()
-    ann = new_player(http, "Ann")
-    game = new_game(http, ann)
-    while draw(http, game, ann).status_code == 200:
+    ann = Player(http, "Ann")
+    game = new_game(ann)
+    while ann.move(game, DRAW).status_code == 200:
         pass
-    not_json = http.post(f"/games/{game}/moves", content=b"draw", headers={**ann, "Content-Type": "text/plain"})
+    not_json = http.post(f"/games/{game}/moves", content=b"draw", headers={**ann.auth, "Content-Type": "text/plain"})
     assert_rate_limited(not_json)  # not 415: nothing past the limiter ran
-    too_big = http.post(f"/games/{game}/moves", content=b"x" * 100_000, headers={**ann, "Content-Type": "application/json"})
+    too_big = http.post(f"/games/{game}/moves", content=b"x" * 100_000, headers={**ann.auth, "Content-Type": "application/json"})
     assert_rate_limited(too_big)  # not 413
-    assert_rate_limited(http.post("/nowhere", json={}, headers=ann))  # not 404
+    assert_rate_limited(http.post("/nowhere", json={}, headers=ann.auth))  # not 404
 
 
 def test_writes_without_a_token_are_limited_per_address(connect: Any) -> None:
@@ -180,7 +171,7 @@ def test_made_up_tokens_cannot_buy_fresh_budgets(connect: Any) -> None:
         for i in range(WRITE_BURST + 2)
     ]
     assert statuses[:WRITE_BURST] == [401] * WRITE_BURST and statuses[-1] == 429
-    assert_rate_limited(draw(http, game, {"Authorization": "Bearer yet-another"}))
+    assert_rate_limited(http.post(f"/games/{game}/moves", json=DRAW, headers={"Authorization": "Bearer yet-another"}))
 
 
 def test_a_429_carries_cors_headers_so_browsers_can_read_retry_after(connect: Any) -> None:
