@@ -87,7 +87,8 @@ def test_the_daily_deal_is_stored_proven_and_named_only_by_its_date(clocked: htt
     # proven: the stored line wins through the rules, and its length is what the API says
     ruleset = get_ruleset("open-runs")
     report = replay_commands(initial_state(deal(ruleset, parse_deck(stored.deck), {})), stored.line)
-    assert report.ok and report.state.status is Status.WON
+    assert report.ok
+    assert report.state.status is Status.WON
     assert daily["lineLength"] == len(stored.line)
     # in no pool: no shipped pool deal has this deck
     pool = load_deal_pool("open-runs")
@@ -126,12 +127,14 @@ def test_two_players_daily_games_and_the_leaderboard_across_a_date_change(
     assert (during["date"], during["closed"], during["ruleset"], during["rulesetVersion"]) == (DAY.isoformat(), False, "open-runs", 1)
     assert ranked(during) == [("Ann", 1, None), ("Bob", 2, None), ("Cid", None, "not-won")]  # Dan and Eve still play
     assert [e["moves"] for e in during["entries"][:2]] == [len(line), len(line) + 4]
-    assert during["entries"][0]["seconds"] == 5 * 60 and during["entries"][0]["game"] == first["id"]
+    assert during["entries"][0]["seconds"] == 5 * 60
+    assert during["entries"][0]["game"] == first["id"]
     assert during["entries"][2]["status"] == "resigned"
 
     clock.advance(days=1)  # the date is over
     after = clocked.get("/deals/daily").json()
-    assert after["date"] == (DAY + timedelta(days=1)).isoformat() and (after["plays"], after["wins"]) == (0, 0)
+    assert after["date"] == (DAY + timedelta(days=1)).isoformat()
+    assert (after["plays"], after["wins"]) == (0, 0)
     assert clocked.get(f"/deals/daily/{DAY}").json()["plays"] == 5
     assert stored_deal(clean_database, DAY + timedelta(days=1)).deck != stored_deal(clean_database, DAY).deck
     assert play_line(eve, late["id"], line[-1:])["game"]["status"] == "won"
@@ -155,7 +158,8 @@ def test_a_second_game_of_the_same_daily_deal_is_practice(clocked: httpx.Client,
     ann, bob, cid = Player(clocked, "Ann"), Player(clocked, "Bob"), Player(clocked, "Cid")
     entry = ann.new_game(deal={"daily": "today"})
     again = ann.new_game(deal={"daily": "today"})
-    assert entry["deal"]["practice"] is False and again["deal"]["practice"] is True
+    assert entry["deal"]["practice"] is False
+    assert again["deal"]["practice"] is True
     assert clocked.get(f"/games/{again['id']}", headers=ann.auth).json()["deal"]["practice"] is True
     # The practice game is won; the entry resigned: the board lists the entry, unranked.
     line = stored_deal(clean_database, DAY).line
@@ -300,12 +304,14 @@ def test_the_deck_is_withheld_until_the_date_is_over_and_shown_after(
             assert "deck" not in set(_keys(document)), name
             assert not any("cards" in table[pile] for table in _tables(document) for pile in ("stock", "reserve")), name
     view = clocked.get(f"/games/{game['id']}", headers=ann.auth).json()
-    assert "cards" not in view["table"]["stock"] and "cards" not in view["table"]["reserve"]
+    assert "cards" not in view["table"]["stock"]
+    assert "cards" not in view["table"]["reserve"]
 
     clock.advance(days=1)  # the date is over: the finished game may show everything
     view = clocked.get(f"/games/{game['id']}").json()
     table = view["table"]
-    assert len(table["stock"]["cards"]) == table["stock"]["count"] and table["reserve"]["cards"]
+    assert len(table["stock"]["cards"]) == table["stock"]["count"]
+    assert table["reserve"]["cards"]
     events = clocked.get(f"/games/{game['id']}/events").json()["events"]
     assert events[0]["data"]["deck"] == deck
     ndjson = clocked.get(f"/games/{game['id']}/events", headers={"Accept": "application/x-ndjson"}).text
@@ -313,7 +319,8 @@ def test_the_deck_is_withheld_until_the_date_is_over_and_shown_after(
     past = clocked.get(f"/games/{game['id']}/states/{final['version']}").json()
     assert past["table"]["stock"]["cards"] == table["stock"]["cards"]
     assert f'"deck":{json.dumps(deck, separators=(",", ":"))}' in stream_text(clocked, game["id"], {}, "?after=0")
-    assert '"stock":{"count":' in stream_text(clocked, game["id"], {}) and '"cards":' in stream_text(clocked, game["id"], {})
+    assert '"stock":{"count":' in stream_text(clocked, game["id"], {})
+    assert '"cards":' in stream_text(clocked, game["id"], {})
 
 
 def test_a_daily_game_answers_only_to_its_player_until_its_date_is_over(
@@ -326,7 +333,8 @@ def test_a_daily_game_answers_only_to_its_player_until_its_date_is_over(
     for path in paths:
         anonymous, other = clocked.get(path), clocked.get(path, headers=bob.auth)
         assert (anonymous.status_code, other.status_code) == (401, 403), path
-        assert anonymous.json()["code"] == "unauthorized" and other.json()["code"] == "forbidden"
+        assert anonymous.json()["code"] == "unauthorized"
+        assert other.json()["code"] == "forbidden"
         assert "until its date" in other.json()["detail"]
         assert clocked.get(path, headers={"Authorization": "Bearer nonsense"}).status_code == 401
     for path in paths[:-1]:
@@ -405,7 +413,8 @@ def test_two_server_processes_serve_the_same_daily_deal(clean_database: str, tmp
         today = date.fromisoformat(answers[0].json()["date"])
         with psycopg.connect(clean_database) as conn:
             days = [row[0] for row in conn.execute("SELECT day FROM daily_deals ORDER BY day")]
-        assert days[0] == today and len(days) == len(set(days)) <= 2
+        assert days[0] == today
+        assert len(days) == len(set(days)) <= 2
         # Each server proved deals in a worker process of its own: they end with their server.
         workers = [child for server in servers for child in psutil.Process(server.process.pid).children(recursive=True)]
         assert workers

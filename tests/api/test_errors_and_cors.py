@@ -92,4 +92,5 @@ def test_reads_errors_and_the_openapi_document_carry_cors_headers(ann: Player) -
 
 def test_health_says_the_database_answers(client: httpx.Client) -> None:
     response = client.get("/health")
-    assert response.status_code == 200 and response.json() == {"status": "ok", "database": "up"}
+    assert response.status_code == 200
+    assert response.json() == {"status": "ok", "database": "up"}

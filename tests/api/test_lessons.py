@@ -27,10 +27,12 @@ def test_the_lessons_are_listed_with_what_they_teach_their_goal_and_ruleset(clie
     lessons = response.json()["lessons"]
     assert [lesson["id"] for lesson in lessons] == LESSON_IDS
     for lesson in lessons:
-        assert lesson["ruleset"] == "classic" and lesson["rulesetVersion"] == 1
+        assert lesson["ruleset"] == "classic"
+        assert lesson["rulesetVersion"] == 1
         assert all(isinstance(lesson[key], str) and len(lesson[key]) > 10 for key in ("title", "teaches", "goal"))
         one = client.get(f"/lessons/{lesson['id']}")
-        assert one.status_code == 200 and one.json() == lesson
+        assert one.status_code == 200
+        assert one.json() == lesson
     missing = client.get("/lessons/knitting")
     assert_problem(missing, 404, "not_found")
     assert "wrapping" in missing.json()["detail"]
@@ -56,7 +58,8 @@ def test_a_lesson_game_reaches_done_by_its_scripted_line_and_not_before(
         assert completed == ([{"version": body["game"]["version"], "type": "LessonCompleted",
                                "data": {"lesson": lesson_id}, "recordedAt": completed[0]["recordedAt"]}] if last else [])
     view = client.get(f"/games/{game['id']}").json()
-    assert view["lesson"]["done"] is True and view["status"] == "playing"  # the game goes on
+    assert view["lesson"]["done"] is True
+    assert view["status"] == "playing"
     version = view["version"]
     assert client.get(f"/games/{game['id']}/states/{version}").json()["lesson"]["done"] is True  # a replay
     assert client.get(f"/games/{game['id']}/states/{version - 1}").json()["lesson"]["done"] is False

@@ -153,7 +153,8 @@ def test_the_move_request_is_the_legal_moves_and_hints_schema() -> None:
     assert schemas["HintView"]["properties"]["move"] == move
     assert move in schemas["SolverHint"]["properties"]["move"]["oneOf"]
     assert [branch["$ref"].rsplit("/", 1)[-1] for branch in schemas["MoveRequest"]["oneOf"]] == ["Draw", "Recycle", "Undo", "Resign", "MoveCard"]
-    assert schemas["MoveCard"]["required"] == ["card", "to", "type"] and schemas["MoveCard"]["additionalProperties"] is False
+    assert schemas["MoveCard"]["required"] == ["card", "to", "type"]
+    assert schemas["MoveCard"]["additionalProperties"] is False
 
 
 def test_the_schemas_name_every_event_move_target_and_ruleset_of_the_domain() -> None:

@@ -27,7 +27,8 @@ def test_a_players_games_newest_first_with_what_a_client_needs_to_resume(client:
     assert body["nextBefore"] is None
     current = client.get(f"/games/{second['id']}").json()
     assert body["games"][0] == summary_fields(current)
-    assert body["games"][0]["moveCount"] == 1 and body["games"][0]["deal"] == {"source": "seed", "seed": 2}
+    assert body["games"][0]["moveCount"] == 1
+    assert body["games"][0]["deal"] == {"source": "seed", "seed": 2}
     # a summary never carries a card: the game is resumed with GET /games/{id}
     assert "table" not in body["games"][0]
 

@@ -36,7 +36,8 @@ from .test_streams import EventStream
 
 def test_a_new_race_is_open_with_its_creator_as_first_entrant(client: httpx.Client, ann: Player) -> None:
     view = create_race(ann, ruleset="classic", deal={"seed": 90210}, maxEntrants=3, timeLimitSeconds=600)
-    assert view["status"] == "open" and view["creator"] == ann.id
+    assert view["status"] == "open"
+    assert view["creator"] == ann.id
     assert view["ruleset"] == {"id": "classic", "version": 1}
     assert view["deal"] == {"source": "seed"}  # the seed would give the deck away: not while the race is on
     assert (view["maxEntrants"], view["timeLimitSeconds"]) == (3, 600)
@@ -107,13 +108,16 @@ def test_the_lobby_lists_open_races_newest_first(client: httpx.Client, ann: Play
     started_race(ann, [bob], ruleset="classic")  # running: not in the lobby
     assert join(bob, older["id"]).status_code == 201
     response = client.get("/races/open")
-    assert response.status_code == 200 and "4242" not in response.text and not CARD.search(response.text)
+    assert response.status_code == 200
+    assert "4242" not in response.text
+    assert not CARD.search(response.text)
     listed = response.json()["races"]
     assert [r["id"] for r in listed] == [newer["id"], older["id"]]
     assert {k: listed[1][k] for k in ("creator", "creatorName", "ruleset", "deal", "maxEntrants", "entrants")} == {
         "creator": ann.id, "creatorName": "Ann", "ruleset": {"id": "classic", "version": 1},
         "deal": {"source": "seed"}, "maxEntrants": 3, "entrants": 2}
-    assert listed[0]["timeLimitSeconds"] == 300 and listed[0]["deal"] == {"source": "pool"}
+    assert listed[0]["timeLimitSeconds"] == 300
+    assert listed[0]["deal"] == {"source": "pool"}
     assert [r["id"] for r in client.get("/races/open", params={"limit": 1}).json()["races"]] == [newer["id"]]
     assert client.get("/races/open", params={"limit": 0}).status_code == 400
 
@@ -122,13 +126,16 @@ def test_joining_fills_the_race_then_409s_clearly(client: httpx.Client, ann: Pla
     cid = Player(client, "Cid")
     view = create_race(ann, maxEntrants=2)
     joined = join(bob, view["id"])
-    assert joined.status_code == 201 and joined.headers["location"] == f"/races/{view['id']}"
+    assert joined.status_code == 201
+    assert joined.headers["location"] == f"/races/{view['id']}"
     assert [e["name"] for e in joined.json()["entrants"]] == ["Ann", "Bob"]
     again = join(bob, view["id"])
     assert_problem(again, 409, "already_entered")
     assert join(ann, view["id"]).json()["code"] == "already_entered"  # the creator is in it already
     full = join(cid, view["id"])
-    assert full.status_code == 409 and full.json()["code"] == "race_full" and "full" in full.json()["detail"]
+    assert full.status_code == 409
+    assert full.json()["code"] == "race_full"
+    assert "full" in full.json()["detail"]
     assert full.json()["title"] == "Conflict"
     assert len(race(client, view["id"])["entrants"]) == 2
 
@@ -138,7 +145,8 @@ def test_join_and_start_take_no_body_or_an_empty_object(client: httpx.Client, an
     for body in (b"[]", b'{"seat": 2}', b"not json", b'"x"'):
         refused = client.post(f"/races/{view['id']}/entries", content=body,
                               headers={**bob.auth, "Content-Type": "application/json"})
-        assert refused.status_code == 400 and refused.json()["code"] == "invalid_request", (body, refused.text)
+        assert refused.status_code == 400, (body, refused.text)
+        assert refused.json()["code"] == "invalid_request", (body, refused.text)
     plain = client.post(f"/races/{view['id']}/entries", content=b"hello", headers={**bob.auth, "Content-Type": "text/plain"})
     assert plain.status_code == 415
     assert len(race(client, view["id"])["entrants"]) == 1  # nothing changed
@@ -156,7 +164,9 @@ def test_only_the_creator_starts_and_only_once(client: httpx.Client, ann: Player
     started = start(ann, view["id"])
     assert started.status_code == 200, started.text
     running = started.json()
-    assert running["status"] == "running" and running["startedAt"] is not None and running["endsAt"] is None
+    assert running["status"] == "running"
+    assert running["startedAt"] is not None
+    assert running["endsAt"] is None
     assert all(e["game"] and e["gameStatus"] == "playing" for e in running["entrants"])
     again = start(ann, view["id"])
     assert_problem(again, 409, "race_not_open")
@@ -172,14 +182,17 @@ def test_the_start_deals_every_entrant_the_same_deck_at_the_same_moment(
     games = {p.id: client.get(f"/games/{game_of(view, p)}", headers=p.auth).json() for p in (ann, bob)}
     first, second = games[ann.id], games[bob.id]
     assert first["id"] != second["id"]
-    assert first["player"] == ann.id and second["player"] == bob.id
+    assert first["player"] == ann.id
+    assert second["player"] == bob.id
     assert first["startedAt"] == second["startedAt"]
-    assert first["table"] == second["table"] and first["baseRank"] == second["baseRank"]
+    assert first["table"] == second["table"]
+    assert first["baseRank"] == second["baseRank"]
     assert first["deal"] == {"source": "race", "race": view["id"]}  # never the seed
     for player in (ann, bob):
         assert play(player, game_of(view, player), [{"type": "resign"}])["game"]["status"] == "resigned"
     finished = race(client, view["id"])
-    assert finished["status"] == "finished" and finished["deal"] == {"source": "seed", "seed": 123}
+    assert finished["status"] == "finished"
+    assert finished["deal"] == {"source": "seed", "seed": 123}
     decks = [client.get(f"/games/{game_of(view, p)}/events").json()["events"][0]["data"]["deck"] for p in (ann, bob)]
     seeded = client.post("/games", json={"ruleset": "classic", "deal": {"seed": 123}}, headers=ann.auth).json()
     assert play(ann, seeded["id"], [{"type": "resign"}])
@@ -192,7 +205,8 @@ def test_entrants_moves_are_ordinary_moves(client: httpx.Client, ann: Player, bo
     assert ann.move(game, {"type": "draw"}, **{"If-Match": '"5"'}).status_code == 412
     first = ann.move(game, {"type": "draw"}, **{"Idempotency-Key": "k1"})
     again = ann.move(game, {"type": "draw"}, **{"Idempotency-Key": "k1"})
-    assert first.status_code == 200 and again.content == first.content
+    assert first.status_code == 200
+    assert again.content == first.content
     assert ann.move(game, {"type": "move", "card": "AS", "to": "tableau-9"}).status_code == 400
     assert bob.move(game, {"type": "draw"}).status_code == 403  # another entrant's game
     assert client.post(f"/games/{game}/moves", json={"type": "draw"}).status_code == 401
@@ -222,7 +236,8 @@ def test_while_the_race_runs_a_game_answers_only_to_its_player(client: httpx.Cli
     for headers in (bob.auth, outsider.auth, {}):
         for response in reads(client, game, headers):
             assert response.status_code == 403, (response.request.url, headers, response.status_code)
-            assert response.json()["code"] == "forbidden" and not CARD.search(response.text)
+            assert response.json()["code"] == "forbidden"
+            assert not CARD.search(response.text)
     assert client.get(f"/games/{game}", headers={"Authorization": "Basic x"}).status_code == 403  # no token
     bad = client.get(f"/games/{game}", headers={"Authorization": "Bearer not-a-token"})
     assert bad.status_code == 401
@@ -230,7 +245,8 @@ def test_while_the_race_runs_a_game_answers_only_to_its_player(client: httpx.Cli
                  f"/games/{game}/hints"):
         assert client.get(path, headers=ann.auth).status_code == 200, path
     summaries = client.get(f"/players/{ann.id}/games").json()["games"]
-    assert summaries[0]["id"] == game and summaries[0]["deal"] == {"source": "race", "race": view["id"]}
+    assert summaries[0]["id"] == game
+    assert summaries[0]["deal"] == {"source": "race", "race": view["id"]}
     assert not CARD.search(client.get(f"/players/{ann.id}/games").text)
 
 
@@ -242,16 +258,19 @@ def test_after_the_race_its_games_are_public_and_their_decks_shown_once_all_ende
     resigned = play(ann, mine, [{"type": "draw"}, {"type": "resign"}])
     # Ann's game has ended, Bob's has not: even to Ann, her game keeps the deck hidden.
     table = resigned["game"]["table"]
-    assert "cards" not in table["stock"] and "cards" not in table["reserve"]
+    assert "cards" not in table["stock"]
+    assert "cards" not in table["reserve"]
     own = client.get(f"/games/{mine}", headers=ann.auth).json()
-    assert own["status"] == "resigned" and "cards" not in own["table"]["stock"]
+    assert own["status"] == "resigned"
+    assert "cards" not in own["table"]["stock"]
     assert "deck" not in client.get(f"/games/{mine}/events", headers=ann.auth).json()["events"][0]["data"]
     assert client.get(f"/games/{mine}", headers=bob.auth).status_code == 403  # the race is still on
     play(bob, theirs, [{"type": "resign"}])
     assert race(client, view["id"])["status"] == "finished"
     for game in (mine, theirs):
         shown = client.get(f"/games/{game}")  # anyone, no token
-        assert shown.status_code == 200 and len(shown.json()["table"]["stock"]["cards"]) > 0
+        assert shown.status_code == 200
+        assert len(shown.json()["table"]["stock"]["cards"]) > 0
         assert len(client.get(f"/games/{game}/events").json()["events"][0]["data"]["deck"]) == 52
 
 
@@ -265,8 +284,11 @@ def test_places_wins_by_time_then_cards_on_foundations_then_fewer_moves(client: 
     three, two = prefix_with_cards(3), prefix_with_cards(2)
     play(ann, game_of(view, ann), line)  # wins first
     live = race(client, view["id"])
-    assert live["status"] == "running" and entrant(live, ann)["place"] == 1 and entrant(live, ann)["gameStatus"] == "won"
-    assert entrant(live, ann)["verified"] is True and entrant(live, fay)["verified"] is None  # checked when it ended
+    assert live["status"] == "running"
+    assert entrant(live, ann)["place"] == 1
+    assert entrant(live, ann)["gameStatus"] == "won"
+    assert entrant(live, ann)["verified"] is True
+    assert entrant(live, fay)["verified"] is None
     assert live["entrants"][0]["player"] == ann.id  # by place
     play(fay, game_of(view, fay), line)  # wins later
     play(cid, game_of(view, cid), [*line[:three], {"type": "resign"}])
@@ -324,7 +346,8 @@ def test_a_solver_hint_marks_the_entrant_assisted_in_the_standings(client: httpx
     hinted = client.get(f"/games/{game_of(view, bob)}/hints", params={"solver": "true"}, headers=bob.auth)
     assert hinted.status_code == 200, hinted.text
     live = race(client, view["id"])
-    assert entrant(live, bob)["assisted"] is True and entrant(live, ann)["assisted"] is False
+    assert entrant(live, bob)["assisted"] is True
+    assert entrant(live, ann)["assisted"] is False
     for player in (ann, bob):
         play(player, game_of(view, player), [{"type": "resign"}])
     assert entrant(race(client, view["id"]), bob)["assisted"] is True
@@ -344,7 +367,8 @@ def test_races_played_and_won_start_at_zero_and_count_only_finished_races(
 
 def next_message(stream: EventStream) -> dict[str, Any]:
     message = stream.next_event()
-    assert message.data is not None and not CARD.search(message.data)
+    assert message.data is not None
+    assert not CARD.search(message.data)
     return {"event": message.event, "id": int(message.id or 0), "view": message.json()}
 
 
@@ -355,13 +379,16 @@ def test_the_race_stream_sends_the_view_then_each_change_then_the_end(
     with httpx.Client(base_url=server_url, timeout=10) as watcher, watcher.stream(
         "GET", f"/races/{view['id']}/stream", timeout=httpx.Timeout(10)
     ) as response:
-        assert response.status_code == 200 and response.headers["content-type"].startswith("text/event-stream")
+        assert response.status_code == 200
+        assert response.headers["content-type"].startswith("text/event-stream")
         stream = EventStream(response)
         first = next_message(stream)
-        assert first["event"] == "race" and first["view"] == race(client, view["id"])
+        assert first["event"] == "race"
+        assert first["view"] == race(client, view["id"])
         assert join(bob, view["id"]).status_code == 201
         joined = next_message(stream)
-        assert [e["name"] for e in joined["view"]["entrants"]] == ["Ann", "Bob"] and joined["id"] > first["id"]
+        assert [e["name"] for e in joined["view"]["entrants"]] == ["Ann", "Bob"]
+        assert joined["id"] > first["id"]
         assert start(ann, view["id"]).status_code == 200
         assert next_message(stream)["view"]["status"] == "running"
         assert ann.move(game_of(race(client, view["id"]), ann), {"type": "draw"}).status_code == 200
@@ -371,7 +398,8 @@ def test_the_race_stream_sends_the_view_then_each_change_then_the_end(
             assert player.move(game_of(moved["view"], player), {"type": "resign"}).status_code == 200
         while (message := next_message(stream))["event"] == "race":
             assert message["view"]["status"] == "running"
-        assert message["event"] == "end" and message["view"]["status"] == "finished"
+        assert message["event"] == "end"
+        assert message["view"]["status"] == "finished"
         assert message["view"] == race(client, view["id"])
         stream.assert_closed()
 
@@ -417,7 +445,8 @@ def test_the_time_limit_ends_the_race_and_freezes_the_standings(timed: httpx.Cli
     ann, bob = Player(timed, "Ann"), Player(timed, "Bob")
     view = started_race(ann, [bob], ruleset="classic", deal={"pool": POOL_DEAL}, timeLimitSeconds=60)
     started = datetime.fromisoformat(view["startedAt"])
-    assert started == clock() and datetime.fromisoformat(view["endsAt"]) == started + timedelta(seconds=60)
+    assert started == clock()
+    assert datetime.fromisoformat(view["endsAt"]) == started + timedelta(seconds=60)
     line = winning_line()
     two = prefix_with_cards(2)
     play(ann, game_of(view, ann), line[:two])
@@ -429,7 +458,8 @@ def test_the_time_limit_ends_the_race_and_freezes_the_standings(timed: httpx.Cli
     with timed.stream("GET", f"/races/{view['id']}/stream", timeout=httpx.Timeout(10)) as response:
         stream = EventStream(response)
         first = next_message(stream)
-        assert first["event"] == "race" and first["view"]["status"] == "finished"
+        assert first["event"] == "race"
+        assert first["view"]["status"] == "finished"
         assert next_message(stream)["event"] == "end"
     final = race(timed, view["id"])
     assert final["status"] == "finished"
@@ -438,9 +468,11 @@ def test_the_time_limit_ends_the_race_and_freezes_the_standings(timed: httpx.Cli
     # ... but the standings are those at the deadline: Ann's later moves do not count.
     assert (by_name["Ann"]["moveCount"], by_name["Ann"]["cardsOnFoundations"], by_name["Ann"]["place"]) == (two, 2, 1)
     assert (by_name["Bob"]["moveCount"], by_name["Bob"]["place"]) == (two - 1, 2)
-    assert by_name["Ann"]["gameStatus"] == "playing" and by_name["Ann"]["finishedAt"] is None
+    assert by_name["Ann"]["gameStatus"] == "playing"
+    assert by_name["Ann"]["finishedAt"] is None
     game = timed.get(f"/games/{game_of(view, ann)}")  # public now ...
-    assert game.status_code == 200 and game.json()["moveCount"] == two + 5
+    assert game.status_code == 200
+    assert game.json()["moveCount"] == two + 5
     assert "cards" not in game.json()["table"]["stock"]  # ... but a game in progress shows no hidden card
     assert final["deal"] == {"source": "pool"}  # games still going on: the deal stays unnamed
     clock.advance(3600)
@@ -457,7 +489,8 @@ def test_the_race_stream_ends_when_the_time_is_up(timed: httpx.Client, clock: Cl
         assert next_message(stream)["view"]["status"] == "running"
         clock.advance(31)  # nobody moves or looks: the stream notices at its next keep-alive
         end = next_message(stream)
-        assert end["event"] == "end" and end["view"]["status"] == "finished"
+        assert end["event"] == "end"
+        assert end["view"]["status"] == "finished"
         assert [e["place"] for e in end["view"]["entrants"]] == [1, 1]  # nothing done: a tie
     assert timed.get(f"/players/{bob.id}/stats").json()["races"] == {"played": 1, "won": 1}
 

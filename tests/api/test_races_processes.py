@@ -95,12 +95,15 @@ def test_racing_joins_and_starts_through_two_servers_have_one_outcome_each(
             assert started.status_code == 200, started.text
             stored = entrants_in_db(clean_database, race["id"])
             if joined.status_code == 201:
-                assert len(stored) == 2 and all(game is not None for _, game in stored), (round_number, stored)
+                assert len(stored) == 2, (round_number, stored)
+                assert all(game is not None for _, game in stored), (round_number, stored)
             else:
                 assert_problem(joined, 409, "race_not_open")
-                assert len(stored) == 1 and stored[0][1] is not None
+                assert len(stored) == 1
+                assert stored[0][1] is not None
             view = sites[cid.id, second].http.get(path).json()
-            assert view["status"] == "running" and len(view["entrants"]) == len(stored)
+            assert view["status"] == "running"
+            assert len(view["entrants"]) == len(stored)
 
             # Two starts of the same race, one through each server.
             race = sites[ann.id, second].http.post("/races", json={"maxEntrants": 2}).json()
@@ -134,7 +137,8 @@ def test_the_race_view_and_stream_follow_moves_made_through_the_other_server(
             assert next(line for line in lines if line.startswith("data: "))
             assert ann.move(game_of(running, ann), {"type": "draw"}).status_code == 200  # through server one
             data = next(line for line in lines if line.startswith("data: "))
-            assert '"moveCount":1' in data and not CARD.search(data)
+            assert '"moveCount":1' in data
+            assert not CARD.search(data)
 
 
 def test_a_server_killed_mid_race_loses_nothing(database_url: str, clean_database: str, tmp_path: Path) -> None:

@@ -118,7 +118,8 @@ def test_after_retry_after_seconds_requests_pass_again(connect: Any) -> None:
 def test_reads_are_limited_per_address_for_every_path_but_health_and_schema(connect: Any) -> None:
     http, other = connect(), connect()
     refused = [http.get("/rulesets").status_code for _ in range(READ_BURST + 2)]
-    assert refused.count(200) <= READ_BURST + 1 and refused[-1] == 429
+    assert refused.count(200) <= READ_BURST + 1
+    assert refused[-1] == 429
     assert_rate_limited(http.get("/rulesets"))
     assert_rate_limited(http.get("/nowhere"))  # unknown paths are counted before routing
     assert_rate_limited(http.get("/rulesets", headers={"Authorization": "Bearer made-up"}))  # a token buys no reads
@@ -170,7 +171,8 @@ def test_made_up_tokens_cannot_buy_fresh_budgets(connect: Any) -> None:
         http.post("/games", json={"deal": {"seed": 1}}, headers={"Authorization": f"Bearer made-up-{i}"}).status_code
         for i in range(WRITE_BURST + 2)
     ]
-    assert statuses[:WRITE_BURST] == [401] * WRITE_BURST and statuses[-1] == 429
+    assert statuses[:WRITE_BURST] == [401] * WRITE_BURST
+    assert statuses[-1] == 429
     assert_rate_limited(http.post(f"/games/{game}/moves", json=DRAW, headers={"Authorization": "Bearer yet-another"}))
 
 
@@ -224,7 +226,8 @@ def test_a_bucket_gives_its_burst_then_one_token_per_period() -> None:
 def test_wait_spends_nothing_and_charge_never_goes_below_zero() -> None:
     clock = Clock()
     bucket = TokenBuckets(rate=1, burst=2, clock=clock)
-    assert bucket.wait("k") == 0.0 and len(bucket) == 0
+    assert bucket.wait("k") == 0.0
+    assert len(bucket) == 0
     bucket.charge("k", 5)
     assert bucket.wait("k") == pytest.approx(1.0)
     clock.now += 0.5
@@ -252,7 +255,9 @@ def test_retry_after_is_whole_seconds_at_least_one() -> None:
 
 
 def test_a_zero_turns_a_budget_off_and_two_zeros_the_limiter() -> None:
-    assert buckets(0, 10) is None and buckets(5, 0) is None and buckets(5, 10) is not None
+    assert buckets(0, 10) is None
+    assert buckets(5, 0) is None
+    assert buckets(5, 10) is not None
     off = create_app(
         Settings(
             database_url="postgresql://unused/none",
@@ -262,7 +267,8 @@ def test_a_zero_turns_a_budget_off_and_two_zeros_the_limiter() -> None:
     )
     assert not isinstance(off.asgi_handler, RateLimiter)
     on = create_app(Settings(database_url="postgresql://unused/none", rate_limit_reads_per_second=0))
-    assert isinstance(on.asgi_handler, RateLimiter) and on.asgi_handler.reads is None
+    assert isinstance(on.asgi_handler, RateLimiter)
+    assert on.asgi_handler.reads is None
 
 
 def test_settings_come_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -277,5 +283,7 @@ def test_settings_come_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.setenv("RATE_LIMIT_READS_PER_SECOND", "0")
     monkeypatch.setenv("RATE_LIMIT_READ_BURST", "7")
     settings = Settings.from_env()
-    assert settings.rate_limit_writes_per_second == 0.5 and settings.rate_limit_write_burst == 3
-    assert settings.rate_limit_reads_per_second == 0 and settings.rate_limit_read_burst == 7
+    assert settings.rate_limit_writes_per_second == 0.5
+    assert settings.rate_limit_write_burst == 3
+    assert settings.rate_limit_reads_per_second == 0
+    assert settings.rate_limit_read_burst == 7

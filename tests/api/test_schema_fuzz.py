@@ -233,7 +233,9 @@ def exercise(case: schemathesis.Case, world: World) -> None:
         content_type = {k.lower(): v for k, v in response.headers.items()}.get("content-type", [""])[0]
         assert content_type.startswith("application/problem+json"), where
         body = response.json()
-        assert isinstance(body, dict) and isinstance(body.get("code"), str) and body["code"], where
+        assert isinstance(body, dict), where
+        assert isinstance(body.get("code"), str), where
+        assert body["code"], where
         assert body.get("status") == response.status_code, where
     semantic = response.status_code == 400 and SEMANTIC_400.search(response.json().get("detail", ""))
     case.validate_response(response, excluded_checks=[positive_data_acceptance] if semantic else None)

@@ -52,7 +52,8 @@ def test_player_stats_per_ruleset(client: httpx.Client, ann: Player) -> None:
     open_runs = by_ruleset["open-runs"]
     assert (open_runs["played"], open_runs["won"], open_runs["winRate"]) == (3, 2, 0.6667)
     assert (open_runs["currentStreak"], open_runs["bestStreak"], open_runs["undos"]) == (2, 2, 1)
-    assert open_runs["fewestMoves"] == len(line) and 0 < open_runs["fastestSeconds"] < 60
+    assert open_runs["fewestMoves"] == len(line)
+    assert 0 < open_runs["fastestSeconds"] < 60
     assert by_ruleset["classic"]["played"] == 0
 
     assert client.get("/players/00000000-0000-0000-0000-000000000000/stats").json()["code"] == "not_found"
@@ -75,7 +76,8 @@ def test_stats_over_all_players_and_per_source(client: httpx.Client, ann: Player
     }
     open_runs = rulesets["open-runs"]
     assert (open_runs["players"], open_runs["played"], open_runs["won"], open_runs["winRate"]) == (1, 2, 1, 0.5)
-    assert open_runs["fewestMoves"] == POOL.deal(2).length and open_runs["bestStreak"] == 1
+    assert open_runs["fewestMoves"] == POOL.deal(2).length
+    assert open_runs["bestStreak"] == 1
     assert open_runs["currentStreak"] == 0  # Bob resigned the daily game after his win
     sources = {s["source"]: s for s in body["sources"]}
     assert list(sources) == ["seed", "deck", "pool", "daily", "race"]
@@ -149,8 +151,10 @@ def test_the_daily_leaderboard_ranks_verified_unassisted_wins(
     ]
     assert [e["moves"] for e in entries[:3]] == [len(line), len(line), len(line) + 4]
     assert [e["seconds"] for e in entries[:3]] == [90.0, 120.0, 0.0]
-    assert entries[0]["game"] == fast["id"] and entries[0]["player"] == ann.id
-    assert [e["status"] for e in entries] == ["won"] * 5 and [e["assisted"] for e in entries] == [False] * 3 + [True, False]
+    assert entries[0]["game"] == fast["id"]
+    assert entries[0]["player"] == ann.id
+    assert [e["status"] for e in entries] == ["won"] * 5
+    assert [e["assisted"] for e in entries] == [False] * 3 + [True, False]
     assert [e["name"] for e in client.get("/deals/daily/today/leaderboard?limit=2").json()["entries"]] == ["Ann", "Cid"]
     assert client.get("/deals/daily/today/leaderboard?limit=0").status_code == 400
     assert client.get("/deals/daily/today/leaderboard?limit=1001").status_code == 400

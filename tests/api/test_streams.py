@@ -94,7 +94,8 @@ def open_stream(client: httpx.Client, game_id: str, **kwargs: Any) -> Iterator[E
 
 def public_event(client: httpx.Client, game_id: str, version: int) -> dict[str, Any]:
     events = client.get(f"/games/{game_id}/events", params={"after": version - 1, "limit": 1}).json()["events"]
-    assert events and events[0]["version"] == version
+    assert events
+    assert events[0]["version"] == version
     event: dict[str, Any] = events[0]
     return event
 
@@ -131,14 +132,17 @@ def test_the_view_then_each_new_event_redacted_with_keepalives(http: httpx.Clien
 
         started = time.monotonic()
         keepalive = stream.next()
-        assert keepalive is not None and keepalive.event is None and keepalive.comments == ["keep-alive"]
+        assert keepalive is not None
+        assert keepalive.event is None
+        assert keepalive.comments == ["keep-alive"]
         assert time.monotonic() - started < KEEPALIVE + 2
 
         assert ann.move(game["id"], {"type": "draw"}).status_code == 200
         drawn = stream.next_event()
         assert (drawn.event, drawn.id) == ("game-event", "2")
         assert drawn.json() == public_event(http, game["id"], 2)
-        assert drawn.json()["type"] == "StockDrawn" and len(drawn.json()["data"]["cards"]) == 3  # face up now
+        assert drawn.json()["type"] == "StockDrawn"
+        assert len(drawn.json()["data"]["cards"]) == 3
         after_draw = stream.next_event()
         assert (after_draw.event, after_draw.id) == ("view", "2")
         assert after_draw.json() == http.get(f"/games/{game['id']}").json()
@@ -173,7 +177,8 @@ def test_resume_with_last_event_id_or_after_gives_only_later_events(http: httpx.
         caught_up = [stream.next_event() for _ in range(3)]
         assert [(m.event, m.id) for m in caught_up] == [("game-event", "3"), ("game-event", "4"), ("view", "4")]
         quiet = stream.next()
-        assert quiet is not None and quiet.comments == ["keep-alive"]  # nothing more
+        assert quiet is not None
+        assert quiet.comments == ["keep-alive"]
         assert ann.move(game["id"], {"type": "draw"}).status_code == 200
         assert stream.next_event().id == "5"
     with open_stream(http, game["id"], params={"after": 4}) as stream:
@@ -231,7 +236,8 @@ def test_open_streams_are_capped_per_player(http: httpx.Client, ann: Player) -> 
             if response.status_code == 200:
                 assert EventStream(response).next_event().event == "view"
                 break
-            assert response.status_code == 429 and time.monotonic() < deadline
+            assert response.status_code == 429
+            assert time.monotonic() < deadline
         time.sleep(0.05)
     bad = http.get(f"/games/{game['id']}/stream", headers={"Authorization": "Bearer nope"})
     assert bad.status_code == 401
@@ -246,7 +252,8 @@ def test_a_stream_survives_the_listening_connection_dropping(http: httpx.Client,
                 "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
                 "WHERE application_name = 'canfield-streams' AND datname = current_database()"
             ).fetchone()
-        assert killed is not None and killed[0] >= 1
+        assert killed is not None
+        assert killed[0] >= 1
         assert ann.move(game["id"], {"type": "draw"}).status_code == 200  # maybe while nobody listens
         assert stream.next_event().json() == public_event(http, game["id"], 2)
 

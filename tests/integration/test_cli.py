@@ -124,7 +124,8 @@ def test_openapi_prints_stable_json(tmp_path: Path) -> None:
     printed = subprocess.run([*CANFIELD, "openapi"], cwd=PROJECT_ROOT, env=env, capture_output=True, text=True, timeout=60)
     assert printed.returncode == 0, printed.stderr
     document = json.loads(printed.stdout)
-    assert "openapi" in document and "paths" in document
+    assert "openapi" in document
+    assert "paths" in document
     assert printed.stdout == json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
     output = tmp_path / "out" / "openapi.json"

@@ -113,7 +113,8 @@ async def start(games: Games, token: str, ruleset: str, deal: DealRequest) -> tu
 async def play(games: Games, token: str, game_id: uuid.UUID, state: GameState, command: Command) -> GameState:
     state, _ = apply(state, command)  # the same rules, locally, to know what is legal next
     played = await games.play(game_id, token, command)
-    assert played.version == state.version and played.body["game"]["status"] == state.status.value
+    assert played.version == state.version
+    assert played.body["game"]["status"] == state.status.value
     return state
 
 
@@ -148,7 +149,8 @@ def random_deal(rng: random.Random) -> tuple[str, DealRequest]:
 def test_the_winning_lines_win() -> None:
     for ruleset, (seed, line) in WINS.items():
         report = replay_commands(start_state(get_ruleset(ruleset), seed), decode_line(line))
-        assert report.failed_at is None and report.state.status is Status.WON, ruleset
+        assert report.failed_at is None, ruleset
+        assert report.state.status is Status.WON, ruleset
 
 
 async def test_incremental_projections_equal_a_rebuild_from_the_event_log(games: Games, clean_database: str) -> None:
@@ -184,7 +186,10 @@ async def test_incremental_projections_equal_a_rebuild_from_the_event_log(games:
             if state.playing and rng.random() < 0.75:
                 state = await play(games, token, game_id, state, Resign())
         outcomes[state.status.value] += 1
-    assert outcomes["won"] >= 12 and outcomes["stalled"] >= 10 and outcomes["resigned"] >= 100 and outcomes["playing"] >= 10
+    assert outcomes["won"] >= 12
+    assert outcomes["stalled"] >= 10
+    assert outcomes["resigned"] >= 100
+    assert outcomes["playing"] >= 10
 
     incremental = projection_rows(clean_database)
     counts = rebuild_projections(clean_database)
@@ -192,13 +197,17 @@ async def test_incremental_projections_equal_a_rebuild_from_the_event_log(games:
 
     assert rebuilt == incremental
     finished = sum(v for k, v in outcomes.items() if k in ("won", "stalled", "resigned"))
-    assert counts["games"] == 320 and counts["finished"] == finished and counts["unreadable"] == 0
+    assert counts["games"] == 320
+    assert counts["finished"] == finished
+    assert counts["unreadable"] == 0
     assert sum(row[2] for row in rebuilt["player_stats"]) == finished
     assert sum(row[3] for row in rebuilt["player_stats"]) == outcomes["won"]
     assert {row[1] for row in rebuilt["player_stats"]} == {"classic", "draw-one", "open-runs"}
     assert max(row[5] for row in rebuilt["player_stats"]) >= 1  # some streak
     board = rebuilt["daily_leaderboard"]
-    assert counts["refused"] == 0 and counts["ranked"] >= 1 and counts["leaderboard"] == len(board)
+    assert counts["refused"] == 0
+    assert counts["ranked"] >= 1
+    assert counts["leaderboard"] == len(board)
     assert {row[8] for row in board} >= {None, "not-won"}  # ranked wins and other entries
     assert len({(row[1], row[2]) for row in board}) == len(board)  # one entry per player and date
 
@@ -283,7 +292,8 @@ def test_verification_refuses_each_kind_of_forgery() -> None:
     moved = next(i for i, (kind, _) in enumerate(log) if kind == "CardsMoved")
     drawn = next(i for i, (kind, data) in enumerate(log) if kind == "StockDrawn" and len(set(data["cards"])) > 1)
     win = projections.verify_daily_win(rows(log), stored)
-    assert win.moves == len(decode_line(POOL.deal(number).line)) and win.day == day
+    assert win.moves == len(decode_line(POOL.deal(number).line))
+    assert win.day == day
     forgeries: dict[str, list[tuple[str, dict[str, Any]]] | None] = {
         "a win without the last move": log[:-2] + [("GameWon", {})],
         "an extra GameWon early": log[:5] + [("GameWon", {})],

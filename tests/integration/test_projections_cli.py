@@ -14,4 +14,5 @@ def test_projections_rebuild_runs_from_the_command_line(clean_database: str) -> 
     )
     assert done.returncode == 0, done.stderr
     summary = json.loads(done.stdout.strip().splitlines()[-1])
-    assert summary["games"] == 0 and summary["refused"] == 0
+    assert summary["games"] == 0
+    assert summary["refused"] == 0

@@ -78,7 +78,8 @@ class FakeStore:
                                       finished_at)
         self.events[game_id] += events
         if idempotency_key is not None:
-            assert request_hash is not None and response is not None
+            assert request_hash is not None
+            assert response is not None
             self.keys[(game_id, idempotency_key)] = (request_hash, response)
 
     async def append_pending(self, move: PendingAppend) -> None:

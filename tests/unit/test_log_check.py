@@ -46,7 +46,8 @@ def test_a_hand_edited_event_is_refused_with_where(index: int) -> None:
     cards, an undo that claims to revert another move."""
     events, _ = played(2, [Draw] * 90 + [Undo()] * 60)
     log = log_of(events)
-    assert log[index][0] == log[index - 1][0] and log[index][1] != log[index - 1][1]
+    assert log[index][0] == log[index - 1][0]
+    assert log[index][1] != log[index - 1][1]
     tampered = list(log)
     tampered[index] = log[index - 1]
     with pytest.raises(Unverified, match=f"event {index + 1} is not what the rules make"):

@@ -40,7 +40,8 @@ def test_the_pool_counts_are_sound_verdicts(ruleset_id: str) -> None:
     """A seed the pool counts as lost was proven lost by the sound solver (domain.solver@2 or
     later); the first solver's "lost" was no proof, so its verdicts may count none."""
     pool = load_deal_pool(ruleset_id)
-    assert pool is not None and pool.verdicts is not None
+    assert pool is not None
+    assert pool.verdicts is not None
     name, _, version = pool.verdicts.solver.partition("@")
     assert name == "domain.solver"
     assert int(version or 1) >= 2 or pool.lost == 0

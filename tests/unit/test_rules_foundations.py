@@ -85,7 +85,8 @@ def test_classic_lets_a_foundation_top_come_back_to_a_legal_tableau_end() -> Non
 def test_classic_base_rank_stays_fixed_after_the_base_card_comes_back() -> None:
     state = table("classic", base="7", foundations={"H": 1}, tableau=[["8S"], ["9D"], ["JH"], ["5C"]], reserve=["KD"])
     after, _ = apply(state, move("7H", "tableau-1"))
-    assert after.foundations[1] == 0 and after.base_rank == 6
+    assert after.foundations[1] == 0
+    assert after.base_rank == 6
     with pytest.raises(IllegalMove, match="foundations start at the base rank, 7"):
         decide(after, move("5C", "foundation"))
 

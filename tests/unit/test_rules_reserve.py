@@ -22,7 +22,8 @@ def test_a_refilled_card_moved_away_again_is_refilled_again(ruleset: str) -> Non
     after, _ = apply(state, move("9S", "tableau-2"))
     after, events = apply(after, move("KD", "tableau-4"))
     assert events == [CardsMoved(cards("KD"), "tableau-1", "tableau-4"), ReserveRefilled(parse_card("4H"), 0)]
-    assert after.tableau[0] == cards("4H") and after.reserve == ()
+    assert after.tableau[0] == cards("4H")
+    assert after.reserve == ()
 
 
 @pytest.mark.parametrize("ruleset", RULESETS)
@@ -45,4 +46,5 @@ def test_the_reserve_top_plays_to_its_foundation(ruleset: str) -> None:
     state = table(ruleset, base="4", foundations={"H": 1}, tableau=[["9S"], ["TD"], ["3D"], ["QC"]], reserve=["KD", "5H"])
     assert move("5H", "foundation") in legal_moves(state)
     after, _ = apply(state, move("5H", "foundation"))
-    assert after.reserve == cards("KD") and after.foundations[1] == 2
+    assert after.reserve == cards("KD")
+    assert after.foundations[1] == 2

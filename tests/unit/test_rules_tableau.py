@@ -69,7 +69,8 @@ def test_covered_and_hidden_cards_cannot_move_and_the_reason_does_not_say_where_
 def test_classic_moves_the_end_card_alone() -> None:
     state = table("classic", tableau=[["9S", "8H"], ["9C"], ["3D"], ["QC"]], reserve=["KD"])
     after, _ = apply(state, move("8H", "tableau-2"))
-    assert after.tableau[0] == cards("9S") and after.tableau[1] == cards("9C", "8H")
+    assert after.tableau[0] == cards("9S")
+    assert after.tableau[1] == cards("9C", "8H")
 
 
 def test_classic_moves_a_whole_column_by_its_first_card() -> None:
@@ -91,7 +92,8 @@ def test_a_partial_run_moves_with_every_card_after_it(ruleset: str) -> None:
     state = table(ruleset, tableau=[["TS", "9H", "8C"], ["TC"], ["3D"], ["QC"]], reserve=["KD"])
     after, events = apply(state, move("9H", "tableau-2"))
     assert events == [CardsMoved(cards("9H", "8C"), "tableau-1", "tableau-2")]
-    assert after.tableau[0] == cards("TS") and after.tableau[1] == cards("TC", "9H", "8C")
+    assert after.tableau[0] == cards("TS")
+    assert after.tableau[1] == cards("TC", "9H", "8C")
 
 
 @pytest.mark.parametrize("ruleset", RULESETS)
@@ -100,6 +102,7 @@ def test_once_the_reserve_is_empty_an_empty_column_takes_any_card_or_run(ruleset
     after, _ = apply(state, move("5C", "tableau-2"))
     assert after.tableau[1] == cards("5C")
     after, _ = apply(state, move("9S", "tableau-2"))  # a whole column (or, outside classic, any run)
-    assert after.tableau[1] == cards("9S", "8H") and after.tableau[0] == ()
+    assert after.tableau[1] == cards("9S", "8H")
+    assert after.tableau[0] == ()
     after, _ = apply(state, move("QC", "tableau-2"))  # no king-only rule
     assert after.tableau[1] == cards("QC")

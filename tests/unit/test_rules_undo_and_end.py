@@ -32,7 +32,8 @@ def test_undo_takes_back_a_move_and_its_reserve_refill(ruleset: str) -> None:
     assert events == [MoveUndone(tuple(move_events))]
     assert comparable(undone) == comparable(state)
     assert undone.version == state.version + 3  # history grows: nothing is deleted
-    assert undone.undo_count == 1 and undone.move_count == 2
+    assert undone.undo_count == 1
+    assert undone.move_count == 2
 
 
 @pytest.mark.parametrize("ruleset", RULESETS)
@@ -60,7 +61,8 @@ def test_undo_of_a_recycle_restores_the_waste_and_the_draw_one_pass() -> None:
     state, _ = apply(state, Recycle())
     assert state.progress is False
     state, _ = apply(state, Undo())
-    assert comparable(state) == comparable(before) and state.progress is True
+    assert comparable(state) == comparable(before)
+    assert state.progress is True
 
 
 def test_undo_of_a_foundation_return_in_classic() -> None:

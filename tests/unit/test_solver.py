@@ -85,7 +85,8 @@ def test_a_dead_position_is_lost_after_a_tiny_search() -> None:
         tableau=[["KS"], ["KH"], ["TS"], ["TH"]],
         reserve=["9S", "9H", "QS", "QH", "JH", "JS"],
     )
-    assert not state.stock and not state.waste
+    assert not state.stock
+    assert not state.waste
     outcome = solve(state, ROOMY)
     assert outcome == SolveResult("lost", (), outcome.states)
     assert outcome.states <= 10
@@ -129,7 +130,9 @@ def test_the_solver_works_mid_game(ruleset_id: str) -> None:
             moved += 1
         elif state.stock:
             state, _ = apply(state, Draw())
-    assert state.status is Status.PLAYING and state.move_count >= 10 and moved >= 1
+    assert state.status is Status.PLAYING
+    assert state.move_count >= 10
+    assert moved >= 1
     _assert_wins(state, solve(state, ROOMY))
 
 
@@ -137,7 +140,8 @@ def test_the_state_budget_is_respected() -> None:
     ruleset_id, seed = HARD_SEED
     state = start_state(get_ruleset(ruleset_id), seed)
     exact = solve(state, Budget(max_states=100, check_every=1))
-    assert exact.result == "unknown" and exact.moves == ()
+    assert exact.result == "unknown"
+    assert exact.moves == ()
     assert exact.states <= 100 + 2
     # The budget is checked every check_every positions (in each of the two searches).
     coarse = solve(state, Budget(max_states=100))
@@ -155,7 +159,8 @@ def test_out_of_time_means_unknown() -> None:
         return True
 
     outcome = solve(state, Budget(out_of_time=out_of_time))
-    assert outcome.result == "unknown" and outcome.moves == ()
+    assert outcome.result == "unknown"
+    assert outcome.moves == ()
     assert calls
     assert outcome.states <= 2 * Budget().check_every
 

@@ -67,7 +67,8 @@ def _solver_tops(ruleset_id: str, size: int, pointer: int, progress: bool) -> fr
     talon = state.waste + tuple(reversed(state.stock))
     can_recycle = progress or ruleset.id != "draw-one"
     positions = talon_positions(len(talon), pointer, ruleset.draw_count, can_recycle)
-    assert len(set(positions)) == len(positions) and all(1 <= q <= size for q in positions)
+    assert len(set(positions)) == len(positions)
+    assert all(1 <= q <= size for q in positions)
     return frozenset(talon[q - 1] for q in positions)
 
 

@@ -91,7 +91,8 @@ def test_a_small_window_plays_exactly_like_a_whole_stack(ruleset: str, seed: int
     for (big, big_events), (small, small_events) in zip(whole, windowed, strict=True):
         assert small_events == big_events
         assert small._replace(undo="") == big._replace(undo=""), f"the game differs at version {small.version}"
-        assert big.undo.endswith(small.undo) and undo_stack.depth(small.undo) <= 3
+        assert big.undo.endswith(small.undo)
+        assert undo_stack.depth(small.undo) <= 3
         assert big.undo_depth == undo_stack.depth(big.undo)
         refills += small.undo_depth > 0 and not small.undo
     assert refills > 0, "no undo reached below the window: the walk does not test what it should"
@@ -110,17 +111,21 @@ def test_an_undo_below_the_window_asks_for_the_events(small_window: int) -> None
     for _ in range(5):
         state, new_events = apply(state, Draw())
         events += new_events
-    assert state.undo_depth == 5 and undo_stack.depth(state.undo) == 3
+    assert state.undo_depth == 5
+    assert undo_stack.depth(state.undo) == 3
     for _ in range(3):
         state, new_events = apply(state, Undo())
         events += new_events
-    assert state.undo == "" and state.undo_depth == 2 and Undo() in legal_moves(state)
+    assert state.undo == ""
+    assert state.undo_depth == 2
+    assert Undo() in legal_moves(state)
     with pytest.raises(UndoHistoryNeeded):
         decide(state, Undo())
     with pytest.raises(UndoHistoryNeeded):
         apply(state, Undo())
     refilled = with_undo_history(state, events)
-    assert refilled._replace(undo="") == state and undo_stack.depth(refilled.undo) == 2
+    assert refilled._replace(undo="") == state
+    assert undo_stack.depth(refilled.undo) == 2
     for _ in range(2):
         state, new_events = apply(state, Undo(), events)
         events += new_events
@@ -162,5 +167,6 @@ def test_a_format_1_snapshot_keeps_the_top_of_its_whole_stack_as_the_window(monk
     del old["undoDepth"]
     monkeypatch.setattr(undo_stack, "WINDOW", 3)
     read = snapshot_to_state(old)
-    assert read.undo_depth == 5 and read.undo == ";".join(state.undo.split(";")[-3:])
+    assert read.undo_depth == 5
+    assert read.undo == ";".join(state.undo.split(";")[-3:])
     assert read._replace(undo=state.undo) == state

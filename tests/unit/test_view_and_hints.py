@@ -23,7 +23,8 @@ def test_the_view_has_the_api_table_the_whole_waste_and_no_hidden_card() -> None
     state = table("open-runs", base="Q", foundations={"S": 2}, tableau=[["9C", "8H"], ["4D"], ["JS"], ["5C"]],
                   reserve=["3H", "QD"], waste=["7H", "2C"], stock=["6S"])
     view = game_view(state)
-    assert view["baseRank"] == "Q" and view["status"] == "playing"
+    assert view["baseRank"] == "Q"
+    assert view["status"] == "playing"
     assert view["table"] == {
         "stock": {"count": len(state.stock)},
         "waste": ["7H", "2C"],
@@ -46,15 +47,19 @@ def test_a_finished_game_can_withhold_its_hidden_cards() -> None:
     state = table("open-runs", tableau=[["9C"], ["4D"], ["JS"], ["5C"]], reserve=["3H", "QD"], waste=["7H", "2C"], stock=["6S", "8S"])
     ended, _ = apply(state, Resign())
     view = game_view(ended, withhold=True)["table"]
-    assert view["stock"] == {"count": len(ended.stock)} and view["reserve"] == {"count": 2, "top": "QD"}
+    assert view["stock"] == {"count": len(ended.stock)}
+    assert view["reserve"] == {"count": 2, "top": "QD"}
     assert view["waste"] == ["7H", "2C"]
 
 
 def test_the_deal_event_withholds_the_deck_until_the_game_ends() -> None:
     event = deal(ALL_RULESETS[2], shuffled_deck(3), {"source": "seed", "seed": 3})
     public = public_event_data(event, reveal=False)
-    assert "deck" not in public and public["deal"] == {"source": "seed", "seed": 3}
-    assert public["reserveCount"] == 13 and public["stockCount"] == 34 and len(public["tableau"]) == 4
+    assert "deck" not in public
+    assert public["deal"] == {"source": "seed", "seed": 3}
+    assert public["reserveCount"] == 13
+    assert public["stockCount"] == 34
+    assert len(public["tableau"]) == 4
     assert len(public_event_data(event, reveal=True)["deck"]) == 52
 
 
