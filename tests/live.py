@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -74,7 +75,8 @@ class ServerProcess:
         with open(log, "ab") as out:
             self.process = subprocess.Popen(
                 command, cwd=PROJECT_ROOT, env=environment, stdout=out, stderr=subprocess.STDOUT,
-                preexec_fn=die_with_pytest if sys.platform == "linux" else None,
+
+                preexec_fn=die_with_pytest if sys.platform == "linux" else None,  # noqa: PLW1509
                 start_new_session=True,  # its own process group: kill() reaches uvicorn's workers too
             )
 
@@ -97,10 +99,8 @@ class ServerProcess:
     def kill(self) -> None:
         """SIGKILL the server (and its workers): no shutdown of any kind."""
         if self.process.poll() is None:
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.killpg(self.process.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
             self.process.wait()
 
     def stop(self) -> None:

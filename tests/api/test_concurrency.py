@@ -37,6 +37,11 @@ def race(clients: list[httpx.Client], request: Callable[[httpx.Client], T]) -> l
         return list(pool.map(run, clients))
 
 
+def post_move(game_id: str, move: dict[str, str], headers: dict[str, str]) -> Callable[[httpx.Client], httpx.Response]:
+    """A move request any client can send, its values bound now (not when the race runs it)."""
+    return lambda client: client.post(f"/games/{game_id}/moves", json=move, headers=headers)
+
+
 def warm_clients(base_url: str, token: str, count: int) -> list[httpx.Client]:
     clients = [httpx.Client(base_url=base_url, timeout=30, headers={"Authorization": f"Bearer {token}"}) for _ in range(count)]
     for client in clients:
@@ -59,9 +64,7 @@ def test_racing_conditional_moves_let_exactly_one_win_each_round(setup: httpx.Cl
     try:
         for round_number in range(ROUNDS):
             move = {"type": "draw"} if stock else {"type": "recycle"}
-            responses = race(
-                clients, lambda c: c.post(f"/games/{game_id}/moves", json=move, headers={"If-Match": f'"{version}"'})
-            )
+            responses = race(clients, post_move(game_id, move, {"If-Match": f'"{version}"'}))
             statuses = sorted(r.status_code for r in responses)
             assert statuses == [200] + [412] * (RACERS - 1), (round_number, [r.text for r in responses])
             for loser in (r for r in responses if r.status_code == 412):
@@ -92,9 +95,7 @@ def test_concurrent_retries_with_one_idempotency_key_apply_once(setup: httpx.Cli
     try:
         for round_number in range(rounds):
             key = f"retry-{round_number}"
-            responses = race(
-                clients, lambda c: c.post(f"/games/{game_id}/moves", json={"type": "draw"}, headers={"Idempotency-Key": key})
-            )
+            responses = race(clients, post_move(game_id, {"type": "draw"}, {"Idempotency-Key": key}))
             assert [r.status_code for r in responses] == [200] * RACERS, [r.text for r in responses]
             assert len({r.content for r in responses}) == 1, "every retry gets the first reply, byte for byte"
             fresh = [r for r in responses if r.headers.get("idempotent-replayed") != "true"]

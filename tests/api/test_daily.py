@@ -204,7 +204,7 @@ def _keys(value: Any) -> Iterator[str]:
 def _bodies(client: httpx.Client, player: Player, game_id: str, day: date) -> dict[str, str]:
     """Every daily-related response the API gives, by name."""
     auth = player.auth
-    found = {
+    return {
         "GET /deals/daily": client.get("/deals/daily").text,
         "GET /deals/daily/{date}": client.get(f"/deals/daily/{day}").text,
         "GET /deals/daily/{date}/leaderboard": client.get(f"/deals/daily/{day}/leaderboard").text,
@@ -222,7 +222,6 @@ def _bodies(client: httpx.Client, player: Player, game_id: str, day: date) -> di
         "GET /players/{id}/stats": client.get(f"/players/{player.id}/stats").text,
         "GET /stats": client.get("/stats").text,
     }
-    return found
 
 
 def _tables(value: Any) -> Iterator[dict[str, Any]]:
@@ -239,9 +238,9 @@ def _tables(value: Any) -> Iterator[dict[str, Any]]:
 
 def _json_documents(text: str) -> Iterator[Any]:
     for line in text.splitlines():
-        line = line.removeprefix("data: ")
-        if line.startswith(("{", "[")):
-            yield json.loads(line)
+        document = line.removeprefix("data: ")
+        if document.startswith(("{", "[")):
+            yield json.loads(document)
 
 
 def test_no_daily_response_names_the_seed_or_a_pool_number(
@@ -250,9 +249,8 @@ def test_no_daily_response_names_the_seed_or_a_pool_number(
     ann = Player(clocked, "Ann")
     created = clocked.post("/games", json={"deal": {"daily": "today"}}, headers=ann.auth)
     game = created.json()
-    replies = [created.text]
-    for move in ({"type": "draw"}, {"type": "draw"}, {"type": "undo"}, {"type": "resign"}):
-        replies.append(ann.move(game["id"], move).text)
+    moves = ({"type": "draw"}, {"type": "draw"}, {"type": "undo"}, {"type": "resign"})
+    replies = [created.text, *(ann.move(game["id"], move).text for move in moves)]
     stored = stored_deal(clean_database, DAY)
     seed_text = str(stored.seed)
     for moment in ("during the date", "after the date"):
@@ -421,7 +419,7 @@ def test_two_server_processes_serve_the_same_daily_deal(clean_database: str, tmp
     finally:
         for server in servers:
             server.stop()
-    gone, alive = psutil.wait_procs(workers, timeout=10)
+    _, alive = psutil.wait_procs(workers, timeout=10)
     assert alive == [], f"worker processes outlived their server: {alive}"
 
 
@@ -440,5 +438,5 @@ def test_a_server_stopped_while_it_proves_a_deal_leaves_no_worker_behind(clean_d
         assert workers, "the server started no worker to prove its daily deals"
     finally:
         server.stop()
-    gone, alive = psutil.wait_procs(workers, timeout=10)
+    _, alive = psutil.wait_procs(workers, timeout=10)
     assert alive == [], f"worker processes outlived their server: {alive}"

@@ -4,8 +4,6 @@ server runs in this process), so a handful of moves reaches below it."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
 from domain import replay, undo_stack
@@ -16,9 +14,8 @@ from .conftest import Player
 
 
 @pytest.fixture
-def small_window(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+def small_window(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(undo_stack, "WINDOW", 3)
-    yield
 
 
 def test_undo_goes_back_to_the_deal_past_the_snapshots_window(ann: Player, small_window: None, clean_database: str) -> None:

@@ -123,13 +123,13 @@ def test_no_oneof_has_overlapping_branches() -> None:
     document = json.loads(COMMITTED.read_text())
     found = unions(document)
     assert len(found) >= 10, "the moves, events, deal sources and deal requests are oneOfs"
-    overlapping = []
-    for where, schema in found:
-        branches = schema["oneOf"]
-        for i, first in enumerate(branches):
-            for second in branches[i + 1 :]:
-                if told_apart(document, first, second) is None:
-                    overlapping.append((where, first, second))
+    overlapping = [
+        (where, first, second)
+        for where, schema in found
+        for i, first in enumerate(schema["oneOf"])
+        for second in schema["oneOf"][i + 1 :]
+        if told_apart(document, first, second) is None
+    ]
     assert not overlapping, overlapping
 
 

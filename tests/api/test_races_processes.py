@@ -7,6 +7,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -80,8 +81,8 @@ def test_racing_joins_and_starts_through_two_servers_have_one_outcome_each(
             # Two joins for the last seat, one through each server.
             race = sites[ann.id, first].http.post("/races", json={"maxEntrants": 2}).json()
             path = f"/races/{race['id']}"
-            joins = at_once([lambda: sites[bob.id, first].post(path + "/entries"),
-                             lambda: sites[cid.id, second].post(path + "/entries")])
+            joins = at_once([partial(sites[bob.id, first].post, path + "/entries"),
+                             partial(sites[cid.id, second].post, path + "/entries")])
             assert sorted(r.status_code for r in joins) == [201, 409], [r.text for r in joins]
             loser = next(r for r in joins if r.status_code == 409)
             assert_problem(loser, 409, "race_full")
@@ -90,8 +91,8 @@ def test_racing_joins_and_starts_through_two_servers_have_one_outcome_each(
             # A join against the start: either the joiner is in and dealt a game, or refused and not in.
             race = sites[ann.id, first].http.post("/races", json={"maxEntrants": 3}).json()
             path = f"/races/{race['id']}"
-            started, joined = at_once([lambda: sites[ann.id, first].post(path + "/start"),
-                                       lambda: sites[bob.id, second].post(path + "/entries")])
+            started, joined = at_once([partial(sites[ann.id, first].post, path + "/start"),
+                                       partial(sites[bob.id, second].post, path + "/entries")])
             assert started.status_code == 200, started.text
             stored = entrants_in_db(clean_database, race["id"])
             if joined.status_code == 201:
@@ -109,8 +110,8 @@ def test_racing_joins_and_starts_through_two_servers_have_one_outcome_each(
             race = sites[ann.id, second].http.post("/races", json={"maxEntrants": 2}).json()
             path = f"/races/{race['id']}"
             assert sites[bob.id, first].post(path + "/entries").status_code == 201
-            starts = at_once([lambda: sites[ann.id, first].post(path + "/start"),
-                              lambda: sites[ann.id, second].post(path + "/start")])
+            starts = at_once([partial(sites[ann.id, first].post, path + "/start"),
+                              partial(sites[ann.id, second].post, path + "/start")])
             assert sorted(r.status_code for r in starts) == [200, 409], [r.text for r in starts]
             assert next(r for r in starts if r.status_code == 409).json()["code"] == "race_not_open"
             with psycopg.connect(clean_database, autocommit=True) as conn:

@@ -174,7 +174,7 @@ def _races(ann: Player, bob: Player) -> tuple[str, str, str]:
         assert bob.client.post(f"/races/{race_id}/entries", json={}, headers=bob.auth).status_code == 201
         started = ann.client.post(f"/races/{race_id}/start", json={}, headers=ann.auth).json()
         if race_id == made[2]:
-            for entrant, player in zip(started["entrants"], (ann, bob)):
+            for entrant in started["entrants"]:
                 for who in (ann, bob):
                     if who.id == entrant["player"]:
                         assert who.move(entrant["game"], {"type": "resign"}).status_code == 200
@@ -192,10 +192,8 @@ def aim(case: schemathesis.Case, world: World) -> None:
     if not (case.meta is not None and case.meta.is_negative_at(ParameterLocation.PATH)):
         # Only valid values are swapped for other valid values: a negative case stays negative.
         operation_id = case.operation.definition.raw.get("operationId")
-        if operation_id == STREAM:
-            games = [world.finished] * 3  # a live game's stream would never end
-        else:
-            games = [world.playing] * 3 + [world.finished, world.bobs]
+        # A live game's stream would never end.
+        games = [world.finished] * 3 if operation_id == STREAM else [world.playing] * 3 + [world.finished, world.bobs]
         races = [world.races[2]] * 3 if operation_id == RACE_STREAM else list(world.races)  # likewise a live race
         real: dict[str, list[Any]] = {
             "game_id": games,

@@ -145,7 +145,7 @@ class Page:
     def status_text(self) -> str:
         try:
             return str(self.js("return document.querySelector('.status-line')?.textContent ?? ''"))
-        except Exception:  # noqa: BLE001  (only for a failure message)
+        except Exception:  # any failure: it only feeds a failure message
             return "?"
 
     def expect_status(self, *statuses: int) -> None:

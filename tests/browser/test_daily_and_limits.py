@@ -4,7 +4,7 @@ the server's Retry-After says."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -48,7 +48,7 @@ def test_the_daily_page_deals_everyone_the_same_cards_and_ranks_the_winners(
     open_page: Callable[..., Page], helper_server: ServerProcess, database_url: str, screenshots: Path
 ) -> None:
     early = win_todays_daily_deal(helper_server, database_url, "Early Bird")
-    today = datetime.now(timezone.utc).date().isoformat()
+    today = datetime.now(UTC).date().isoformat()
     assert early["date"] == today
 
     page = open_page()

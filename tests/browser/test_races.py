@@ -63,7 +63,7 @@ def test_two_players_race_on_one_deal_and_each_page_follows_the_other_live(
     assert ann.table() == bob.table(), "both were dealt the same cards"
     ann_player, bob_player = ann.player(), bob.player()
     for page in (ann, bob):
-        page.wait_for(lambda: strip_row(page, ann_player) and strip_row(page, bob_player), "both entrants in the strip")
+        page.wait_for(lambda page=page: strip_row(page, ann_player) and strip_row(page, bob_player), "both entrants in the strip")
     assert httpx.get(f"{web.url}/games/{bob_game}", timeout=10).status_code == 403, "a race game is private while it runs"
 
     bob.click(".table button[data-pile=stock]")
@@ -83,7 +83,7 @@ def test_two_players_race_on_one_deal_and_each_page_follows_the_other_live(
     assert final["status"] == "finished"
     places = {entrant["player"]: str(entrant["place"]) for entrant in final["entrants"]}
     for page in (ann, bob):
-        page.wait_for(lambda: {p["id"]: (strip_row(page, p) or {}).get("place") for p in (ann_player, bob_player)} == places,
+        page.wait_for(lambda page=page: {p["id"]: (strip_row(page, p) or {}).get("place") for p in (ann_player, bob_player)} == places,
                       "the places the server gave")
 
     bob.click("[data-action=race-page]")

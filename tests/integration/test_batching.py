@@ -71,7 +71,7 @@ async def test_a_batch_writes_the_games_still_at_their_version_and_leaves_the_ot
     written = await games.store.append_many([stale, fresh])
     assert written == {game_b}
     assert log_and_snapshot(clean_database, game_a) == before
-    rows, snapshot, version = log_and_snapshot(clean_database, game_b)
+    rows, _, version = log_and_snapshot(clean_database, game_b)
     assert version == 2
     assert [r[:2] for r in rows] == [(1, "GameDealt"), (2, "StockDrawn")]
 

@@ -18,6 +18,7 @@ import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -188,7 +189,7 @@ def stop_clients(clients: list[Client]) -> None:
 def wait_for_moves(clients: list[Client], count: int, timeout: float = 20.0) -> None:
     deadline = time.monotonic() + timeout
     target = [len(c.acked_at) + count for c in clients]
-    while any(len(c.acked_at) < t for c, t in zip(clients, target)):
+    while any(len(c.acked_at) < t for c, t in zip(clients, target, strict=True)):
         assert time.monotonic() < deadline, "the load stalled"
         time.sleep(0.02)
 
@@ -342,6 +343,6 @@ async def test_the_pool_retries_a_lost_database_about_every_second() -> None:
         await asyncio.sleep(4.5)
     finally:
         await pool.close()
-    gaps = [b - a for a, b in zip(attempts, attempts[1:])]
+    gaps = [b - a for a, b in pairwise(attempts)]
     assert len(attempts) >= 4, gaps
     assert max(gaps) < 1.5, gaps

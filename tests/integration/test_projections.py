@@ -47,19 +47,19 @@ START = datetime(2030, 6, 15, 9, 0, tzinfo=UTC)
 WINS: dict[str, tuple[int, str]] = {
     "classic": (
         2,
-        "TS2 JD3 7Cf D D D D D D D 7Sf D D D D 8Hf D R D D D D 9Hf D D D D D D D 9D3 R D D D D D D D D D 8Cf 9Cf D R "
+        ("TS2 JD3 7Cf D D D D D D D 7Sf D D D D 8Hf D R D D D D 9Hf D D D D D D D 9D3 R D D D D D D D D D 8Cf 9Cf D R "
         "D D D D D D D D TCf 5H4 D D R D D D D D 5S1 D D D D R D 4H1 3S1 THf KD2 2H1 7Df 8Sf AS1 4S2 QS1 D D D D D 2D3 "
         "D D D R D D D 3D2 8Df 9Df D D D TDf 9Sf TSf JDf QDf D D R D D D JCf D D QCf 4C4 D 3H4 D 2S2 R D 2C4 D D AC3 D "
         "D KH3 QS3 KDf KCf R D D D ADf JSf QSf KH1 ACf 2Cf 2Df 3Cf 2S4 3Df D KSf KH3 ASf 2Sf 3H2 4Cf R D 4Df 5Cf JHf D "
-        "6Cf QHf KHf AHf 2Hf 3Sf 3Hf 4Hf 4Sf 5Sf 5Df 6Df 5Hf 6Sf D 6Hf",
+        "6Cf QHf KHf AHf 2Hf 3Sf 3Hf 4Hf 4Sf 5Sf 5Df 6Df 5Hf 6Sf D 6Hf"),
     ),
     "draw-one": (
         1,
-        "3S4 D 2Sf 3Sf D D D D D D D D D D D D D D D D D D D D D D D 3Hf D D D 4Sf D 2Df D D D 3Df 4Df 5Df D 2Cf D D R "
+        ("3S4 D 2Sf 3Sf D D D D D D D D D D D D D D D D D D D D D D D 3Hf D D D 4Sf D 2Df D D D 3Df 4Df 5Df D 2Cf D D R "
         "D D D D D D D D D D D D D D D 5Sf D D D 6Df D D D D D 3Cf D D D D D R D D D D D D D D D D D 4Cf D 6Sf D 7Sf D "
         "D D D D D D D D 8Sf D TS1 D 9D1 D R D D 6C3 5H3 D D D TD2 9C2 D D D D 8C1 7D1 D QS4 JH4 5Cf 8H2 D D D D D D D "
         "D D 7C2 6H2 4Hf 5Hf 6Cf 7Df 6Hf 7Cf 8Df 7Hf 8Cf 9Df 8Hf 9Cf 9Sf TDf TSf JSf JDf JH1 QSf R D D KSf D D TCf D "
-        "JCf D D D D D QCf KCf D QDf D D 9Hf D ASf R D D KDf D THf JHf D ACf D ADf D QHf KHf AHf",
+        "JCf D D D D D QCf KCf D QDf D D 9Hf D ASf R D D KDf D THf JHf D ACf D ADf D QHf KHf AHf"),
     ),
 }
 
@@ -294,32 +294,35 @@ def test_verification_refuses_each_kind_of_forgery() -> None:
     win = projections.verify_daily_win(rows(log), stored)
     assert win.moves == len(decode_line(POOL.deal(number).line))
     assert win.day == day
+
+    def changed(at: int, data: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+        """The log with ``data`` written over the data of its event ``at``."""
+        return [*log[:at], (log[at][0], {**log[at][1], **data}), *log[at + 1 :]]
+
     forgeries: dict[str, list[tuple[str, dict[str, Any]]] | None] = {
-        "a win without the last move": log[:-2] + [("GameWon", {})],
-        "an extra GameWon early": log[:5] + [("GameWon", {})],
+        "a win without the last move": [*log[:-2], ("GameWon", {})],
+        "an extra GameWon early": [*log[:5], ("GameWon", {})],
         "another day's deal": None,
         "no deal stored for the date": None,
-        "a practice game": [(log[0][0], {**log[0][1], "deal": daily_source(day, practice=True)})] + log[1:],
-        "another date": [(log[0][0], {**log[0][1], "deal": daily_source(day - timedelta(days=1), practice=False)})]
-        + log[1:],
-        "a solver hint": log[:1] + [("SolverHintUsed", {})] + log[1:],
-        "a different deck": [(log[0][0], {**log[0][1], "deck": list(reversed(log[0][1]["deck"]))})] + log[1:],
-        "a card moved from elsewhere": log[:moved]
-        + [(log[moved][0], {**log[moved][1], "from": "reserve" if log[moved][1]["from"] != "reserve" else "waste"})]
-        + log[moved + 1 :],
-        "a draw that turned up other cards": log[:drawn]
-        + [(log[drawn][0], {**log[drawn][1], "cards": list(reversed(log[drawn][1]["cards"]))})]
-        + log[drawn + 1 :],
+        "a practice game": changed(0, {"deal": daily_source(day, practice=True)}),
+        "another date": changed(0, {"deal": daily_source(day - timedelta(days=1), practice=False)}),
+        "a solver hint": [*log[:1], ("SolverHintUsed", {}), *log[1:]],
+        "a different deck": changed(0, {"deck": list(reversed(log[0][1]["deck"]))}),
+        "a card moved from elsewhere": changed(moved, {"from": "reserve" if log[moved][1]["from"] != "reserve" else "waste"}),
+        "a draw that turned up other cards": changed(drawn, {"cards": list(reversed(log[drawn][1]["cards"]))}),
     }
     for name, forged in forgeries.items():
-        with pytest.raises(Unverified):
-            if name == "another day's deal":
-                projections.verify_daily_win(rows(log), stored_daily(day, number + 1))
-            elif forged is None:
-                projections.verify_daily_win(rows(log), None)
-            else:
-                projections.verify_daily_win(rows(forged), stored)
-            pytest.fail(f"accepted {name}")
+        if name == "another day's deal":
+            forged_rows, daily = rows(log), stored_daily(day, number + 1)
+        elif forged is None:
+            forged_rows, daily = rows(log), None
+        else:
+            forged_rows, daily = rows(forged), stored
+        try:
+            projections.verify_daily_win(forged_rows, daily)
+        except Unverified:
+            continue
+        pytest.fail(f"accepted {name}")
 
 
 async def test_a_failing_projection_undoes_the_move_that_ended_the_game(

@@ -11,13 +11,13 @@ import psycopg
 import pytest
 
 from domain import Draw, Recycle, Undo, parse_command, replay
-
-DRAW, RECYCLE, UNDO = Draw(), Recycle(), Undo()
 from domain.codec import event_from_data, snapshot_to_state
 from service.games.games import Games
 from service.store.event_store import ConcurrencyConflict, NewEvent
 
 from .conftest import new_game, server_process
+
+DRAW, RECYCLE, UNDO = Draw(), Recycle(), Undo()
 
 
 def stored_events(url: str, game_id: uuid.UUID) -> list[tuple[int, str]]:
@@ -59,7 +59,7 @@ async def test_a_stale_append_is_a_conflict_and_writes_nothing(games: Games, cle
 
 
 async def test_a_duplicate_version_is_a_conflict_even_if_the_row_check_passes(games: Games, clean_database: str) -> None:
-    token, game_id = await new_game(games)
+    _, game_id = await new_game(games)
     game = await games.store.load_game(game_id)
     assert game is not None
     with psycopg.connect(clean_database, autocommit=True) as conn:  # an event written behind the row's back

@@ -34,7 +34,7 @@ def table(
 ) -> GameState:
     """A playing position. Cards not placed anywhere go to ``rest_to`` (stock, waste or reserve bottom)."""
     base_rank = RANKS.index(base)
-    counts = {suit: 0 for suit in SUITS}
+    counts = dict.fromkeys(SUITS, 0)
     counts.update(foundations or {})
     on_foundations = {
         parse_card(RANKS[(base_rank + i) % 13] + suit) for suit, count in counts.items() for i in range(count)

@@ -24,7 +24,7 @@ def documented_decks() -> dict[int, list[str]]:
         seed = int(match.group(1))
         assert seed not in decks, f"seed {seed} is listed twice"
         deck: list[str] = []
-        for (name, size), line in zip(GROUPS, match.groups()[1:]):
+        for (name, size), line in zip(GROUPS, match.groups()[1:], strict=True):
             cards = line.split()
             assert len(cards) == size, f"seed {seed}: {name} lists {len(cards)} cards, not {size}"
             deck += cards
@@ -129,7 +129,7 @@ def test_documented_swap_indexes_are_the_shuffles_draws() -> None:
     draws = IndependentDraws(seed)
     assert [draws.below(i + 1) for i in range(51, 0, -1)] == documented
     deck = list(range(52))
-    for i, j in zip(range(51, 0, -1), documented):
+    for i, j in zip(range(51, 0, -1), documented, strict=True):
         deck[i], deck[j] = deck[j], deck[i]
     assert tuple(deck) == shuffled_deck(seed)
 

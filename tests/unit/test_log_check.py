@@ -28,8 +28,8 @@ def log_of(events: list) -> list[tuple[str, dict]]:
 def played(ruleset_index: int, moves: list) -> tuple[list, object]:
     first = deal(ALL_RULESETS[ruleset_index], shuffled_deck(41), {"source": "seed", "seed": 41})
     state, events = initial_state(first), [first]
-    for command in moves:
-        command = command if command is not Draw or state.stock else Recycle
+    for planned in moves:
+        command = planned if planned is not Draw or state.stock else Recycle
         state, new = apply(state, command() if isinstance(command, type) else command, events)
         events += new
     return events, state
@@ -58,7 +58,7 @@ def test_a_game_won_in_place_of_a_resignation_is_refused() -> None:
     events, _ = played(2, [Draw] * 5 + [Resign()])
     log = log_of(events)
     with pytest.raises(Unverified):
-        redecide(log[:-1] + [("GameWon", {})])
+        redecide([*log[:-1], ("GameWon", {})])
 
 
 def test_a_log_must_start_with_its_deal() -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import Any
 
 import pytest
@@ -206,7 +207,7 @@ def test_every_position_holds_the_52_cards_once(game: Game) -> None:
         if state.reserve:
             assert all(state.tableau), "a column is empty while the reserve has cards"
         for column in state.tableau:
-            for lower, upper in zip(column, column[1:]):
+            for lower, upper in pairwise(column):
                 assert upper % 13 == (lower % 13 + 12) % 13, f"{column} is not built down by rank"
                 assert is_red(upper) != is_red(lower), f"{column} does not alternate colours"
 
@@ -286,10 +287,7 @@ def test_nothing_face_down_is_ever_shown_while_playing(game: Game) -> None:
 
 @over_games
 def test_an_ended_game_reveals_its_deck_in_the_first_event(game: Game) -> None:
-    last = None
-    for last in play(game):
-        pass
-    assert last is not None
+    last = list(play(game))[-1]
     state = last.state
     if state.playing:
         return

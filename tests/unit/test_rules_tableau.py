@@ -17,14 +17,14 @@ def test_a_red_card_goes_on_a_black_card_one_rank_higher(ruleset: str) -> None:
 @pytest.mark.parametrize("ruleset", RULESETS)
 def test_ranks_must_be_consecutive(ruleset: str) -> None:
     state = table(ruleset, tableau=[["9S"], ["7H"], ["3D"], ["QC"]], reserve=["KD"])
-    with pytest.raises(IllegalMove, match="^7H cannot go on 9S: ranks must be consecutive$"):
+    with pytest.raises(IllegalMove, match=r"^7H cannot go on 9S: ranks must be consecutive$"):
         decide(state, move("7H", "tableau-1"))
 
 
 @pytest.mark.parametrize("ruleset", RULESETS)
 def test_colours_must_alternate(ruleset: str) -> None:
     state = table(ruleset, tableau=[["9D"], ["8H"], ["3D"], ["QC"]], reserve=["KD"])
-    with pytest.raises(IllegalMove, match="^8H cannot go on 9D: colours must alternate$"):
+    with pytest.raises(IllegalMove, match=r"^8H cannot go on 9D: colours must alternate$"):
         decide(state, move("8H", "tableau-1"))
 
 
