@@ -186,7 +186,8 @@ def database_url(postgres_server_url: str) -> Iterator[str]:
         with psycopg.connect(postgres_server_url, autocommit=True) as admin:
             for _ in range(5):
                 admin.execute(
-                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s AND pid <> pg_backend_pid()",
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                    "WHERE datname = %s AND pid <> pg_backend_pid()",
                     [name],
                 )
                 try:

@@ -43,7 +43,9 @@ def post_move(game_id: str, move: dict[str, str], headers: dict[str, str]) -> Ca
 
 
 def warm_clients(base_url: str, token: str, count: int) -> list[httpx.Client]:
-    clients = [httpx.Client(base_url=base_url, timeout=30, headers={"Authorization": f"Bearer {token}"}) for _ in range(count)]
+    clients = [
+        httpx.Client(base_url=base_url, timeout=30, headers={"Authorization": f"Bearer {token}"}) for _ in range(count)
+    ]
     for client in clients:
         assert client.get("/health").status_code == 200  # the connection is open before the race
     return clients
@@ -55,7 +57,9 @@ def setup(server_url: str, clean_database: str) -> Iterator[httpx.Client]:
         yield http
 
 
-def test_racing_conditional_moves_let_exactly_one_win_each_round(setup: httpx.Client, server_url: str, clean_database: str) -> None:
+def test_racing_conditional_moves_let_exactly_one_win_each_round(
+    setup: httpx.Client, server_url: str, clean_database: str
+) -> None:
     ann = Player(setup, "Ann")
     game = ann.new_game(ruleset="classic", deal={"seed": 7})
     game_id, version, stock = game["id"], 1, game["table"]["stock"]["count"]
@@ -86,7 +90,9 @@ def test_racing_conditional_moves_let_exactly_one_win_each_round(setup: httpx.Cl
     assert result["acknowledged_events"] == ROUNDS
 
 
-def test_concurrent_retries_with_one_idempotency_key_apply_once(setup: httpx.Client, server_url: str, clean_database: str) -> None:
+def test_concurrent_retries_with_one_idempotency_key_apply_once(
+    setup: httpx.Client, server_url: str, clean_database: str
+) -> None:
     ann = Player(setup, "Ann")
     game_id = ann.new_game(ruleset="open-runs", deal={"seed": 8})["id"]
     clients = warm_clients(server_url, ann.token, RACERS)
@@ -148,7 +154,9 @@ def random_player(
                 if "Idempotency-Key" in headers and rng.random() < 0.3:
                     again = http.post(f"/games/{game_id}/moves", json=move, headers=headers)
                     if again.content != response.content or again.headers.get("idempotent-replayed") != "true":
-                        unexpected.append(f"{name}: a retry with the same key got {again.status_code} {again.text[:200]}")
+                        unexpected.append(
+                            f"{name}: a retry with the same key got {again.status_code} {again.text[:200]}"
+                        )
                     counts["replayed"] += 1
             elif response.status_code == 409:
                 return counts  # the game ended (won or stalled)

@@ -75,7 +75,12 @@ def test_the_daily_deal_is_stored_proven_and_named_only_by_its_date(clocked: htt
     assert set(daily) == {
         "date", "ruleset", "rulesetVersion", "verified", "lineLength", "verifiedAt", "closesAt", "plays", "wins",
     }
-    assert (daily["date"], daily["ruleset"], daily["rulesetVersion"], daily["verified"]) == (DAY.isoformat(), "open-runs", 1, True)
+    assert (daily["date"], daily["ruleset"], daily["rulesetVersion"], daily["verified"]) == (
+        DAY.isoformat(),
+        "open-runs",
+        1,
+        True,
+    )
     assert daily["closesAt"].startswith((DAY + timedelta(days=1)).isoformat() + "T00:00:00")
     assert clocked.get(f"/deals/daily/{DAY}").json() == daily
     assert clocked.get("/deals/daily/today").json() == daily
@@ -124,7 +129,12 @@ def test_two_players_daily_games_and_the_leaderboard_across_a_date_change(
     still_playing = dan.new_game(deal={"daily": "today"})
 
     during = board(clocked, DAY)
-    assert (during["date"], during["closed"], during["ruleset"], during["rulesetVersion"]) == (DAY.isoformat(), False, "open-runs", 1)
+    assert (during["date"], during["closed"], during["ruleset"], during["rulesetVersion"]) == (
+        DAY.isoformat(),
+        False,
+        "open-runs",
+        1,
+    )
     assert ranked(during) == [("Ann", 1, None), ("Bob", 2, None), ("Cid", None, "not-won")]  # Dan and Eve still play
     assert [e["moves"] for e in during["entries"][:2]] == [len(line), len(line) + 4]
     assert during["entries"][0]["seconds"] == 5 * 60
@@ -154,7 +164,9 @@ def test_two_players_daily_games_and_the_leaderboard_across_a_date_change(
     assert (today_board["date"], today_board["entries"], today_board["closed"]) == (after["date"], [], False)
 
 
-def test_a_second_game_of_the_same_daily_deal_is_practice(clocked: httpx.Client, clock: Clock, clean_database: str) -> None:
+def test_a_second_game_of_the_same_daily_deal_is_practice(
+    clocked: httpx.Client, clock: Clock, clean_database: str
+) -> None:
     ann, bob, cid = Player(clocked, "Ann"), Player(clocked, "Bob"), Player(clocked, "Cid")
     entry = ann.new_game(deal={"daily": "today"})
     again = ann.new_game(deal={"daily": "today"})
@@ -259,7 +271,9 @@ def test_no_daily_response_names_the_seed_or_a_pool_number(
         for name, text in bodies.items():
             assert seed_text not in text, f"{name} ({moment}) names the seed"
             for document in _json_documents(text):
-                assert not {"pool", "seed", "candidate", "line"} & set(_keys(document)), f"{name} ({moment}): {text[:300]}"
+                assert not {"pool", "seed", "candidate", "line"} & set(_keys(document)), (
+                    f"{name} ({moment}): {text[:300]}"
+                )
         clock.advance(days=1)
 
 
@@ -293,7 +307,9 @@ def test_the_deck_is_withheld_until_the_date_is_over_and_shown_after(
 
     bodies = _bodies(clocked, ann, game["id"], DAY)
     bodies |= {f"reply {n}": text for n, text in enumerate(texts)}
-    bodies["GET /games/{id}/states/{final}"] = clocked.get(f"/games/{game['id']}/states/{final['version']}", headers=ann.auth).text
+    bodies["GET /games/{id}/states/{final}"] = clocked.get(
+        f"/games/{game['id']}/states/{final['version']}", headers=ann.auth
+    ).text
     seen = _face_up_cards(views)
     assert len(seen) < 20
     for name, text in bodies.items():
@@ -327,7 +343,9 @@ def test_a_daily_game_answers_only_to_its_player_until_its_date_is_over(
     ann, bob = Player(clocked, "Ann"), Player(clocked, "Bob")
     game = ann.new_game(deal={"daily": "today"})
     assert ann.move(game["id"], {"type": "draw"}).status_code == 200
-    paths = [f"/games/{game['id']}{suffix}" for suffix in ("", "/events", "/states/1", "/legal-moves", "/hints", "/stream")]
+    paths = [
+        f"/games/{game['id']}{suffix}" for suffix in ("", "/events", "/states/1", "/legal-moves", "/hints", "/stream")
+    ]
     for path in paths:
         anonymous, other = clocked.get(path), clocked.get(path, headers=bob.auth)
         assert (anonymous.status_code, other.status_code) == (401, 403), path
@@ -346,7 +364,9 @@ def test_a_daily_game_answers_only_to_its_player_until_its_date_is_over(
         assert clocked.get(path).status_code == 200, path
 
 
-def test_a_daily_request_while_the_deal_is_prepared_waits_for_it(clocked: httpx.Client, clock: Clock, clean_database: str) -> None:
+def test_a_daily_request_while_the_deal_is_prepared_waits_for_it(
+    clocked: httpx.Client, clock: Clock, clean_database: str
+) -> None:
     """A date nobody asked for yet (the server prepared only today and tomorrow at start): the
     first request waits for the solver and gets the stored deal; the same for a game."""
     day = DAY - timedelta(days=30)
@@ -364,7 +384,9 @@ def test_daily_dates_outside_the_window_are_400(clocked: httpx.Client, text: str
     assert_problem(response, 400, "invalid_request")
 
 
-def test_a_tampered_stored_log_loses_its_leaderboard_place(clocked: httpx.Client, clock: Clock, clean_database: str) -> None:
+def test_a_tampered_stored_log_loses_its_leaderboard_place(
+    clocked: httpx.Client, clock: Clock, clean_database: str
+) -> None:
     ann, bob = Player(clocked, "Ann"), Player(clocked, "Bob")
     clocked.get("/deals/daily").raise_for_status()
     line = stored_deal(clean_database, DAY).line

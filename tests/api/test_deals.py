@@ -52,7 +52,13 @@ def test_the_default_open_runs_deal_comes_from_the_pool(ann: Player) -> None:
     assert 1 <= game["deal"]["pool"] <= POOL.size
 
 
-@pytest.mark.parametrize(("deal", "message"), [({"pool": 10**6}, "pool deals run from 1 to"), ({"pool": 0}, "'deal.pool' must be a pool deal number, 1 or more, not 0")])
+@pytest.mark.parametrize(
+    ("deal", "message"),
+    [
+        ({"pool": 10**6}, "pool deals run from 1 to"),
+        ({"pool": 0}, "'deal.pool' must be a pool deal number, 1 or more, not 0"),
+    ],
+)
 def test_a_pool_number_out_of_range_is_400(ann: Player, deal: dict, message: str) -> None:
     response = ann.client.post("/games", json={"deal": deal}, headers=ann.auth)
     assert response.status_code == 400

@@ -19,13 +19,17 @@ def test_a_wrong_method_is_a_405_problem(client: httpx.Client) -> None:
 
 
 def test_a_wrong_content_type_is_a_415_problem(ann: Player) -> None:
-    response = ann.client.post("/games", content=b'{"deal": {"seed": 1}}', headers={**ann.auth, "Content-Type": "text/plain"})
+    response = ann.client.post(
+        "/games", content=b'{"deal": {"seed": 1}}', headers={**ann.auth, "Content-Type": "text/plain"}
+    )
     assert_problem(response, 415, "unsupported_media_type")
     no_type = ann.client.post("/players", content=b'{"name": "x"}')
     assert_problem(no_type, 415, "unsupported_media_type")
 
 
-@pytest.mark.parametrize("body", [b"{", b"[]", b'{"name": 3}', b"null", b"\xff\xfe", b'{"name": "a", "name": "b", "x": 1}'])
+@pytest.mark.parametrize(
+    "body", [b"{", b"[]", b'{"name": 3}', b"null", b"\xff\xfe", b'{"name": "a", "name": "b", "x": 1}']
+)
 def test_malformed_json_is_a_400_problem(client: httpx.Client, body: bytes) -> None:
     response = client.post("/players", content=body, headers={"Content-Type": "application/json"})
     assert_problem(response, 400, "invalid_request")

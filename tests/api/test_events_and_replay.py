@@ -50,10 +50,14 @@ def test_events_as_ndjson(ann: Player) -> None:
 def test_the_ndjson_export_is_the_accept_form_whatever_accept_says_but_text(ann: Player) -> None:
     game = ann.new_game(deal={"seed": 9})
     play_a_while(ann, game["id"], 6)
-    by_accept = ann.client.get(f"/games/{game['id']}/events?after=2&limit=3", headers={"Accept": "application/x-ndjson"})
+    by_accept = ann.client.get(
+        f"/games/{game['id']}/events?after=2&limit=3", headers={"Accept": "application/x-ndjson"}
+    )
     for accept, media_type in [(None, "application/x-ndjson"), ("application/json", "application/x-ndjson"),
                                ("text/plain", "text/plain")]:  # fmt: skip
-        exported = ann.client.get(f"/games/{game['id']}/events.ndjson?after=2&limit=3", headers={"Accept": accept} if accept else {})
+        exported = ann.client.get(
+            f"/games/{game['id']}/events.ndjson?after=2&limit=3", headers={"Accept": accept} if accept else {}
+        )
         assert exported.status_code == 200, accept
         assert exported.headers["content-type"].startswith(media_type), accept
         assert exported.content == by_accept.content

@@ -58,16 +58,25 @@ def test_without_a_deal_a_random_seed_is_dealt_and_reported(ann: Player, ruleset
 @pytest.mark.parametrize(
     ("body", "message"),
     [
-        ({"deal": {"seed": 1, "deck": list(CODES)}}, "'deal' names exactly one source (seed, pool, daily, deck or lesson), not seed and deck"),
+        (
+            {"deal": {"seed": 1, "deck": list(CODES)}},
+            "'deal' names exactly one source (seed, pool, daily, deck or lesson), not seed and deck",
+        ),
         ({"deal": {}}, "'deal' names exactly one source (seed, pool, daily, deck or lesson), not none"),
         ({"deal": {"seed": None}}, "'deal.seed' must be an integer from 0 to 2^53 - 1 (9007199254740991), not null"),
         ({"deal": {"deck": list(CODES[:51])}}, "exactly 52 cards, not 51"),
         ({"deal": {"deck": [*CODES[:51], "AS"]}}, "deck[51]: AS is already at deck[0]"),
         ({"deal": {"deck": [*CODES[:51], "ZZ"]}}, "deck[51]: 'ZZ' is not a card code"),
         ({"deal": {"seed": -1}}, "'deal.seed' must be an integer from 0 to 2^53 - 1 (9007199254740991), not -1"),
-        ({"deal": {"seed": 2**53}}, "'deal.seed' must be an integer from 0 to 2^53 - 1 (9007199254740991), not 9007199254740992"),
+        (
+            {"deal": {"seed": 2**53}},
+            "'deal.seed' must be an integer from 0 to 2^53 - 1 (9007199254740991), not 9007199254740992",
+        ),
         ({"deal": {"seed": "12"}}, "'deal.seed' must be an integer from 0 to 2^53 - 1 (9007199254740991), not '12'"),
-        ({"deal": {"deck": [*CODES[:51], 5]}}, "'deal.deck[51]' must be a card code: a rank (A 2-9 T J Q K) then a suit (S H D C), e.g. '7H', not 5"),
+        (
+            {"deal": {"deck": [*CODES[:51], 5]}},
+            "'deal.deck[51]' must be a card code: a rank (A 2-9 T J Q K) then a suit (S H D C), e.g. '7H', not 5",
+        ),
         ({"deal": {"daily": 20261130}}, "'deal.daily' must be 'today' or a UTC date written YYYY-MM-DD, not 20261130"),
         ({"deal": "seed"}, "'deal' must be a JSON object such as {\"seed\": 7}, not 'seed'"),
         ({"ruleset": "klondike"}, "'ruleset' must be one of classic, draw-one, open-runs, not 'klondike'"),

@@ -55,8 +55,18 @@ def test_a_lesson_game_reaches_done_by_its_scripted_line_and_not_before(
         last = index == len(script) - 1
         assert body["game"]["lesson"]["done"] is last, (index, step)
         completed = [e for e in body["events"] if e["type"] == "LessonCompleted"]
-        assert completed == ([{"version": body["game"]["version"], "type": "LessonCompleted",
-                               "data": {"lesson": lesson_id}, "recordedAt": completed[0]["recordedAt"]}] if last else [])
+        assert completed == (
+            [
+                {
+                    "version": body["game"]["version"],
+                    "type": "LessonCompleted",
+                    "data": {"lesson": lesson_id},
+                    "recordedAt": completed[0]["recordedAt"],
+                }
+            ]
+            if last
+            else []
+        )
     view = client.get(f"/games/{game['id']}").json()
     assert view["lesson"]["done"] is True
     assert view["status"] == "playing"
@@ -81,9 +91,21 @@ def test_a_goal_stays_reached_after_an_undo(ann: Player) -> None:
     ("body", "reason"),
     [
         ({"ruleset": "open-runs", "deal": {"lesson": "wrapping"}}, "lessons are played under classic"),
-        ({"deal": {"lesson": "juggling"}}, "'deal.lesson' must be one of base-rank, wrapping, reserve-refill, draw-three-stock (GET /lessons), not 'juggling'"),
-        ({"deal": {"lesson": "wrapping", "seed": 4}}, "'deal' names exactly one source (seed, pool, daily, deck or lesson), not lesson and seed"),
-        ({"deal": {"lesson": 7}}, "'deal.lesson' must be one of base-rank, wrapping, reserve-refill, draw-three-stock (GET /lessons), not 7"),
+        (
+            {"deal": {"lesson": "juggling"}},
+            (
+                "'deal.lesson' must be one of base-rank, wrapping, reserve-refill, draw-three-stock (GET /lessons), "
+                "not 'juggling'"
+            ),
+        ),
+        (
+            {"deal": {"lesson": "wrapping", "seed": 4}},
+            "'deal' names exactly one source (seed, pool, daily, deck or lesson), not lesson and seed",
+        ),
+        (
+            {"deal": {"lesson": 7}},
+            "'deal.lesson' must be one of base-rank, wrapping, reserve-refill, draw-three-stock (GET /lessons), not 7",
+        ),
     ],
 )
 def test_bad_lesson_deals_are_refused_and_change_nothing(

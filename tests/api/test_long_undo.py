@@ -18,7 +18,9 @@ def small_window(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(undo_stack, "WINDOW", 3)
 
 
-def test_undo_goes_back_to_the_deal_past_the_snapshots_window(ann: Player, small_window: None, clean_database: str) -> None:
+def test_undo_goes_back_to_the_deal_past_the_snapshots_window(
+    ann: Player, small_window: None, clean_database: str
+) -> None:
     game = ann.new_game(ruleset="classic", deal={"seed": 31})
     dealt_table = game["table"]
     drawn = []

@@ -136,7 +136,12 @@ def test_no_oneof_has_overlapping_branches() -> None:
 def test_every_discriminator_maps_exactly_its_branches_to_their_constants() -> None:
     document = json.loads(COMMITTED.read_text())
     tagged = [(where, schema) for where, schema in unions(document) if "discriminator" in schema]
-    assert {where.rsplit("/", 1)[-1] for where, _ in tagged} >= {"MoveRequest", "EventView", "DealSource", "RevertedEvent"}
+    assert {where.rsplit("/", 1)[-1] for where, _ in tagged} >= {
+        "MoveRequest",
+        "EventView",
+        "DealSource",
+        "RevertedEvent",
+    }
     for where, schema in tagged:
         name, mapping = schema["discriminator"]["propertyName"], schema["discriminator"]["mapping"]
         assert sorted(mapping.values()) == sorted(branch["$ref"] for branch in schema["oneOf"]), where
@@ -152,7 +157,9 @@ def test_the_move_request_is_the_legal_moves_and_hints_schema() -> None:
     assert schemas["LegalMoves"]["properties"]["moves"]["items"] == move
     assert schemas["HintView"]["properties"]["move"] == move
     assert move in schemas["SolverHint"]["properties"]["move"]["oneOf"]
-    assert [branch["$ref"].rsplit("/", 1)[-1] for branch in schemas["MoveRequest"]["oneOf"]] == ["Draw", "Recycle", "Undo", "Resign", "MoveCard"]
+    assert [branch["$ref"].rsplit("/", 1)[-1] for branch in schemas["MoveRequest"]["oneOf"]] == [
+        "Draw", "Recycle", "Undo", "Resign", "MoveCard",
+    ]
     assert schemas["MoveCard"]["required"] == ["card", "to", "type"]
     assert schemas["MoveCard"]["additionalProperties"] is False
 

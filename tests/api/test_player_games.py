@@ -11,11 +11,15 @@ from .conftest import Player
 
 
 def summary_fields(view: dict) -> dict:
-    keys = ("id", "ruleset", "deal", "status", "version", "moveCount", "undoCount", "assisted", "startedAt", "finishedAt")
+    keys = (
+        "id", "ruleset", "deal", "status", "version", "moveCount", "undoCount", "assisted", "startedAt", "finishedAt",
+    )
     return {key: view[key] for key in keys}
 
 
-def test_a_players_games_newest_first_with_what_a_client_needs_to_resume(client: httpx.Client, ann: Player, bob: Player) -> None:
+def test_a_players_games_newest_first_with_what_a_client_needs_to_resume(
+    client: httpx.Client, ann: Player, bob: Player
+) -> None:
     first = ann.new_game(ruleset="classic", deal={"seed": 1})
     second = ann.new_game(ruleset="draw-one", deal={"seed": 2})
     bob.new_game(deal={"seed": 3})

@@ -60,18 +60,45 @@ def test_a_race_without_a_deal_gets_the_rulesets_default_deal(ann: Player) -> No
         ({"maxEntrants": 1}, "'maxEntrants' must be an integer from 2 to 8 (the creator included), not 1"),
         ({"maxEntrants": 9}, "'maxEntrants' must be an integer from 2 to 8 (the creator included), not 9"),
         ({"maxEntrants": "2"}, "'maxEntrants' must be an integer from 2 to 8 (the creator included), not '2'"),
-        ({"maxEntrants": 2, "timeLimitSeconds": 0}, "'timeLimitSeconds' must be whole seconds from 1 to 86400 (a day), or null for no limit, not 0"),
-        ({"maxEntrants": 2, "timeLimitSeconds": 86_401}, "'timeLimitSeconds' must be whole seconds from 1 to 86400 (a day), or null for no limit, not 86401"),
-        ({"maxEntrants": 2, "timeLimitSeconds": 1.5}, "'timeLimitSeconds' must be whole seconds from 1 to 86400 (a day), or null for no limit, not 1.5"),
-        ({"maxEntrants": 2, "deal": {"daily": "today"}}, "'deal' has no field 'daily': a race's deal is an object with exactly one of seed, pool or deck"),
-        ({"maxEntrants": 2, "deal": {"lesson": "wrapping"}}, "'deal' has no field 'lesson': a race's deal is an object with exactly one of seed, pool or deck"),
-        ({"maxEntrants": 2, "deal": {"seed": 1, "pool": 2}}, "'deal' names exactly one source (seed, pool or deck), not seed and pool"),
+        (
+            {"maxEntrants": 2, "timeLimitSeconds": 0},
+            "'timeLimitSeconds' must be whole seconds from 1 to 86400 (a day), or null for no limit, not 0",
+        ),
+        (
+            {"maxEntrants": 2, "timeLimitSeconds": 86_401},
+            "'timeLimitSeconds' must be whole seconds from 1 to 86400 (a day), or null for no limit, not 86401",
+        ),
+        (
+            {"maxEntrants": 2, "timeLimitSeconds": 1.5},
+            "'timeLimitSeconds' must be whole seconds from 1 to 86400 (a day), or null for no limit, not 1.5",
+        ),
+        (
+            {"maxEntrants": 2, "deal": {"daily": "today"}},
+            "'deal' has no field 'daily': a race's deal is an object with exactly one of seed, pool or deck",
+        ),
+        (
+            {"maxEntrants": 2, "deal": {"lesson": "wrapping"}},
+            "'deal' has no field 'lesson': a race's deal is an object with exactly one of seed, pool or deck",
+        ),
+        (
+            {"maxEntrants": 2, "deal": {"seed": 1, "pool": 2}},
+            "'deal' names exactly one source (seed, pool or deck), not seed and pool",
+        ),
         ({"maxEntrants": 2, "deal": {}}, "'deal' names exactly one source (seed, pool or deck), not none"),
-        ({"maxEntrants": 2, "ruleset": "bridge"}, "'ruleset' must be one of classic, draw-one, open-runs, not 'bridge'"),
+        (
+            {"maxEntrants": 2, "ruleset": "bridge"},
+            "'ruleset' must be one of classic, draw-one, open-runs, not 'bridge'",
+        ),
         ({"maxEntrants": 2, "ruleset": "classic", "deal": {"pool": 100_000}}, "pool deals run from 1 to"),
         ({"maxEntrants": 2, "deal": {"deck": ["AS"] * 52}}, "every card must appear once"),
-        ({"maxEntrants": 2, "colour": "red"}, "the request body has no field 'colour'; it takes only 'maxEntrants', 'ruleset', 'deal' and 'timeLimitSeconds'"),
-        ([], "the request body must be a JSON object such as {\"maxEntrants\": 2}, not a list of 0"),
+        (
+            {"maxEntrants": 2, "colour": "red"},
+            (
+                "the request body has no field 'colour'; "
+                "it takes only 'maxEntrants', 'ruleset', 'deal' and 'timeLimitSeconds'"
+            ),
+        ),
+        ([], 'the request body must be a JSON object such as {"maxEntrants": 2}, not a list of 0'),
     ],
 )
 def test_bad_race_requests_are_refused(client: httpx.Client, ann: Player, body: dict[str, Any], detail: str) -> None:
@@ -147,11 +174,18 @@ def test_join_and_start_take_no_body_or_an_empty_object(client: httpx.Client, an
                               headers={**bob.auth, "Content-Type": "application/json"})
         assert refused.status_code == 400, (body, refused.text)
         assert refused.json()["code"] == "invalid_request", (body, refused.text)
-    plain = client.post(f"/races/{view['id']}/entries", content=b"hello", headers={**bob.auth, "Content-Type": "text/plain"})
+    plain = client.post(
+        f"/races/{view['id']}/entries", content=b"hello", headers={**bob.auth, "Content-Type": "text/plain"}
+    )
     assert plain.status_code == 415
     assert len(race(client, view["id"])["entrants"]) == 1  # nothing changed
     assert client.post(f"/races/{view['id']}/entries", json={}, headers=bob.auth).status_code == 201
-    assert client.post(f"/races/{view['id']}/start", content=b" { } ", headers={**ann.auth, "Content-Type": "application/json"}).status_code == 200
+    assert (
+        client.post(
+            f"/races/{view['id']}/start", content=b" { } ", headers={**ann.auth, "Content-Type": "application/json"}
+        ).status_code
+        == 200
+    )
 
 
 def test_only_the_creator_starts_and_only_once(client: httpx.Client, ann: Player, bob: Player) -> None:
@@ -298,7 +332,14 @@ def test_places_wins_by_time_then_cards_on_foundations_then_fewer_moves(client: 
     final = race(client, view["id"])
     assert final["status"] == "finished"
     by_name = {e["name"]: e for e in final["entrants"]}
-    assert {name: e["place"] for name, e in by_name.items()} == {"Ann": 1, "Fay": 2, "Cid": 3, "Bob": 4, "Dan": 4, "Eve": 6}
+    assert {name: e["place"] for name, e in by_name.items()} == {
+        "Ann": 1,
+        "Fay": 2,
+        "Cid": 3,
+        "Bob": 4,
+        "Dan": 4,
+        "Eve": 6,
+    }
     assert [e["place"] for e in final["entrants"]] == [1, 2, 3, 4, 4, 6]
     assert by_name["Ann"]["finishedAt"] < by_name["Fay"]["finishedAt"]
     assert (by_name["Ann"]["cardsOnFoundations"], by_name["Ann"]["moveCount"]) == (52, len(line))
@@ -306,7 +347,10 @@ def test_places_wins_by_time_then_cards_on_foundations_then_fewer_moves(client: 
     assert by_name["Eve"]["moveCount"] == by_name["Bob"]["moveCount"] + 2
     assert all(e["verified"] is True and e["assisted"] is False for e in final["entrants"])
     assert final["finishedAt"] == max(e["finishedAt"] for e in final["entrants"])
-    stats = {name: client.get(f"/players/{p.id}/stats").json()["races"] for name, p in (("Ann", ann), ("Fay", fay), ("Bob", bob))}
+    stats = {
+        name: client.get(f"/players/{p.id}/stats").json()["races"]
+        for name, p in (("Ann", ann), ("Fay", fay), ("Bob", bob))
+    }
     assert stats == {"Ann": {"played": 1, "won": 1}, "Fay": {"played": 1, "won": 0}, "Bob": {"played": 1, "won": 0}}
     sources = {s["source"]: s for s in client.get("/stats").json()["sources"]}
     assert (sources["race"]["played"], sources["race"]["won"]) == (6, 2)  # ordinary games, of the source "race"
@@ -335,13 +379,18 @@ def test_a_tampered_log_loses_its_place(client: httpx.Client, clean_database: st
     final = race(client, view["id"])
     assert final["status"] == "finished"
     # ... but its stored log does not replay through the rules: no place; Bob's honest resignation wins.
-    assert [(e["name"], e["place"], e["verified"]) for e in final["entrants"]] == [("Bob", 1, True), ("Ann", None, False)]
+    assert [(e["name"], e["place"], e["verified"]) for e in final["entrants"]] == [
+        ("Bob", 1, True),
+        ("Ann", None, False),
+    ]
     assert entrant(final, ann)["gameStatus"] == "won"  # what the game claims, shown as unverified
     assert client.get(f"/players/{ann.id}/stats").json()["races"] == {"played": 1, "won": 0}
     assert client.get(f"/players/{bob.id}/stats").json()["races"] == {"played": 1, "won": 1}
 
 
-def test_a_solver_hint_marks_the_entrant_assisted_in_the_standings(client: httpx.Client, ann: Player, bob: Player) -> None:
+def test_a_solver_hint_marks_the_entrant_assisted_in_the_standings(
+    client: httpx.Client, ann: Player, bob: Player
+) -> None:
     view = started_race(ann, [bob], ruleset="classic", deal={"pool": POOL_DEAL})
     hinted = client.get(f"/games/{game_of(view, bob)}/hints", params={"solver": "true"}, headers=bob.auth)
     assert hinted.status_code == 200, hinted.text

@@ -168,7 +168,10 @@ def test_a_server_killed_mid_race_loses_nothing(database_url: str, clean_databas
             assert http.get(f"/races/{race['id']}").json() == before  # the race and its standings as they were
             cid_game = game_of(running, cid)
             assert http.get(f"/games/{cid_game}", headers=ann.auth).status_code == 403  # the race rule holds
-            assert http.post(f"/races/{race['id']}/entries", json={}, headers=Player(http, "Dan").auth).json()["code"] == "race_not_open"
+            assert (
+                http.post(f"/races/{race['id']}/entries", json={}, headers=Player(http, "Dan").auth).json()["code"]
+                == "race_not_open"
+            )
             play(ann, game_of(running, ann), line[half:])  # Ann finishes her win on the new server
             play(bob, game_of(running, bob), [{"type": "resign"}])
             play(cid, cid_game, [{"type": "resign"}])

@@ -131,11 +131,16 @@ def test_reads_are_limited_per_address_for_every_path_but_health_and_schema(conn
 def test_the_web_pages_own_files_are_not_counted_as_reads(connect: Any) -> None:
     """Loading the page takes a score of requests at once; a 429 on one of its scripts would break it."""
     http = connect()
-    files = ["/", *sorted(f"/web/{path.relative_to(WEB_DIR).as_posix()}" for path in WEB_DIR.rglob("*") if path.is_file())]
+    files = [
+        "/",
+        *sorted(f"/web/{path.relative_to(WEB_DIR).as_posix()}" for path in WEB_DIR.rglob("*") if path.is_file()),
+    ]
     assert len(files) > READ_BURST
     for _ in range(3):  # three page loads, far beyond the read burst
         assert [http.get(path).status_code for path in files] == [200] * len(files)
-    assert [http.get("/rulesets").status_code for _ in range(READ_BURST)] == [200] * READ_BURST, "the budget is untouched"
+    assert [http.get("/rulesets").status_code for _ in range(READ_BURST)] == [200] * READ_BURST, (
+        "the budget is untouched"
+    )
     assert_rate_limited(http.get("/rulesets"))
     assert [http.get(path).status_code for path in files] == [200] * len(files), "the page still loads"
     assert_rate_limited(http.get("/webpage"))  # only / and what is under /web/ are the page's
@@ -151,7 +156,9 @@ def test_a_refused_write_is_answered_before_its_body_is_read(connect: Any) -> No
         pass
     not_json = http.post(f"/games/{game}/moves", content=b"draw", headers={**ann.auth, "Content-Type": "text/plain"})
     assert_rate_limited(not_json)  # not 415: nothing past the limiter ran
-    too_big = http.post(f"/games/{game}/moves", content=b"x" * 100_000, headers={**ann.auth, "Content-Type": "application/json"})
+    too_big = http.post(
+        f"/games/{game}/moves", content=b"x" * 100_000, headers={**ann.auth, "Content-Type": "application/json"}
+    )
     assert_rate_limited(too_big)  # not 413
     assert_rate_limited(http.post("/nowhere", json={}, headers=ann.auth))  # not 404
 
@@ -272,7 +279,12 @@ def test_a_zero_turns_a_budget_off_and_two_zeros_the_limiter() -> None:
 
 
 def test_settings_come_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    names = ("RATE_LIMIT_WRITES_PER_SECOND", "RATE_LIMIT_WRITE_BURST", "RATE_LIMIT_READS_PER_SECOND", "RATE_LIMIT_READ_BURST")
+    names = (
+        "RATE_LIMIT_WRITES_PER_SECOND",
+        "RATE_LIMIT_WRITE_BURST",
+        "RATE_LIMIT_READS_PER_SECOND",
+        "RATE_LIMIT_READ_BURST",
+    )
     for name in names:
         monkeypatch.delenv(name, raising=False)
     defaults = Settings.from_env()

@@ -135,7 +135,9 @@ def api_schema(fuzz_server: str) -> Any:
             "checks": {
                 # A valid move may still be illegal (422), late (409) or at another version (412),
                 # a pool or daily deal may not exist (404): the document cannot rule those out.
-                "positive_data_acceptance": {"expected-statuses": ["2xx", "3xx", "401", "403", "404", "409", "412", "422"]},
+                "positive_data_acceptance": {
+                    "expected-statuses": ["2xx", "3xx", "401", "403", "404", "409", "412", "422"]
+                },
             },
         }
     )
@@ -182,7 +184,13 @@ def _races(ann: Player, bob: Player) -> tuple[str, str, str]:
 
 
 def _pick(case: schemathesis.Case, salt: str, choices: list[Any]) -> Any:
-    seen = repr((salt, case.method, case.path, case.path_parameters, case.query, sorted(dict(case.headers or {}).items()), case.body))
+    seen = repr(
+        (
+            salt, case.method, case.path, case.path_parameters, case.query,
+            sorted(dict(case.headers or {}).items()),
+            case.body,
+        )
+    )
     return choices[zlib.crc32(seen.encode("utf-8", "surrogatepass")) % len(choices)]
 
 
@@ -243,7 +251,9 @@ def exercise(case: schemathesis.Case, world: World) -> None:
 
 def test_the_fuzzed_operations_are_the_live_ones(api_schema: Any) -> None:
     results = list(api_schema.get_all_operations())
-    assert all(isinstance(result, Ok) for result in results), [result for result in results if not isinstance(result, Ok)]
+    assert all(isinstance(result, Ok) for result in results), [
+        result for result in results if not isinstance(result, Ok)
+    ]
     assert sorted(result.ok().definition.raw["operationId"] for result in results) == OPERATIONS
 
 

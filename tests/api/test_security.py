@@ -45,7 +45,12 @@ def test_a_token_is_kept_nowhere_but_as_its_sha256(client: httpx.Client, ann: Pl
         stored = conn.execute("SELECT token_hash FROM players WHERE id = %s", (ann.id,)).fetchone()
     assert stored is not None
     assert bytes(stored[0]) == hashlib.sha256(ann.token.encode()).digest()
-    for path in (f"/players/{ann.id}", f"/players/{ann.id}/stats", f"/games/{game['id']}", f"/games/{game['id']}/events"):
+    for path in (
+        f"/players/{ann.id}",
+        f"/players/{ann.id}/stats",
+        f"/games/{game['id']}",
+        f"/games/{game['id']}/events",
+    ):
         assert ann.token not in client.get(path).text
 
 
@@ -69,7 +74,9 @@ def test_only_the_exact_token_is_accepted(client: httpx.Client, ann: Player, cle
         hashlib.sha256(token.encode()).hexdigest(),
     ]
     for guess in near_misses:
-        response = client.post(f"/games/{game['id']}/moves", json={"type": "draw"}, headers={"Authorization": f"Bearer {guess}"})
+        response = client.post(
+            f"/games/{game['id']}/moves", json={"type": "draw"}, headers={"Authorization": f"Bearer {guess}"}
+        )
         assert response.status_code == 401, guess
         assert response.json()["code"] == "unauthorized"
         assert response.headers["www-authenticate"].lower().startswith("bearer")
@@ -136,7 +143,9 @@ def test_another_player_can_never_write_to_someones_game(client: httpx.Client, a
 
 
 @pytest.mark.parametrize("finished", [False, True])
-def test_authorization_comes_before_any_other_answer(client: httpx.Client, ann: Player, bob: Player, finished: bool) -> None:
+def test_authorization_comes_before_any_other_answer(
+    client: httpx.Client, ann: Player, bob: Player, finished: bool
+) -> None:
     """403 whatever the game's state or the move: the answer says nothing about the game but that
     it is someone else's (a 409 or 422 would)."""
     game = ann.new_game(deal={"seed": 2})

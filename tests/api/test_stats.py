@@ -23,7 +23,9 @@ def daily_line(client: httpx.Client, url: str, day: date | str = "today") -> lis
     daily = client.get(f"/deals/daily/{day}")
     assert daily.status_code == 200, daily.text
     with psycopg.connect(url) as conn:
-        row = conn.execute("SELECT line FROM daily_deals WHERE day = %s", (date.fromisoformat(daily.json()["date"]),)).fetchone()
+        row = conn.execute(
+            "SELECT line FROM daily_deals WHERE day = %s", (date.fromisoformat(daily.json()["date"]),)
+        ).fetchone()
     assert row is not None
     return decode_line(row[0])
 
@@ -93,7 +95,10 @@ def test_pool_and_daily_deals_count_plays_and_wins(client: httpx.Client, clean_d
     assert (client.get("/deals/daily").json()["plays"], client.get("/deals/daily").json()["wins"]) == (1, 0)
     play_line(ann, game["id"], line)
     assert {k: client.get(f"/deals/daily/{today()}").json()[k] for k in ("plays", "wins")} == {"plays": 1, "wins": 1}
-    assert {k: client.get("/deals/pool/3").json()[k] for k in ("plays", "wins")} == {"plays": 1, "wins": 0}  # in no pool
+    assert {k: client.get("/deals/pool/3").json()[k] for k in ("plays", "wins")} == {
+        "plays": 1,
+        "wins": 0,
+    }  # in no pool
     yesterday = (datetime.now(UTC).date() - timedelta(days=1)).isoformat()
     assert client.get(f"/deals/daily/{yesterday}").json()["plays"] == 0
 

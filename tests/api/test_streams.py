@@ -148,7 +148,9 @@ def test_the_view_then_each_new_event_redacted_with_keepalives(http: httpx.Clien
         assert after_draw.json() == http.get(f"/games/{game['id']}").json()
 
         moved = ann.move(game["id"], {"type": "draw"}).json()["events"]
-        assert [stream.next_event().json() for _ in moved] == [public_event(http, game["id"], e["version"]) for e in moved]
+        assert [stream.next_event().json() for _ in moved] == [
+            public_event(http, game["id"], e["version"]) for e in moved
+        ]
         assert stream.next_event().event == "view"
 
 
@@ -243,7 +245,9 @@ def test_open_streams_are_capped_per_player(http: httpx.Client, ann: Player) -> 
     assert bad.status_code == 401
 
 
-def test_a_stream_survives_the_listening_connection_dropping(http: httpx.Client, ann: Player, database_url: str) -> None:
+def test_a_stream_survives_the_listening_connection_dropping(
+    http: httpx.Client, ann: Player, database_url: str
+) -> None:
     game = ann.new_game(deal={"seed": 11})
     with open_stream(http, game["id"]) as stream:
         assert stream.next_event().event == "view"

@@ -13,11 +13,15 @@ from .conftest import PHONE
 from .pages import Page, expected_table
 
 
-def test_a_lesson_is_played_by_clicks_to_its_goal_and_marked_done(open_page: Callable[..., Page], screenshots: Path) -> None:
+def test_a_lesson_is_played_by_clicks_to_its_goal_and_marked_done(
+    open_page: Callable[..., Page], screenshots: Path
+) -> None:
     page = open_page()
     page.register("Learner")
     page.click("header.site a[data-nav=lessons]")
-    page.wait_for(lambda: page.js("return document.querySelectorAll('.lesson-list > li').length") == len(LESSONS), "the lessons")
+    page.wait_for(
+        lambda: page.js("return document.querySelectorAll('.lesson-list > li').length") == len(LESSONS), "the lessons"
+    )
     listed = page.js("return [...document.querySelectorAll('.lesson-list > li')].map((li) => li.dataset.lesson)")
     assert listed == [lesson.id for lesson in LESSONS]
     wrapping = BY_ID["wrapping"]
@@ -46,7 +50,10 @@ def test_a_lesson_is_played_by_clicks_to_its_goal_and_marked_done(open_page: Cal
 
     following = LESSONS[[lesson.id for lesson in LESSONS].index("wrapping") + 1]
     page.click("[data-action=next-lesson]")
-    page.wait_for(lambda: page.js("return document.querySelector('.lesson-panel')?.dataset.lesson") == following.id, "the next lesson")
+    page.wait_for(
+        lambda: page.js("return document.querySelector('.lesson-panel')?.dataset.lesson") == following.id,
+        "the next lesson",
+    )
     page.wait_table(expected_table(initial_state(lesson_deal(following))))
 
 
@@ -54,7 +61,9 @@ def test_the_lesson_list_and_a_lesson_fit_a_phone(open_page: Callable[..., Page]
     page = open_page(*PHONE)
     page.register("Pocket Learner")
     page.open("#/lessons")
-    page.wait_for(lambda: page.js("return !!document.querySelector('.lesson-list [data-action=start-lesson]')"), "the lessons")
+    page.wait_for(
+        lambda: page.js("return !!document.querySelector('.lesson-list [data-action=start-lesson]')"), "the lessons"
+    )
     assert page.fits()
     page.screenshot(screenshots / "lessons-phone.png")
     page.click("li[data-lesson=base-rank] [data-action=start-lesson]")

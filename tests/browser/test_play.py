@@ -270,7 +270,9 @@ def test_a_hint_shows_the_ranked_move_and_the_solver_hint_warns_first(open_page:
     page.click("[data-action=solver]")
     page.click("dialog.ask button[value=yes]")
     page.wait_for(lambda: page.status_text().startswith("Solver:"), "the solver's answer")
-    page.wait_for(lambda: page.js("return !!document.querySelector('[data-assisted]')"), "the game to be marked assisted")
+    page.wait_for(
+        lambda: page.js("return !!document.querySelector('[data-assisted]')"), "the game to be marked assisted"
+    )
 
 
 def test_the_play_page_lists_the_players_games_to_resume(open_page: Callable[..., Page]) -> None:
@@ -283,8 +285,13 @@ def test_the_play_page_lists_the_players_games_to_resume(open_page: Callable[...
 
     page.click("header.site a[data-nav=play]")
     rows = "ul.games li[data-game]"
-    page.wait_for(lambda: page.js("return document.querySelectorAll(arguments[0]).length", rows) == 2, "two games listed")
-    assert page.js("return [...document.querySelectorAll(arguments[0])].map((r) => r.dataset.game)", rows) == [newer, older]
+    page.wait_for(
+        lambda: page.js("return document.querySelectorAll(arguments[0]).length", rows) == 2, "two games listed"
+    )
+    assert page.js("return [...document.querySelectorAll(arguments[0])].map((r) => r.dataset.game)", rows) == [
+        newer,
+        older,
+    ]
     assert "Classic · Seed 11" in page.text(f"li[data-game='{older}']")
     assert "1 move" in page.text(f"li[data-game='{older}']")
 

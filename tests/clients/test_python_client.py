@@ -102,7 +102,9 @@ class Api:
     def authenticated(self, token: str) -> Any:
         return self.package.AuthenticatedClient(base_url=self.url, token=token, raise_on_unexpected_status=True)
 
-    def call(self, tag: str, name: str, *args: Any, expect: type | None = None, http_status: int = 200, **kwargs: Any) -> Any:
+    def call(
+        self, tag: str, name: str, *args: Any, expect: type | None = None, http_status: int = 200, **kwargs: Any
+    ) -> Any:
         """One operation through its generated ``sync_detailed``: the status, a complete parse."""
         response = self.operation(tag, name).sync_detailed(*args, **kwargs)
         assert response.status_code == http_status, (name, response.status_code, response.content[:300])
@@ -160,7 +162,9 @@ class Player:
     def deal(self, ruleset: str, seed: int) -> Any:
         models = self.api.models
         body = models.NewGame(ruleset=models.RulesetId(ruleset), deal=models.SeedDealRequest(seed=seed))
-        created = self.api.call("games", "create_game", client=self.http, body=body, http_status=201, expect=models.GameView)
+        created = self.api.call(
+            "games", "create_game", client=self.http, body=body, http_status=201, expect=models.GameView
+        )
         game = created.parsed
         assert created.headers["location"] == f"/games/{game.id}"
         assert created.headers["etag"] == f'"{game.version}"'
@@ -175,8 +179,8 @@ class Player:
 
     def move(self, game: Any, move: Any, **headers: Any) -> Any:
         """Send ``move`` (a model the client parsed or built); the reply's events are typed."""
-        done = self.api.call("games", "make_move", game.id, client=self.http, body=move, expect=self.api.models.MoveResult,
-                             **headers)  # fmt: skip
+        done = self.api.call("games", "make_move", game.id, client=self.http, body=move,
+                             expect=self.api.models.MoveResult, **headers)  # fmt: skip
         result = done.parsed
         assert done.headers["etag"] == f'"{result.game.version}"'
         assert [event.version for event in result.events] == list(range(result.game.version - len(result.events) + 1,
@@ -211,12 +215,17 @@ def shortest_pool_deal(ruleset: str) -> tuple[int, list[dict[str, str]]]:
 
 def test_generation_is_clean_and_every_move_and_event_has_its_class(generated: ModuleType) -> None:
     models = importlib.import_module(f"{PACKAGE}.models")
-    for name in ["Draw", "Recycle", "Undo", "Resign", "MoveCard", "SeedSource", "DeckSource", "PoolSource", "DailySource",
-                 "LessonSource", "RaceSource", "SeedDealRequest", "PoolDealRequest", "DailyDealRequest", "DeckDealRequest",
-                 "LessonDealRequest", "LessonId", "RaceSeedDeal", "RaceDeckDeal", "RacePoolDeal", *EVERY_EVENT]:  # fmt: skip
+    for name in ["Draw", "Recycle", "Undo", "Resign", "MoveCard", "SeedSource", "DeckSource", "PoolSource",
+                 "DailySource", "LessonSource", "RaceSource", "SeedDealRequest", "PoolDealRequest",
+                 "DailyDealRequest", "DeckDealRequest", "LessonDealRequest", "LessonId", "RaceSeedDeal",
+                 "RaceDeckDeal", "RacePoolDeal", *EVERY_EVENT]:  # fmt: skip
         assert hasattr(models, name), name
     assert models.Draw().to_dict() == {"type": "draw"}  # the tag needs no argument
-    assert models.MoveCard(card="7H", to=models.MoveCardTo("tableau-3")).to_dict() == {"type": "move", "card": "7H", "to": "tableau-3"}
+    assert models.MoveCard(card="7H", to=models.MoveCardTo("tableau-3")).to_dict() == {
+        "type": "move",
+        "card": "7H",
+        "to": "tableau-3",
+    }
 
 
 def test_a_generated_client_wins_a_deal_in_every_ruleset(api: Api) -> None:
@@ -233,7 +242,9 @@ def test_a_generated_client_wins_a_deal_in_every_ruleset(api: Api) -> None:
         etag = f'"{game.version}"'
         for number, wanted in enumerate(line):
             move = listed(player.legal_moves(game), wanted)
-            if number % 9 == 4 and number < len(line) - 1:  # undo it, play it again: a MoveUndone names what it took back
+            if (
+                number % 9 == 4 and number < len(line) - 1
+            ):  # undo it, play it again: a MoveUndone names what it took back
                 player.move(game, move)
                 undo = player.move(game, models.Undo())
                 undone, etag = undo.parsed.events, undo.headers["etag"]
@@ -271,7 +282,9 @@ def test_a_generated_client_wins_a_deal_in_every_ruleset(api: Api) -> None:
             past = api.call("games", "get_game_state", game.id, version, client=api.anonymous(), expect=models.GameView)
             assert past.parsed.version == version
         read_the_log(api, game)
-        stats = api.call("players", "get_player_stats", player.id, client=api.anonymous(), expect=models.PlayerStats).parsed
+        stats = api.call(
+            "players", "get_player_stats", player.id, client=api.anonymous(), expect=models.PlayerStats
+        ).parsed
         mine = next(item for item in stats.rulesets if item.ruleset == models.RulesetId(ruleset))
         assert mine.played == 1
         assert mine.won == 1
@@ -300,7 +313,9 @@ def read_the_log(api: Api, game: Any) -> None:
     lines = export.parsed
     assert isinstance(lines, str)
     assert lines.endswith("\n")
-    exported = models.EventPage.from_dict({"events": [json.loads(line) for line in lines.splitlines()], "nextAfter": None})
+    exported = models.EventPage.from_dict(
+        {"events": [json.loads(line) for line in lines.splitlines()], "nextAfter": None}
+    )
     api.check(exported, "export_events")
     assert [event.to_dict() for event in exported.events] == [event.to_dict() for event in pages]
 
@@ -326,7 +341,15 @@ def test_a_generated_client_sees_every_other_ending_and_the_solver(api: Api) -> 
     resigned = player.deal("classic", 5)
     events = player.move(resigned, models.Resign()).parsed.events
     assert isinstance(events[-1], models.GameResignedEvent)
-    over = api.call("games", "make_move", resigned.id, client=player.http, body=models.Draw(), http_status=409, expect=models.Problem)
+    over = api.call(
+        "games",
+        "make_move",
+        resigned.id,
+        client=player.http,
+        body=models.Draw(),
+        http_status=409,
+        expect=models.Problem,
+    )
     assert over.parsed.code == "game_over"
     stream = api.call("games", "stream_game", resigned.id, client=api.anonymous()).parsed
     assert isinstance(stream, str)
@@ -360,14 +383,17 @@ READS: list[tuple[str, str, Callable[[dict[str, Any]], dict[str, Any]], str]] = 
 
 def test_a_generated_client_reads_every_public_resource(api: Api) -> None:
     player = Player.register(api, "Reader")
-    pooled = api.call("games", "create_game", client=player.http, body=api.models.NewGame(deal=api.models.PoolDealRequest(pool=3)),
+    pooled = api.call("games", "create_game", client=player.http,
+                      body=api.models.NewGame(deal=api.models.PoolDealRequest(pool=3)),
                       http_status=201, expect=api.models.GameView).parsed  # fmt: skip
     assert isinstance(pooled.deal, api.models.PoolSource)
     assert pooled.deal.pool == 3
     ids = {"player": player.id, "game": pooled.id}
     for tag, name, arguments, model in READS:
         api.call(tag, name, client=api.anonymous(), expect=getattr(api.models, model), **arguments(ids))
-    problem = api.call("games", "get_game", UUID(int=7), client=api.anonymous(), http_status=404, expect=api.models.Problem)
+    problem = api.call(
+        "games", "get_game", UUID(int=7), client=api.anonymous(), http_status=404, expect=api.models.Problem
+    )
     assert problem.parsed.code == "not_found"
 
 
@@ -382,7 +408,9 @@ def test_a_generated_client_plays_the_daily_deal_and_finds_its_games(api: Api) -
     games = []
     for practice in (False, True):
         body = models.NewGame(deal=models.DailyDealRequest(daily="today"))
-        game = api.call("games", "create_game", client=player.http, body=body, http_status=201, expect=models.GameView).parsed
+        game = api.call(
+            "games", "create_game", client=player.http, body=body, http_status=201, expect=models.GameView
+        ).parsed
         assert isinstance(game.deal, models.DailySource)
         assert game.deal.daily == daily.date
         assert game.deal.practice is practice
@@ -390,7 +418,9 @@ def test_a_generated_client_plays_the_daily_deal_and_finds_its_games(api: Api) -
     first = games[0]
     moved = player.move(first, player.legal_moves(first)[0]).parsed.game
     player.move(moved, models.Resign())
-    board = api.call("deals", "get_daily_leaderboard", "today", client=api.anonymous(), expect=models.Leaderboard).parsed
+    board = api.call(
+        "deals", "get_daily_leaderboard", "today", client=api.anonymous(), expect=models.Leaderboard
+    ).parsed
     assert [entry.game for entry in board.entries] == [first.id]  # one entry per player: the first game
     seen: list[UUID] = []
     before = None
@@ -421,7 +451,9 @@ def test_a_generated_client_plays_a_lesson_to_its_goal(api: Api) -> None:
     assert wrapping.ruleset == models.RulesetId.CLASSIC
     player = Player.register(api, "Pupil")
     body = models.NewGame(deal=models.LessonDealRequest(lesson=models.LessonId.WRAPPING))
-    game = api.call("games", "create_game", client=player.http, body=body, http_status=201, expect=models.GameView).parsed
+    game = api.call(
+        "games", "create_game", client=player.http, body=body, http_status=201, expect=models.GameView
+    ).parsed
     assert isinstance(game.deal, models.LessonSource)
     assert game.deal.lesson == models.LessonId.WRAPPING
     assert game.ruleset.id == models.RulesetId.CLASSIC
@@ -478,7 +510,11 @@ def test_a_generated_client_races(api: Api) -> None:
     moves = {"draw": models.Draw, "recycle": models.Recycle}
     game = views["Ann"]
     for wanted in winning_line():
-        move = moves[wanted["type"]]() if wanted["type"] in moves else models.MoveCard(card=wanted["card"], to=models.MoveCardTo(wanted["to"]))
+        move = (
+            moves[wanted["type"]]()
+            if wanted["type"] in moves
+            else models.MoveCard(card=wanted["card"], to=models.MoveCardTo(wanted["to"]))
+        )
         game = ann.move(game, move).parsed.game
     assert game.status == models.GameViewStatus.WON
     live = api.call("races", "get_race", race.id, client=api.anonymous(), expect=models.RaceView).parsed

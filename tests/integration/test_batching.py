@@ -142,12 +142,16 @@ async def test_a_batch_held_up_by_one_locked_game_writes_the_others(clean_databa
     assert [log_and_snapshot(clean_database, g)[2] for _, g in players] == [2, 1, 2]
 
 
-async def test_closing_writes_waiting_moves_alone_and_never_leaves_one_hanging(games: Games, clean_database: str) -> None:
+async def test_closing_writes_waiting_moves_alone_and_never_leaves_one_hanging(
+    games: Games, clean_database: str
+) -> None:
     (_, game_a), (_, game_b), (_, game_c) = [await new_game(games, seed=s) for s in (70, 71, 72)]
     first, a, b = (drawn(games, clean_database, g) for g in (game_c, game_a, game_b))
     batcher = AppendBatcher(games.store)
     results = await asyncio.wait_for(
-        asyncio.gather(batcher.append(first), batcher.append(a), batcher.append(b), batcher.close(), return_exceptions=True),
+        asyncio.gather(
+            batcher.append(first), batcher.append(a), batcher.append(b), batcher.close(), return_exceptions=True
+        ),
         10,
     )
     assert results[:3] == [None, None, None]  # the one in flight finished; the waiting ones were written alone

@@ -34,9 +34,17 @@ def stored_rows(url: str) -> list[tuple[date, int, int, list[str]]]:
 
 
 async def test_two_server_processes_asked_at_once_agree_and_a_restart_reads_the_same(clean_database: str) -> None:
-    async with server_process(clean_database, 4, clock=clock) as one, server_process(clean_database, 4, clock=clock) as two:
+    async with (
+        server_process(clean_database, 4, clock=clock) as one,
+        server_process(clean_database, 4, clock=clock) as two,
+    ):
         first, second = await asyncio.gather(one.daily.deal(DAY), two.daily.deal(DAY))
-    assert (first.candidate, first.seed, first.deck, first.line) == (second.candidate, second.seed, second.deck, second.line)
+    assert (first.candidate, first.seed, first.deck, first.line) == (
+        second.candidate,
+        second.seed,
+        second.deck,
+        second.line,
+    )
     assert len(stored_rows(clean_database)) == 1
     async with server_process(clean_database, 2, clock=clock) as restarted:
         again = await restarted.daily.deal(DAY)
@@ -69,7 +77,10 @@ async def test_a_request_while_the_deal_is_prepared_gets_503_with_retry_after(cl
     async with server_process(clean_database, 4, clock=clock, daily_wait_seconds=0) as games:
         games.daily.prover = slow_prover
         player = await games.create_player("Ann")
-        for ask in (lambda: games.daily.deal(DAY), lambda: games.create_game(player["token"], NewGame(deal=DealRequest(daily="today")))):
+        for ask in (
+            lambda: games.daily.deal(DAY),
+            lambda: games.create_game(player["token"], NewGame(deal=DealRequest(daily="today"))),
+        ):
             with pytest.raises(Unavailable) as refused:
                 await ask()
             assert refused.value.status == 503
@@ -130,7 +141,10 @@ async def test_a_candidate_is_stored_only_with_a_line_that_wins_through_the_rule
 
 
 async def test_one_entry_per_player_and_date_even_when_two_processes_deal_at_once(clean_database: str) -> None:
-    async with server_process(clean_database, 4, clock=clock) as one, server_process(clean_database, 4, clock=clock) as two:
+    async with (
+        server_process(clean_database, 4, clock=clock) as one,
+        server_process(clean_database, 4, clock=clock) as two,
+    ):
         player = await one.create_player("Ann")
         await one.daily.deal(DAY)
         request = NewGame(deal=DealRequest(daily="today"))
@@ -148,7 +162,9 @@ async def test_a_game_of_a_past_date_is_practice_and_tomorrow_is_not_dealt(clean
         view = await process.create_game(player["token"], NewGame(deal=DealRequest(daily=yesterday.isoformat())))
         assert view["deal"] == {"source": "daily", "daily": yesterday.isoformat(), "practice": True}
         with pytest.raises(Exception, match="not out yet"):
-            await process.create_game(player["token"], NewGame(deal=DealRequest(daily=(DAY + timedelta(days=1)).isoformat())))
+            await process.create_game(
+                player["token"], NewGame(deal=DealRequest(daily=(DAY + timedelta(days=1)).isoformat()))
+            )
 
 
 def test_a_proof_is_a_line_that_wins_or_no_line() -> None:

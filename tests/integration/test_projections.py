@@ -47,19 +47,23 @@ START = datetime(2030, 6, 15, 9, 0, tzinfo=UTC)
 WINS: dict[str, tuple[int, str]] = {
     "classic": (
         2,
-        ("TS2 JD3 7Cf D D D D D D D 7Sf D D D D 8Hf D R D D D D 9Hf D D D D D D D 9D3 R D D D D D D D D D 8Cf 9Cf D R "
-        "D D D D D D D D TCf 5H4 D D R D D D D D 5S1 D D D D R D 4H1 3S1 THf KD2 2H1 7Df 8Sf AS1 4S2 QS1 D D D D D 2D3 "
-        "D D D R D D D 3D2 8Df 9Df D D D TDf 9Sf TSf JDf QDf D D R D D D JCf D D QCf 4C4 D 3H4 D 2S2 R D 2C4 D D AC3 D "
-        "D KH3 QS3 KDf KCf R D D D ADf JSf QSf KH1 ACf 2Cf 2Df 3Cf 2S4 3Df D KSf KH3 ASf 2Sf 3H2 4Cf R D 4Df 5Cf JHf D "
-        "6Cf QHf KHf AHf 2Hf 3Sf 3Hf 4Hf 4Sf 5Sf 5Df 6Df 5Hf 6Sf D 6Hf"),
+        (
+            "TS2 JD3 7Cf D D D D D D D 7Sf D D D D 8Hf D R D D D D 9Hf D D D D D D D 9D3 R D D D D D D D D D 8Cf 9Cf D "
+            "R D D D D D D D D TCf 5H4 D D R D D D D D 5S1 D D D D R D 4H1 3S1 THf KD2 2H1 7Df 8Sf AS1 4S2 QS1 D D D D "
+            "D 2D3 D D D R D D D 3D2 8Df 9Df D D D TDf 9Sf TSf JDf QDf D D R D D D JCf D D QCf 4C4 D 3H4 D 2S2 R D 2C4 "
+            "D D AC3 D D KH3 QS3 KDf KCf R D D D ADf JSf QSf KH1 ACf 2Cf 2Df 3Cf 2S4 3Df D KSf KH3 ASf 2Sf 3H2 4Cf R D "
+            "4Df 5Cf JHf D 6Cf QHf KHf AHf 2Hf 3Sf 3Hf 4Hf 4Sf 5Sf 5Df 6Df 5Hf 6Sf D 6Hf"
+        ),
     ),
     "draw-one": (
         1,
-        ("3S4 D 2Sf 3Sf D D D D D D D D D D D D D D D D D D D D D D D 3Hf D D D 4Sf D 2Df D D D 3Df 4Df 5Df D 2Cf D D R "
-        "D D D D D D D D D D D D D D D 5Sf D D D 6Df D D D D D 3Cf D D D D D R D D D D D D D D D D D 4Cf D 6Sf D 7Sf D "
-        "D D D D D D D D 8Sf D TS1 D 9D1 D R D D 6C3 5H3 D D D TD2 9C2 D D D D 8C1 7D1 D QS4 JH4 5Cf 8H2 D D D D D D D "
-        "D D 7C2 6H2 4Hf 5Hf 6Cf 7Df 6Hf 7Cf 8Df 7Hf 8Cf 9Df 8Hf 9Cf 9Sf TDf TSf JSf JDf JH1 QSf R D D KSf D D TCf D "
-        "JCf D D D D D QCf KCf D QDf D D 9Hf D ASf R D D KDf D THf JHf D ACf D ADf D QHf KHf AHf"),
+        (
+            "3S4 D 2Sf 3Sf D D D D D D D D D D D D D D D D D D D D D D D 3Hf D D D 4Sf D 2Df D D D 3Df 4Df 5Df D 2Cf D "
+            "D R D D D D D D D D D D D D D D D 5Sf D D D 6Df D D D D D 3Cf D D D D D R D D D D D D D D D D D 4Cf D 6Sf "
+            "D 7Sf D D D D D D D D D 8Sf D TS1 D 9D1 D R D D 6C3 5H3 D D D TD2 9C2 D D D D 8C1 7D1 D QS4 JH4 5Cf 8H2 D "
+            "D D D D D D D D 7C2 6H2 4Hf 5Hf 6Cf 7Df 6Hf 7Cf 8Df 7Hf 8Cf 9Df 8Hf 9Cf 9Sf TDf TSf JSf JDf JH1 QSf R D D "
+            "KSf D D TCf D JCf D D D D D QCf KCf D QDf D D 9Hf D ASf R D D KDf D THf JHf D ACf D ADf D QHf KHf AHf"
+        ),
     ),
 }
 
@@ -97,7 +101,11 @@ def projection_rows(url: str) -> dict[str, list[tuple[Any, ...]]]:
     with psycopg.connect(url) as conn:
         found = {}
         for table in PROJECTION_TABLES:
-            columns = "game_id, day, player_id, moves, seconds, finished_at, status, assisted, unranked" if table == "daily_leaderboard" else "*"
+            columns = (
+                "game_id, day, player_id, moves, seconds, finished_at, status, assisted, unranked"
+                if table == "daily_leaderboard"
+                else "*"
+            )
             found[table] = sorted(conn.execute(f"SELECT {columns} FROM {table}").fetchall(), key=repr)
     return found
 
@@ -220,7 +228,9 @@ async def test_an_assisted_daily_win_counts_as_a_win_but_is_not_ranked(games: Ga
     for command in [UseSolverHint(), *line]:
         state = await play(games, token, game_id, state, command)
     rows = projection_rows(clean_database)
-    assert [(row[0], row[6], row[7], row[8]) for row in rows["daily_leaderboard"]] == [(game_id, "won", True, "assisted")]
+    assert [(row[0], row[6], row[7], row[8]) for row in rows["daily_leaderboard"]] == [
+        (game_id, "won", True, "assisted")
+    ]
     assert [(r[2], r[3], r[6], r[7]) for r in rows["player_stats"]] == [(1, 1, None, None)]  # no record either
     assert rows["daily_stats"] == [(day, 1, 1)]
     assert rows["deal_stats"] == []  # a daily deal is no pool deal
@@ -248,8 +258,9 @@ async def test_a_hand_edited_log_is_refused_by_the_rebuild(games: Games, clean_d
         conn.execute("UPDATE games SET status = 'won' WHERE id = %s", (resigned,))
         # Ann's first draw turns up other cards (a different deal, as far as that event says).
         conn.execute(
-            "UPDATE events SET data = jsonb_set(data, '{cards}', '[\"AS\", \"2S\", \"3S\"]') "
-            "WHERE game_id = %s AND version = (SELECT min(version) FROM events WHERE game_id = %s AND type = 'StockDrawn')",
+            'UPDATE events SET data = jsonb_set(data, \'{cards}\', \'["AS", "2S", "3S"]\') '
+            "WHERE game_id = %s "
+            "AND version = (SELECT min(version) FROM events WHERE game_id = %s AND type = 'StockDrawn')",
             (honest, honest),
         )
     counts = rebuild_projections(clean_database)
@@ -308,7 +319,9 @@ def test_verification_refuses_each_kind_of_forgery() -> None:
         "another date": changed(0, {"deal": daily_source(day - timedelta(days=1), practice=False)}),
         "a solver hint": [*log[:1], ("SolverHintUsed", {}), *log[1:]],
         "a different deck": changed(0, {"deck": list(reversed(log[0][1]["deck"]))}),
-        "a card moved from elsewhere": changed(moved, {"from": "reserve" if log[moved][1]["from"] != "reserve" else "waste"}),
+        "a card moved from elsewhere": changed(
+            moved, {"from": "reserve" if log[moved][1]["from"] != "reserve" else "waste"}
+        ),
         "a draw that turned up other cards": changed(drawn, {"cards": list(reversed(log[drawn][1]["cards"]))}),
     }
     for name, forged in forgeries.items():

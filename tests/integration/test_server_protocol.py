@@ -122,4 +122,6 @@ def test_every_connection_to_a_multi_worker_server_has_tcp_nodelay(tmp_path: Pat
 
 def _workers(pid: int) -> list[psutil.Process]:
     """uvicorn's worker processes under ``pid`` (started by multiprocessing's spawn)."""
-    return [child for child in psutil.Process(pid).children(recursive=True) if "spawn_main" in " ".join(child.cmdline())]
+    return [
+        child for child in psutil.Process(pid).children(recursive=True) if "spawn_main" in " ".join(child.cmdline())
+    ]

@@ -46,7 +46,9 @@ class FakeStore:
         dealt = deal(get_ruleset(ruleset), shuffled_deck(seed), {"source": "seed", "seed": seed})
         state = initial_state(dealt)
         game_id = uuid.uuid4()
-        self.games[game_id] = GameRow(game_id, player, {"source": "seed", "seed": seed}, 1, state_to_snapshot(state), T0, None)
+        self.games[game_id] = GameRow(
+            game_id, player, {"source": "seed", "seed": seed}, 1, state_to_snapshot(state), T0, None
+        )
         self.events[game_id] = [NewEvent(1, event_type(dealt), event_data(dealt))]
         return game_id
 

@@ -79,7 +79,10 @@ async def test_the_first_move_loads_the_game_and_the_next_uses_this_process_copy
     played = await world.moves.play(game, ANN, Draw())
     assert played.version == 2
     assert not played.replayed
-    assert played.body == {"game": {"version": 2, "status": "playing"}, "events": [{"version": 2, "type": "StockDrawn"}]}
+    assert played.body == {
+        "game": {"version": 2, "status": "playing"},
+        "events": [{"version": 2, "type": "StockDrawn"}],
+    }
     assert world.store.calls == ["load", "append"]
     world.store.calls.clear()
     assert (await world.moves.play(game, ANN, Draw())).version == 3

@@ -22,7 +22,9 @@ PUBLISHED = {  # ruleset: (deals published, sha256 of their seeds in order, sha2
 
 
 def _digest(value: object) -> str:
-    return hashlib.sha256(value.encode() if isinstance(value, str) else json.dumps(value, sort_keys=True).encode()).hexdigest()[:16]
+    return hashlib.sha256(
+        value.encode() if isinstance(value, str) else json.dumps(value, sort_keys=True).encode()
+    ).hexdigest()[:16]
 
 
 @pytest.mark.parametrize("ruleset_id", sorted(PUBLISHED))

@@ -73,7 +73,10 @@ class Game:
     resign_at_end: bool
 
     def __repr__(self) -> str:  # short enough to read in a falsifying example
-        return f"Game({self.ruleset.key!r}, seed={self.seed}, choices={list(self.choices)}, resign_at_end={self.resign_at_end})"
+        return (
+            f"Game({self.ruleset.key!r}, seed={self.seed}, choices={list(self.choices)}, "
+            f"resign_at_end={self.resign_at_end})"
+        )
 
 
 games = st.builds(

@@ -33,7 +33,9 @@ def test_the_dealt_foundation_card_sets_the_base_rank_for_every_suit(ruleset: st
 def test_an_empty_foundation_takes_only_the_base_rank(ruleset: str) -> None:
     state = table(ruleset, base="Q", foundations={"S": 1}, tableau=[["QH"], ["AH"], ["5D"], ["9C"]], reserve=["KD"])
     apply(state, move("QH", "foundation"))
-    with pytest.raises(IllegalMove, match="AH cannot start the hearts foundation: foundations start at the base rank, Q"):
+    with pytest.raises(
+        IllegalMove, match="AH cannot start the hearts foundation: foundations start at the base rank, Q"
+    ):
         decide(state, move("AH", "foundation"))
 
 

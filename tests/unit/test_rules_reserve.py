@@ -43,7 +43,9 @@ def test_emptying_a_column_with_an_empty_reserve_leaves_it_empty(ruleset: str) -
 
 @pytest.mark.parametrize("ruleset", RULESETS)
 def test_the_reserve_top_plays_to_its_foundation(ruleset: str) -> None:
-    state = table(ruleset, base="4", foundations={"H": 1}, tableau=[["9S"], ["TD"], ["3D"], ["QC"]], reserve=["KD", "5H"])
+    state = table(
+        ruleset, base="4", foundations={"H": 1}, tableau=[["9S"], ["TD"], ["3D"], ["QC"]], reserve=["KD", "5H"]
+    )
     assert move("5H", "foundation") in legal_moves(state)
     after, _ = apply(state, move("5H", "foundation"))
     assert after.reserve == cards("KD")

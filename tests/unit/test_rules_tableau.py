@@ -63,7 +63,10 @@ def test_covered_and_hidden_cards_cannot_move_and_the_reason_does_not_say_where_
     for hidden in ("5D", "8D", "8C"):
         with pytest.raises(IllegalMove) as refused:
             decide(state, move(hidden, "tableau-1"))
-        assert refused.value.reason == f"{hidden} is not an exposed card: only the reserve top, the waste top and tableau cards can move"
+        assert (
+            refused.value.reason
+            == f"{hidden} is not an exposed card: only the reserve top, the waste top and tableau cards can move"
+        )
 
 
 def test_classic_moves_the_end_card_alone() -> None:
@@ -76,13 +79,18 @@ def test_classic_moves_the_end_card_alone() -> None:
 def test_classic_moves_a_whole_column_by_its_first_card() -> None:
     state = table("classic", tableau=[["9S", "8H", "7C"], ["TD"], ["3D"], ["QC"]], reserve=["5H", "KD"])
     after, events = apply(state, move("9S", "tableau-2"))
-    assert events == [CardsMoved(cards("9S", "8H", "7C"), "tableau-1", "tableau-2"), ReserveRefilled(parse_card("KD"), 0)]
+    assert events == [
+        CardsMoved(cards("9S", "8H", "7C"), "tableau-1", "tableau-2"),
+        ReserveRefilled(parse_card("KD"), 0),
+    ]
     assert after.tableau[1] == cards("TD", "9S", "8H", "7C")
 
 
 def test_classic_refuses_part_of_a_column() -> None:
     state = table("classic", tableau=[["TS", "9H", "8C"], ["TD"], ["3D"], ["QC"]], reserve=["KD"])
-    with pytest.raises(IllegalMove, match="9H is inside tableau-1: classic moves only the end card or the whole column"):
+    with pytest.raises(
+        IllegalMove, match="9H is inside tableau-1: classic moves only the end card or the whole column"
+    ):
         decide(state, move("9H", "tableau-2"))
     assert move("9H", "tableau-2") not in legal_moves(state)
 

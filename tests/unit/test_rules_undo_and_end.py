@@ -38,7 +38,13 @@ def test_undo_takes_back_a_move_and_its_reserve_refill(ruleset: str) -> None:
 
 @pytest.mark.parametrize("ruleset", RULESETS)
 def test_undo_goes_back_move_by_move_to_the_deal(ruleset: str) -> None:
-    start = table(ruleset, tableau=[["9S"], ["TD"], ["3D"], ["QC"]], reserve=["KD"], stock=["8H", "2C", "7S", "4D"], rest_to="reserve")
+    start = table(
+        ruleset,
+        tableau=[["9S"], ["TD"], ["3D"], ["QC"]],
+        reserve=["KD"],
+        stock=["8H", "2C", "7S", "4D"],
+        rest_to="reserve",
+    )
     states = [start]
     state = start
     for command in (Draw(), Draw(), Draw()) if ruleset == "draw-one" else (Draw(), Draw()):
@@ -53,7 +59,9 @@ def test_undo_goes_back_move_by_move_to_the_deal(ruleset: str) -> None:
 
 
 def test_undo_of_a_recycle_restores_the_waste_and_the_draw_one_pass() -> None:
-    state = table("draw-one", tableau=[["9S"], ["TD"], ["3D"], ["QC"]], reserve=["KD"], stock=["8H", "7C"], rest_to="reserve")
+    state = table(
+        "draw-one", tableau=[["9S"], ["TD"], ["3D"], ["QC"]], reserve=["KD"], stock=["8H", "7C"], rest_to="reserve"
+    )
     state, _ = apply(state, Draw())
     state, _ = apply(state, move("8H", "tableau-1"))
     state, _ = apply(state, Draw())

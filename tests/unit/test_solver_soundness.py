@@ -28,7 +28,9 @@ PROVEN_LOST_DEALS = [("open-runs", seed) for seed in (4, 58, 96, 100, 102, 105)]
 def _talon_state(ruleset_id: str, size: int, pointer: int, progress: bool) -> GameState:
     """A table where only the talon matters: ``size`` cards, ``pointer`` of them in the waste."""
     cards = [suit * 13 + rank for rank in range(13) for suit in range(4)][52 - size :]  # the highest ranks
-    counts = {SUITS[suit]: sum(1 for card in range(52) if card // 13 == suit and card not in cards) for suit in range(4)}
+    counts = {
+        SUITS[suit]: sum(1 for card in range(52) if card // 13 == suit and card not in cards) for suit in range(4)
+    }
     return table(
         ruleset_id,
         foundations=counts,

@@ -80,7 +80,9 @@ def play(ruleset: str, seed: int, chosen: list[Command]) -> list[tuple[GameState
 
 @pytest.mark.parametrize("ruleset", RULESETS)
 @pytest.mark.parametrize("seed", [1, 2, 3])
-def test_a_small_window_plays_exactly_like_a_whole_stack(ruleset: str, seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_small_window_plays_exactly_like_a_whole_stack(
+    ruleset: str, seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(undo_stack, "WINDOW", 10**9)
     chosen = commands(ruleset, seed, 400)
     whole = play(ruleset, seed, chosen)

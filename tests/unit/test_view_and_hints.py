@@ -35,7 +35,13 @@ def test_the_view_has_the_api_table_the_whole_waste_and_no_hidden_card() -> None
 
 
 def test_a_finished_game_shows_every_card() -> None:
-    state = table("open-runs", tableau=[["9C"], ["4D"], ["JS"], ["5C"]], reserve=["3H", "QD"], waste=["7H", "2C"], stock=["6S", "8S"])
+    state = table(
+        "open-runs",
+        tableau=[["9C"], ["4D"], ["JS"], ["5C"]],
+        reserve=["3H", "QD"],
+        waste=["7H", "2C"],
+        stock=["6S", "8S"],
+    )
     ended, _ = apply(state, Resign())
     view = game_view(ended)["table"]
     assert view["waste"][-2:] == ["7H", "2C"]
@@ -44,7 +50,13 @@ def test_a_finished_game_shows_every_card() -> None:
 
 
 def test_a_finished_game_can_withhold_its_hidden_cards() -> None:
-    state = table("open-runs", tableau=[["9C"], ["4D"], ["JS"], ["5C"]], reserve=["3H", "QD"], waste=["7H", "2C"], stock=["6S", "8S"])
+    state = table(
+        "open-runs",
+        tableau=[["9C"], ["4D"], ["JS"], ["5C"]],
+        reserve=["3H", "QD"],
+        waste=["7H", "2C"],
+        stock=["6S", "8S"],
+    )
     ended, _ = apply(state, Resign())
     view = game_view(ended, withhold=True)["table"]
     assert view["stock"] == {"count": len(ended.stock)}
@@ -70,7 +82,14 @@ def test_a_draw_event_names_every_card_it_turned_up_in_the_order_they_landed() -
 
 
 def test_hints_put_foundation_moves_first_and_give_reasons() -> None:
-    state = table("open-runs", base="4", foundations={"H": 1}, tableau=[["9S"], ["TD"], ["3D"], ["QC"]], reserve=["KD", "5H"], stock=["2C"])
+    state = table(
+        "open-runs",
+        base="4",
+        foundations={"H": 1},
+        tableau=[["9S"], ["TD"], ["3D"], ["QC"]],
+        reserve=["KD", "5H"],
+        stock=["2C"],
+    )
     ranked = hints(state)
     assert ranked[0].move == move("5H", "foundation")
     assert "reserve" in ranked[0].reason
@@ -79,7 +98,9 @@ def test_hints_put_foundation_moves_first_and_give_reasons() -> None:
 
 
 def test_hints_warn_that_a_draw_one_recycle_would_stall() -> None:
-    state = table("draw-one", tableau=[["9S"], ["TD"], ["3D"], ["QC"]], reserve=["KD"], stock=[], waste=["2C"], rest_to="reserve")
+    state = table(
+        "draw-one", tableau=[["9S"], ["TD"], ["3D"], ["QC"]], reserve=["KD"], stock=[], waste=["2C"], rest_to="reserve"
+    )
     ranked = hints(state)
     assert ranked[-1].move == Recycle()
     assert "stalled" in ranked[-1].reason
