@@ -254,16 +254,19 @@ ODD_TEXT = [
     "draw", "DRAW", "move", "undo", "resign", "recycle", "solver-hint", "today", "tomorrow", "2026-W01-1",
     "20260101", "2026-02-30", "1999-01-01", "9999-12-31", "classic", "Classic", "classic@1", "klondike",
 ]
-STRINGS = st.one_of(
-    st.text(max_size=30),
-    st.text(st.characters(categories=["Cc", "Cf", "Cs", "Co", "Zl", "Zp", "Zs", "Mn"]), max_size=10),
-    st.sampled_from(ODD_TEXT),
-    st.builds(
-        lambda unit, count: unit * count,
-        st.sampled_from(["a", "é", "\u202e", "\U0001f0a1", "\\u0000"]),
-        st.integers(100, 9000),
-    ),
-)
+
+
+def strings(units: list[str], repeats: st.SearchStrategy[int]) -> st.SearchStrategy[str]:
+    """Short text, control and odd characters, ODD_TEXT, and one of ``units`` repeated ``repeats`` times."""
+    return st.one_of(
+        st.text(max_size=30),
+        st.text(st.characters(categories=["Cc", "Cf", "Cs", "Co", "Zl", "Zp", "Zs", "Mn"]), max_size=10),
+        st.sampled_from(ODD_TEXT),
+        st.builds(lambda unit, count: unit * count, st.sampled_from(units), repeats),
+    )
+
+
+STRINGS = strings(["a", "é", "\u202e", "\U0001f0a1", "\\u0000"], st.integers(100, 9000))
 CARDS = st.one_of(st.sampled_from(CODES), st.from_regex(r"[A-Z0-9a-z]{1,3}", fullmatch=True), STRINGS)
 PILES = st.one_of(st.sampled_from(TARGETS), STRINGS)
 KEYS = st.one_of(
@@ -631,16 +634,7 @@ def test_hostile_new_games_and_players_are_refused_and_change_no_game(
 # --- the reads ----------------------------------------------------------------------------------
 
 # URLs stay under what clients send (httpx refuses 64 KiB): long values are a few hundred characters.
-SHORT_STRINGS = st.one_of(
-    st.text(max_size=30),
-    st.text(st.characters(categories=["Cc", "Cf", "Cs", "Co", "Zl", "Zp", "Zs", "Mn"]), max_size=10),
-    st.sampled_from(ODD_TEXT),
-    st.builds(
-        lambda unit, count: unit * count,
-        st.sampled_from(["a", "é", "\u202e", "\U0001f0a1", "9"]),
-        st.integers(100, 400),
-    ),
-)
+SHORT_STRINGS = strings(["a", "é", "\u202e", "\U0001f0a1", "9"], st.integers(100, 400))
 SEGMENTS = st.one_of(
     SHORT_STRINGS,
     st.sampled_from(["..", ".", "%00", "%ff", "%2f", "%2e%2e", "a/b", "?", "#", "%", ";x"]),

@@ -54,13 +54,8 @@ async def test_a_stale_append_is_a_conflict_and_writes_nothing(games: Games, cle
     await games.play(game_id, token, DRAW)
     with pytest.raises(ConcurrencyConflict):
         await games.store.append(
-            game.id,
-            game.version,
-            [NewEvent(2, "GameResigned", {})],
-            status="resigned",
-            snapshot=game.snapshot,
-            finished_at=None,
-            now=game.started_at,
+            game.id, game.version, [NewEvent(2, "GameResigned", {})], status="resigned", snapshot=game.snapshot,
+            finished_at=None, now=game.started_at,
         )
     assert stored_events(clean_database, game_id) == [(1, "GameDealt"), (2, "StockDrawn")]
 
@@ -77,13 +72,8 @@ async def test_a_duplicate_version_is_a_conflict_even_if_the_row_check_passes(
         )
     with pytest.raises(ConcurrencyConflict):
         await games.store.append(
-            game.id,
-            game.version,
-            [NewEvent(2, "StockDrawn", {})],
-            status="playing",
-            snapshot=game.snapshot,
-            finished_at=None,
-            now=game.started_at,
+            game.id, game.version, [NewEvent(2, "StockDrawn", {})], status="playing", snapshot=game.snapshot,
+            finished_at=None, now=game.started_at,
         )
     with psycopg.connect(clean_database) as conn:
         assert conn.execute("SELECT version FROM games WHERE id = %s", (game_id,)).fetchone()[0] == 1

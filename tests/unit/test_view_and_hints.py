@@ -3,6 +3,7 @@ import pytest
 from domain import (
     ALL_RULESETS,
     Draw,
+    GameState,
     Recycle,
     Resign,
     apply,
@@ -34,15 +35,16 @@ def test_the_view_has_the_api_table_the_whole_waste_and_no_hidden_card() -> None
     }
 
 
-def test_a_finished_game_shows_every_card() -> None:
-    state = table(
-        "open-runs",
-        tableau=[["9C"], ["4D"], ["JS"], ["5C"]],
-        reserve=["3H", "QD"],
-        waste=["7H", "2C"],
-        stock=["6S", "8S"],
-    )
+def resigned() -> GameState:
+    """A resigned game with known cards in its reserve, waste and stock."""
+    state = table("open-runs", tableau=[["9C"], ["4D"], ["JS"], ["5C"]], reserve=["3H", "QD"], waste=["7H", "2C"],
+                  stock=["6S", "8S"])
     ended, _ = apply(state, Resign())
+    return ended
+
+
+def test_a_finished_game_shows_every_card() -> None:
+    ended = resigned()
     view = game_view(ended)["table"]
     assert view["waste"][-2:] == ["7H", "2C"]
     assert view["stock"]["cards"][:2] == ["6S", "8S"]
@@ -50,14 +52,7 @@ def test_a_finished_game_shows_every_card() -> None:
 
 
 def test_a_finished_game_can_withhold_its_hidden_cards() -> None:
-    state = table(
-        "open-runs",
-        tableau=[["9C"], ["4D"], ["JS"], ["5C"]],
-        reserve=["3H", "QD"],
-        waste=["7H", "2C"],
-        stock=["6S", "8S"],
-    )
-    ended, _ = apply(state, Resign())
+    ended = resigned()
     view = game_view(ended, withhold=True)["table"]
     assert view["stock"] == {"count": len(ended.stock)}
     assert view["reserve"] == {"count": 2, "top": "QD"}
