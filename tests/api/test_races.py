@@ -3,9 +3,8 @@ the time limit (with the service's clock set by the test) and a tampered log tha
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 import httpx
@@ -15,7 +14,7 @@ import pytest
 from domain import CODES
 from tests.support import assert_problem
 
-from .conftest import Player, play, running_server, server_settings
+from .conftest import Clock, Player, play, running_server, server_settings
 from .race_support import (
     CARD,
     POOL_DEAL,
@@ -456,24 +455,9 @@ def test_the_race_stream_sends_the_view_then_each_change_then_the_end(
 # ---------------------------------------------------------------- the time limit, on the service's clock
 
 
-class Clock:
-    """The service's clock, set by the test (read by the server's thread)."""
-
-    def __init__(self) -> None:
-        self.now = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
-        self.lock = threading.Lock()
-
-    def __call__(self) -> datetime:
-        with self.lock:
-            return self.now
-
-    def advance(self, seconds: float) -> None:
-        with self.lock:
-            self.now += timedelta(seconds=seconds)
-
-
 @pytest.fixture(scope="module")
 def clock() -> Clock:
+    """This module's server's clock (the shared clocked server streams keep-alives too slowly here)."""
     return Clock()
 
 
@@ -500,9 +484,9 @@ def test_the_time_limit_ends_the_race_and_freezes_the_standings(timed: httpx.Cli
     two = prefix_with_cards(2)
     play(ann, game_of(view, ann), line[:two])
     play(bob, game_of(view, bob), line[:two - 1])
-    clock.advance(59)
+    clock.advance(seconds=59)
     assert race(timed, view["id"])["status"] == "running"
-    clock.advance(1)  # the deadline: the race is over, whether or not anyone looks
+    clock.advance(seconds=1)  # the deadline: the race is over, whether or not anyone looks
     play(ann, game_of(view, ann), line[two:two + 5])  # moves after it are still taken (unranked) ...
     with timed.stream("GET", f"/races/{view['id']}/stream", timeout=httpx.Timeout(10)) as response:
         stream = EventStream(response)
@@ -524,7 +508,7 @@ def test_the_time_limit_ends_the_race_and_freezes_the_standings(timed: httpx.Cli
     assert game.json()["moveCount"] == two + 5
     assert "cards" not in game.json()["table"]["stock"]  # ... but a game in progress shows no hidden card
     assert final["deal"] == {"source": "pool"}  # games still going on: the deal stays unnamed
-    clock.advance(3600)
+    clock.advance(seconds=3600)
     play(ann, game_of(view, ann), line[two + 5:])  # a win after the deadline changes nothing
     assert race(timed, view["id"])["entrants"] == final["entrants"]
     assert timed.get(f"/players/{ann.id}/stats").json()["races"] == {"played": 1, "won": 1}
@@ -536,7 +520,7 @@ def test_the_race_stream_ends_when_the_time_is_up(timed: httpx.Client, clock: Cl
     with timed.stream("GET", f"/races/{view['id']}/stream", timeout=httpx.Timeout(10)) as response:
         stream = EventStream(response)
         assert next_message(stream)["view"]["status"] == "running"
-        clock.advance(31)  # nobody moves or looks: the stream notices at its next keep-alive
+        clock.advance(seconds=31)  # nobody moves or looks: the stream notices at its next keep-alive
         end = next_message(stream)
         assert end["event"] == "end"
         assert end["view"]["status"] == "finished"
@@ -548,6 +532,6 @@ def test_stats_count_a_race_whose_time_is_up_without_anyone_looking(timed: httpx
     ann, bob = Player(timed, "Ann"), Player(timed, "Bob")
     view = started_race(ann, [bob], ruleset="classic", deal={"pool": POOL_DEAL}, timeLimitSeconds=10)
     play(ann, game_of(view, ann), winning_line()[:prefix_with_cards(2)])
-    clock.advance(11)
+    clock.advance(seconds=11)
     assert timed.get(f"/players/{ann.id}/stats").json()["races"] == {"played": 1, "won": 1}
     assert timed.get(f"/players/{bob.id}/stats").json()["races"] == {"played": 1, "won": 0}
