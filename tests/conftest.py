@@ -13,7 +13,7 @@ Fixtures:
 * `database_url` (session): a fresh database `canfield_test_<hex>` on that server, migrated with
   Alembic; its libpq URL. Dropped at the end of the session.
 * `clean_database` (function): empties every table (except alembic_version) before the test, then
-  yields the same URL. Request it from every test that touches the database.
+  returns the same URL. Request it from every test that touches the database.
 """
 
 from __future__ import annotations
@@ -186,7 +186,8 @@ def database_url(postgres_server_url: str) -> Iterator[str]:
         with psycopg.connect(postgres_server_url, autocommit=True) as admin:
             for _ in range(5):
                 admin.execute(
-                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s AND pid <> pg_backend_pid()",
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                    "WHERE datname = %s AND pid <> pg_backend_pid()",
                     [name],
                 )
                 try:
@@ -207,10 +208,10 @@ def _tables_to_clean(database_url: str) -> list[str]:
 
 
 @pytest.fixture
-def clean_database(database_url: str, _tables_to_clean: list[str]) -> Iterator[str]:
+def clean_database(database_url: str, _tables_to_clean: list[str]) -> str:
     """The session database, emptied (TRUNCATE ... RESTART IDENTITY CASCADE) before this test."""
     if _tables_to_clean:
         with psycopg.connect(database_url, autocommit=True) as conn:
             conn.execute("SET lock_timeout = '10s'")  # fail, not hang, if something holds a table
             conn.execute(f"TRUNCATE {', '.join(_tables_to_clean)} RESTART IDENTITY CASCADE")
-    yield database_url
+    return database_url

@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -74,7 +75,8 @@ class ServerProcess:
         with open(log, "ab") as out:
             self.process = subprocess.Popen(
                 command, cwd=PROJECT_ROOT, env=environment, stdout=out, stderr=subprocess.STDOUT,
-                preexec_fn=die_with_pytest if sys.platform == "linux" else None,
+
+                preexec_fn=die_with_pytest if sys.platform == "linux" else None,  # noqa: PLW1509
                 start_new_session=True,  # its own process group: kill() reaches uvicorn's workers too
             )
 
@@ -97,10 +99,8 @@ class ServerProcess:
     def kill(self) -> None:
         """SIGKILL the server (and its workers): no shutdown of any kind."""
         if self.process.poll() is None:
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.killpg(self.process.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
             self.process.wait()
 
     def stop(self) -> None:
@@ -171,7 +171,9 @@ def audit(url: str, ledger: Ledger, game_ids: list[str], *, exact: bool = True) 
         if versions != list(range(1, len(versions) + 1)):
             problems.append(f"{game_id}: event versions are not 1..n: {versions[:5]}...{versions[-5:]}")
         if log.version != len(versions):
-            problems.append(f"{game_id}: the games row is at version {log.version} but {len(versions)} events are stored")
+            problems.append(
+                f"{game_id}: the games row is at version {log.version} but {len(versions)} events are stored"
+            )
         replayed = replay(event_from_data(kind, data) for _, kind, data in log.events)
         if snapshot_to_state(log.snapshot) != replayed:
             problems.append(f"{game_id}: the snapshot differs from the replay of its events")
@@ -198,7 +200,9 @@ def audit(url: str, ledger: Ledger, game_ids: list[str], *, exact: bool = True) 
                 shown = data if over else redact(kind, data)
                 if kind != event["type"] or shown != event["data"]:
                     lost += 1
-                    problems.append(f"{game_id}: version {version} is {kind} in the log, {event['type']} when acknowledged")
+                    problems.append(
+                        f"{game_id}: version {version} is {kind} in the log, {event['type']} when acknowledged"
+                    )
     stored_moves = sum(len(log.events) - 1 for log in logs.values())
     if exact:
         for game_id, log in logs.items():

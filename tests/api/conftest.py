@@ -13,7 +13,7 @@ import httpx
 import pytest
 import uvicorn
 
-from domain import CODES, Command, Draw, MoveCard, Recycle
+from domain import Command, command_to_api
 from service.games.games import utc_now
 from service.http.app import create_app
 from service.http.server import uvicorn_options
@@ -96,23 +96,19 @@ class Player:
         return self.client.post(f"/games/{game_id}/moves", json=move, headers={**self.auth, **headers})
 
 
-def api_move(command: Command) -> dict[str, Any]:
-    if isinstance(command, Draw):
-        return {"type": "draw"}
-    if isinstance(command, Recycle):
-        return {"type": "recycle"}
-    assert isinstance(command, MoveCard)
-    return {"type": "move", "card": CODES[command.card], "to": command.to}
+def play(player: Player, game_id: str, moves: list[dict[str, Any]]) -> dict[str, Any]:
+    """Send each of ``moves`` (API bodies), each accepted; the last reply."""
+    body: dict[str, Any] = {}
+    for move in moves:
+        response = player.move(game_id, move)
+        assert response.status_code == 200, (move, response.text)
+        body = response.json()
+    return body
 
 
 def play_line(player: Player, game_id: str, line: list[Command]) -> dict[str, Any]:
-    """Send each move of ``line``; the last reply."""
-    body: dict[str, Any] = {}
-    for command in line:
-        response = player.move(game_id, api_move(command))
-        assert response.status_code == 200, response.text
-        body = response.json()
-    return body
+    """``play`` for a line of domain commands."""
+    return play(player, game_id, [command_to_api(command) for command in line])
 
 
 @pytest.fixture

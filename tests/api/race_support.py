@@ -7,7 +7,7 @@ from typing import Any
 
 import httpx
 
-from domain import CODES, Command, Draw, MoveCard, Recycle, apply, initial_state, shuffled_deck
+from domain import apply, command_to_api, initial_state, shuffled_deck
 from domain.rules import deal
 from domain.rulesets import get_ruleset
 from service.deals.deal_pools import decode_line, load_deal_pool
@@ -20,18 +20,9 @@ CLASSIC_POOL = load_deal_pool("classic")
 assert CLASSIC_POOL is not None
 
 
-def api_move(command: Command) -> dict[str, Any]:
-    if isinstance(command, Draw):
-        return {"type": "draw"}
-    if isinstance(command, Recycle):
-        return {"type": "recycle"}
-    assert isinstance(command, MoveCard)
-    return {"type": "move", "card": CODES[command.card], "to": command.to}
-
-
 def winning_line(number: int = POOL_DEAL) -> list[dict[str, Any]]:
     """The stored winning line of a classic pool deal, as API moves."""
-    return [api_move(c) for c in decode_line(CLASSIC_POOL.deal(number).line)]
+    return [command_to_api(c) for c in decode_line(CLASSIC_POOL.deal(number).line)]
 
 
 def prefix_with_cards(cards: int, number: int = POOL_DEAL) -> int:
@@ -81,15 +72,6 @@ def game_of(view: dict[str, Any], player: Player) -> str:
 def entrant(view: dict[str, Any], player: Player) -> dict[str, Any]:
     found: dict[str, Any] = next(e for e in view["entrants"] if e["player"] == player.id)
     return found
-
-
-def play(player: Player, game_id: str, moves: list[dict[str, Any]]) -> dict[str, Any]:
-    body: dict[str, Any] = {}
-    for move in moves:
-        response = player.move(game_id, move)
-        assert response.status_code == 200, (move, response.text)
-        body = response.json()
-    return body
 
 
 def race(client: httpx.Client, race_id: str) -> dict[str, Any]:

@@ -16,6 +16,7 @@ import httpx
 import pytest
 
 from tests.live import Ledger, ServerProcess, audit
+from tests.support import assert_problem
 
 from .conftest import Player
 
@@ -36,8 +37,15 @@ def race(clients: list[httpx.Client], request: Callable[[httpx.Client], T]) -> l
         return list(pool.map(run, clients))
 
 
+def post_move(game_id: str, move: dict[str, str], headers: dict[str, str]) -> Callable[[httpx.Client], httpx.Response]:
+    """A move request any client can send, its values bound now (not when the race runs it)."""
+    return lambda client: client.post(f"/games/{game_id}/moves", json=move, headers=headers)
+
+
 def warm_clients(base_url: str, token: str, count: int) -> list[httpx.Client]:
-    clients = [httpx.Client(base_url=base_url, timeout=30, headers={"Authorization": f"Bearer {token}"}) for _ in range(count)]
+    clients = [
+        httpx.Client(base_url=base_url, timeout=30, headers={"Authorization": f"Bearer {token}"}) for _ in range(count)
+    ]
     for client in clients:
         assert client.get("/health").status_code == 200  # the connection is open before the race
     return clients
@@ -49,7 +57,9 @@ def setup(server_url: str, clean_database: str) -> Iterator[httpx.Client]:
         yield http
 
 
-def test_racing_conditional_moves_let_exactly_one_win_each_round(setup: httpx.Client, server_url: str, clean_database: str) -> None:
+def test_racing_conditional_moves_let_exactly_one_win_each_round(
+    setup: httpx.Client, server_url: str, clean_database: str
+) -> None:
     ann = Player(setup, "Ann")
     game = ann.new_game(ruleset="classic", deal={"seed": 7})
     game_id, version, stock = game["id"], 1, game["table"]["stock"]["count"]
@@ -58,14 +68,11 @@ def test_racing_conditional_moves_let_exactly_one_win_each_round(setup: httpx.Cl
     try:
         for round_number in range(ROUNDS):
             move = {"type": "draw"} if stock else {"type": "recycle"}
-            responses = race(
-                clients, lambda c: c.post(f"/games/{game_id}/moves", json=move, headers={"If-Match": f'"{version}"'})
-            )
+            responses = race(clients, post_move(game_id, move, {"If-Match": f'"{version}"'}))
             statuses = sorted(r.status_code for r in responses)
             assert statuses == [200] + [412] * (RACERS - 1), (round_number, [r.text for r in responses])
             for loser in (r for r in responses if r.status_code == 412):
-                assert loser.headers["content-type"].startswith("application/problem+json")
-                assert loser.json()["code"] == "version_conflict"
+                assert_problem(loser, 412, "version_conflict")
             winner = next(r for r in responses if r.status_code == 200)
             body = winner.json()
             assert body["game"]["version"] == version + 1
@@ -83,7 +90,9 @@ def test_racing_conditional_moves_let_exactly_one_win_each_round(setup: httpx.Cl
     assert result["acknowledged_events"] == ROUNDS
 
 
-def test_concurrent_retries_with_one_idempotency_key_apply_once(setup: httpx.Client, server_url: str, clean_database: str) -> None:
+def test_concurrent_retries_with_one_idempotency_key_apply_once(
+    setup: httpx.Client, server_url: str, clean_database: str
+) -> None:
     ann = Player(setup, "Ann")
     game_id = ann.new_game(ruleset="open-runs", deal={"seed": 8})["id"]
     clients = warm_clients(server_url, ann.token, RACERS)
@@ -92,9 +101,7 @@ def test_concurrent_retries_with_one_idempotency_key_apply_once(setup: httpx.Cli
     try:
         for round_number in range(rounds):
             key = f"retry-{round_number}"
-            responses = race(
-                clients, lambda c: c.post(f"/games/{game_id}/moves", json={"type": "draw"}, headers={"Idempotency-Key": key})
-            )
+            responses = race(clients, post_move(game_id, {"type": "draw"}, {"Idempotency-Key": key}))
             assert [r.status_code for r in responses] == [200] * RACERS, [r.text for r in responses]
             assert len({r.content for r in responses}) == 1, "every retry gets the first reply, byte for byte"
             fresh = [r for r in responses if r.headers.get("idempotent-replayed") != "true"]
@@ -147,7 +154,9 @@ def random_player(
                 if "Idempotency-Key" in headers and rng.random() < 0.3:
                     again = http.post(f"/games/{game_id}/moves", json=move, headers=headers)
                     if again.content != response.content or again.headers.get("idempotent-replayed") != "true":
-                        unexpected.append(f"{name}: a retry with the same key got {again.status_code} {again.text[:200]}")
+                        unexpected.append(
+                            f"{name}: a retry with the same key got {again.status_code} {again.text[:200]}"
+                        )
                     counts["replayed"] += 1
             elif response.status_code == 409:
                 return counts  # the game ended (won or stalled)

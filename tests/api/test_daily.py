@@ -24,6 +24,7 @@ from service.deals.daily import candidate_seed
 from service.deals.deal_pools import decode_line, load_deal_pool
 from service.settings import Settings
 from service.stats.rebuild import rebuild_projections
+from tests.support import assert_problem
 
 from ..live import ServerProcess
 from .conftest import Clock, Player, play_line
@@ -74,7 +75,12 @@ def test_the_daily_deal_is_stored_proven_and_named_only_by_its_date(clocked: htt
     assert set(daily) == {
         "date", "ruleset", "rulesetVersion", "verified", "lineLength", "verifiedAt", "closesAt", "plays", "wins",
     }
-    assert (daily["date"], daily["ruleset"], daily["rulesetVersion"], daily["verified"]) == (DAY.isoformat(), "open-runs", 1, True)
+    assert (daily["date"], daily["ruleset"], daily["rulesetVersion"], daily["verified"]) == (
+        DAY.isoformat(),
+        "open-runs",
+        1,
+        True,
+    )
     assert daily["closesAt"].startswith((DAY + timedelta(days=1)).isoformat() + "T00:00:00")
     assert clocked.get(f"/deals/daily/{DAY}").json() == daily
     assert clocked.get("/deals/daily/today").json() == daily
@@ -86,7 +92,8 @@ def test_the_daily_deal_is_stored_proven_and_named_only_by_its_date(clocked: htt
     # proven: the stored line wins through the rules, and its length is what the API says
     ruleset = get_ruleset("open-runs")
     report = replay_commands(initial_state(deal(ruleset, parse_deck(stored.deck), {})), stored.line)
-    assert report.ok and report.state.status is Status.WON
+    assert report.ok
+    assert report.state.status is Status.WON
     assert daily["lineLength"] == len(stored.line)
     # in no pool: no shipped pool deal has this deck
     pool = load_deal_pool("open-runs")
@@ -122,15 +129,22 @@ def test_two_players_daily_games_and_the_leaderboard_across_a_date_change(
     still_playing = dan.new_game(deal={"daily": "today"})
 
     during = board(clocked, DAY)
-    assert (during["date"], during["closed"], during["ruleset"], during["rulesetVersion"]) == (DAY.isoformat(), False, "open-runs", 1)
+    assert (during["date"], during["closed"], during["ruleset"], during["rulesetVersion"]) == (
+        DAY.isoformat(),
+        False,
+        "open-runs",
+        1,
+    )
     assert ranked(during) == [("Ann", 1, None), ("Bob", 2, None), ("Cid", None, "not-won")]  # Dan and Eve still play
     assert [e["moves"] for e in during["entries"][:2]] == [len(line), len(line) + 4]
-    assert during["entries"][0]["seconds"] == 5 * 60 and during["entries"][0]["game"] == first["id"]
+    assert during["entries"][0]["seconds"] == 5 * 60
+    assert during["entries"][0]["game"] == first["id"]
     assert during["entries"][2]["status"] == "resigned"
 
     clock.advance(days=1)  # the date is over
     after = clocked.get("/deals/daily").json()
-    assert after["date"] == (DAY + timedelta(days=1)).isoformat() and (after["plays"], after["wins"]) == (0, 0)
+    assert after["date"] == (DAY + timedelta(days=1)).isoformat()
+    assert (after["plays"], after["wins"]) == (0, 0)
     assert clocked.get(f"/deals/daily/{DAY}").json()["plays"] == 5
     assert stored_deal(clean_database, DAY + timedelta(days=1)).deck != stored_deal(clean_database, DAY).deck
     assert play_line(eve, late["id"], line[-1:])["game"]["status"] == "won"
@@ -150,11 +164,14 @@ def test_two_players_daily_games_and_the_leaderboard_across_a_date_change(
     assert (today_board["date"], today_board["entries"], today_board["closed"]) == (after["date"], [], False)
 
 
-def test_a_second_game_of_the_same_daily_deal_is_practice(clocked: httpx.Client, clock: Clock, clean_database: str) -> None:
+def test_a_second_game_of_the_same_daily_deal_is_practice(
+    clocked: httpx.Client, clock: Clock, clean_database: str
+) -> None:
     ann, bob, cid = Player(clocked, "Ann"), Player(clocked, "Bob"), Player(clocked, "Cid")
     entry = ann.new_game(deal={"daily": "today"})
     again = ann.new_game(deal={"daily": "today"})
-    assert entry["deal"]["practice"] is False and again["deal"]["practice"] is True
+    assert entry["deal"]["practice"] is False
+    assert again["deal"]["practice"] is True
     assert clocked.get(f"/games/{again['id']}", headers=ann.auth).json()["deal"]["practice"] is True
     # The practice game is won; the entry resigned: the board lists the entry, unranked.
     line = stored_deal(clean_database, DAY).line
@@ -199,7 +216,7 @@ def _keys(value: Any) -> Iterator[str]:
 def _bodies(client: httpx.Client, player: Player, game_id: str, day: date) -> dict[str, str]:
     """Every daily-related response the API gives, by name."""
     auth = player.auth
-    found = {
+    return {
         "GET /deals/daily": client.get("/deals/daily").text,
         "GET /deals/daily/{date}": client.get(f"/deals/daily/{day}").text,
         "GET /deals/daily/{date}/leaderboard": client.get(f"/deals/daily/{day}/leaderboard").text,
@@ -217,7 +234,6 @@ def _bodies(client: httpx.Client, player: Player, game_id: str, day: date) -> di
         "GET /players/{id}/stats": client.get(f"/players/{player.id}/stats").text,
         "GET /stats": client.get("/stats").text,
     }
-    return found
 
 
 def _tables(value: Any) -> Iterator[dict[str, Any]]:
@@ -234,9 +250,9 @@ def _tables(value: Any) -> Iterator[dict[str, Any]]:
 
 def _json_documents(text: str) -> Iterator[Any]:
     for line in text.splitlines():
-        line = line.removeprefix("data: ")
-        if line.startswith(("{", "[")):
-            yield json.loads(line)
+        document = line.removeprefix("data: ")
+        if document.startswith(("{", "[")):
+            yield json.loads(document)
 
 
 def test_no_daily_response_names_the_seed_or_a_pool_number(
@@ -245,9 +261,8 @@ def test_no_daily_response_names_the_seed_or_a_pool_number(
     ann = Player(clocked, "Ann")
     created = clocked.post("/games", json={"deal": {"daily": "today"}}, headers=ann.auth)
     game = created.json()
-    replies = [created.text]
-    for move in ({"type": "draw"}, {"type": "draw"}, {"type": "undo"}, {"type": "resign"}):
-        replies.append(ann.move(game["id"], move).text)
+    moves = ({"type": "draw"}, {"type": "draw"}, {"type": "undo"}, {"type": "resign"})
+    replies = [created.text, *(ann.move(game["id"], move).text for move in moves)]
     stored = stored_deal(clean_database, DAY)
     seed_text = str(stored.seed)
     for moment in ("during the date", "after the date"):
@@ -256,7 +271,9 @@ def test_no_daily_response_names_the_seed_or_a_pool_number(
         for name, text in bodies.items():
             assert seed_text not in text, f"{name} ({moment}) names the seed"
             for document in _json_documents(text):
-                assert not {"pool", "seed", "candidate", "line"} & set(_keys(document)), f"{name} ({moment}): {text[:300]}"
+                assert not {"pool", "seed", "candidate", "line"} & set(_keys(document)), (
+                    f"{name} ({moment}): {text[:300]}"
+                )
         clock.advance(days=1)
 
 
@@ -290,7 +307,9 @@ def test_the_deck_is_withheld_until_the_date_is_over_and_shown_after(
 
     bodies = _bodies(clocked, ann, game["id"], DAY)
     bodies |= {f"reply {n}": text for n, text in enumerate(texts)}
-    bodies["GET /games/{id}/states/{final}"] = clocked.get(f"/games/{game['id']}/states/{final['version']}", headers=ann.auth).text
+    bodies["GET /games/{id}/states/{final}"] = clocked.get(
+        f"/games/{game['id']}/states/{final['version']}", headers=ann.auth
+    ).text
     seen = _face_up_cards(views)
     assert len(seen) < 20
     for name, text in bodies.items():
@@ -299,12 +318,14 @@ def test_the_deck_is_withheld_until_the_date_is_over_and_shown_after(
             assert "deck" not in set(_keys(document)), name
             assert not any("cards" in table[pile] for table in _tables(document) for pile in ("stock", "reserve")), name
     view = clocked.get(f"/games/{game['id']}", headers=ann.auth).json()
-    assert "cards" not in view["table"]["stock"] and "cards" not in view["table"]["reserve"]
+    assert "cards" not in view["table"]["stock"]
+    assert "cards" not in view["table"]["reserve"]
 
     clock.advance(days=1)  # the date is over: the finished game may show everything
     view = clocked.get(f"/games/{game['id']}").json()
     table = view["table"]
-    assert len(table["stock"]["cards"]) == table["stock"]["count"] and table["reserve"]["cards"]
+    assert len(table["stock"]["cards"]) == table["stock"]["count"]
+    assert table["reserve"]["cards"]
     events = clocked.get(f"/games/{game['id']}/events").json()["events"]
     assert events[0]["data"]["deck"] == deck
     ndjson = clocked.get(f"/games/{game['id']}/events", headers={"Accept": "application/x-ndjson"}).text
@@ -312,7 +333,8 @@ def test_the_deck_is_withheld_until_the_date_is_over_and_shown_after(
     past = clocked.get(f"/games/{game['id']}/states/{final['version']}").json()
     assert past["table"]["stock"]["cards"] == table["stock"]["cards"]
     assert f'"deck":{json.dumps(deck, separators=(",", ":"))}' in stream_text(clocked, game["id"], {}, "?after=0")
-    assert '"stock":{"count":' in stream_text(clocked, game["id"], {}) and '"cards":' in stream_text(clocked, game["id"], {})
+    assert '"stock":{"count":' in stream_text(clocked, game["id"], {})
+    assert '"cards":' in stream_text(clocked, game["id"], {})
 
 
 def test_a_daily_game_answers_only_to_its_player_until_its_date_is_over(
@@ -321,11 +343,14 @@ def test_a_daily_game_answers_only_to_its_player_until_its_date_is_over(
     ann, bob = Player(clocked, "Ann"), Player(clocked, "Bob")
     game = ann.new_game(deal={"daily": "today"})
     assert ann.move(game["id"], {"type": "draw"}).status_code == 200
-    paths = [f"/games/{game['id']}{suffix}" for suffix in ("", "/events", "/states/1", "/legal-moves", "/hints", "/stream")]
+    paths = [
+        f"/games/{game['id']}{suffix}" for suffix in ("", "/events", "/states/1", "/legal-moves", "/hints", "/stream")
+    ]
     for path in paths:
         anonymous, other = clocked.get(path), clocked.get(path, headers=bob.auth)
         assert (anonymous.status_code, other.status_code) == (401, 403), path
-        assert anonymous.json()["code"] == "unauthorized" and other.json()["code"] == "forbidden"
+        assert anonymous.json()["code"] == "unauthorized"
+        assert other.json()["code"] == "forbidden"
         assert "until its date" in other.json()["detail"]
         assert clocked.get(path, headers={"Authorization": "Bearer nonsense"}).status_code == 401
     for path in paths[:-1]:
@@ -339,7 +364,9 @@ def test_a_daily_game_answers_only_to_its_player_until_its_date_is_over(
         assert clocked.get(path).status_code == 200, path
 
 
-def test_a_daily_request_while_the_deal_is_prepared_waits_for_it(clocked: httpx.Client, clock: Clock, clean_database: str) -> None:
+def test_a_daily_request_while_the_deal_is_prepared_waits_for_it(
+    clocked: httpx.Client, clock: Clock, clean_database: str
+) -> None:
     """A date nobody asked for yet (the server prepared only today and tomorrow at start): the
     first request waits for the solver and gets the stored deal; the same for a game."""
     day = DAY - timedelta(days=30)
@@ -354,10 +381,12 @@ def test_a_daily_request_while_the_deal_is_prepared_waits_for_it(clocked: httpx.
 @pytest.mark.parametrize("text", ["2030-06-16", "2029-06-13"])
 def test_daily_dates_outside_the_window_are_400(clocked: httpx.Client, text: str) -> None:
     response = clocked.get(f"/deals/daily/{text}")
-    assert response.status_code == 400 and response.json()["code"] == "invalid_request"
+    assert_problem(response, 400, "invalid_request")
 
 
-def test_a_tampered_stored_log_loses_its_leaderboard_place(clocked: httpx.Client, clock: Clock, clean_database: str) -> None:
+def test_a_tampered_stored_log_loses_its_leaderboard_place(
+    clocked: httpx.Client, clock: Clock, clean_database: str
+) -> None:
     ann, bob = Player(clocked, "Ann"), Player(clocked, "Bob")
     clocked.get("/deals/daily").raise_for_status()
     line = stored_deal(clean_database, DAY).line
@@ -404,14 +433,15 @@ def test_two_server_processes_serve_the_same_daily_deal(clean_database: str, tmp
         today = date.fromisoformat(answers[0].json()["date"])
         with psycopg.connect(clean_database) as conn:
             days = [row[0] for row in conn.execute("SELECT day FROM daily_deals ORDER BY day")]
-        assert days[0] == today and len(days) == len(set(days)) <= 2
+        assert days[0] == today
+        assert len(days) == len(set(days)) <= 2
         # Each server proved deals in a worker process of its own: they end with their server.
         workers = [child for server in servers for child in psutil.Process(server.process.pid).children(recursive=True)]
         assert workers
     finally:
         for server in servers:
             server.stop()
-    gone, alive = psutil.wait_procs(workers, timeout=10)
+    _, alive = psutil.wait_procs(workers, timeout=10)
     assert alive == [], f"worker processes outlived their server: {alive}"
 
 
@@ -430,5 +460,5 @@ def test_a_server_stopped_while_it_proves_a_deal_leaves_no_worker_behind(clean_d
         assert workers, "the server started no worker to prove its daily deals"
     finally:
         server.stop()
-    gone, alive = psutil.wait_procs(workers, timeout=10)
+    _, alive = psutil.wait_procs(workers, timeout=10)
     assert alive == [], f"worker processes outlived their server: {alive}"

@@ -6,6 +6,7 @@ import httpx
 import pytest
 
 from service.settings import Settings
+from tests.support import assert_problem
 
 from .conftest import free_port, running_server
 
@@ -24,9 +25,7 @@ def dead_database_server() -> Iterator[str]:
 
 def test_health_is_503_when_the_database_does_not_answer(dead_database_server: str) -> None:
     response = httpx.get(f"{dead_database_server}/health", timeout=15)
-    assert response.status_code == 503
-    assert response.headers["content-type"].startswith("application/problem+json")
-    assert response.json()["code"] == "unavailable"
+    assert_problem(response, 503, "unavailable")
 
 
 def test_reads_and_writes_are_503_with_retry_after_when_the_database_is_down(dead_database_server: str) -> None:
@@ -41,6 +40,5 @@ def test_reads_and_writes_are_503_with_retry_after_when_the_database_is_down(dea
             timeout=15,
         ),
     ):
-        assert response.status_code == 503, response.text
-        assert response.json()["code"] == "unavailable"
+        assert_problem(response, 503, "unavailable")
         assert response.headers["retry-after"] == "1"

@@ -1,4 +1,4 @@
-from datetime import UTC, date, datetime, timedelta
+from datetime import date, timedelta
 
 import httpx
 import pytest
@@ -6,16 +6,13 @@ import pytest
 from domain import CODES, get_ruleset, shuffled_deck
 from service.deals.daily import candidate_seed
 from service.deals.deal_pools import load_deal_pool
+from tests.support import today
 
 from .conftest import Player
 
 _SHIPPED = load_deal_pool("open-runs")
 assert _SHIPPED is not None, "the repository ships an open-runs pool"
 POOL = _SHIPPED
-
-
-def today() -> date:
-    return datetime.now(UTC).date()
 
 
 def test_the_pool_summary_says_how_it_was_made(client: httpx.Client) -> None:
@@ -51,13 +48,21 @@ def test_a_game_from_the_pool_deals_that_seed_without_saying_it(ann: Player) -> 
 
 def test_the_default_open_runs_deal_comes_from_the_pool(ann: Player) -> None:
     game = ann.new_game()
-    assert game["deal"]["source"] == "pool" and 1 <= game["deal"]["pool"] <= POOL.size
+    assert game["deal"]["source"] == "pool"
+    assert 1 <= game["deal"]["pool"] <= POOL.size
 
 
-@pytest.mark.parametrize(("deal", "message"), [({"pool": 10**6}, "pool deals run from 1 to"), ({"pool": 0}, "'deal.pool' must be a pool deal number, 1 or more, not 0")])
+@pytest.mark.parametrize(
+    ("deal", "message"),
+    [
+        ({"pool": 10**6}, "pool deals run from 1 to"),
+        ({"pool": 0}, "'deal.pool' must be a pool deal number, 1 or more, not 0"),
+    ],
+)
 def test_a_pool_number_out_of_range_is_400(ann: Player, deal: dict, message: str) -> None:
     response = ann.client.post("/games", json={"deal": deal}, headers=ann.auth)
-    assert response.status_code == 400 and message in response.json()["detail"]
+    assert response.status_code == 400
+    assert message in response.json()["detail"]
 
 
 def test_a_ruleset_without_a_pool_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -71,8 +76,11 @@ def test_a_ruleset_without_a_pool_says_so(monkeypatch: pytest.MonkeyPatch) -> No
 
 def test_the_daily_deal_is_the_same_for_everyone_and_in_no_pool(client: httpx.Client, ann: Player, bob: Player) -> None:
     daily = client.get("/deals/daily").json()
-    assert daily["date"] == today().isoformat() and daily["ruleset"] == "open-runs" and daily["verified"] is True
-    assert "pool" not in daily and "seed" not in daily
+    assert daily["date"] == today().isoformat()
+    assert daily["ruleset"] == "open-runs"
+    assert daily["verified"] is True
+    assert "pool" not in daily
+    assert "seed" not in daily
     assert client.get(f"/deals/daily/{today().isoformat()}").json() == daily
     first = ann.new_game(deal={"daily": "today"})
     second = bob.new_game(deal={"daily": today().isoformat()})
@@ -85,7 +93,8 @@ def test_the_daily_candidates_depend_on_the_server_secret() -> None:
     with_one = [candidate_seed("one", "open-runs", d, 0) for d in days]
     with_other = [candidate_seed("other", "open-runs", d, 0) for d in days]
     assert not set(with_one) & set(with_other)
-    assert len(set(with_one)) == 40 and all(0 <= seed < 2**53 for seed in with_one)
+    assert len(set(with_one)) == 40
+    assert all(0 <= seed < 2**53 for seed in with_one)
     assert with_one == [candidate_seed("one", "open-runs", d, 0) for d in days]  # stable
     assert candidate_seed("one", "open-runs", days[0], 1) not in with_one  # the next candidate of a date differs
     assert not set(with_one) & {item.seed for item in POOL.deals}  # never a pool deal
@@ -97,7 +106,8 @@ def test_the_daily_candidates_depend_on_the_server_secret() -> None:
 )
 def test_bad_or_far_dates_are_400(client: httpx.Client, text: str, message: str) -> None:
     response = client.get(f"/deals/daily/{text}")
-    assert response.status_code == 400 and message in response.json()["detail"]
+    assert response.status_code == 400
+    assert message in response.json()["detail"]
 
 
 def test_a_future_daily_deal_is_not_out_yet(client: httpx.Client, ann: Player) -> None:
@@ -109,7 +119,8 @@ def test_a_future_daily_deal_is_not_out_yet(client: httpx.Client, ann: Player) -
 
 def test_the_daily_deal_is_played_under_open_runs(ann: Player) -> None:
     response = ann.client.post("/games", json={"ruleset": "classic", "deal": {"daily": "today"}}, headers=ann.auth)
-    assert response.status_code == 400 and "open-runs" in response.json()["detail"]
+    assert response.status_code == 400
+    assert "open-runs" in response.json()["detail"]
 
 
 def test_solver_hints_give_a_winning_move_and_mark_the_game_assisted(ann: Player, bob: Player) -> None:
@@ -125,7 +136,8 @@ def test_solver_hints_give_a_winning_move_and_mark_the_game_assisted(ann: Player
         legal = ann.client.get(f"/games/{game['id']}/legal-moves").json()["moves"]
         assert solver["move"] in legal
     view = ann.client.get(f"/games/{game['id']}").json()
-    assert view["assisted"] is True and view["version"] == 2
+    assert view["assisted"] is True
+    assert view["version"] == 2
     events = ann.client.get(f"/games/{game['id']}/events").json()["events"]
     assert events[-1]["type"] == "SolverHintUsed"
     ann.client.get(path, headers=ann.auth)  # asking again records nothing more

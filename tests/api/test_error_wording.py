@@ -14,6 +14,8 @@ import httpx
 import psycopg
 import pytest
 
+from tests.support import assert_problem
+
 from .conftest import Player
 
 GAME = "00000000-0000-4000-8000-000000000000"
@@ -22,9 +24,7 @@ LIBRARY_WORDS = ["ParamType", "Expected `", "got `", "- at `", "$.", "Object con
 
 
 def problem(response: httpx.Response, status: int) -> str:
-    assert response.status_code == status, response.text
-    assert response.headers["content-type"].startswith("application/problem+json")
-    detail: str = response.json()["detail"]
+    detail: str = assert_problem(response, status)["detail"]
     for word in LIBRARY_WORDS:
         assert word not in detail, (word, detail)
     return detail
@@ -53,7 +53,10 @@ def test_a_bad_flag_and_a_bad_path_number_are_named_in_our_words(ann: Player) ->
     game = ann.new_game(deal={"seed": 1})
     flag = problem(ann.client.get(f"/games/{game['id']}/hints?solver=maybe", headers=ann.auth), 400)
     assert flag == "query parameter 'solver' must be true or false, not 'maybe'"
-    assert problem(ann.client.get("/deals/pool/0"), 400) == "path parameter 'number' must be an integer of at least 1, not 0"
+    assert (
+        problem(ann.client.get("/deals/pool/0"), 400)
+        == "path parameter 'number' must be an integer of at least 1, not 0"
+    )
 
 
 @pytest.mark.parametrize(
@@ -83,12 +86,24 @@ def test_a_well_formed_id_of_nothing_is_a_plain_404(client: httpx.Client) -> Non
     ("move", "detail"),
     [
         ({"type": "move", "card": "7H", "to": 1}, "'to' must be 'foundation' or 'tableau-1' .. 'tableau-4', not 1"),
-        ({"type": "move", "card": "7H", "to": None}, "'to' must be 'foundation' or 'tableau-1' .. 'tableau-4', not null"),
-        ({"type": "move", "card": "7H", "to": "tableau-9"}, "'to' must be 'foundation' or 'tableau-1' .. 'tableau-4', not 'tableau-9'"),
-        ({"type": "move", "card": 7, "to": "foundation"}, "'card' must be a card code: a rank (A 2-9 T J Q K) then a suit (S H D C), e.g. '7H', not 7"),
+        (
+            {"type": "move", "card": "7H", "to": None},
+            "'to' must be 'foundation' or 'tableau-1' .. 'tableau-4', not null",
+        ),
+        (
+            {"type": "move", "card": "7H", "to": "tableau-9"},
+            "'to' must be 'foundation' or 'tableau-1' .. 'tableau-4', not 'tableau-9'",
+        ),
+        (
+            {"type": "move", "card": 7, "to": "foundation"},
+            "'card' must be a card code: a rank (A 2-9 T J Q K) then a suit (S H D C), e.g. '7H', not 7",
+        ),
         ({"type": "move", "card": "7H"}, "a move needs 'to': 'foundation' or 'tableau-1' .. 'tableau-4'"),
         ({"type": "draw", "card": None}, "a draw takes no fields besides 'type', not 'card'"),
-        ({"type": "move", "card": "7H", "to": "foundation", "x": 1}, "a move takes only 'type', 'card' and 'to', not 'x'"),
+        (
+            {"type": "move", "card": "7H", "to": "foundation", "x": 1},
+            "a move takes only 'type', 'card' and 'to', not 'x'",
+        ),
         ({"type": 3}, "'type' must be one of draw, recycle, move, undo, resign, not 3"),
         ({"type": "fly"}, "'type' must be one of draw, recycle, move, undo, resign, not 'fly'"),
         ({}, "a move needs 'type': one of draw, recycle, move, undo, resign"),

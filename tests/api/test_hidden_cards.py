@@ -46,7 +46,8 @@ def stream_texts(client: httpx.Client, game_id: str, version: int) -> list[str]:
     texts = []
     with open_stream(client, game_id) as stream:
         first = stream.next_event()
-        assert first.event == "view" and first.data is not None
+        assert first.event == "view"
+        assert first.data is not None
         texts.append(first.data)
     with open_stream(client, game_id, params={"after": 0}) as stream:
         while True:

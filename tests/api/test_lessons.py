@@ -8,24 +8,17 @@ from typing import Any
 import httpx
 import pytest
 
+from domain import command_to_api
 from service.stats.rebuild import rebuild_projections
+from tests.support import LESSON_SCRIPTS, assert_problem
 
 from .conftest import Player
 
 LESSON_IDS = ["base-rank", "wrapping", "reserve-refill", "draw-three-stock"]
 
 
-def move(card: str, to: str) -> dict[str, str]:
-    return {"type": "move", "card": card, "to": to}
-
-
-# Each line reaches its lesson's goal on its last move, and only there.
-SCRIPTS: dict[str, list[dict[str, str]]] = {
-    "base-rank": [move("KS", "foundation"), move("AS", "foundation")],
-    "wrapping": [move("KD", "tableau-1"), move("AH", "foundation")],
-    "reserve-refill": [move("6S", "foundation"), move("7S", "foundation")],
-    "draw-three-stock": [{"type": "draw"}, move("5C", "foundation"), *[{"type": "draw"}] * 11, {"type": "recycle"}],
-}
+# Each line reaches its lesson's goal on its last move, and only there (tests.support), as API moves.
+SCRIPTS = {lesson: [command_to_api(c) for c in line] for lesson, line in LESSON_SCRIPTS.items()}
 
 
 def test_the_lessons_are_listed_with_what_they_teach_their_goal_and_ruleset(client: httpx.Client) -> None:
@@ -34,12 +27,14 @@ def test_the_lessons_are_listed_with_what_they_teach_their_goal_and_ruleset(clie
     lessons = response.json()["lessons"]
     assert [lesson["id"] for lesson in lessons] == LESSON_IDS
     for lesson in lessons:
-        assert lesson["ruleset"] == "classic" and lesson["rulesetVersion"] == 1
+        assert lesson["ruleset"] == "classic"
+        assert lesson["rulesetVersion"] == 1
         assert all(isinstance(lesson[key], str) and len(lesson[key]) > 10 for key in ("title", "teaches", "goal"))
         one = client.get(f"/lessons/{lesson['id']}")
-        assert one.status_code == 200 and one.json() == lesson
+        assert one.status_code == 200
+        assert one.json() == lesson
     missing = client.get("/lessons/knitting")
-    assert missing.status_code == 404 and missing.json()["code"] == "not_found"
+    assert_problem(missing, 404, "not_found")
     assert "wrapping" in missing.json()["detail"]
 
 
@@ -60,10 +55,21 @@ def test_a_lesson_game_reaches_done_by_its_scripted_line_and_not_before(
         last = index == len(script) - 1
         assert body["game"]["lesson"]["done"] is last, (index, step)
         completed = [e for e in body["events"] if e["type"] == "LessonCompleted"]
-        assert completed == ([{"version": body["game"]["version"], "type": "LessonCompleted",
-                               "data": {"lesson": lesson_id}, "recordedAt": completed[0]["recordedAt"]}] if last else [])
+        assert completed == (
+            [
+                {
+                    "version": body["game"]["version"],
+                    "type": "LessonCompleted",
+                    "data": {"lesson": lesson_id},
+                    "recordedAt": completed[0]["recordedAt"],
+                }
+            ]
+            if last
+            else []
+        )
     view = client.get(f"/games/{game['id']}").json()
-    assert view["lesson"]["done"] is True and view["status"] == "playing"  # the game goes on
+    assert view["lesson"]["done"] is True
+    assert view["status"] == "playing"
     version = view["version"]
     assert client.get(f"/games/{game['id']}/states/{version}").json()["lesson"]["done"] is True  # a replay
     assert client.get(f"/games/{game['id']}/states/{version - 1}").json()["lesson"]["done"] is False
@@ -85,18 +91,28 @@ def test_a_goal_stays_reached_after_an_undo(ann: Player) -> None:
     ("body", "reason"),
     [
         ({"ruleset": "open-runs", "deal": {"lesson": "wrapping"}}, "lessons are played under classic"),
-        ({"deal": {"lesson": "juggling"}}, "'deal.lesson' must be one of base-rank, wrapping, reserve-refill, draw-three-stock (GET /lessons), not 'juggling'"),
-        ({"deal": {"lesson": "wrapping", "seed": 4}}, "'deal' names exactly one source (seed, pool, daily, deck or lesson), not lesson and seed"),
-        ({"deal": {"lesson": 7}}, "'deal.lesson' must be one of base-rank, wrapping, reserve-refill, draw-three-stock (GET /lessons), not 7"),
+        (
+            {"deal": {"lesson": "juggling"}},
+            (
+                "'deal.lesson' must be one of base-rank, wrapping, reserve-refill, draw-three-stock (GET /lessons), "
+                "not 'juggling'"
+            ),
+        ),
+        (
+            {"deal": {"lesson": "wrapping", "seed": 4}},
+            "'deal' names exactly one source (seed, pool, daily, deck or lesson), not lesson and seed",
+        ),
+        (
+            {"deal": {"lesson": 7}},
+            "'deal.lesson' must be one of base-rank, wrapping, reserve-refill, draw-three-stock (GET /lessons), not 7",
+        ),
     ],
 )
 def test_bad_lesson_deals_are_refused_and_change_nothing(
     client: httpx.Client, ann: Player, body: dict[str, Any], reason: str
 ) -> None:
     response = client.post("/games", json=body, headers=ann.auth)
-    assert response.status_code == 400, response.text
-    assert response.headers["content-type"].startswith("application/problem+json")
-    assert reason in response.json()["detail"]
+    assert reason in assert_problem(response, 400)["detail"]
     assert client.get(f"/players/{ann.id}/games").json()["games"] == []
 
 

@@ -4,8 +4,6 @@ server runs in this process), so a handful of moves reaches below it."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
 from domain import replay, undo_stack
@@ -16,12 +14,13 @@ from .conftest import Player
 
 
 @pytest.fixture
-def small_window(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+def small_window(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(undo_stack, "WINDOW", 3)
-    yield
 
 
-def test_undo_goes_back_to_the_deal_past_the_snapshots_window(ann: Player, small_window: None, clean_database: str) -> None:
+def test_undo_goes_back_to_the_deal_past_the_snapshots_window(
+    ann: Player, small_window: None, clean_database: str
+) -> None:
     game = ann.new_game(ruleset="classic", deal={"seed": 31})
     dealt_table = game["table"]
     drawn = []
@@ -30,7 +29,8 @@ def test_undo_goes_back_to_the_deal_past_the_snapshots_window(ann: Player, small
         assert reply.status_code == 200, reply.text
         drawn.append(reply.json()["events"])
     snapshot = stored(clean_database, [game["id"]])[game["id"]].snapshot
-    assert snapshot["undoDepth"] == 8 and undo_stack.depth(snapshot["undo"]) == 3
+    assert snapshot["undoDepth"] == 8
+    assert undo_stack.depth(snapshot["undo"]) == 3
 
     for number, events in enumerate(reversed(drawn)):
         headers = {"Idempotency-Key": "deep"} if number == 6 else {}  # one through the uncached path
@@ -40,12 +40,16 @@ def test_undo_goes_back_to_the_deal_past_the_snapshots_window(ann: Player, small
         assert undone["type"] == "MoveUndone"
         assert [item["type"] for item in undone["data"]["reverted"]] == [event["type"] for event in events]
     final = reply.json()["game"]
-    assert final["table"] == dealt_table and final["undoCount"] == 8 and final["version"] == 17
+    assert final["table"] == dealt_table
+    assert final["undoCount"] == 8
+    assert final["version"] == 17
 
     refused = ann.move(game["id"], {"type": "undo"})
-    assert refused.status_code == 422 and "no move to undo" in refused.json()["detail"]
+    assert refused.status_code == 422
+    assert "no move to undo" in refused.json()["detail"]
 
     log = stored(clean_database, [game["id"]])[game["id"]]
     replayed = replay(event_from_data(kind, data) for _, kind, data in log.events)
     assert snapshot_to_state(log.snapshot) == replayed
-    assert replayed.undo_depth == 0 and log.version == 17
+    assert replayed.undo_depth == 0
+    assert log.version == 17

@@ -3,6 +3,8 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.support import assert_problem
+
 from .conftest import Player
 
 
@@ -22,7 +24,8 @@ def test_a_draw_appends_an_event_and_returns_the_new_view(ann: Player) -> None:
     assert response.status_code == 200
     assert response.headers["etag"] == '"2"'
     body = response.json()
-    assert body["game"]["version"] == 2 and body["game"]["moveCount"] == 1
+    assert body["game"]["version"] == 2
+    assert body["game"]["moveCount"] == 1
     assert body["game"]["table"]["stock"]["count"] == 31
     assert [e["type"] for e in body["events"]] == ["StockDrawn"]
     waste = body["game"]["table"]["waste"]
@@ -40,12 +43,14 @@ def test_a_card_move_and_its_undo_are_both_in_the_log(ann: Player) -> None:
     assert move is not None
     before = ann.client.get(f"/games/{game['id']}").json()
     moved = ann.move(game["id"], move).json()
-    assert moved["events"][0]["type"] == "CardsMoved" and moved["events"][0]["data"]["card"] == move["card"]
+    assert moved["events"][0]["type"] == "CardsMoved"
+    assert moved["events"][0]["data"]["card"] == move["card"]
     undone = ann.move(game["id"], {"type": "undo"}).json()
     assert undone["game"]["table"] == before["table"]
     assert undone["game"]["undoCount"] == 1
     types = [e["type"] for e in events_of(ann.client, game["id"])]
-    assert types[-1] == "MoveUndone" and "CardsMoved" in types
+    assert types[-1] == "MoveUndone"
+    assert "CardsMoved" in types
 
 
 def test_an_illegal_move_is_422_with_a_reason_and_changes_nothing(ann: Player) -> None:
@@ -76,8 +81,7 @@ def test_an_illegal_move_is_422_with_a_reason_and_changes_nothing(ann: Player) -
 def test_a_malformed_move_is_400_and_changes_nothing(ann: Player, move: dict[str, Any], message: str) -> None:
     game = ann.new_game(deal={"seed": 3})
     response = ann.move(game["id"], move)
-    assert response.status_code == 400, response.text
-    assert response.json()["code"] == "invalid_request"
+    assert_problem(response, 400, "invalid_request")
     assert message in response.json()["detail"]
     assert len(events_of(ann.client, game["id"])) == 1
 
@@ -85,10 +89,11 @@ def test_a_malformed_move_is_400_and_changes_nothing(ann: Player, move: dict[str
 def test_a_finished_game_is_409_game_over(ann: Player) -> None:
     game = ann.new_game(deal={"seed": 3})
     resigned = ann.move(game["id"], {"type": "resign"}).json()
-    assert resigned["game"]["status"] == "resigned" and resigned["game"]["finishedAt"] is not None
+    assert resigned["game"]["status"] == "resigned"
+    assert resigned["game"]["finishedAt"] is not None
     for move in ({"type": "draw"}, {"type": "undo"}, {"type": "resign"}):
         response = ann.move(game["id"], move)
-        assert response.status_code == 409 and response.json()["code"] == "game_over"
+        assert_problem(response, 409, "game_over")
     assert len(events_of(ann.client, game["id"])) == 2
 
 
@@ -106,10 +111,11 @@ def test_moves_need_the_games_own_player(ann: Player, bob: Player, client: httpx
 def test_if_match_makes_a_move_conditional(ann: Player) -> None:
     game = ann.new_game(deal={"seed": 3})
     stale = ann.move(game["id"], {"type": "draw"}, **{"If-Match": '"7"'})
-    assert stale.status_code == 412 and stale.json()["code"] == "version_conflict"
+    assert_problem(stale, 412, "version_conflict")
     assert len(events_of(ann.client, game["id"])) == 1
     fresh = ann.move(game["id"], {"type": "draw"}, **{"If-Match": '"1"'})
-    assert fresh.status_code == 200 and fresh.headers["etag"] == '"2"'
+    assert fresh.status_code == 200
+    assert fresh.headers["etag"] == '"2"'
     again = ann.move(game["id"], {"type": "draw"}, **{"If-Match": '"1"'})
     assert again.status_code == 412
 
@@ -118,7 +124,8 @@ def test_if_match_makes_a_move_conditional(ann: Player) -> None:
 def test_a_malformed_if_match_is_400(ann: Player, header: str) -> None:
     game = ann.new_game(deal={"seed": 3})
     response = ann.move(game["id"], {"type": "draw"}, **{"If-Match": header})
-    assert response.status_code == 400 and "If-Match" in response.json()["detail"]
+    assert response.status_code == 400
+    assert "If-Match" in response.json()["detail"]
 
 
 def test_an_idempotency_key_returns_the_first_result_and_appends_nothing(ann: Player) -> None:
@@ -137,7 +144,8 @@ def test_an_idempotency_key_reused_for_another_move_is_400(ann: Player) -> None:
     game = ann.new_game(deal={"seed": 3})
     ann.move(game["id"], {"type": "draw"}, **{"Idempotency-Key": "k"})
     response = ann.move(game["id"], {"type": "resign"}, **{"Idempotency-Key": "k"})
-    assert response.status_code == 400 and "different move" in response.json()["detail"]
+    assert response.status_code == 400
+    assert "different move" in response.json()["detail"]
     assert len(events_of(ann.client, game["id"])) == 2
 
 
@@ -146,4 +154,5 @@ def test_the_same_idempotency_key_in_another_game_is_independent(ann: Player) ->
     two = ann.new_game(deal={"seed": 4})
     ann.move(one["id"], {"type": "draw"}, **{"Idempotency-Key": "k"})
     response = ann.move(two["id"], {"type": "draw"}, **{"Idempotency-Key": "k"})
-    assert response.status_code == 200 and "idempotent-replayed" not in response.headers
+    assert response.status_code == 200
+    assert "idempotent-replayed" not in response.headers

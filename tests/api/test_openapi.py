@@ -123,20 +123,25 @@ def test_no_oneof_has_overlapping_branches() -> None:
     document = json.loads(COMMITTED.read_text())
     found = unions(document)
     assert len(found) >= 10, "the moves, events, deal sources and deal requests are oneOfs"
-    overlapping = []
-    for where, schema in found:
-        branches = schema["oneOf"]
-        for i, first in enumerate(branches):
-            for second in branches[i + 1 :]:
-                if told_apart(document, first, second) is None:
-                    overlapping.append((where, first, second))
+    overlapping = [
+        (where, first, second)
+        for where, schema in found
+        for i, first in enumerate(schema["oneOf"])
+        for second in schema["oneOf"][i + 1 :]
+        if told_apart(document, first, second) is None
+    ]
     assert not overlapping, overlapping
 
 
 def test_every_discriminator_maps_exactly_its_branches_to_their_constants() -> None:
     document = json.loads(COMMITTED.read_text())
     tagged = [(where, schema) for where, schema in unions(document) if "discriminator" in schema]
-    assert {where.rsplit("/", 1)[-1] for where, _ in tagged} >= {"MoveRequest", "EventView", "DealSource", "RevertedEvent"}
+    assert {where.rsplit("/", 1)[-1] for where, _ in tagged} >= {
+        "MoveRequest",
+        "EventView",
+        "DealSource",
+        "RevertedEvent",
+    }
     for where, schema in tagged:
         name, mapping = schema["discriminator"]["propertyName"], schema["discriminator"]["mapping"]
         assert sorted(mapping.values()) == sorted(branch["$ref"] for branch in schema["oneOf"]), where
@@ -152,8 +157,11 @@ def test_the_move_request_is_the_legal_moves_and_hints_schema() -> None:
     assert schemas["LegalMoves"]["properties"]["moves"]["items"] == move
     assert schemas["HintView"]["properties"]["move"] == move
     assert move in schemas["SolverHint"]["properties"]["move"]["oneOf"]
-    assert [branch["$ref"].rsplit("/", 1)[-1] for branch in schemas["MoveRequest"]["oneOf"]] == ["Draw", "Recycle", "Undo", "Resign", "MoveCard"]
-    assert schemas["MoveCard"]["required"] == ["card", "to", "type"] and schemas["MoveCard"]["additionalProperties"] is False
+    assert [branch["$ref"].rsplit("/", 1)[-1] for branch in schemas["MoveRequest"]["oneOf"]] == [
+        "Draw", "Recycle", "Undo", "Resign", "MoveCard",
+    ]
+    assert schemas["MoveCard"]["required"] == ["card", "to", "type"]
+    assert schemas["MoveCard"]["additionalProperties"] is False
 
 
 def test_the_schemas_name_every_event_move_target_and_ruleset_of_the_domain() -> None:

@@ -5,15 +5,21 @@ from __future__ import annotations
 import httpx
 import pytest
 
+from tests.support import assert_problem
+
 from .conftest import Player
 
 
 def summary_fields(view: dict) -> dict:
-    keys = ("id", "ruleset", "deal", "status", "version", "moveCount", "undoCount", "assisted", "startedAt", "finishedAt")
+    keys = (
+        "id", "ruleset", "deal", "status", "version", "moveCount", "undoCount", "assisted", "startedAt", "finishedAt",
+    )
     return {key: view[key] for key in keys}
 
 
-def test_a_players_games_newest_first_with_what_a_client_needs_to_resume(client: httpx.Client, ann: Player, bob: Player) -> None:
+def test_a_players_games_newest_first_with_what_a_client_needs_to_resume(
+    client: httpx.Client, ann: Player, bob: Player
+) -> None:
     first = ann.new_game(ruleset="classic", deal={"seed": 1})
     second = ann.new_game(ruleset="draw-one", deal={"seed": 2})
     bob.new_game(deal={"seed": 3})
@@ -25,7 +31,8 @@ def test_a_players_games_newest_first_with_what_a_client_needs_to_resume(client:
     assert body["nextBefore"] is None
     current = client.get(f"/games/{second['id']}").json()
     assert body["games"][0] == summary_fields(current)
-    assert body["games"][0]["moveCount"] == 1 and body["games"][0]["deal"] == {"source": "seed", "seed": 2}
+    assert body["games"][0]["moveCount"] == 1
+    assert body["games"][0]["deal"] == {"source": "seed", "seed": 2}
     # a summary never carries a card: the game is resumed with GET /games/{id}
     assert "table" not in body["games"][0]
 
@@ -40,7 +47,7 @@ def test_the_status_filter_splits_playing_and_ended_games(client: httpx.Client, 
     assert [(g["id"], g["status"]) for g in off] == [(ended["id"], "resigned")]
     assert off[0]["finishedAt"] is not None
     bad = client.get(f"/players/{ann.id}/games", params={"status": "won"})
-    assert bad.status_code == 400 and bad.json()["code"] == "invalid_request"
+    assert_problem(bad, 400, "invalid_request")
 
 
 def test_pages_follow_the_cursor_without_gaps_or_repeats(client: httpx.Client, ann: Player) -> None:
@@ -67,14 +74,12 @@ def test_pages_follow_the_cursor_without_gaps_or_repeats(client: httpx.Client, a
 @pytest.mark.parametrize("cursor", ["nope", "!!!", "MjAyNi0xMi0wMQ", "a" * 200])
 def test_a_cursor_that_this_list_did_not_give_is_a_400(client: httpx.Client, ann: Player, cursor: str) -> None:
     response = client.get(f"/players/{ann.id}/games", params={"before": cursor})
-    assert response.status_code == 400, response.text
-    assert response.headers["content-type"].startswith("application/problem+json")
-    assert response.json()["code"] == "invalid_request"
+    assert_problem(response, 400, "invalid_request")
 
 
 def test_an_unknown_player_has_no_games_list(client: httpx.Client) -> None:
     response = client.get("/players/00000000-0000-4000-8000-000000000000/games")
-    assert response.status_code == 404 and response.json()["code"] == "not_found"
+    assert_problem(response, 404, "not_found")
 
 
 def test_limit_is_1_to_1000(client: httpx.Client, ann: Player) -> None:

@@ -1,6 +1,8 @@
 import httpx
 import pytest
 
+from tests.support import assert_problem
+
 from .conftest import Player
 
 
@@ -8,25 +10,25 @@ def test_a_new_player_gets_a_token_shown_once(client: httpx.Client) -> None:
     response = client.post("/players", json={"name": "  Ann   Lee "})
     assert response.status_code == 201
     body = response.json()
-    assert body["name"] == "Ann Lee" and len(body["token"]) >= 32
+    assert body["name"] == "Ann Lee"
+    assert len(body["token"]) >= 32
     assert response.headers["location"] == f"/players/{body['id']}"
     profile = client.get(f"/players/{body['id']}")
     assert profile.status_code == 200
     assert profile.json()["name"] == "Ann Lee"
-    assert "token" not in profile.json() and body["token"] not in profile.text
+    assert "token" not in profile.json()
+    assert body["token"] not in profile.text
 
 
 @pytest.mark.parametrize("name", ["", "   ", "x" * 41, "bad\u0007bell"])
 def test_a_player_name_must_be_1_to_40_visible_characters(client: httpx.Client, name: str) -> None:
     response = client.post("/players", json={"name": name})
-    assert response.status_code == 400
-    assert response.headers["content-type"].startswith("application/problem+json")
-    assert response.json()["code"] == "invalid_request"
+    assert_problem(response, 400, "invalid_request")
 
 
 def test_an_unknown_player_is_404(client: httpx.Client) -> None:
     response = client.get("/players/00000000-0000-4000-8000-000000000000")
-    assert response.status_code == 404 and response.json()["code"] == "not_found"
+    assert_problem(response, 404, "not_found")
 
 
 def test_rulesets_list_their_parameters(client: httpx.Client) -> None:
@@ -34,10 +36,13 @@ def test_rulesets_list_their_parameters(client: httpx.Client) -> None:
     assert response.status_code == 200
     rulesets = {r["id"]: r for r in response.json()["rulesets"]}
     assert set(rulesets) == {"classic", "draw-one", "open-runs"}
-    assert rulesets["draw-one"]["drawCount"] == 1 and rulesets["draw-one"]["recycle"] == "after-progress"
-    assert rulesets["classic"]["foundationReturns"] is True and rulesets["classic"]["tableauMoves"] == "end-or-whole-column"
+    assert rulesets["draw-one"]["drawCount"] == 1
+    assert rulesets["draw-one"]["recycle"] == "after-progress"
+    assert rulesets["classic"]["foundationReturns"] is True
+    assert rulesets["classic"]["tableauMoves"] == "end-or-whole-column"
     one = client.get("/rulesets/open-runs")
-    assert one.status_code == 200 and one.json()["key"] == "open-runs@1"
+    assert one.status_code == 200
+    assert one.json()["key"] == "open-runs@1"
 
 
 def test_an_unknown_ruleset_is_404(client: httpx.Client) -> None:
@@ -63,10 +68,11 @@ def test_every_hosted_version_of_a_ruleset_can_be_read(client: httpx.Client) -> 
         assert response.status_code == 200, response.text
         assert response.json() == view
     missing = client.get("/rulesets/classic/versions/99")
-    assert missing.status_code == 404 and missing.json()["code"] == "not_found"
+    assert_problem(missing, 404, "not_found")
     assert "hosted versions are 1" in missing.json()["detail"]
     unknown = client.get("/rulesets/klondike/versions/1")
-    assert unknown.status_code == 404 and "classic, draw-one, open-runs" in unknown.json()["detail"]
+    assert unknown.status_code == 404
+    assert "classic, draw-one, open-runs" in unknown.json()["detail"]
     for bad in ("0", "x", "1.0", "-1"):
         assert client.get(f"/rulesets/classic/versions/{bad}").status_code in (400, 404)
 
@@ -74,4 +80,5 @@ def test_every_hosted_version_of_a_ruleset_can_be_read(client: httpx.Client) -> 
 def test_a_game_names_the_ruleset_version_it_replays_under(client: httpx.Client, ann: Player) -> None:
     game = ann.new_game(ruleset="draw-one", deal={"seed": 5})
     rules = client.get(f"/rulesets/{game['ruleset']['id']}/versions/{game['ruleset']['version']}").json()
-    assert rules["drawCount"] == 1 and rules["key"] == f"draw-one@{game['ruleset']['version']}"
+    assert rules["drawCount"] == 1
+    assert rules["key"] == f"draw-one@{game['ruleset']['version']}"

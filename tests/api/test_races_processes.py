@@ -7,6 +7,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -15,9 +16,10 @@ import psycopg
 import pytest
 
 from tests.live import ServerProcess
+from tests.support import assert_problem
 
-from .conftest import Player
-from .race_support import CARD, POOL_DEAL, game_of, play, prefix_with_cards, winning_line
+from .conftest import Player, play
+from .race_support import CARD, POOL_DEAL, game_of, prefix_with_cards, winning_line
 
 T = TypeVar("T")
 ROUNDS = 6
@@ -79,34 +81,37 @@ def test_racing_joins_and_starts_through_two_servers_have_one_outcome_each(
             # Two joins for the last seat, one through each server.
             race = sites[ann.id, first].http.post("/races", json={"maxEntrants": 2}).json()
             path = f"/races/{race['id']}"
-            joins = at_once([lambda: sites[bob.id, first].post(path + "/entries"),
-                             lambda: sites[cid.id, second].post(path + "/entries")])
+            joins = at_once([partial(sites[bob.id, first].post, path + "/entries"),
+                             partial(sites[cid.id, second].post, path + "/entries")])
             assert sorted(r.status_code for r in joins) == [201, 409], [r.text for r in joins]
             loser = next(r for r in joins if r.status_code == 409)
-            assert loser.json()["code"] == "race_full" and loser.headers["content-type"].startswith("application/problem+json")
+            assert_problem(loser, 409, "race_full")
             assert [seat for seat, _ in entrants_in_db(clean_database, race["id"])] == [1, 2]
 
             # A join against the start: either the joiner is in and dealt a game, or refused and not in.
             race = sites[ann.id, first].http.post("/races", json={"maxEntrants": 3}).json()
             path = f"/races/{race['id']}"
-            started, joined = at_once([lambda: sites[ann.id, first].post(path + "/start"),
-                                       lambda: sites[bob.id, second].post(path + "/entries")])
+            started, joined = at_once([partial(sites[ann.id, first].post, path + "/start"),
+                                       partial(sites[bob.id, second].post, path + "/entries")])
             assert started.status_code == 200, started.text
             stored = entrants_in_db(clean_database, race["id"])
             if joined.status_code == 201:
-                assert len(stored) == 2 and all(game is not None for _, game in stored), (round_number, stored)
+                assert len(stored) == 2, (round_number, stored)
+                assert all(game is not None for _, game in stored), (round_number, stored)
             else:
-                assert joined.status_code == 409 and joined.json()["code"] == "race_not_open"
-                assert len(stored) == 1 and stored[0][1] is not None
+                assert_problem(joined, 409, "race_not_open")
+                assert len(stored) == 1
+                assert stored[0][1] is not None
             view = sites[cid.id, second].http.get(path).json()
-            assert view["status"] == "running" and len(view["entrants"]) == len(stored)
+            assert view["status"] == "running"
+            assert len(view["entrants"]) == len(stored)
 
             # Two starts of the same race, one through each server.
             race = sites[ann.id, second].http.post("/races", json={"maxEntrants": 2}).json()
             path = f"/races/{race['id']}"
             assert sites[bob.id, first].post(path + "/entries").status_code == 201
-            starts = at_once([lambda: sites[ann.id, first].post(path + "/start"),
-                              lambda: sites[ann.id, second].post(path + "/start")])
+            starts = at_once([partial(sites[ann.id, first].post, path + "/start"),
+                              partial(sites[ann.id, second].post, path + "/start")])
             assert sorted(r.status_code for r in starts) == [200, 409], [r.text for r in starts]
             assert next(r for r in starts if r.status_code == 409).json()["code"] == "race_not_open"
             with psycopg.connect(clean_database, autocommit=True) as conn:
@@ -133,7 +138,8 @@ def test_the_race_view_and_stream_follow_moves_made_through_the_other_server(
             assert next(line for line in lines if line.startswith("data: "))
             assert ann.move(game_of(running, ann), {"type": "draw"}).status_code == 200  # through server one
             data = next(line for line in lines if line.startswith("data: "))
-            assert '"moveCount":1' in data and not CARD.search(data)
+            assert '"moveCount":1' in data
+            assert not CARD.search(data)
 
 
 def test_a_server_killed_mid_race_loses_nothing(database_url: str, clean_database: str, tmp_path: Path) -> None:
@@ -162,7 +168,10 @@ def test_a_server_killed_mid_race_loses_nothing(database_url: str, clean_databas
             assert http.get(f"/races/{race['id']}").json() == before  # the race and its standings as they were
             cid_game = game_of(running, cid)
             assert http.get(f"/games/{cid_game}", headers=ann.auth).status_code == 403  # the race rule holds
-            assert http.post(f"/races/{race['id']}/entries", json={}, headers=Player(http, "Dan").auth).json()["code"] == "race_not_open"
+            assert (
+                http.post(f"/races/{race['id']}/entries", json={}, headers=Player(http, "Dan").auth).json()["code"]
+                == "race_not_open"
+            )
             play(ann, game_of(running, ann), line[half:])  # Ann finishes her win on the new server
             play(bob, game_of(running, bob), [{"type": "resign"}])
             play(cid, cid_game, [{"type": "resign"}])

@@ -19,9 +19,9 @@ from service.http.app import create_app
 from service.http.controllers.web import WEB_DIR
 from service.http.limits import RateLimiter, TokenBuckets, buckets, retry_after_header
 from service.settings import Settings
+from tests.support import assert_problem
 
 from .conftest import Player, free_port, running_server
-from .test_errors_and_cors import assert_problem
 
 WRITE_RATE, WRITE_BURST = 1.0, 4  # slow refills: a few requests in a row see no new token
 READ_RATE, READ_BURST = 1.0, 6
@@ -60,21 +60,12 @@ def connect(limited_server: str, clean_database: str) -> Iterator[Any]:
         http.close()
 
 
-def new_player(http: httpx.Client, name: str) -> dict[str, str]:
-    response = http.post("/players", json={"name": name})
-    assert response.status_code == 201, response.text
-    return {"Authorization": f"Bearer {response.json()['token']}"}
+DRAW = {"type": "draw"}
 
 
-def new_game(http: httpx.Client, auth: dict[str, str]) -> str:
-    response = http.post("/games", json={"deal": {"seed": 7}}, headers=auth)
-    assert response.status_code == 201, response.text
-    game_id: str = response.json()["id"]
+def new_game(player: Player) -> str:
+    game_id: str = player.new_game(deal={"seed": 7})["id"]
     return game_id
-
-
-def draw(http: httpx.Client, game: str, auth: dict[str, str], **headers: str) -> httpx.Response:
-    return http.post(f"/games/{game}/moves", json={"type": "draw"}, headers={**auth, **headers})
 
 
 def assert_rate_limited(response: httpx.Response) -> int:
@@ -89,14 +80,14 @@ def assert_rate_limited(response: httpx.Response) -> int:
 
 def test_a_burst_of_moves_beyond_the_budget_is_refused_and_changes_nothing(connect: Any) -> None:
     http = connect()
-    ann = new_player(http, "Ann")  # the address's budget, not the token's
-    game = new_game(http, ann)  # 1 of the token's 4
+    ann = Player(http, "Ann")  # the address's budget, not the token's
+    game = new_game(ann)  # 1 of the token's 4
     for _ in range(WRITE_BURST - 1):
-        assert draw(http, game, ann).status_code == 200
+        assert ann.move(game, DRAW).status_code == 200
     version = http.get(f"/games/{game}").json()["version"]
 
     for _ in range(3):
-        assert_rate_limited(draw(http, game, ann, **{"Idempotency-Key": "k1"}))
+        assert_rate_limited(ann.move(game, DRAW, **{"Idempotency-Key": "k1"}))
     after = http.get(f"/games/{game}").json()
     assert after["version"] == version  # a 429 appends nothing
     assert len(http.get(f"/games/{game}/events").json()["events"]) == version
@@ -104,30 +95,31 @@ def test_a_burst_of_moves_beyond_the_budget_is_refused_and_changes_nothing(conne
 
 def test_another_token_on_the_same_address_keeps_its_own_budget(connect: Any) -> None:
     http = connect()
-    ann, bob = new_player(http, "Ann"), new_player(http, "Bob")
-    ann_game, bob_game = new_game(http, ann), new_game(http, bob)
-    while draw(http, ann_game, ann).status_code == 200:
+    ann, bob = Player(http, "Ann"), Player(http, "Bob")
+    ann_game, bob_game = new_game(ann), new_game(bob)
+    while ann.move(ann_game, DRAW).status_code == 200:
         pass
-    assert_rate_limited(draw(http, ann_game, ann))
-    assert draw(http, bob_game, bob).status_code == 200
+    assert_rate_limited(ann.move(ann_game, DRAW))
+    assert bob.move(bob_game, DRAW).status_code == 200
     assert http.get(f"/games/{ann_game}").status_code == 200  # reads are a separate budget
 
 
 def test_after_retry_after_seconds_requests_pass_again(connect: Any) -> None:
     http = connect()
-    ann = new_player(http, "Ann")
-    game = new_game(http, ann)
-    while (response := draw(http, game, ann)).status_code == 200:
+    ann = Player(http, "Ann")
+    game = new_game(ann)
+    while (response := ann.move(game, DRAW)).status_code == 200:
         pass
     retry_after = assert_rate_limited(response)
     time.sleep(retry_after)
-    assert draw(http, game, ann).status_code == 200
+    assert ann.move(game, DRAW).status_code == 200
 
 
 def test_reads_are_limited_per_address_for_every_path_but_health_and_schema(connect: Any) -> None:
     http, other = connect(), connect()
     refused = [http.get("/rulesets").status_code for _ in range(READ_BURST + 2)]
-    assert refused.count(200) <= READ_BURST + 1 and refused[-1] == 429
+    assert refused.count(200) <= READ_BURST + 1
+    assert refused[-1] == 429
     assert_rate_limited(http.get("/rulesets"))
     assert_rate_limited(http.get("/nowhere"))  # unknown paths are counted before routing
     assert_rate_limited(http.get("/rulesets", headers={"Authorization": "Bearer made-up"}))  # a token buys no reads
@@ -139,11 +131,16 @@ def test_reads_are_limited_per_address_for_every_path_but_health_and_schema(conn
 def test_the_web_pages_own_files_are_not_counted_as_reads(connect: Any) -> None:
     """Loading the page takes a score of requests at once; a 429 on one of its scripts would break it."""
     http = connect()
-    files = ["/", *sorted(f"/web/{path.relative_to(WEB_DIR).as_posix()}" for path in WEB_DIR.rglob("*") if path.is_file())]
+    files = [
+        "/",
+        *sorted(f"/web/{path.relative_to(WEB_DIR).as_posix()}" for path in WEB_DIR.rglob("*") if path.is_file()),
+    ]
     assert len(files) > READ_BURST
     for _ in range(3):  # three page loads, far beyond the read burst
         assert [http.get(path).status_code for path in files] == [200] * len(files)
-    assert [http.get("/rulesets").status_code for _ in range(READ_BURST)] == [200] * READ_BURST, "the budget is untouched"
+    assert [http.get("/rulesets").status_code for _ in range(READ_BURST)] == [200] * READ_BURST, (
+        "the budget is untouched"
+    )
     assert_rate_limited(http.get("/rulesets"))
     assert [http.get(path).status_code for path in files] == [200] * len(files), "the page still loads"
     assert_rate_limited(http.get("/webpage"))  # only / and what is under /web/ are the page's
@@ -153,15 +150,17 @@ def test_the_web_pages_own_files_are_not_counted_as_reads(connect: Any) -> None:
 
 def test_a_refused_write_is_answered_before_its_body_is_read(connect: Any) -> None:
     http = connect()
-    ann = new_player(http, "Ann")
-    game = new_game(http, ann)
-    while draw(http, game, ann).status_code == 200:
+    ann = Player(http, "Ann")
+    game = new_game(ann)
+    while ann.move(game, DRAW).status_code == 200:
         pass
-    not_json = http.post(f"/games/{game}/moves", content=b"draw", headers={**ann, "Content-Type": "text/plain"})
+    not_json = http.post(f"/games/{game}/moves", content=b"draw", headers={**ann.auth, "Content-Type": "text/plain"})
     assert_rate_limited(not_json)  # not 415: nothing past the limiter ran
-    too_big = http.post(f"/games/{game}/moves", content=b"x" * 100_000, headers={**ann, "Content-Type": "application/json"})
+    too_big = http.post(
+        f"/games/{game}/moves", content=b"x" * 100_000, headers={**ann.auth, "Content-Type": "application/json"}
+    )
     assert_rate_limited(too_big)  # not 413
-    assert_rate_limited(http.post("/nowhere", json={}, headers=ann))  # not 404
+    assert_rate_limited(http.post("/nowhere", json={}, headers=ann.auth))  # not 404
 
 
 def test_writes_without_a_token_are_limited_per_address(connect: Any) -> None:
@@ -179,8 +178,9 @@ def test_made_up_tokens_cannot_buy_fresh_budgets(connect: Any) -> None:
         http.post("/games", json={"deal": {"seed": 1}}, headers={"Authorization": f"Bearer made-up-{i}"}).status_code
         for i in range(WRITE_BURST + 2)
     ]
-    assert statuses[:WRITE_BURST] == [401] * WRITE_BURST and statuses[-1] == 429
-    assert_rate_limited(draw(http, game, {"Authorization": "Bearer yet-another"}))
+    assert statuses[:WRITE_BURST] == [401] * WRITE_BURST
+    assert statuses[-1] == 429
+    assert_rate_limited(http.post(f"/games/{game}/moves", json=DRAW, headers={"Authorization": "Bearer yet-another"}))
 
 
 def test_a_429_carries_cors_headers_so_browsers_can_read_retry_after(connect: Any) -> None:
@@ -233,7 +233,8 @@ def test_a_bucket_gives_its_burst_then_one_token_per_period() -> None:
 def test_wait_spends_nothing_and_charge_never_goes_below_zero() -> None:
     clock = Clock()
     bucket = TokenBuckets(rate=1, burst=2, clock=clock)
-    assert bucket.wait("k") == 0.0 and len(bucket) == 0
+    assert bucket.wait("k") == 0.0
+    assert len(bucket) == 0
     bucket.charge("k", 5)
     assert bucket.wait("k") == pytest.approx(1.0)
     clock.now += 0.5
@@ -261,7 +262,9 @@ def test_retry_after_is_whole_seconds_at_least_one() -> None:
 
 
 def test_a_zero_turns_a_budget_off_and_two_zeros_the_limiter() -> None:
-    assert buckets(0, 10) is None and buckets(5, 0) is None and buckets(5, 10) is not None
+    assert buckets(0, 10) is None
+    assert buckets(5, 0) is None
+    assert buckets(5, 10) is not None
     off = create_app(
         Settings(
             database_url="postgresql://unused/none",
@@ -271,11 +274,17 @@ def test_a_zero_turns_a_budget_off_and_two_zeros_the_limiter() -> None:
     )
     assert not isinstance(off.asgi_handler, RateLimiter)
     on = create_app(Settings(database_url="postgresql://unused/none", rate_limit_reads_per_second=0))
-    assert isinstance(on.asgi_handler, RateLimiter) and on.asgi_handler.reads is None
+    assert isinstance(on.asgi_handler, RateLimiter)
+    assert on.asgi_handler.reads is None
 
 
 def test_settings_come_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    names = ("RATE_LIMIT_WRITES_PER_SECOND", "RATE_LIMIT_WRITE_BURST", "RATE_LIMIT_READS_PER_SECOND", "RATE_LIMIT_READ_BURST")
+    names = (
+        "RATE_LIMIT_WRITES_PER_SECOND",
+        "RATE_LIMIT_WRITE_BURST",
+        "RATE_LIMIT_READS_PER_SECOND",
+        "RATE_LIMIT_READ_BURST",
+    )
     for name in names:
         monkeypatch.delenv(name, raising=False)
     defaults = Settings.from_env()
@@ -286,5 +295,7 @@ def test_settings_come_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.setenv("RATE_LIMIT_READS_PER_SECOND", "0")
     monkeypatch.setenv("RATE_LIMIT_READ_BURST", "7")
     settings = Settings.from_env()
-    assert settings.rate_limit_writes_per_second == 0.5 and settings.rate_limit_write_burst == 3
-    assert settings.rate_limit_reads_per_second == 0 and settings.rate_limit_read_burst == 7
+    assert settings.rate_limit_writes_per_second == 0.5
+    assert settings.rate_limit_write_burst == 3
+    assert settings.rate_limit_reads_per_second == 0
+    assert settings.rate_limit_read_burst == 7

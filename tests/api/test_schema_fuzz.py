@@ -135,7 +135,9 @@ def api_schema(fuzz_server: str) -> Any:
             "checks": {
                 # A valid move may still be illegal (422), late (409) or at another version (412),
                 # a pool or daily deal may not exist (404): the document cannot rule those out.
-                "positive_data_acceptance": {"expected-statuses": ["2xx", "3xx", "401", "403", "404", "409", "412", "422"]},
+                "positive_data_acceptance": {
+                    "expected-statuses": ["2xx", "3xx", "401", "403", "404", "409", "412", "422"]
+                },
             },
         }
     )
@@ -174,7 +176,7 @@ def _races(ann: Player, bob: Player) -> tuple[str, str, str]:
         assert bob.client.post(f"/races/{race_id}/entries", json={}, headers=bob.auth).status_code == 201
         started = ann.client.post(f"/races/{race_id}/start", json={}, headers=ann.auth).json()
         if race_id == made[2]:
-            for entrant, player in zip(started["entrants"], (ann, bob)):
+            for entrant in started["entrants"]:
                 for who in (ann, bob):
                     if who.id == entrant["player"]:
                         assert who.move(entrant["game"], {"type": "resign"}).status_code == 200
@@ -182,7 +184,13 @@ def _races(ann: Player, bob: Player) -> tuple[str, str, str]:
 
 
 def _pick(case: schemathesis.Case, salt: str, choices: list[Any]) -> Any:
-    seen = repr((salt, case.method, case.path, case.path_parameters, case.query, sorted(dict(case.headers or {}).items()), case.body))
+    seen = repr(
+        (
+            salt, case.method, case.path, case.path_parameters, case.query,
+            sorted(dict(case.headers or {}).items()),
+            case.body,
+        )
+    )
     return choices[zlib.crc32(seen.encode("utf-8", "surrogatepass")) % len(choices)]
 
 
@@ -192,10 +200,8 @@ def aim(case: schemathesis.Case, world: World) -> None:
     if not (case.meta is not None and case.meta.is_negative_at(ParameterLocation.PATH)):
         # Only valid values are swapped for other valid values: a negative case stays negative.
         operation_id = case.operation.definition.raw.get("operationId")
-        if operation_id == STREAM:
-            games = [world.finished] * 3  # a live game's stream would never end
-        else:
-            games = [world.playing] * 3 + [world.finished, world.bobs]
+        # A live game's stream would never end.
+        games = [world.finished] * 3 if operation_id == STREAM else [world.playing] * 3 + [world.finished, world.bobs]
         races = [world.races[2]] * 3 if operation_id == RACE_STREAM else list(world.races)  # likewise a live race
         real: dict[str, list[Any]] = {
             "game_id": games,
@@ -233,7 +239,9 @@ def exercise(case: schemathesis.Case, world: World) -> None:
         content_type = {k.lower(): v for k, v in response.headers.items()}.get("content-type", [""])[0]
         assert content_type.startswith("application/problem+json"), where
         body = response.json()
-        assert isinstance(body, dict) and isinstance(body.get("code"), str) and body["code"], where
+        assert isinstance(body, dict), where
+        assert isinstance(body.get("code"), str), where
+        assert body["code"], where
         assert body.get("status") == response.status_code, where
     semantic = response.status_code == 400 and SEMANTIC_400.search(response.json().get("detail", ""))
     case.validate_response(response, excluded_checks=[positive_data_acceptance] if semantic else None)
@@ -243,7 +251,9 @@ def exercise(case: schemathesis.Case, world: World) -> None:
 
 def test_the_fuzzed_operations_are_the_live_ones(api_schema: Any) -> None:
     results = list(api_schema.get_all_operations())
-    assert all(isinstance(result, Ok) for result in results), [result for result in results if not isinstance(result, Ok)]
+    assert all(isinstance(result, Ok) for result in results), [
+        result for result in results if not isinstance(result, Ok)
+    ]
     assert sorted(result.ok().definition.raw["operationId"] for result in results) == OPERATIONS
 
 

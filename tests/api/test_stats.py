@@ -10,6 +10,7 @@ import psycopg
 from domain import Command
 from service.deals.deal_pools import decode_line, load_deal_pool
 from service.stats.rebuild import rebuild_projections
+from tests.support import today
 
 from .conftest import Clock, Player, play_line
 
@@ -17,16 +18,14 @@ POOL = load_deal_pool("open-runs")
 assert POOL is not None
 
 
-def today() -> str:
-    return datetime.now(UTC).date().isoformat()
-
-
 def daily_line(client: httpx.Client, url: str, day: date | str = "today") -> list[Command]:
     """The stored winning line of a date's daily deal (asking the server for the deal first)."""
     daily = client.get(f"/deals/daily/{day}")
     assert daily.status_code == 200, daily.text
     with psycopg.connect(url) as conn:
-        row = conn.execute("SELECT line FROM daily_deals WHERE day = %s", (date.fromisoformat(daily.json()["date"]),)).fetchone()
+        row = conn.execute(
+            "SELECT line FROM daily_deals WHERE day = %s", (date.fromisoformat(daily.json()["date"]),)
+        ).fetchone()
     assert row is not None
     return decode_line(row[0])
 
@@ -55,7 +54,8 @@ def test_player_stats_per_ruleset(client: httpx.Client, ann: Player) -> None:
     open_runs = by_ruleset["open-runs"]
     assert (open_runs["played"], open_runs["won"], open_runs["winRate"]) == (3, 2, 0.6667)
     assert (open_runs["currentStreak"], open_runs["bestStreak"], open_runs["undos"]) == (2, 2, 1)
-    assert open_runs["fewestMoves"] == len(line) and 0 < open_runs["fastestSeconds"] < 60
+    assert open_runs["fewestMoves"] == len(line)
+    assert 0 < open_runs["fastestSeconds"] < 60
     assert by_ruleset["classic"]["played"] == 0
 
     assert client.get("/players/00000000-0000-0000-0000-000000000000/stats").json()["code"] == "not_found"
@@ -78,7 +78,8 @@ def test_stats_over_all_players_and_per_source(client: httpx.Client, ann: Player
     }
     open_runs = rulesets["open-runs"]
     assert (open_runs["players"], open_runs["played"], open_runs["won"], open_runs["winRate"]) == (1, 2, 1, 0.5)
-    assert open_runs["fewestMoves"] == POOL.deal(2).length and open_runs["bestStreak"] == 1
+    assert open_runs["fewestMoves"] == POOL.deal(2).length
+    assert open_runs["bestStreak"] == 1
     assert open_runs["currentStreak"] == 0  # Bob resigned the daily game after his win
     sources = {s["source"]: s for s in body["sources"]}
     assert list(sources) == ["seed", "deck", "pool", "daily", "race"]
@@ -94,7 +95,10 @@ def test_pool_and_daily_deals_count_plays_and_wins(client: httpx.Client, clean_d
     assert (client.get("/deals/daily").json()["plays"], client.get("/deals/daily").json()["wins"]) == (1, 0)
     play_line(ann, game["id"], line)
     assert {k: client.get(f"/deals/daily/{today()}").json()[k] for k in ("plays", "wins")} == {"plays": 1, "wins": 1}
-    assert {k: client.get("/deals/pool/3").json()[k] for k in ("plays", "wins")} == {"plays": 1, "wins": 0}  # in no pool
+    assert {k: client.get("/deals/pool/3").json()[k] for k in ("plays", "wins")} == {
+        "plays": 1,
+        "wins": 0,
+    }  # in no pool
     yesterday = (datetime.now(UTC).date() - timedelta(days=1)).isoformat()
     assert client.get(f"/deals/daily/{yesterday}").json()["plays"] == 0
 
@@ -152,8 +156,10 @@ def test_the_daily_leaderboard_ranks_verified_unassisted_wins(
     ]
     assert [e["moves"] for e in entries[:3]] == [len(line), len(line), len(line) + 4]
     assert [e["seconds"] for e in entries[:3]] == [90.0, 120.0, 0.0]
-    assert entries[0]["game"] == fast["id"] and entries[0]["player"] == ann.id
-    assert [e["status"] for e in entries] == ["won"] * 5 and [e["assisted"] for e in entries] == [False] * 3 + [True, False]
+    assert entries[0]["game"] == fast["id"]
+    assert entries[0]["player"] == ann.id
+    assert [e["status"] for e in entries] == ["won"] * 5
+    assert [e["assisted"] for e in entries] == [False] * 3 + [True, False]
     assert [e["name"] for e in client.get("/deals/daily/today/leaderboard?limit=2").json()["entries"]] == ["Ann", "Cid"]
     assert client.get("/deals/daily/today/leaderboard?limit=0").status_code == 400
     assert client.get("/deals/daily/today/leaderboard?limit=1001").status_code == 400

@@ -63,7 +63,7 @@ def test_streams_whose_clients_vanish_end_and_give_their_slots_back(clean_databa
             streams = [open_raw_stream(server.port, game["id"], ann.token) for _ in range(CAP)]
             refused = client.get(f"/games/{game['id']}/stream", headers=ann.auth)
             assert refused.status_code == 429, refused.text  # the cap is reached
-            for sock, how in zip(streams, ("reset", "half-close", "close")):
+            for sock, how in zip(streams, ("reset", "half-close", "close"), strict=True):
                 vanish(sock, how)
 
             deadline = time.monotonic() + WAIT  # well before the first keep-alive (15 s)

@@ -15,6 +15,7 @@ import psycopg
 import pytest
 
 from service.settings import Settings
+from tests.support import assert_problem
 
 from ..live import ServerProcess
 from .conftest import Player, free_port, running_server
@@ -93,7 +94,8 @@ def open_stream(client: httpx.Client, game_id: str, **kwargs: Any) -> Iterator[E
 
 def public_event(client: httpx.Client, game_id: str, version: int) -> dict[str, Any]:
     events = client.get(f"/games/{game_id}/events", params={"after": version - 1, "limit": 1}).json()["events"]
-    assert events and events[0]["version"] == version
+    assert events
+    assert events[0]["version"] == version
     event: dict[str, Any] = events[0]
     return event
 
@@ -130,20 +132,25 @@ def test_the_view_then_each_new_event_redacted_with_keepalives(http: httpx.Clien
 
         started = time.monotonic()
         keepalive = stream.next()
-        assert keepalive is not None and keepalive.event is None and keepalive.comments == ["keep-alive"]
+        assert keepalive is not None
+        assert keepalive.event is None
+        assert keepalive.comments == ["keep-alive"]
         assert time.monotonic() - started < KEEPALIVE + 2
 
         assert ann.move(game["id"], {"type": "draw"}).status_code == 200
         drawn = stream.next_event()
         assert (drawn.event, drawn.id) == ("game-event", "2")
         assert drawn.json() == public_event(http, game["id"], 2)
-        assert drawn.json()["type"] == "StockDrawn" and len(drawn.json()["data"]["cards"]) == 3  # face up now
+        assert drawn.json()["type"] == "StockDrawn"
+        assert len(drawn.json()["data"]["cards"]) == 3
         after_draw = stream.next_event()
         assert (after_draw.event, after_draw.id) == ("view", "2")
         assert after_draw.json() == http.get(f"/games/{game['id']}").json()
 
         moved = ann.move(game["id"], {"type": "draw"}).json()["events"]
-        assert [stream.next_event().json() for _ in moved] == [public_event(http, game["id"], e["version"]) for e in moved]
+        assert [stream.next_event().json() for _ in moved] == [
+            public_event(http, game["id"], e["version"]) for e in moved
+        ]
         assert stream.next_event().event == "view"
 
 
@@ -172,7 +179,8 @@ def test_resume_with_last_event_id_or_after_gives_only_later_events(http: httpx.
         caught_up = [stream.next_event() for _ in range(3)]
         assert [(m.event, m.id) for m in caught_up] == [("game-event", "3"), ("game-event", "4"), ("view", "4")]
         quiet = stream.next()
-        assert quiet is not None and quiet.comments == ["keep-alive"]  # nothing more
+        assert quiet is not None
+        assert quiet.comments == ["keep-alive"]
         assert ann.move(game["id"], {"type": "draw"}).status_code == 200
         assert stream.next_event().id == "5"
     with open_stream(http, game["id"], params={"after": 4}) as stream:
@@ -182,8 +190,7 @@ def test_resume_with_last_event_id_or_after_gives_only_later_events(http: httpx.
 
     for headers, params in (({"Last-Event-ID": "x"}, {}), ({"Last-Event-ID": "6"}, {}), ({}, {"after": -1})):
         response = http.get(f"/games/{game['id']}/stream", headers=headers, params=params)
-        assert response.status_code == 400, response.text
-        assert response.json()["code"] == "invalid_request"
+        assert_problem(response, 400, "invalid_request")
 
 
 def test_resigning_sends_the_last_events_and_the_end_then_closes(http: httpx.Client, ann: Player) -> None:
@@ -212,18 +219,14 @@ def test_resigning_sends_the_last_events_and_the_end_then_closes(http: httpx.Cli
 
 def test_unknown_game_is_a_404_problem(http: httpx.Client) -> None:
     response = http.get("/games/00000000-0000-4000-8000-000000000000/stream")
-    assert response.status_code == 404
-    assert response.headers["content-type"].startswith("application/problem+json")
-    assert response.json()["code"] == "not_found"
+    assert_problem(response, 404, "not_found")
 
 
 def test_open_streams_are_capped_per_player(http: httpx.Client, ann: Player) -> None:
     game = ann.new_game(deal={"seed": 9})
     with open_stream(http, game["id"], headers=ann.auth), open_stream(http, game["id"], headers=ann.auth) as second:
         refused = http.get(f"/games/{game['id']}/stream", headers=ann.auth)
-        assert refused.status_code == 429
-        assert refused.headers["content-type"].startswith("application/problem+json")
-        assert refused.json()["code"] == "rate_limited"
+        assert_problem(refused, 429, "rate_limited")
         assert int(refused.headers["retry-after"]) >= 1
         with open_stream(http, game["id"]) as anonymous:  # without a token: this address's own slots
             assert anonymous.next_event().event == "view"
@@ -235,13 +238,16 @@ def test_open_streams_are_capped_per_player(http: httpx.Client, ann: Player) -> 
             if response.status_code == 200:
                 assert EventStream(response).next_event().event == "view"
                 break
-            assert response.status_code == 429 and time.monotonic() < deadline
+            assert response.status_code == 429
+            assert time.monotonic() < deadline
         time.sleep(0.05)
     bad = http.get(f"/games/{game['id']}/stream", headers={"Authorization": "Bearer nope"})
     assert bad.status_code == 401
 
 
-def test_a_stream_survives_the_listening_connection_dropping(http: httpx.Client, ann: Player, database_url: str) -> None:
+def test_a_stream_survives_the_listening_connection_dropping(
+    http: httpx.Client, ann: Player, database_url: str
+) -> None:
     game = ann.new_game(deal={"seed": 11})
     with open_stream(http, game["id"]) as stream:
         assert stream.next_event().event == "view"
@@ -250,7 +256,8 @@ def test_a_stream_survives_the_listening_connection_dropping(http: httpx.Client,
                 "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
                 "WHERE application_name = 'canfield-streams' AND datname = current_database()"
             ).fetchone()
-        assert killed is not None and killed[0] >= 1
+        assert killed is not None
+        assert killed[0] >= 1
         assert ann.move(game["id"], {"type": "draw"}).status_code == 200  # maybe while nobody listens
         assert stream.next_event().json() == public_event(http, game["id"], 2)
 

@@ -23,8 +23,8 @@ import os
 import shutil
 import tempfile
 from collections.abc import Callable, Iterator
-from typing import Any
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -54,7 +54,7 @@ def _missing() -> str | None:
         import selenium  # noqa: F401
     except ImportError:
         return "the Python package selenium is not installed (pip install -e '.[test]')"
-    for path, package in ((CHROMIUM, "chromium"), (CHROMEDRIVER, "chromium-driver")):
+    for path in (CHROMIUM, CHROMEDRIVER):
         if not path.exists():
             return f"{path} is missing (apt-get install -y chromium chromium-driver; .ci/run does it)"
     return None

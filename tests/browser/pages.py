@@ -36,7 +36,8 @@ return {
   reserve: {count: count(t.querySelector('.reserve')),
             top: t.querySelector('.reserve > [data-card]')?.dataset.card ?? null},
   foundations,
-  tableau: [...t.querySelectorAll('.column')].map((c) => [...c.querySelectorAll('.cards [data-card]')].map((e) => e.dataset.card)),
+  tableau: [...t.querySelectorAll('.column')]
+    .map((c) => [...c.querySelectorAll('.cards [data-card]')].map((e) => e.dataset.card)),
 };
 """
 
@@ -131,7 +132,9 @@ class Page:
                 element = self.find(css)
                 if top:
                     below_top_edge = 6 - element.size["height"] // 2
-                    ActionChains(self.driver, duration=0).move_to_element_with_offset(element, 0, below_top_edge).click().perform()
+                    ActionChains(self.driver, duration=0).move_to_element_with_offset(
+                        element, 0, below_top_edge
+                    ).click().perform()
                 else:
                     element.click()
                 return
@@ -145,7 +148,7 @@ class Page:
     def status_text(self) -> str:
         try:
             return str(self.js("return document.querySelector('.status-line')?.textContent ?? ''"))
-        except Exception:  # noqa: BLE001  (only for a failure message)
+        except Exception:  # any failure: it only feeds a failure message
             return "?"
 
     def expect_status(self, *statuses: int) -> None:
@@ -213,7 +216,9 @@ class Page:
         return self.wait_for_game()
 
     def wait_for_game(self) -> str:
-        found = self.wait_for(lambda: re.fullmatch(r".*#/game/([0-9a-f-]{36})", self.driver.current_url), "a game to open")
+        found = self.wait_for(
+            lambda: re.fullmatch(r".*#/game/([0-9a-f-]{36})", self.driver.current_url), "a game to open"
+        )
         self.wait_for(lambda: self.js("return !!document.querySelector('.table')"), "the table")
         return str(found.group(1))
 
@@ -248,8 +253,12 @@ class Page:
     def select_and_move(self, card: str, to: str) -> None:
         """Click the card, then its destination (a column heading or a foundation)."""
         self.click(self.card(card), top=True)
-        self.wait_for(lambda: self.js("return document.querySelector(arguments[0])?.getAttribute('aria-pressed') === 'true'",
-                                      self.card(card)), f"{card} to be selected")
+        self.wait_for(
+            lambda: self.js(
+                "return document.querySelector(arguments[0])?.getAttribute('aria-pressed') === 'true'", self.card(card)
+            ),
+            f"{card} to be selected",
+        )
         self.click(self.pile(to, card))
 
     def drag(self, source: str, target: str) -> None:

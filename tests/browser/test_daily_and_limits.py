@@ -4,7 +4,7 @@ the server's Retry-After says."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -48,7 +48,7 @@ def test_the_daily_page_deals_everyone_the_same_cards_and_ranks_the_winners(
     open_page: Callable[..., Page], helper_server: ServerProcess, database_url: str, screenshots: Path
 ) -> None:
     early = win_todays_daily_deal(helper_server, database_url, "Early Bird")
-    today = datetime.now(timezone.utc).date().isoformat()
+    today = datetime.now(UTC).date().isoformat()
     assert early["date"] == today
 
     page = open_page()
@@ -75,7 +75,9 @@ def test_the_daily_page_deals_everyone_the_same_cards_and_ranks_the_winners(
 
     page.click("header.site a[data-nav=daily]")
     page.wait_for(lambda: page.js("return !!document.querySelector(arguments[0])", winner), "the board again")
-    assert page.js("return document.querySelector('table.leaderboard tbody tr').dataset.player") == early["player"]["id"]
+    assert (
+        page.js("return document.querySelector('table.leaderboard tbody tr').dataset.player") == early["player"]["id"]
+    )
     page.screenshot(screenshots / "daily-desktop.png")
     mine = page.js("return document.querySelector('tr[data-me]')?.textContent ?? null")
     assert mine is None or "(you)" in mine, "the player's own entry, when the board lists it, says so"

@@ -74,7 +74,9 @@ def _after(state: GameState, command: Command) -> tuple[GameState, int]:
     return state, len(events)
 
 
-def test_the_replay_slider_shows_the_table_of_a_chosen_version(open_page: Callable[..., Page], screenshots: Path) -> None:
+def test_the_replay_slider_shows_the_table_of_a_chosen_version(
+    open_page: Callable[..., Page], screenshots: Path
+) -> None:
     from selenium.webdriver.common.keys import Keys
 
     seed, start = classic_seed_with(lambda s: len(card_moves(s)) >= 1)

@@ -57,7 +57,8 @@ def busiest_table(state: GameState, line: list[Command]) -> int:
 def test_a_new_player_registers_and_deals_the_table_of_seed_000(open_page: Callable[..., Page]) -> None:
     page = open_page()
     page.register("Ada")
-    assert page.player()["name"] == "Ada" and page.player()["token"], "the token is kept in the browser"
+    assert page.player()["name"] == "Ada", "the token is kept in the browser"
+    assert page.player()["token"], "the token is kept in the browser"
 
     game_id = page.deal("classic", "seed", 42)
     start = start_state(CLASSIC, 42, {"source": "seed", "seed": 42})
@@ -69,7 +70,8 @@ def test_a_new_player_registers_and_deals_the_table_of_seed_000(open_page: Calla
     assert page.text("[data-clock]").count(":") == 1, "a clock shows m:ss"
     top = CODES[start.reserve[-1]]
     label = page.js("return document.querySelector(arguments[0]).getAttribute('aria-label')", page.card(top))
-    assert label.endswith("reserve top") and " of " in label, f"cards are named for screen readers: {label!r}"
+    assert label.endswith("reserve top"), f"cards are named for screen readers: {label!r}"
+    assert " of " in label, f"cards are named for screen readers: {label!r}"
     # Reloading the page (a new visit) finds the same game and the same player.
     page.open(f"#/game/{game_id}")
     page.wait_table(expected_table(start))
@@ -168,7 +170,8 @@ def test_the_keyboard_alone_registers_deals_and_plays(open_page: Callable[..., P
     page.tab_to("input[name=ruleset][value=classic]")  # Tab enters the radio group; arrows choose
     page.tab_to("input[name=source]:checked")
     page.keys(Keys.ARROW_DOWN)
-    assert page.focused("input[name=source][value=seed]") and page.js(
+    assert page.focused("input[name=source][value=seed]")
+    assert page.js(
         "return document.querySelector('input[name=source][value=seed]').checked")
     page.tab_to("input[name=seed]")
     page.keys(str(seed))
@@ -267,7 +270,9 @@ def test_a_hint_shows_the_ranked_move_and_the_solver_hint_warns_first(open_page:
     page.click("[data-action=solver]")
     page.click("dialog.ask button[value=yes]")
     page.wait_for(lambda: page.status_text().startswith("Solver:"), "the solver's answer")
-    page.wait_for(lambda: page.js("return !!document.querySelector('[data-assisted]')"), "the game to be marked assisted")
+    page.wait_for(
+        lambda: page.js("return !!document.querySelector('[data-assisted]')"), "the game to be marked assisted"
+    )
 
 
 def test_the_play_page_lists_the_players_games_to_resume(open_page: Callable[..., Page]) -> None:
@@ -280,9 +285,15 @@ def test_the_play_page_lists_the_players_games_to_resume(open_page: Callable[...
 
     page.click("header.site a[data-nav=play]")
     rows = "ul.games li[data-game]"
-    page.wait_for(lambda: page.js("return document.querySelectorAll(arguments[0]).length", rows) == 2, "two games listed")
-    assert page.js("return [...document.querySelectorAll(arguments[0])].map((r) => r.dataset.game)", rows) == [newer, older]
-    assert "Classic · Seed 11" in page.text(f"li[data-game='{older}']") and "1 move" in page.text(f"li[data-game='{older}']")
+    page.wait_for(
+        lambda: page.js("return document.querySelectorAll(arguments[0]).length", rows) == 2, "two games listed"
+    )
+    assert page.js("return [...document.querySelectorAll(arguments[0])].map((r) => r.dataset.game)", rows) == [
+        newer,
+        older,
+    ]
+    assert "Classic · Seed 11" in page.text(f"li[data-game='{older}']")
+    assert "1 move" in page.text(f"li[data-game='{older}']")
 
     page.click(f"li[data-game='{older}'] a[href='#/game/{older}']")
     assert page.wait_for_game() == older

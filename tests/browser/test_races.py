@@ -33,7 +33,9 @@ def test_two_players_race_on_one_deal_and_each_page_follows_the_other_live(
     ann.click("header.site a[data-nav=races]")
     ann.click("input[name=ruleset][value=classic]")
     ann.click("[data-action=create-race]")
-    race_id = ann.wait_for(lambda: ann.js("return document.querySelector('section.race')?.dataset.race"), "the race page")
+    race_id = ann.wait_for(
+        lambda: ann.js("return document.querySelector('section.race')?.dataset.race"), "the race page"
+    )
     link = ann.js("return document.querySelector('[data-share-link]').value")
     assert link == f"{web.url}/#/race/{race_id}", "the share link is the race's own address"
     assert ann.js("return document.querySelector('[data-race-status]').dataset.raceStatus") == "open"
@@ -43,7 +45,9 @@ def test_two_players_race_on_one_deal_and_each_page_follows_the_other_live(
     bob.register("Bob")
     bob.click("header.site a[data-nav=races]")
     listed = f"[data-open-races] li[data-race='{race_id}']"
-    bob.wait_for(lambda: bob.js("return !!document.querySelector(arguments[0])", listed), "Ann's race among the open races")
+    bob.wait_for(
+        lambda: bob.js("return !!document.querySelector(arguments[0])", listed), "Ann's race among the open races"
+    )
     assert bob.text(listed).startswith("Ann's race · Classic"), bob.text(listed)
     assert bob.fits()
     bob.screenshot(screenshots / "races-phone.png")
@@ -63,8 +67,12 @@ def test_two_players_race_on_one_deal_and_each_page_follows_the_other_live(
     assert ann.table() == bob.table(), "both were dealt the same cards"
     ann_player, bob_player = ann.player(), bob.player()
     for page in (ann, bob):
-        page.wait_for(lambda: strip_row(page, ann_player) and strip_row(page, bob_player), "both entrants in the strip")
-    assert httpx.get(f"{web.url}/games/{bob_game}", timeout=10).status_code == 403, "a race game is private while it runs"
+        page.wait_for(
+            lambda page=page: strip_row(page, ann_player) and strip_row(page, bob_player), "both entrants in the strip"
+        )
+    assert httpx.get(f"{web.url}/games/{bob_game}", timeout=10).status_code == 403, (
+        "a race game is private while it runs"
+    )
 
     bob.click(".table button[data-pile=stock]")
     bob.wait_version(1)
@@ -73,7 +81,9 @@ def test_two_players_race_on_one_deal_and_each_page_follows_the_other_live(
     assert bob.fits(), "the race game with its standings fits a phone"
     bob.screenshot(screenshots / "race-game-phone.png")
     resign(bob)
-    ann.wait_for(lambda: (strip_row(ann, bob_player) or {}).get("status") == "resigned", "Bob's resignation in Ann's strip")
+    ann.wait_for(
+        lambda: (strip_row(ann, bob_player) or {}).get("status") == "resigned", "Bob's resignation in Ann's strip"
+    )
     assert ann.js("return document.querySelector('.race-strip').dataset.status") == "running"
 
     resign(ann)  # the last game ends: the race is over
@@ -83,13 +93,22 @@ def test_two_players_race_on_one_deal_and_each_page_follows_the_other_live(
     assert final["status"] == "finished"
     places = {entrant["player"]: str(entrant["place"]) for entrant in final["entrants"]}
     for page in (ann, bob):
-        page.wait_for(lambda: {p["id"]: (strip_row(page, p) or {}).get("place") for p in (ann_player, bob_player)} == places,
-                      "the places the server gave")
+        page.wait_for(
+            lambda page=page: (
+                {p["id"]: (strip_row(page, p) or {}).get("place") for p in (ann_player, bob_player)} == places
+            ),
+            "the places the server gave",
+        )
 
     bob.click("[data-action=race-page]")
-    bob.wait_for(lambda: bob.js("return document.querySelector('[data-race-status]')?.dataset.raceStatus") == "finished",
-                 "the finished race's page")
-    shown = bob.js("return [...document.querySelectorAll('table.standings tbody tr')].map((r) => [r.dataset.player, r.dataset.place])")
+    bob.wait_for(
+        lambda: bob.js("return document.querySelector('[data-race-status]')?.dataset.raceStatus") == "finished",
+        "the finished race's page",
+    )
+    shown = bob.js(
+        "return [...document.querySelectorAll('table.standings tbody tr')]"
+        ".map((r) => [r.dataset.player, r.dataset.place])"
+    )
     assert shown == [[e["player"], str(e["place"])] for e in final["entrants"]], "the standings in the server's order"
     mine = next(e for e in final["entrants"] if e["player"] == bob_player["id"])
     assert f"You placed {ordinal(mine['place'])} of 2." in bob.text("[data-summary]")

@@ -71,8 +71,9 @@ async def test_a_batch_writes_the_games_still_at_their_version_and_leaves_the_ot
     written = await games.store.append_many([stale, fresh])
     assert written == {game_b}
     assert log_and_snapshot(clean_database, game_a) == before
-    rows, snapshot, version = log_and_snapshot(clean_database, game_b)
-    assert version == 2 and [r[:2] for r in rows] == [(1, "GameDealt"), (2, "StockDrawn")]
+    rows, _, version = log_and_snapshot(clean_database, game_b)
+    assert version == 2
+    assert [r[:2] for r in rows] == [(1, "GameDealt"), (2, "StockDrawn")]
 
 
 async def test_two_moves_of_one_game_queued_together_go_in_separate_batches(games: Games, clean_database: str) -> None:
@@ -83,11 +84,14 @@ async def test_two_moves_of_one_game_queued_together_go_in_separate_batches(game
     a1, a2, b = (drawn(games, clean_database, g) for g in (game_a, game_a, game_b))
     results = await asyncio.gather(*(batcher.append(m) for m in (first, a1, a2, b)), return_exceptions=True)
     await batcher.close()
-    assert results[:2] == [None, None] and results[3] is None
+    assert results[:2] == [None, None]
+    assert results[3] is None
     assert isinstance(results[2], ConcurrencyConflict)  # a2 was decided on the same version as a1
-    assert batcher.batches == 1 and batcher.batched_moves == 2  # [a1, b], then a2 alone
+    assert batcher.batches == 1
+    assert batcher.batched_moves == 2
     rows, _, version = log_and_snapshot(clean_database, game_a)
-    assert version == 2 and [r[0] for r in rows] == [1, 2]
+    assert version == 2
+    assert [r[0] for r in rows] == [1, 2]
 
 
 async def test_a_batch_that_fails_is_written_move_by_move(
@@ -106,7 +110,8 @@ async def test_a_batch_that_fails_is_written_move_by_move(
     assert games.batcher.batches > 0  # the failing path was taken
     for _, game_id in players:
         rows, _, version = log_and_snapshot(clean_database, game_id)
-        assert version == 2 and [r[:2] for r in rows] == [(1, "GameDealt"), (2, "StockDrawn")]
+        assert version == 2
+        assert [r[:2] for r in rows] == [(1, "GameDealt"), (2, "StockDrawn")]
 
 
 async def test_move_batch_max_1_writes_every_move_alone(clean_database: str) -> None:
@@ -137,12 +142,16 @@ async def test_a_batch_held_up_by_one_locked_game_writes_the_others(clean_databa
     assert [log_and_snapshot(clean_database, g)[2] for _, g in players] == [2, 1, 2]
 
 
-async def test_closing_writes_waiting_moves_alone_and_never_leaves_one_hanging(games: Games, clean_database: str) -> None:
+async def test_closing_writes_waiting_moves_alone_and_never_leaves_one_hanging(
+    games: Games, clean_database: str
+) -> None:
     (_, game_a), (_, game_b), (_, game_c) = [await new_game(games, seed=s) for s in (70, 71, 72)]
     first, a, b = (drawn(games, clean_database, g) for g in (game_c, game_a, game_b))
     batcher = AppendBatcher(games.store)
     results = await asyncio.wait_for(
-        asyncio.gather(batcher.append(first), batcher.append(a), batcher.append(b), batcher.close(), return_exceptions=True),
+        asyncio.gather(
+            batcher.append(first), batcher.append(a), batcher.append(b), batcher.close(), return_exceptions=True
+        ),
         10,
     )
     assert results[:3] == [None, None, None]  # the one in flight finished; the waiting ones were written alone

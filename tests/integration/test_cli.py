@@ -25,9 +25,7 @@ def _env(**overrides: str | None) -> dict[str, str]:
     env = dict(os.environ)
     for key in ("DATABASE_URL", "HOST", "PORT", "WORKERS", "CANFIELD_DATA_DIR"):
         env.pop(key, None)
-    for key, value in overrides.items():
-        if value is not None:
-            env[key] = value
+    env.update({key: value for key, value in overrides.items() if value is not None})
     return env
 
 
@@ -44,7 +42,8 @@ class Served:
                 env=env,
                 stdout=out,
                 stderr=subprocess.STDOUT,
-                preexec_fn=die_with_pytest if sys.platform == "linux" else None,
+
+                preexec_fn=die_with_pytest if sys.platform == "linux" else None,  # noqa: PLW1509
             )
 
     def output(self) -> str:
@@ -112,7 +111,7 @@ def test_serve_with_the_embedded_database(tmp_path: Path) -> None:
 def test_migrate_command(clean_database: str) -> None:
     result = subprocess.run(
         [*CANFIELD, "migrate"], cwd=PROJECT_ROOT, env=_env(DATABASE_URL=clean_database),
-        capture_output=True, text=True, timeout=60,
+        capture_output=True, text=True, timeout=60, check=False,
     )
     assert result.returncode == 0, result.stderr
     with psycopg.connect(clean_database) as conn:
@@ -121,15 +120,19 @@ def test_migrate_command(clean_database: str) -> None:
 
 def test_openapi_prints_stable_json(tmp_path: Path) -> None:
     env = _env(DATABASE_URL="postgresql://nobody@127.0.0.1:1/nowhere")  # must not be used
-    printed = subprocess.run([*CANFIELD, "openapi"], cwd=PROJECT_ROOT, env=env, capture_output=True, text=True, timeout=60)
+    printed = subprocess.run(
+        [*CANFIELD, "openapi"], cwd=PROJECT_ROOT, env=env, capture_output=True, text=True, timeout=60, check=False
+    )
     assert printed.returncode == 0, printed.stderr
     document = json.loads(printed.stdout)
-    assert "openapi" in document and "paths" in document
+    assert "openapi" in document
+    assert "paths" in document
     assert printed.stdout == json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
     output = tmp_path / "out" / "openapi.json"
     written = subprocess.run(
-        [*CANFIELD, "openapi", "--output", str(output)], cwd=PROJECT_ROOT, env=env, capture_output=True, text=True, timeout=60
+        [*CANFIELD, "openapi", "--output", str(output)],
+        cwd=PROJECT_ROOT, env=env, capture_output=True, text=True, timeout=60, check=False,
     )
     assert written.returncode == 0, written.stderr
     assert written.stdout == ""
@@ -137,7 +140,7 @@ def test_openapi_prints_stable_json(tmp_path: Path) -> None:
 
 
 def test_help_lists_the_commands() -> None:
-    result = subprocess.run([*CANFIELD, "--help"], capture_output=True, text=True, timeout=30)
+    result = subprocess.run([*CANFIELD, "--help"], capture_output=True, text=True, timeout=30, check=False)
     assert result.returncode == 0
     for command in ("serve", "migrate", "openapi"):
         assert command in result.stdout
@@ -152,7 +155,7 @@ def test_ctrl_c_on_make_run_stops_the_server_its_workers_and_the_embedded_databa
     if make is None:
         pytest.skip("SKIPPED LOUDLY: `make` is not installed, so `make run` cannot be tested here")
     env = _env(CANFIELD_DATA_DIR=str(tmp_path / "data"), PORT=str(free_port()), WORKERS="2")
-    if subprocess.run([make, "-q", ".venv/.installed"], cwd=PROJECT_ROOT, env=env).returncode != 0:
+    if subprocess.run([make, "-q", ".venv/.installed"], cwd=PROJECT_ROOT, env=env, check=False).returncode != 0:
         pytest.skip("SKIPPED LOUDLY: .venv is not installed from the current lock (run `make test`), "
                     "so `make run` would reinstall it instead of serving")
     port = int(env["PORT"])
@@ -179,7 +182,7 @@ def test_ctrl_c_on_make_run_stops_the_server_its_workers_and_the_embedded_databa
 
         os.killpg(process.pid, signal.SIGINT)
         process.wait(timeout=30)
-        gone, alive = psutil.wait_procs(started, timeout=30)
+        _, alive = psutil.wait_procs(started, timeout=30)
         assert alive == [], f"still running after Ctrl-C: {alive}\n{log.read_text(errors='replace')}"
         assert not pid_file.exists(), "the embedded server was left running"
         with pytest.raises(httpx.TransportError):

@@ -34,16 +34,26 @@ def stored_rows(url: str) -> list[tuple[date, int, int, list[str]]]:
 
 
 async def test_two_server_processes_asked_at_once_agree_and_a_restart_reads_the_same(clean_database: str) -> None:
-    async with server_process(clean_database, 4, clock=clock) as one, server_process(clean_database, 4, clock=clock) as two:
+    async with (
+        server_process(clean_database, 4, clock=clock) as one,
+        server_process(clean_database, 4, clock=clock) as two,
+    ):
         first, second = await asyncio.gather(one.daily.deal(DAY), two.daily.deal(DAY))
-    assert (first.candidate, first.seed, first.deck, first.line) == (second.candidate, second.seed, second.deck, second.line)
+    assert (first.candidate, first.seed, first.deck, first.line) == (
+        second.candidate,
+        second.seed,
+        second.deck,
+        second.line,
+    )
     assert len(stored_rows(clean_database)) == 1
     async with server_process(clean_database, 2, clock=clock) as restarted:
         again = await restarted.daily.deal(DAY)
     assert (again.seed, again.deck, again.verified_at) == (first.seed, first.deck, first.verified_at)
     # what was stored is proven: the line wins from the deck through the rules
     report = replay_commands(initial_state(deal(first.ruleset, first.deck, {})), decode_line(first.line))
-    assert report.ok and report.state.status is Status.WON and first.line_length == len(decode_line(first.line))
+    assert report.ok
+    assert report.state.status is Status.WON
+    assert first.line_length == len(decode_line(first.line))
     assert first.seed == candidate_seed(DEVELOPMENT_DAILY_SECRET, "open-runs", DAY, first.candidate)
 
 
@@ -51,7 +61,8 @@ async def test_processes_with_different_secrets_still_serve_the_one_stored_deal(
     async with server_process(clean_database, 4, clock=clock) as one, \
             server_process(clean_database, 4, clock=clock, daily_secret="another secret") as two:
         first, second = await asyncio.gather(one.daily.deal(DAY), two.daily.deal(DAY))
-    assert first.deck == second.deck and len(stored_rows(clean_database)) == 1
+    assert first.deck == second.deck
+    assert len(stored_rows(clean_database)) == 1
 
 
 async def test_a_request_while_the_deal_is_prepared_gets_503_with_retry_after(clean_database: str) -> None:
@@ -66,12 +77,17 @@ async def test_a_request_while_the_deal_is_prepared_gets_503_with_retry_after(cl
     async with server_process(clean_database, 4, clock=clock, daily_wait_seconds=0) as games:
         games.daily.prover = slow_prover
         player = await games.create_player("Ann")
-        for ask in (lambda: games.daily.deal(DAY), lambda: games.create_game(player["token"], NewGame(deal=DealRequest(daily="today")))):
+        for ask in (
+            lambda: games.daily.deal(DAY),
+            lambda: games.create_game(player["token"], NewGame(deal=DealRequest(daily="today"))),
+        ):
             with pytest.raises(Unavailable) as refused:
                 await ask()
-            assert refused.value.status == 503 and refused.value.headers == {"Retry-After": "2"}
+            assert refused.value.status == 503
+            assert refused.value.headers == {"Retry-After": "2"}
             assert "being prepared" in refused.value.detail
-        assert stored_rows(clean_database) == [] and solved == []
+        assert stored_rows(clean_database) == []
+        assert solved == []
         with psycopg.connect(clean_database) as conn:
             assert conn.execute("SELECT count(*) FROM games").fetchone() == (0,)  # the refused game was not made
         released.set()
@@ -98,7 +114,8 @@ async def test_today_and_tomorrow_are_prepared_ahead_and_few_dates_at_once(clean
             games.daily.preparation(day)
         with pytest.raises(Unavailable) as refused:
             games.daily.preparation(past[4])
-        assert refused.value.status == 503 and "being prepared" in refused.value.detail
+        assert refused.value.status == 503
+        assert "being prepared" in refused.value.detail
         await games.daily.close()  # cancels what is in flight
         assert [row[0] for row in stored_rows(clean_database)] == [DAY, DAY + timedelta(days=1)]
 
@@ -118,12 +135,16 @@ async def test_a_candidate_is_stored_only_with_a_line_that_wins_through_the_rule
         games.daily.prover = prover
         found = await games.daily.deal(DAY)
     assert tried[:3] == [candidate_seed(DEVELOPMENT_DAILY_SECRET, "open-runs", DAY, k) for k in range(3)]
-    assert found.candidate == len(tried) - 1 >= 2 and found.seed == tried[-1]
+    assert found.candidate == len(tried) - 1 >= 2
+    assert found.seed == tried[-1]
     assert found.deck == shuffled_deck(found.seed)
 
 
 async def test_one_entry_per_player_and_date_even_when_two_processes_deal_at_once(clean_database: str) -> None:
-    async with server_process(clean_database, 4, clock=clock) as one, server_process(clean_database, 4, clock=clock) as two:
+    async with (
+        server_process(clean_database, 4, clock=clock) as one,
+        server_process(clean_database, 4, clock=clock) as two,
+    ):
         player = await one.create_player("Ann")
         await one.daily.deal(DAY)
         request = NewGame(deal=DealRequest(daily="today"))
@@ -141,7 +162,9 @@ async def test_a_game_of_a_past_date_is_practice_and_tomorrow_is_not_dealt(clean
         view = await process.create_game(player["token"], NewGame(deal=DealRequest(daily=yesterday.isoformat())))
         assert view["deal"] == {"source": "daily", "daily": yesterday.isoformat(), "practice": True}
         with pytest.raises(Exception, match="not out yet"):
-            await process.create_game(player["token"], NewGame(deal=DealRequest(daily=(DAY + timedelta(days=1)).isoformat())))
+            await process.create_game(
+                player["token"], NewGame(deal=DealRequest(daily=(DAY + timedelta(days=1)).isoformat()))
+            )
 
 
 def test_a_proof_is_a_line_that_wins_or_no_line() -> None:
@@ -157,4 +180,5 @@ def test_a_proof_is_a_line_that_wins_or_no_line() -> None:
             continue
         assert proof.line is not None
         report = replay_commands(initial_state(deal(ruleset, shuffled_deck(seed), {})), decode_line(proof.line))
-        assert report.ok and report.state.status is Status.WON
+        assert report.ok
+        assert report.state.status is Status.WON

@@ -58,9 +58,8 @@ def test_events_reject_a_duplicate_game_version(clean_database: str, engine: sa.
         )
         conn.execute(events.insert().values(game_id=game_id, version=1, type="GameStarted", data={}))
 
-    with pytest.raises(sa.exc.IntegrityError, match="events_game_id_version_key"):
-        with engine.begin() as conn:
-            conn.execute(events.insert().values(game_id=game_id, version=1, type="CardDrawn", data={}))
+    with pytest.raises(sa.exc.IntegrityError, match="events_game_id_version_key"), engine.begin() as conn:
+        conn.execute(events.insert().values(game_id=game_id, version=1, type="CardDrawn", data={}))
 
     with engine.connect() as conn:
         assert conn.execute(sa.select(sa.func.count()).select_from(events)).scalar() == 1

@@ -37,7 +37,8 @@ def test_start_attach_stop_and_reuse(tmp_path: Path) -> None:
 
         second = embedded_db.start(tmp_path)
         assert not second.started_here
-        assert second.pid == first.pid and second.url == first.url
+        assert second.pid == first.pid
+        assert second.url == first.url
         second.stop()  # not ours: a no-op
         assert _select_one(first.url) == 1
 

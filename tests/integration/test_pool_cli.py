@@ -47,11 +47,14 @@ def _document(path: Path) -> dict[str, Any]:
 def test_build_writes_a_verified_pool(built: tuple[Path, subprocess.CompletedProcess[str]]) -> None:
     output, done = built
     document = _document(output)
-    assert document["ruleset"] == "draw-one" and document["rulesetVersion"] == 1
+    assert document["ruleset"] == "draw-one"
+    assert document["rulesetVersion"] == 1
     assert document["solver"] == SOLVER_NAME
     verdicts = document["verdicts"]
-    assert verdicts["wonOutsidePool"] == [] and verdicts["solver"] == SOLVER_NAME
-    assert len(verdicts["lost"]) == document["lost"] and len(verdicts["undecided"]) == document["undecided"]
+    assert verdicts["wonOutsidePool"] == []
+    assert verdicts["solver"] == SOLVER_NAME
+    assert len(verdicts["lost"]) == document["lost"]
+    assert len(verdicts["undecided"]) == document["undecided"]
     assert document["budgetSeconds"] == 2.0
     assert len(document["deals"]) == 3 == document["won"]
     assert document["seedsTried"] >= 3
@@ -62,7 +65,8 @@ def test_build_writes_a_verified_pool(built: tuple[Path, subprocess.CompletedPro
     pool = parse_pool(document)
     assert [verify_deal(pool, item) for item in pool.deals] == [None, None, None]
     assert not progress_path(output).exists()
-    assert "wallSeconds" in done.stdout and "3 deals" in done.stdout
+    assert "wallSeconds" in done.stdout
+    assert "3 deals" in done.stdout
     # Pretty but compact: one deal per line.
     lines = output.read_text().splitlines()
     assert sum(1 for line in lines if line.strip().startswith('{"seed"')) == 3
@@ -87,7 +91,8 @@ def test_verify_passes_the_pool_and_fails_a_tampered_copy(
     tampered.write_text(json.dumps(document))
     bad = canfield("pool", "verify", "--file", str(tampered))
     assert bad.returncode == 1
-    assert "FAILED" in bad.stdout and f"seed {document['deals'][1]['seed']}" in bad.stdout
+    assert "FAILED" in bad.stdout
+    assert f"seed {document['deals'][1]['seed']}" in bad.stdout
 
 
 def test_build_resumes_from_a_progress_file(
@@ -149,10 +154,12 @@ def test_a_won_line_that_does_not_replay_counts_as_undecided(
     progress_path(output).write_text(json.dumps(record) + "\n")
     done = canfield(*BUILD, "--output", str(output))
     assert done.returncode == 0, done.stderr
-    assert "VERIFICATION FAILED" in done.stderr and f"seed {first['seed']}" in done.stderr
+    assert "VERIFICATION FAILED" in done.stderr
+    assert f"seed {first['seed']}" in done.stderr
     document = _document(output)
     assert first["seed"] not in [deal["seed"] for deal in document["deals"]]
-    assert len(document["deals"]) == 3 and document["undecided"] >= 1
+    assert len(document["deals"]) == 3
+    assert document["undecided"] >= 1
     pool = parse_pool(document)
     assert all(verify_deal(pool, item) is None for item in pool.deals)
 
@@ -184,10 +191,12 @@ def test_ctrl_c_keeps_the_progress_and_says_how_to_resume(tmp_path: Path) -> Non
         if process.poll() is None:
             process.kill()
     message = (tmp_path / "err").read_text()
-    assert "interrupted" in message and "resume" in message
+    assert "interrupted" in message
+    assert "resume" in message
     assert not output.exists()
     kept = [json.loads(line) for line in progress.read_text().splitlines()]
-    assert len(kept) >= 3 and all(record["result"] in ("won", "lost", "unknown") for record in kept)
+    assert len(kept) >= 3
+    assert all(record["result"] in ("won", "lost", "unknown") for record in kept)
     gone = psutil.wait_procs(workers, timeout=5)[1]
     assert not gone, f"workers still running: {gone}"
 
@@ -197,10 +206,12 @@ def test_solve_json_prints_a_line_that_replays_to_a_win() -> None:
     assert done.returncode == 0, done.stderr
     document = json.loads(done.stdout.strip().splitlines()[-1])
     assert set(document) == {"result", "moves", "seconds", "states"}
-    assert document["result"] == "won" and document["states"] > 0
+    assert document["result"] == "won"
+    assert document["states"] > 0
     moves = [parse_command(move) for move in document["moves"]]
     report = replay_commands(start_state(get_ruleset("open-runs"), 2), moves)
-    assert report.ok and report.state.status is Status.WON
+    assert report.ok
+    assert report.state.status is Status.WON
 
 
 def test_solve_a_deck_and_report_for_humans() -> None:
@@ -210,7 +221,9 @@ def test_solve_a_deck_and_report_for_humans() -> None:
     deck = ",".join(CODES[card] for card in shuffled_deck(4))
     done = canfield("solve", "--ruleset", "open-runs", "--deck", deck)
     assert done.returncode == 0, done.stderr
-    assert "result:  lost" in done.stdout and "states:" in done.stdout and "seconds:" in done.stdout
+    assert "result:  lost" in done.stdout
+    assert "states:" in done.stdout
+    assert "seconds:" in done.stdout
 
 
 @pytest.mark.parametrize(
@@ -232,7 +245,8 @@ def test_solve_bad_arguments_exit_2(args: list[str]) -> None:
 
 def test_pool_build_bad_arguments_exit_2(tmp_path: Path) -> None:
     done = canfield("pool", "build", "--ruleset", "open-runs", "--count", "0", "--output", str(tmp_path / "x.json"))
-    assert done.returncode == 2 and "--count" in done.stderr
+    assert done.returncode == 2
+    assert "--count" in done.stderr
 
 
 def test_solve_wins_the_deals_the_first_solver_called_lost() -> None:
@@ -252,7 +266,8 @@ def test_solve_max_positions_is_a_limit_of_its_own() -> None:
     done = canfield("solve", "--ruleset", "open-runs", "--seed", "6", "--json", "--max-positions", "1000")
     assert done.returncode == 0, done.stderr
     document = json.loads(done.stdout.strip().splitlines()[-1])
-    assert document["result"] == "unknown" and document["states"] <= 1000 + 2 * 512
+    assert document["result"] == "unknown"
+    assert document["states"] <= 1000 + 2 * 512
     assert document["seconds"] < 10
 
 
@@ -262,10 +277,12 @@ def test_build_refuses_to_renumber_a_published_pool(
     published = tmp_path / "published.json"
     published.write_text(built[0].read_text())
     done = canfield(*BUILD, "--output", str(published))
-    assert done.returncode == 0 and "nothing to build" in done.stdout  # it has the 3 deals asked for
+    assert done.returncode == 0
+    assert "nothing to build" in done.stdout
     more = ["pool", "build", "--ruleset", "draw-one", "--count", "4", "--budget-seconds", "2", "--workers", "1"]
     done = canfield(*more, "--output", str(published))
-    assert done.returncode == 2 and "published address" in done.stderr
+    assert done.returncode == 2
+    assert "published address" in done.stderr
     assert published.read_text() == built[0].read_text()
 
 
@@ -308,7 +325,9 @@ def test_recheck_renews_the_verdicts_and_never_moves_a_deal(tmp_path: Path) -> N
     assert (document["won"], document["lost"], document["undecided"]) == (4, 1, 0)
     verdicts = document["verdicts"]
     assert [item["seed"] for item in verdicts["wonOutsidePool"]] == [3]
-    assert verdicts["lost"] == [4] and verdicts["undecided"] == [] and verdicts["solver"] == SOLVER_NAME
+    assert verdicts["lost"] == [4]
+    assert verdicts["undecided"] == []
+    assert verdicts["solver"] == SOLVER_NAME
     assert verify_document(document) == []
     assert not recheck_path(path).exists()
     assert canfield("pool", "verify", "--file", str(path)).returncode == 0

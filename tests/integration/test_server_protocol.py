@@ -55,7 +55,8 @@ def test_the_server_options_name_httptools_with_the_fix_and_never_auto() -> None
     from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
     protocol = import_from_string(HTTP_PROTOCOL)
-    assert protocol is NoDelayHttpToolsProtocol and issubclass(protocol, HttpToolsProtocol)
+    assert protocol is NoDelayHttpToolsProtocol
+    assert issubclass(protocol, HttpToolsProtocol)
     assert uvicorn_options() == {"http": HTTP_PROTOCOL, "loop": LOOP}
     if sys.platform != "win32":
         assert LOOP == "uvloop"  # a dependency wherever it exists; "auto" would fall back silently
@@ -121,4 +122,6 @@ def test_every_connection_to_a_multi_worker_server_has_tcp_nodelay(tmp_path: Pat
 
 def _workers(pid: int) -> list[psutil.Process]:
     """uvicorn's worker processes under ``pid`` (started by multiprocessing's spawn)."""
-    return [child for child in psutil.Process(pid).children(recursive=True) if "spawn_main" in " ".join(child.cmdline())]
+    return [
+        child for child in psutil.Process(pid).children(recursive=True) if "spawn_main" in " ".join(child.cmdline())
+    ]

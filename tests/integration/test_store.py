@@ -11,18 +11,20 @@ import psycopg
 import pytest
 
 from domain import Draw, Recycle, Undo, parse_command, replay
-
-DRAW, RECYCLE, UNDO = Draw(), Recycle(), Undo()
 from domain.codec import event_from_data, snapshot_to_state
 from service.games.games import Games
 from service.store.event_store import ConcurrencyConflict, NewEvent
 
 from .conftest import new_game, server_process
 
+DRAW, RECYCLE, UNDO = Draw(), Recycle(), Undo()
+
 
 def stored_events(url: str, game_id: uuid.UUID) -> list[tuple[int, str]]:
     with psycopg.connect(url) as conn:
-        rows = conn.execute("SELECT version, type FROM events WHERE game_id = %s ORDER BY version", (game_id,)).fetchall()
+        rows = conn.execute(
+            "SELECT version, type FROM events WHERE game_id = %s ORDER BY version", (game_id,)
+        ).fetchall()
     return [(r[0], r[1]) for r in rows]
 
 
@@ -52,22 +54,26 @@ async def test_a_stale_append_is_a_conflict_and_writes_nothing(games: Games, cle
     await games.play(game_id, token, DRAW)
     with pytest.raises(ConcurrencyConflict):
         await games.store.append(
-            game.id, game.version, [NewEvent(2, "GameResigned", {})], status="resigned", snapshot=game.snapshot, finished_at=None,
-            now=game.started_at,
+            game.id, game.version, [NewEvent(2, "GameResigned", {})], status="resigned", snapshot=game.snapshot,
+            finished_at=None, now=game.started_at,
         )
     assert stored_events(clean_database, game_id) == [(1, "GameDealt"), (2, "StockDrawn")]
 
 
-async def test_a_duplicate_version_is_a_conflict_even_if_the_row_check_passes(games: Games, clean_database: str) -> None:
-    token, game_id = await new_game(games)
+async def test_a_duplicate_version_is_a_conflict_even_if_the_row_check_passes(
+    games: Games, clean_database: str
+) -> None:
+    _, game_id = await new_game(games)
     game = await games.store.load_game(game_id)
     assert game is not None
     with psycopg.connect(clean_database, autocommit=True) as conn:  # an event written behind the row's back
-        conn.execute("INSERT INTO events (game_id, version, type, data) VALUES (%s, 2, 'GameResigned', '{}')", (game_id,))
+        conn.execute(
+            "INSERT INTO events (game_id, version, type, data) VALUES (%s, 2, 'GameResigned', '{}')", (game_id,)
+        )
     with pytest.raises(ConcurrencyConflict):
         await games.store.append(
-            game.id, game.version, [NewEvent(2, "StockDrawn", {})], status="playing", snapshot=game.snapshot, finished_at=None,
-            now=game.started_at,
+            game.id, game.version, [NewEvent(2, "StockDrawn", {})], status="playing", snapshot=game.snapshot,
+            finished_at=None, now=game.started_at,
         )
     with psycopg.connect(clean_database) as conn:
         assert conn.execute("SELECT version FROM games WHERE id = %s", (game_id,)).fetchone()[0] == 1

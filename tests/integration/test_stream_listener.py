@@ -47,7 +47,9 @@ async def eventually(condition, timeout: float = 5.0) -> bool:  # type: ignore[n
     return condition()
 
 
-async def test_no_streams_no_listen_then_the_first_stream_listens_and_is_woken(hub: StreamHub, clean_database: str) -> None:
+async def test_no_streams_no_listen_then_the_first_stream_listens_and_is_woken(
+    hub: StreamHub, clean_database: str
+) -> None:
     assert await eventually(hub.connected.is_set), "the hub's connection is up"
     await asyncio.sleep(0.5)  # a few health checks
     assert not hub.listening.is_set()

@@ -46,7 +46,9 @@ class FakeStore:
         dealt = deal(get_ruleset(ruleset), shuffled_deck(seed), {"source": "seed", "seed": seed})
         state = initial_state(dealt)
         game_id = uuid.uuid4()
-        self.games[game_id] = GameRow(game_id, player, {"source": "seed", "seed": seed}, 1, state_to_snapshot(state), T0, None)
+        self.games[game_id] = GameRow(
+            game_id, player, {"source": "seed", "seed": seed}, 1, state_to_snapshot(state), T0, None
+        )
         self.events[game_id] = [NewEvent(1, event_type(dealt), event_data(dealt))]
         return game_id
 
@@ -78,7 +80,8 @@ class FakeStore:
                                       finished_at)
         self.events[game_id] += events
         if idempotency_key is not None:
-            assert request_hash is not None and response is not None
+            assert request_hash is not None
+            assert response is not None
             self.keys[(game_id, idempotency_key)] = (request_hash, response)
 
     async def append_pending(self, move: PendingAppend) -> None:

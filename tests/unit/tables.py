@@ -1,9 +1,23 @@
-"""Build exact table positions for rule tests, with all 52 cards accounted for."""
+"""What rule tests build on: exact table positions (all 52 cards accounted for) and a line of
+commands played through ``apply`` (cards and moves as codes: ``tests.support``)."""
 
 from __future__ import annotations
 
-from domain import GameState, Status, get_ruleset, parse_card
+from domain import ALL_RULESETS, Command, GameState, apply, get_ruleset, initial_state, parse_card
 from domain.cards import RANKS, SUITS
+from domain.events import Event
+from domain.rules import deal
+
+RULESETS = [r.id for r in ALL_RULESETS]
+
+
+def play(state: GameState, commands: list[Command]) -> tuple[GameState, list[Event]]:
+    """``commands`` applied in turn: the last state and every event, in order."""
+    events: list[Event] = []
+    for command in commands:
+        state, new = apply(state, command)
+        events += new
+    return state, events
 
 
 def table(
@@ -20,7 +34,7 @@ def table(
 ) -> GameState:
     """A playing position. Cards not placed anywhere go to ``rest_to`` (stock, waste or reserve bottom)."""
     base_rank = RANKS.index(base)
-    counts = {suit: 0 for suit in SUITS}
+    counts = dict.fromkeys(SUITS, 0)
     counts.update(foundations or {})
     on_foundations = {
         parse_card(RANKS[(base_rank + i) % 13] + suit) for suit, count in counts.items() for i in range(count)
@@ -41,21 +55,15 @@ def table(
     total = len(on_foundations) + len(placed_reserve) + len(placed_waste) + len(placed_stock)
     total += sum(len(c) for c in columns)
     assert total == 52, "a card is placed twice"
-    deck = tuple(range(52))  # not the real deal order; rule tests do not reveal it
-    return GameState(
-        ruleset=get_ruleset(ruleset),
-        deck=deck,
+    # A fresh game (counters, status, version as dealt) whose piles are then set: the deck is not the
+    # real deal order; rule tests do not reveal it.
+    fresh = initial_state(deal(get_ruleset(ruleset), tuple(range(52)), {}))
+    return fresh._replace(
         base_rank=base_rank,
         reserve=tuple(placed_reserve),
         stock=tuple(reversed(placed_stock)),
         waste=tuple(placed_waste),
         foundations=(counts["S"], counts["H"], counts["D"], counts["C"]),
         tableau=tuple(tuple(column) for column in columns),
-        status=Status.PLAYING,
         progress=progress,
-        move_count=0,
-        undo_count=0,
-        assisted=False,
-        version=1,
-        undo="",
     )

@@ -24,7 +24,7 @@ def documented_decks() -> dict[int, list[str]]:
         seed = int(match.group(1))
         assert seed not in decks, f"seed {seed} is listed twice"
         deck: list[str] = []
-        for (name, size), line in zip(GROUPS, match.groups()[1:]):
+        for (name, size), line in zip(GROUPS, match.groups()[1:], strict=True):
             cards = line.split()
             assert len(cards) == size, f"seed {seed}: {name} lists {len(cards)} cards, not {size}"
             deck += cards
@@ -112,7 +112,8 @@ def test_documented_deal_matches_an_independent_shuffle(seed: int) -> None:
 
 def test_documented_splitmix64_outputs_match_the_generator_and_an_independent_one() -> None:
     seed, words = documented_line("splitmix64")
-    assert seed == 0 and len(words) == 3
+    assert seed == 0
+    assert len(words) == 3
     documented = [int(word, 16) for word in words]
     rng = SplitMix64(seed)
     assert [rng.next() for _ in range(3)] == documented
@@ -128,7 +129,7 @@ def test_documented_swap_indexes_are_the_shuffles_draws() -> None:
     draws = IndependentDraws(seed)
     assert [draws.below(i + 1) for i in range(51, 0, -1)] == documented
     deck = list(range(52))
-    for i, j in zip(range(51, 0, -1), documented):
+    for i, j in zip(range(51, 0, -1), documented, strict=True):
         deck[i], deck[j] = deck[j], deck[i]
     assert tuple(deck) == shuffled_deck(seed)
 
@@ -162,11 +163,14 @@ def test_shuffle_matches_an_independent_one_on_undocumented_seeds(seed: int) -> 
 def test_the_table_follows_the_documented_layout(ruleset: Ruleset) -> None:
     deck = shuffled_deck(0)
     state = replay([deal(ruleset, deck, {"source": "seed", "seed": 0})])
-    assert state.reserve == deck[0:13] and CODES[state.reserve[-1]] == "9D"
-    assert state.foundation_cards(0) == (deck[13],) and CODES[deck[13]] == "8S"
+    assert state.reserve == deck[0:13]
+    assert CODES[state.reserve[-1]] == "9D"
+    assert state.foundation_cards(0) == (deck[13],)
+    assert CODES[deck[13]] == "8S"
     assert "A23456789TJQK"[state.base_rank] == "8"
     assert list(state.tableau) == [(card,) for card in deck[14:18]]
-    assert state.stock[-1] == deck[18] and tuple(reversed(state.stock)) == deck[18:]
+    assert state.stock[-1] == deck[18]
+    assert tuple(reversed(state.stock)) == deck[18:]
     after, _ = apply(state, Draw())
     drawn = [CODES[card] for card in after.waste]
     if ruleset.draw_count == 3:

@@ -93,7 +93,9 @@ def test_rulesets_are_versioned_data() -> None:
     classic = get_ruleset("classic")
     assert (classic.key, classic.draw_count, classic.foundation_returns) == ("classic@1", 3, True)
     assert get_ruleset("draw-one", 1).draw_count == 1
-    with pytest.raises(UnknownRuleset, match="unknown ruleset 'klondike': the hosted rulesets are classic, draw-one, open-runs"):
+    with pytest.raises(
+        UnknownRuleset, match="unknown ruleset 'klondike': the hosted rulesets are classic, draw-one, open-runs"
+    ):
         get_ruleset("klondike")
     with pytest.raises(UnknownRuleset, match="classic@9"):
         get_ruleset("classic", 9)

@@ -28,8 +28,8 @@ def log_of(events: list) -> list[tuple[str, dict]]:
 def played(ruleset_index: int, moves: list) -> tuple[list, object]:
     first = deal(ALL_RULESETS[ruleset_index], shuffled_deck(41), {"source": "seed", "seed": 41})
     state, events = initial_state(first), [first]
-    for command in moves:
-        command = command if command is not Draw or state.stock else Recycle
+    for planned in moves:
+        command = planned if planned is not Draw or state.stock else Recycle
         state, new = apply(state, command() if isinstance(command, type) else command, events)
         events += new
     return events, state
@@ -46,7 +46,8 @@ def test_a_hand_edited_event_is_refused_with_where(index: int) -> None:
     cards, an undo that claims to revert another move."""
     events, _ = played(2, [Draw] * 90 + [Undo()] * 60)
     log = log_of(events)
-    assert log[index][0] == log[index - 1][0] and log[index][1] != log[index - 1][1]
+    assert log[index][0] == log[index - 1][0]
+    assert log[index][1] != log[index - 1][1]
     tampered = list(log)
     tampered[index] = log[index - 1]
     with pytest.raises(Unverified, match=f"event {index + 1} is not what the rules make"):
@@ -57,7 +58,7 @@ def test_a_game_won_in_place_of_a_resignation_is_refused() -> None:
     events, _ = played(2, [Draw] * 5 + [Resign()])
     log = log_of(events)
     with pytest.raises(Unverified):
-        redecide(log[:-1] + [("GameWon", {})])
+        redecide([*log[:-1], ("GameWon", {})])
 
 
 def test_a_log_must_start_with_its_deal() -> None:

@@ -77,8 +77,12 @@ async def test_the_first_move_loads_the_game_and_the_next_uses_this_process_copy
     world = World()
     game = world.store.add_game(world.ann, seed=1)
     played = await world.moves.play(game, ANN, Draw())
-    assert played.version == 2 and not played.replayed
-    assert played.body == {"game": {"version": 2, "status": "playing"}, "events": [{"version": 2, "type": "StockDrawn"}]}
+    assert played.version == 2
+    assert not played.replayed
+    assert played.body == {
+        "game": {"version": 2, "status": "playing"},
+        "events": [{"version": 2, "type": "StockDrawn"}],
+    }
     assert world.store.calls == ["load", "append"]
     world.store.calls.clear()
     assert (await world.moves.play(game, ANN, Draw())).version == 3
@@ -122,8 +126,11 @@ async def test_an_idempotency_key_replays_the_first_reply_and_refuses_another_mo
     game = world.store.add_game(world.ann, seed=5)
     first = await world.moves.play(game, ANN, Draw(), idempotency_key="k1")
     again = await world.moves.play(game, ANN, Draw(), idempotency_key="k1")
-    assert again.replayed and again.body == first.body and again.version == first.version == 2
-    assert world.version(game) == 2 and world.store.calls.count("append-with-key") == 1
+    assert again.replayed
+    assert again.body == first.body
+    assert again.version == first.version == 2
+    assert world.version(game) == 2
+    assert world.store.calls.count("append-with-key") == 1
     with pytest.raises(BadRequest, match="already used for a different move"):
         await world.moves.play(game, ANN, Resign(), idempotency_key="k1")
     assert world.version(game) == 2
@@ -140,7 +147,8 @@ async def test_a_key_stored_first_by_a_racing_request_returns_that_reply() -> No
 
     world.store.before_append.append(racing_request)
     played = await world.moves.play(game, ANN, Draw(), idempotency_key="k")
-    assert played.replayed and played.body == raced
+    assert played.replayed
+    assert played.body == raced
     assert world.version(game) == 2, "applied once"
 
 
@@ -218,7 +226,9 @@ async def test_an_undo_below_the_undo_window_reads_the_log() -> None:
         await world.moves.play(game, ANN, Undo())
     assert "read_events_upto" in world.store.calls
     state = snapshot_to_state(world.store.games[game].snapshot)
-    assert state.stock and not state.waste and state.undo_count == 80
+    assert state.stock
+    assert not state.waste
+    assert state.undo_count == 80
     with pytest.raises(IllegalMove):
         await world.moves.play(game, ANN, Undo())  # back at the deal
 
@@ -227,7 +237,8 @@ async def test_ending_a_game_is_reported_once_after_the_write() -> None:
     world = World()
     game = world.store.add_game(world.ann, seed=11)
     played = await world.moves.play(game, ANN, Resign())
-    assert played.body["game"]["status"] == "resigned" and world.ended == [game]
+    assert played.body["game"]["status"] == "resigned"
+    assert world.ended == [game]
     assert world.store.games[game].finished_at == T0
 
 

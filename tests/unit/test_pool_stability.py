@@ -22,7 +22,9 @@ PUBLISHED = {  # ruleset: (deals published, sha256 of their seeds in order, sha2
 
 
 def _digest(value: object) -> str:
-    return hashlib.sha256(value.encode() if isinstance(value, str) else json.dumps(value, sort_keys=True).encode()).hexdigest()[:16]
+    return hashlib.sha256(
+        value.encode() if isinstance(value, str) else json.dumps(value, sort_keys=True).encode()
+    ).hexdigest()[:16]
 
 
 @pytest.mark.parametrize("ruleset_id", sorted(PUBLISHED))
@@ -40,7 +42,8 @@ def test_the_pool_counts_are_sound_verdicts(ruleset_id: str) -> None:
     """A seed the pool counts as lost was proven lost by the sound solver (domain.solver@2 or
     later); the first solver's "lost" was no proof, so its verdicts may count none."""
     pool = load_deal_pool(ruleset_id)
-    assert pool is not None and pool.verdicts is not None
+    assert pool is not None
+    assert pool.verdicts is not None
     name, _, version = pool.verdicts.solver.partition("@")
     assert name == "domain.solver"
     assert int(version or 1) >= 2 or pool.lost == 0

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import Any
 
 import pytest
@@ -72,7 +73,10 @@ class Game:
     resign_at_end: bool
 
     def __repr__(self) -> str:  # short enough to read in a falsifying example
-        return f"Game({self.ruleset.key!r}, seed={self.seed}, choices={list(self.choices)}, resign_at_end={self.resign_at_end})"
+        return (
+            f"Game({self.ruleset.key!r}, seed={self.seed}, choices={list(self.choices)}, "
+            f"resign_at_end={self.resign_at_end})"
+        )
 
 
 games = st.builds(
@@ -107,6 +111,7 @@ def every_ruleset(test: Any) -> Any:
 class Step:
     state: GameState
     events: list[Event]  # every event so far, GameDealt first
+    new: list[Event]  # the events this step appended (the deal: GameDealt)
     exposed: set[int]  # every card that has been face up at some point so far
     undone_to: GameState | None = None  # after an undo: the state before the move it took back
 
@@ -141,7 +146,7 @@ def play(game: Game) -> Iterator[Step]:
     """Yield the dealt position and the position after every move of the game."""
     first = deal(game.ruleset, shuffled_deck(game.seed), {"source": "seed", "seed": game.seed})
     state = replay([first])
-    step = Step(state, [first], face_up(state))
+    step = Step(state, [first], [first], face_up(state))
     yield step
     choices = list(game.choices)
     if game.resign_at_end:
@@ -157,7 +162,7 @@ def play(game: Game) -> Iterator[Step]:
             before_moves.append(state)
         state, new_events = apply(state, command, step.events)  # the events serve undos below the window
         assert new_events, f"{command} produced no event"
-        step = Step(state, step.events + new_events, step.exposed | face_up(state), undone_to)
+        step = Step(state, step.events + new_events, new_events, step.exposed | face_up(state), undone_to)
         yield step
 
 
@@ -185,9 +190,12 @@ PROPERTY_SETTINGS = settings(
 )
 
 
-@PROPERTY_SETTINGS
-@every_ruleset
-@given(games)
+def over_games(test: Any) -> Any:
+    """A property of random games (``games``) and of each ruleset's pinned ones (``every_ruleset``)."""
+    return PROPERTY_SETTINGS(every_ruleset(given(games)(test)))
+
+
+@over_games
 def test_every_position_holds_the_52_cards_once(game: Game) -> None:
     for step in play(game):
         state = step.state
@@ -202,14 +210,12 @@ def test_every_position_holds_the_52_cards_once(game: Game) -> None:
         if state.reserve:
             assert all(state.tableau), "a column is empty while the reserve has cards"
         for column in state.tableau:
-            for lower, upper in zip(column, column[1:]):
+            for lower, upper in pairwise(column):
                 assert upper % 13 == (lower % 13 + 12) % 13, f"{column} is not built down by rank"
                 assert is_red(upper) != is_red(lower), f"{column} does not alternate colours"
 
 
-@PROPERTY_SETTINGS
-@every_ruleset
-@given(games)
+@over_games
 def test_undo_puts_back_the_table_before_the_move(game: Game) -> None:
     table_fields = ("reserve", "stock", "waste", "foundations", "tableau", "progress", "undo_depth", "status")
     undos = 0
@@ -225,22 +231,18 @@ def test_undo_puts_back_the_table_before_the_move(game: Game) -> None:
         assert after.version == len(step.events)
 
 
-@PROPERTY_SETTINGS
-@every_ruleset
-@given(games)
+@over_games
 def test_replay_snapshots_and_stored_events_give_back_the_same_game(game: Game) -> None:
-    checked = 0
     for step in play(game):
         state = step.state
         assert replay(step.events) == state
         snapshot = codec.state_to_snapshot(state)
         assert codec.snapshot_to_state(snapshot) == state
         assert codec.snapshot_to_state(json.loads(json.dumps(snapshot))) == state
-        for event in step.events[checked:]:
+        for event in step.new:
             data = view.event_data(event)
             assert codec.event_from_data(event_type(event), data) == event
             assert codec.event_from_data(event_type(event), json.loads(json.dumps(data))) == event
-        checked = len(step.events)
 
 
 @settings(PROPERTY_SETTINGS, max_examples=10)
@@ -268,13 +270,10 @@ def test_decide_accepts_exactly_the_listed_legal_moves(game: Game) -> None:
         assert replay(step.events) == state
 
 
-@PROPERTY_SETTINGS
-@every_ruleset
-@given(games)
+@over_games
 def test_nothing_face_down_is_ever_shown_while_playing(game: Game) -> None:
     # Each event is checked when it is appended, against the cards exposed up to then:
     # that is stricter than re-checking every event later, as the exposed set only grows.
-    checked = 0
     for step in play(game):
         state = step.state
         if not state.playing:
@@ -284,20 +283,14 @@ def test_nothing_face_down_is_ever_shown_while_playing(game: Game) -> None:
         assert shown <= visible, f"the view shows face-down {sorted(shown - visible)}"
         assert shown == visible, f"the view misses face-up {sorted(visible - shown)}"
         allowed = names(step.exposed)
-        for event in step.events[checked:]:
+        for event in step.new:
             in_event = card_codes(view.public_event_data(event, reveal=False))
             assert in_event <= allowed, f"{event_type(event)} shows never-exposed {sorted(in_event - allowed)}"
-        checked = len(step.events)
 
 
-@PROPERTY_SETTINGS
-@every_ruleset
-@given(games)
+@over_games
 def test_an_ended_game_reveals_its_deck_in_the_first_event(game: Game) -> None:
-    last = None
-    for last in play(game):
-        pass
-    assert last is not None
+    last = list(play(game))[-1]
     state = last.state
     if state.playing:
         return

@@ -4,7 +4,6 @@ from domain import (
     ALL_RULESETS,
     GameOver,
     IllegalMove,
-    MoveCard,
     Status,
     apply,
     deal,
@@ -15,14 +14,9 @@ from domain import (
 )
 from domain.cards import CODES
 from domain.events import CardsMoved, GameWon
+from tests.support import cards, move
 
-from .tables import table
-
-RULESETS = [r.id for r in ALL_RULESETS]
-
-
-def move(card: str, to: str) -> MoveCard:
-    return MoveCard(parse_card(card), to)
+from .tables import RULESETS, table
 
 
 @pytest.mark.parametrize("ruleset", RULESETS)
@@ -39,7 +33,9 @@ def test_the_dealt_foundation_card_sets_the_base_rank_for_every_suit(ruleset: st
 def test_an_empty_foundation_takes_only_the_base_rank(ruleset: str) -> None:
     state = table(ruleset, base="Q", foundations={"S": 1}, tableau=[["QH"], ["AH"], ["5D"], ["9C"]], reserve=["KD"])
     apply(state, move("QH", "foundation"))
-    with pytest.raises(IllegalMove, match="AH cannot start the hearts foundation: foundations start at the base rank, Q"):
+    with pytest.raises(
+        IllegalMove, match="AH cannot start the hearts foundation: foundations start at the base rank, Q"
+    ):
         decide(state, move("AH", "foundation"))
 
 
@@ -48,7 +44,7 @@ def test_foundations_build_up_in_suit_and_wrap_from_king_to_ace(ruleset: str) ->
     state = table(ruleset, base="Q", foundations={"S": 2}, tableau=[["AS"], ["2S"], ["AH"], ["9C"]], reserve=["KD"])
     state, _ = apply(state, move("AS", "foundation"))
     state, _ = apply(state, move("2S", "foundation"))
-    assert state.foundation_cards(0) == tuple(parse_card(c) for c in ("QS", "KS", "AS", "2S"))
+    assert state.foundation_cards(0) == cards("QS", "KS", "AS", "2S")
 
 
 @pytest.mark.parametrize("ruleset", RULESETS)
@@ -91,7 +87,8 @@ def test_classic_lets_a_foundation_top_come_back_to_a_legal_tableau_end() -> Non
 def test_classic_base_rank_stays_fixed_after_the_base_card_comes_back() -> None:
     state = table("classic", base="7", foundations={"H": 1}, tableau=[["8S"], ["9D"], ["JH"], ["5C"]], reserve=["KD"])
     after, _ = apply(state, move("7H", "tableau-1"))
-    assert after.foundations[1] == 0 and after.base_rank == 6
+    assert after.foundations[1] == 0
+    assert after.base_rank == 6
     with pytest.raises(IllegalMove, match="foundations start at the base rank, 7"):
         decide(after, move("5C", "foundation"))
 

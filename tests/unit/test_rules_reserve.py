@@ -1,19 +1,10 @@
 import pytest
 
-from domain import ALL_RULESETS, MoveCard, apply, legal_moves, parse_card
+from domain import apply, legal_moves, parse_card
 from domain.events import CardsMoved, ReserveRefilled
+from tests.support import cards, move
 
-from .tables import table
-
-RULESETS = [r.id for r in ALL_RULESETS]
-
-
-def move(card: str, to: str) -> MoveCard:
-    return MoveCard(parse_card(card), to)
-
-
-def cards(*codes: str) -> tuple[int, ...]:
-    return tuple(parse_card(c) for c in codes)
+from .tables import RULESETS, table
 
 
 @pytest.mark.parametrize("ruleset", RULESETS)
@@ -31,7 +22,8 @@ def test_a_refilled_card_moved_away_again_is_refilled_again(ruleset: str) -> Non
     after, _ = apply(state, move("9S", "tableau-2"))
     after, events = apply(after, move("KD", "tableau-4"))
     assert events == [CardsMoved(cards("KD"), "tableau-1", "tableau-4"), ReserveRefilled(parse_card("4H"), 0)]
-    assert after.tableau[0] == cards("4H") and after.reserve == ()
+    assert after.tableau[0] == cards("4H")
+    assert after.reserve == ()
 
 
 @pytest.mark.parametrize("ruleset", RULESETS)
@@ -51,7 +43,10 @@ def test_emptying_a_column_with_an_empty_reserve_leaves_it_empty(ruleset: str) -
 
 @pytest.mark.parametrize("ruleset", RULESETS)
 def test_the_reserve_top_plays_to_its_foundation(ruleset: str) -> None:
-    state = table(ruleset, base="4", foundations={"H": 1}, tableau=[["9S"], ["TD"], ["3D"], ["QC"]], reserve=["KD", "5H"])
-    assert MoveCard(parse_card("5H"), "foundation") in legal_moves(state)
+    state = table(
+        ruleset, base="4", foundations={"H": 1}, tableau=[["9S"], ["TD"], ["3D"], ["QC"]], reserve=["KD", "5H"]
+    )
+    assert move("5H", "foundation") in legal_moves(state)
     after, _ = apply(state, move("5H", "foundation"))
-    assert after.reserve == cards("KD") and after.foundations[1] == 2
+    assert after.reserve == cards("KD")
+    assert after.foundations[1] == 2

@@ -10,7 +10,7 @@ from functools import cache
 import pytest
 
 from domain import Draw, GameState, MoveCard, Recycle, Status, apply, get_ruleset, legal_moves
-from domain.cards import RANKS, SUITS, code
+from domain.cards import SUITS, code
 from domain.solver import SOUND, Budget, _Search, _start, solve
 from domain.solver_talon import talon_positions
 from service.deals.deal_pools import start_state
@@ -28,7 +28,9 @@ PROVEN_LOST_DEALS = [("open-runs", seed) for seed in (4, 58, 96, 100, 102, 105)]
 def _talon_state(ruleset_id: str, size: int, pointer: int, progress: bool) -> GameState:
     """A table where only the talon matters: ``size`` cards, ``pointer`` of them in the waste."""
     cards = [suit * 13 + rank for rank in range(13) for suit in range(4)][52 - size :]  # the highest ranks
-    counts = {SUITS[suit]: sum(1 for card in range(52) if card // 13 == suit and card not in cards) for suit in range(4)}
+    counts = {
+        SUITS[suit]: sum(1 for card in range(52) if card // 13 == suit and card not in cards) for suit in range(4)
+    }
     return table(
         ruleset_id,
         foundations=counts,
@@ -67,7 +69,8 @@ def _solver_tops(ruleset_id: str, size: int, pointer: int, progress: bool) -> fr
     talon = state.waste + tuple(reversed(state.stock))
     can_recycle = progress or ruleset.id != "draw-one"
     positions = talon_positions(len(talon), pointer, ruleset.draw_count, can_recycle)
-    assert len(set(positions)) == len(positions) and all(1 <= q <= size for q in positions)
+    assert len(set(positions)) == len(positions)
+    assert all(1 <= q <= size for q in positions)
     return frozenset(talon[q - 1] for q in positions)
 
 
