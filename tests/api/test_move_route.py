@@ -21,7 +21,9 @@ def _twins(player: Player) -> tuple[str, str]:
     return player.new_game(**DEAL)["id"], player.new_game(**DEAL)["id"]
 
 
-def _send(client: httpx.Client, game_id: str, via_litestar: bool, body: bytes, headers: dict[str, str] | list[tuple[str, str]]) -> httpx.Response:
+def _send(
+    client: httpx.Client, game_id: str, via_litestar: bool, body: bytes, headers: dict[str, str] | list[tuple[str, str]]
+) -> httpx.Response:
     url = f"/games/{game_id}/moves" + ("?via=litestar" if via_litestar else "")
     return client.post(url, content=body, headers=headers)
 
