@@ -48,7 +48,7 @@ from ..deals.solver_workers import SolverWorkers
 from ..errors import BadRequest, Forbidden, NotFound, Unauthorized
 from ..races.race_store import RaceStore
 from ..races.races import Races, race_of
-from ..schemas import NewGame
+from ..schemas import EventPage, GameList, GameView, Hints, LegalMoves, NewGame, Player, PlayerCreated
 from ..settings import Settings
 from ..stats import projections
 from ..stats.queries import Stats
@@ -96,22 +96,22 @@ class Games:
 
     # ------------------------------------------------------------ players
 
-    async def create_player(self, name: str) -> JSON:
+    async def create_player(self, name: str) -> PlayerCreated:
         clean = " ".join(name.split())
         if not clean or not clean.isprintable():
             raise BadRequest("a player name needs at least one visible character and no control characters")
         player_id = uuid.uuid4()
         token = secrets.token_urlsafe(32)
         created_at = await self.players.create_player(player_id, clean, token)
-        return {"id": str(player_id), "name": clean, "token": token, "createdAt": created_at}
+        return PlayerCreated(id=player_id, name=clean, token=token, created_at=created_at)
 
-    async def player(self, player_id: uuid.UUID) -> JSON:
+    async def player(self, player_id: uuid.UUID) -> Player:
         found = await self.players.get_player(player_id)
         if found is None:
             raise NotFound(f"no player {player_id}")
-        return {"id": str(found[0]), "name": found[1], "createdAt": found[2]}
+        return Player(id=found[0], name=found[1], created_at=found[2])
 
-    async def player_games(self, player_id: uuid.UUID, status: str | None, before: str | None, limit: int) -> JSON:
+    async def player_games(self, player_id: uuid.UUID, status: str | None, before: str | None, limit: int) -> GameList:
         """A player's games, newest first, a page at a time: ``nextBefore`` is the ``before`` of the next page."""
         after_key = None if before is None else parse_cursor(before)
         if await self.players.get_player(player_id) is None:
@@ -119,7 +119,7 @@ class Games:
         ended = None if status is None else status == "ended"
         rows = await self.store.player_games(player_id, ended, after_key, limit + 1)
         page = rows[:limit]
-        return {
+        return msgspec.convert({
             "games": [
                 {
                     "id": str(row.id),
@@ -136,7 +136,7 @@ class Games:
                 for row in page
             ],
             "nextBefore": cursor_of(page[-1].started_at, page[-1].id) if len(rows) > limit else None,
-        }
+        }, GameList)
 
     async def ping(self) -> None:
         """Returns once the database has answered a query (``GET /health``)."""
@@ -153,7 +153,7 @@ class Games:
 
     # ------------------------------------------------------------ games
 
-    async def create_game(self, token: str | None, request: NewGame) -> JSON:
+    async def create_game(self, token: str | None, request: NewGame) -> GameView:
         player_id = await self.authenticate(token)
         ruleset_id: str | None = request.ruleset
         if ruleset_id is None:  # a lesson is played under its own ruleset (classic)
@@ -182,7 +182,7 @@ class Games:
 
     async def _create(
         self, player_id: uuid.UUID, ruleset: Ruleset, deck: tuple[int, ...], source: JSON, now: datetime
-    ) -> JSON:
+    ) -> GameView:
         first = deal(ruleset, deck, source)
         state = initial_state(first)
         game_id = uuid.uuid4()
@@ -199,7 +199,7 @@ class Games:
         )
         game = Game(game_id, player_id, source, now, None, state, True)
         self.repository.remember(game)
-        return self._reply_view(game, now)
+        return msgspec.convert(self._reply_view(game, now), GameView)
 
     def _deal(self, ruleset: Ruleset, given: Mapping[str, Any]) -> tuple[tuple[int, ...], JSON]:
         """The deck and deal source of a seed, deck, pool or lesson deal (or the ruleset's default)."""
@@ -248,10 +248,11 @@ class Games:
             return await self.races.guard(game, token)
         return not reveals_hidden_cards(game.deal, True, now)
 
-    async def view(self, game_id: uuid.UUID, token: str | None = None) -> JSON:
+    async def view(self, game_id: uuid.UUID, token: str | None = None) -> GameView:
         game, state = await self._game(game_id)
         withhold = await self.readable(game, token)
-        return view_of(game.id, game.player_id, game.deal, game.started_at, game.finished_at, state, withhold)
+        view = view_of(game.id, game.player_id, game.deal, game.started_at, game.finished_at, state, withhold)
+        return msgspec.convert(view, GameView)
 
     def _reply_view(self, game: Game, now: datetime) -> JSON:
         """A game's view in a reply to its player's own write."""
@@ -270,18 +271,20 @@ class Games:
         except Exception as error:
             log.warning("race %s: not settled after its game ended (%r); the next request will", race_id, error)
 
-    async def legal_moves(self, game_id: uuid.UUID, token: str | None = None) -> JSON:
+    async def legal_moves(self, game_id: uuid.UUID, token: str | None = None) -> LegalMoves:
         game, state = await self._game(game_id)
         await self.readable(game, token)
-        return {"version": state.version, "moves": [command_to_api(m) for m in legal_moves(state)]}
+        return msgspec.convert({"version": state.version, "moves": [command_to_api(m) for m in legal_moves(state)]},
+                               LegalMoves)
 
-    async def hints(self, game_id: uuid.UUID, solver: bool = False, token: str | None = None) -> JSON:
+    async def hints(self, game_id: uuid.UUID, solver: bool = False, token: str | None = None) -> Hints:
         """Ranked heuristic hints; with ``solver`` also the next move of a winning line, which
         marks the game assisted (an event), so only the game's player may ask for it."""
         game, state = await self._game(game_id)
         await self.readable(game, token)  # a race game: its player only, while the race runs
+        ranked = [{"move": command_to_api(h.move), "reason": h.reason} for h in hints(state)]
         if not solver:
-            return {"version": state.version, "hints": [{"move": command_to_api(h.move), "reason": h.reason} for h in hints(state)]}
+            return msgspec.convert({"version": state.version, "hints": ranked}, Hints)
         if token is None:
             raise Unauthorized("solver hints mark the game assisted: they need the player's bearer token")
         if await self.authenticate(token) != game.player_id:
@@ -290,24 +293,20 @@ class Games:
             raise GameOver(f"the game is over ({state.status.value})")
         result, move = await self.solver.next_move(state_to_snapshot(state), self.settings.solver_hint_seconds)
         played = await self.play(game_id, token, UseSolverHint())
-        return {
-            "version": played.version,
-            "hints": [{"move": command_to_api(h.move), "reason": h.reason} for h in hints(state)],
-            "solver": {"result": result, "move": move},
-        }
+        return msgspec.convert(
+            {"version": played.version, "hints": ranked, "solver": {"result": result, "move": move}}, Hints
+        )
 
-    async def events(self, game_id: uuid.UUID, after: int, limit: int, token: str | None = None) -> JSON:
+    async def events(self, game_id: uuid.UUID, after: int, limit: int, token: str | None = None) -> EventPage:
         game = await self.stored_game(game_id)
         withhold = await self.readable(game, token)  # first: it may refuse
         reveal = game.finished_at is not None and not withhold
         rows = await self.store.read_events(game_id, after, limit)
         last = rows[-1].version if rows else after
-        return {
-            "events": [public_event(r.version, r.type, r.data, r.recorded_at, reveal) for r in rows],
-            "nextAfter": last if last < game.version else None,
-        }
+        events = [public_event(r.version, r.type, r.data, r.recorded_at, reveal) for r in rows]
+        return msgspec.convert({"events": events, "nextAfter": last if last < game.version else None}, EventPage)
 
-    async def state_at(self, game_id: uuid.UUID, version: int, token: str | None = None) -> JSON:
+    async def state_at(self, game_id: uuid.UUID, version: int, token: str | None = None) -> GameView:
         game = await self.stored_game(game_id)
         withhold = await self.readable(game, token)
         if not 1 <= version <= game.version:
@@ -315,7 +314,8 @@ class Games:
         rows = await self.store.read_events_upto(game_id, version)
         state = replay(_decoded(rows))
         finished_at = game.finished_at if not state.playing else None
-        return view_of(game.id, game.player_id, game.deal, game.started_at, finished_at, state, withhold)
+        view = view_of(game.id, game.player_id, game.deal, game.started_at, finished_at, state, withhold)
+        return msgspec.convert(view, GameView)
 
 
 def _decoded(rows: list[StoredEvent]) -> list[Event]:

@@ -33,7 +33,7 @@ from domain.rulesets import DEFAULT_RULESET_ID
 from domain.verify import Unverified
 
 from ..errors import Forbidden, NotFound
-from ..schemas import NewRace, RaceDealRequest
+from ..schemas import NewRace, OpenRaces, RaceDealRequest, RaceView
 from ..store.event_store import GameRow, NewEvent
 from .race_store import FINISHED, OPEN, RUNNING, DealtGame, Ending, EntrantRow, LogRow, RaceRow, RaceStore, Result
 from .standings import Standing, places, verified_standing
@@ -50,7 +50,7 @@ def race_source(race_id: uuid.UUID) -> JSON:
     return {"source": SOURCE, "race": str(race_id)}
 
 
-def race_of(deal_source: dict[str, Any]) -> uuid.UUID | None:
+def race_of(deal_source: Mapping[str, Any]) -> uuid.UUID | None:
     """The race a game was dealt for, if any."""
     if deal_source.get("source") != SOURCE:
         return None
@@ -157,6 +157,10 @@ def race_view(race: RaceRow) -> JSON:
     }
 
 
+def _typed(race: RaceRow) -> RaceView:
+    return msgspec.convert(race_view(race), RaceView)
+
+
 def revision(race: RaceRow) -> int:
     """A number that grows with every change of the race or a move in one of its games (SSE ids)."""
     return race.version + sum(e.game_version or 0 for e in race.entrants)
@@ -178,27 +182,27 @@ class Races:
         self.authenticate = authenticate
         self.dealer = dealer
 
-    async def create(self, token: str | None, request: NewRace) -> JSON:
+    async def create(self, token: str | None, request: NewRace) -> RaceView:
         creator = await self.authenticate(token)
         ruleset = get_ruleset(DEFAULT_RULESET_ID if request.ruleset is None else request.ruleset)
         deck, source = self.dealer(ruleset, _deal_request(request.deal))
         race_id = uuid.uuid4()
         await self.store.create(race_id, creator, (ruleset.id, ruleset.version), source, codes(list(deck)),
                                 request.max_entrants, request.time_limit_seconds, self.clock())
-        return race_view(await self._load(race_id))
+        return _typed(await self._load(race_id))
 
-    async def join(self, race_id: uuid.UUID, token: str | None) -> JSON:
+    async def join(self, race_id: uuid.UUID, token: str | None) -> RaceView:
         player = await self.authenticate(token)
         await self.store.join(race_id, player, self.clock())
-        return race_view(await self._load(race_id))
+        return _typed(await self._load(race_id))
 
-    async def start(self, race_id: uuid.UUID, token: str | None) -> JSON:
+    async def start(self, race_id: uuid.UUID, token: str | None) -> RaceView:
         caller = await self.authenticate(token)
         await self.store.start(race_id, caller, self.clock(), _deal_games)
-        return race_view(await self._load(race_id))
+        return _typed(await self._load(race_id))
 
-    async def view(self, race_id: uuid.UUID) -> JSON:
-        return race_view(await self.current(race_id))
+    async def view(self, race_id: uuid.UUID) -> RaceView:
+        return _typed(await self.current(race_id))
 
     async def current(self, race_id: uuid.UUID) -> RaceRow:
         """The race, finished first if it is due (the last game ended, or its time is up)."""
@@ -235,17 +239,17 @@ class Races:
                                 "until the race has finished")
         return not race.games_ended
 
-    async def lobby(self, limit: int) -> JSON:
+    async def lobby(self, limit: int) -> OpenRaces:
         """Open races to join, newest first (a summary each; join one by its id)."""
         rows = await self.store.open_races(limit)
-        return {
+        return msgspec.convert({
             "races": [
                 {"id": str(race_id), "creator": str(creator), "creatorName": name,
                  "ruleset": {"id": ruleset_id, "version": version}, "deal": {"source": source},
                  "maxEntrants": seats, "entrants": entrants, "timeLimitSeconds": time_limit, "createdAt": created_at}
                 for race_id, creator, name, ruleset_id, version, source, seats, time_limit, created_at, entrants in rows
             ]
-        }
+        }, OpenRaces)
 
     async def record(self, player_id: uuid.UUID) -> JSON:
         """Races played (finished races the player was dealt a game in) and won (place 1)."""

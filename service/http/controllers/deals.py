@@ -14,7 +14,7 @@ from ...deals.choice import deal_pool_of, parse_day, pool_summary
 from ...deals.daily import closes_at, is_over
 from ...deals.deal_pools import load_deal_pool
 from ...errors import NotFound
-from ...schemas import DailyDeal, Leaderboard, PoolDealView, Pools, PoolSummary, RulesetRef
+from ...schemas import DailyDeal, Leaderboard, PoolDealView, Pools, PoolSummary, RulesetId, RulesetRef
 from ..openapi import DAILY_DATE, RULESET_IDS
 from ..problems import documented
 from .common import games_of
@@ -117,10 +117,10 @@ class DealController(Controller):
         deal = await games.daily.deal(chosen)
         plays, wins = await games.stats.daily_figures(chosen)
         return DailyDeal(
-            date=chosen.isoformat(), ruleset=deal.ruleset.id, ruleset_version=deal.ruleset.version, verified=True,
+            date=chosen.isoformat(), ruleset=RulesetId(deal.ruleset.id), ruleset_version=deal.ruleset.version, verified=True,
             line_length=deal.line_length, verified_at=deal.verified_at, closes_at=deal.closes_at, plays=plays, wins=wins,
         )
 
 
 def _ref(ruleset_id: str, version: int) -> RulesetRef:
-    return RulesetRef(id=ruleset_id, version=version)
+    return RulesetRef(id=RulesetId(ruleset_id), version=version)

@@ -12,7 +12,7 @@ from litestar.response import Response
 
 from domain import parse_command
 
-from ...schemas import EventPage, GameView, Hints, LegalMoves, MoveRequest, MoveResult, NewGame
+from ...schemas import EventPage, EventView, GameView, Hints, LegalMoves, MoveRequest, MoveResult, NewGame
 from ..openapi import IDEMPOTENCY_KEY, IF_MATCH, NDJSON, header, response_headers
 from ..problems import documented
 from .common import (
@@ -51,9 +51,7 @@ class GameController(Controller):
     )
     async def create(self, request: Request[Any, Any, Any], state: State, data: Annotated[SkipValidation[NewGame], Body()]) -> Response[GameView]:
         view = await games_of(state).create_game(bearer_token(request), parse_new_game(data))
-        return Response(
-            view, status_code=201, headers={"Location": f"/games/{view['id']}", "ETag": etag(view["version"])}
-        )
+        return Response(view, status_code=201, headers={"Location": f"/games/{view.id}", "ETag": etag(view.version)})
 
     @get(
         "/{game_id:uuid}",
@@ -80,9 +78,9 @@ class GameController(Controller):
         ] = None,
     ) -> Response[GameView]:
         view = await games_of(state).view(game_id, optional_bearer(request))
-        tag = etag(view["version"])
+        tag = etag(view.version)
         if if_none_match is not None and tag in {t.strip() for t in if_none_match.split(",")}:
-            return Response(None, status_code=304, headers={"ETag": tag})
+            return _not_modified(tag)
         return Response(view, headers={"ETag": tag})
 
     @post(
@@ -146,7 +144,7 @@ class GameController(Controller):
         self, request: Request[Any, Any, Any], state: State, game_id: Annotated[UUID, _GAME_ID]
     ) -> Response[LegalMoves]:
         body = await games_of(state).legal_moves(game_id, optional_bearer(request))
-        return Response(body, headers={"ETag": etag(body["version"])})
+        return Response(body, headers={"ETag": etag(body.version)})
 
     @get(
         "/{game_id:uuid}/hints",
@@ -169,7 +167,7 @@ class GameController(Controller):
         ] = False,
     ) -> Response[Hints]:
         body = await games_of(state).hints(game_id, solver, bearer_token(request) if solver else optional_bearer(request))
-        return Response(body, headers={"ETag": etag(body["version"])})
+        return Response(body, headers={"ETag": etag(body.version)})
 
     @get(
         "/{game_id:uuid}/events",
@@ -190,7 +188,7 @@ class GameController(Controller):
     ) -> Response[EventPage]:
         page = await games_of(state).events(game_id, after, limit, optional_bearer(request))
         if _wants_ndjson(request):
-            return _ndjson(page["events"])  # type: ignore[return-value]
+            return _ndjson(page.events)
         return Response(page)
 
     @get(
@@ -213,7 +211,7 @@ class GameController(Controller):
         page = await games_of(state).events(game_id, after, limit, optional_bearer(request))
         accept = request.headers.get("accept", "")
         as_text = "text/plain" in accept and NDJSON not in accept
-        return _ndjson(page["events"], "text/plain; charset=utf-8" if as_text else NDJSON)
+        return _ndjson(page.events, "text/plain; charset=utf-8" if as_text else NDJSON)
 
     @get(
         "/{game_id:uuid}/states/{version:int}",
@@ -227,12 +225,19 @@ class GameController(Controller):
         self, request: Request[Any, Any, Any], state: State, game_id: Annotated[UUID, _GAME_ID], version: Annotated[int, PathParameter(ge=1, le=2**31 - 1, description="a version of the game, 1 .. its current version")]
     ) -> Response[GameView]:
         view = await games_of(state).state_at(game_id, version, optional_bearer(request))
-        return Response(view, headers={"ETag": etag(view["version"])})
+        return Response(view, headers={"ETag": etag(view.version)})
 
 
-def _ndjson(events: list[Any], media_type: str = NDJSON) -> Response[str]:
+def _ndjson(events: list[EventView], media_type: str = NDJSON) -> Response[Any]:
+    """The events as lines of JSON. ``Response[Any]``: the body is bytes, which the OpenAPI document
+    describes as the string it is on the wire (exportEvents) or as listEvents' other media type."""
     lines = b"".join(msgspec.json.encode(event) + b"\n" for event in events)
-    return Response(lines, media_type=media_type)  # type: ignore[arg-type]
+    return Response(lines, media_type=media_type)
+
+
+def _not_modified(tag: str) -> Response[Any]:
+    """A 304: no body at all (``Response[Any]``: the handler's type names the body of its 200)."""
+    return Response(None, status_code=304, headers={"ETag": tag})
 
 
 def _wants_ndjson(request: Request[Any, Any, Any]) -> bool:

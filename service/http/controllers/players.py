@@ -28,14 +28,14 @@ class PlayerController(Controller):
     )
     async def create(self, state: State, data: Annotated[SkipValidation[NewPlayer], Body()]) -> Response[PlayerCreated]:
         created = await games_of(state).create_player(parse_body(data, NewPlayer).name)
-        return Response(created, status_code=201, headers={"Location": f"/players/{created['id']}"})
+        return Response(created, status_code=201, headers={"Location": f"/players/{created.id}"})
 
     @get("/{player_id:uuid}", operation_id="getPlayer", summary="A player's public profile",
          responses=documented(400, 404, 429, 503))
     async def read(
         self, state: State, player_id: Annotated[UUID, PathParameter(description="the player's id")]
     ) -> Player:
-        return await games_of(state).player(player_id)  # type: ignore[return-value]
+        return await games_of(state).player(player_id)
 
     @get(
         "/{player_id:uuid}/games",
@@ -60,4 +60,4 @@ class PlayerController(Controller):
             ),
         ] = None,
     ) -> GameList:
-        return await games_of(state).player_games(player_id, status, before, limit)  # type: ignore[return-value]
+        return await games_of(state).player_games(player_id, status, before, limit)

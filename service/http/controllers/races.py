@@ -46,8 +46,8 @@ async def _no_body(request: Request[Any, Any, Any]) -> None:
         raise BadRequest("this request takes no body (or an empty JSON object)")
 
 
-def _created(view: dict[str, Any]) -> Response[Any]:
-    return Response(view, status_code=201, headers={"Location": f"/races/{view['id']}"})
+def _created(view: RaceView) -> Response[RaceView]:
+    return Response(view, status_code=201, headers={"Location": f"/races/{view.id}"})
 
 
 class RaceController(Controller):
@@ -96,8 +96,7 @@ class RaceController(Controller):
         self, request: Request[Any, Any, Any], state: State, race_id: Annotated[UUID, _RACE_ID]
     ) -> Response[RaceView]:
         await _no_body(request)
-        view: Any = await games_of(state).races.start(race_id, bearer_token(request))
-        return Response(view)
+        return Response(await games_of(state).races.start(race_id, bearer_token(request)))
 
     @get(
         "/open",  # not "/": Litestar's automatic OPTIONS would then name only one of GET and POST in Allow
@@ -110,7 +109,7 @@ class RaceController(Controller):
         state: State,
         limit: Annotated[int, QueryParameter(ge=1, le=LOBBY_MAX, description="at most this many races")] = 20,
     ) -> OpenRaces:
-        return msgspec.convert(await games_of(state).races.lobby(limit), OpenRaces)
+        return await games_of(state).races.lobby(limit)
 
     @get(
         "/{race_id:uuid}",
@@ -119,7 +118,7 @@ class RaceController(Controller):
         responses=documented(400, 404, 429, 503),
     )
     async def read(self, state: State, race_id: Annotated[UUID, _RACE_ID]) -> RaceView:
-        return await games_of(state).races.view(race_id)  # type: ignore[return-value]
+        return await games_of(state).races.view(race_id)
 
     @get(
         "/{race_id:uuid}/stream",

@@ -9,13 +9,13 @@ from domain import ALL_RULESETS, Ruleset, UnknownRuleset, get_ruleset
 from domain.rulesets import LATEST
 
 from ...errors import NotFound
-from ...schemas import RulesetList, RulesetView
+from ...schemas import RulesetId, RulesetList, RulesetView
 from ..problems import documented
 
 
 def ruleset_view(ruleset: Ruleset) -> RulesetView:
     return RulesetView(
-        id=ruleset.id,
+        id=RulesetId(ruleset.id),
         version=ruleset.version,
         key=ruleset.key,
         draw_count=ruleset.draw_count,
