@@ -59,7 +59,8 @@ WORKERS = int(os.environ.get("BENCH_WORKERS", "1"))  # server processes for the 
 HOST = "127.0.0.1"
 OLD_GAME_EVENTS = (1000, 10_000)  # old vs new: a move on games this long vs on a new one
 RUNS = max(1, int(os.environ.get("BENCH_RUNS", "3")))  # alternating service/ceiling runs per level; the median counts
-GAME_MOVES = int(os.environ.get("BENCH_GAME_MOVES", "300"))  # a client deals a new game after this many moves (0: never)
+# a client deals a new game after this many moves (0: never)
+GAME_MOVES = int(os.environ.get("BENCH_GAME_MOVES", "300"))
 LATENCY_MOVES = 300
 SERVER_DESCRIPTION = f"uvicorn with httptools on {LOOP}"
 CANFIELD_STOCK = 34  # 52 - 13 reserve - 1 foundation - 4 tableau: the ceiling's simulated stock
@@ -222,7 +223,8 @@ async def redeal(conn: Connection, game: Game) -> Game | None:
     """The client's next game, dealt on its own connection (None if the service refused)."""
     if not game.real:
         return new_ceiling_game(conn.port, game.path)
-    raw = build_request("POST", "/games/", conn.port, {"ruleset": "open-runs", "deal": {"seed": next(_SEEDS)}}, game.token)
+    body = {"ruleset": "open-runs", "deal": {"seed": next(_SEEDS)}}
+    raw = build_request("POST", "/games/", conn.port, body, game.token)
     status, body = await conn.request(raw)
     if status != 201:
         return None
@@ -573,7 +575,9 @@ def check_events(url: str, games: list[Game], ceiling_games: list[Game]) -> dict
         if events.get(g.id, 0) != 1 + g.acked
     ]
     wrong_ceiling = [
-        {"game": g.id, "acked": g.acked, "rows": rows.get(g.id, 0)} for g in ceiling_games if rows.get(g.id, 0) != g.acked
+        {"game": g.id, "acked": g.acked, "rows": rows.get(g.id, 0)}
+        for g in ceiling_games
+        if rows.get(g.id, 0) != g.acked
     ]
     return {
         "games": len(games),
@@ -742,7 +746,8 @@ async def _run(db: Database, work_dir: Path, warmup: float, seconds: float) -> d
             games = []
             for batch in range(0, concurrency, 16):
                 size = min(16, concurrency - batch)
-                games += await asyncio.gather(*(new_service_game(servers["service"].port, seed + i) for i in range(size)))
+                port = servers["service"].port
+                games += await asyncio.gather(*(new_service_game(port, seed + i) for i in range(size)))
                 seed += size
             cgames = [new_ceiling_game(servers["ceiling"].port) for _ in range(concurrency)]
             service_games += games
@@ -769,7 +774,8 @@ async def _run(db: Database, work_dir: Path, warmup: float, seconds: float) -> d
                     pair[target] = r
                     print(
                         f"  C={concurrency:<3} {target:8} {r['per_second']:7.0f} req/s  p50 {r['p50_ms']:.2f} ms  "
-                        f"p99 {r['p99_ms']:.2f} ms  errors {r['errors']}  others' CPU {r['other_cpu_share'] * 100:.0f}%",
+                        f"p99 {r['p99_ms']:.2f} ms  errors {r['errors']}  "
+                        f"others' CPU {r['other_cpu_share'] * 100:.0f}%",
                         flush=True,
                     )
                 pair["ratio"] = pair["service"]["per_second"] / max(pair["ceiling"]["per_second"], 1e-9)
@@ -789,7 +795,8 @@ async def _run(db: Database, work_dir: Path, warmup: float, seconds: float) -> d
             seed += 2
             service_games += compared.pop("games")
             old_new.append(compared)
-            print(f"  old ({events} events) vs new: p50 {compared['old_p50_ms']:.2f} vs {compared['new_p50_ms']:.2f} ms", flush=True)
+            print(f"  old ({events} events) vs new: p50 {compared['old_p50_ms']:.2f} "
+                  f"vs {compared['new_p50_ms']:.2f} ms", flush=True)
     finally:
         for server in servers.values():
             stop_server(server)

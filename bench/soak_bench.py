@@ -434,7 +434,8 @@ def report(results: dict[str, Any]) -> str:
     lines = [
         f"soak: {soak['seconds']:g} s, {results['clients']} clients on {results['games_at_once']} games at a time, "
         f"uvicorn x{results['workers']}, {results['database']}, {results['cpus']} CPUs",
-        f"  {soak['requests']} requests: {soak['moves']} moves ({soak['moves_per_second']:g}/s, p50 {soak['p50_ms']} ms, "
+        f"  {soak['requests']} requests: {soak['moves']} moves ({soak['moves_per_second']:g}/s, "
+        f"p50 {soak['p50_ms']} ms, "
         f"p99 {soak['p99_ms']} ms), {soak['reads']} reads, {soak['replays_checked']} idempotent retries compared",
         f"  answers: {soak['statuses']}",
         f"  ERRORS: {soak['errors']}   LOST MOVES: {check['lost_moves']} (of {check['acknowledged_events']} "

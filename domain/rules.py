@@ -208,7 +208,8 @@ def _decide(state: GameState, command: Command) -> list[Event]:
     if isinstance(command, Recycle):
         if state.stock:
             left = len(state.stock)
-            raise IllegalMove(f"the stock still has {left} card{'s' if left > 1 else ''}: recycle only when it is empty")
+            plural = "s" if left > 1 else ""
+            raise IllegalMove(f"the stock still has {left} card{plural}: recycle only when it is empty")
         if not state.waste:
             raise IllegalMove("the waste is empty: there is nothing to recycle")
         if state.ruleset.recycle is RecyclePolicy.AFTER_PROGRESS and not state.progress:

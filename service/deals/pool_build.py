@@ -16,7 +16,8 @@ exact document is checked again before it is written; a failure there (a bug in 
 writes nothing and exits 1.
 
 Pool numbers are published addresses: ``build`` never rewrites a pool file that already has
-deals (with enough deals there is nothing to do; with fewer it says why and stops). ``recheck`` re-decides, with the current solver, every seed of
+deals (with enough deals there is nothing to do; with fewer it says why and stops). ``recheck``
+re-decides, with the current solver, every seed of
 1..seedsTried that is not a pool deal, and rewrites only the verdicts: the deals and their
 order stay byte for byte. Seeds it wins stay out of the pool (``wonOutsidePool``, with their
 lines), so that no number moves.
@@ -575,7 +576,9 @@ def build(
 # --- verify -----------------------------------------------------------------------------
 
 
-def pool_files(ruleset_id: str | None, file: Path | None = None, directory: Path = DEAL_POOL_DIR) -> list[tuple[str, Path]]:
+def pool_files(
+    ruleset_id: str | None, file: Path | None = None, directory: Path = DEAL_POOL_DIR
+) -> list[tuple[str, Path]]:
     """(label, path) of the pools to verify."""
     if file is not None:
         return [(str(file), file)]

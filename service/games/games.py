@@ -163,7 +163,8 @@ class Games:
             name: value for name, value in msgspec.structs.asdict(request.deal).items() if value is not None
         }
         if len(given) > 1:
-            raise BadRequest(f"a deal names one source: seed, deck, pool, daily or lesson, not {' and '.join(sorted(given))}")
+            sources = " and ".join(sorted(given))
+            raise BadRequest(f"a deal names one source: seed, deck, pool, daily or lesson, not {sources}")
         if "daily" not in given:
             deck, source = self._deal(ruleset, given)
             return await self._create(player_id, ruleset, deck, source, self.clock())

@@ -183,7 +183,9 @@ def _foundations(schema: Schema, _: Any) -> None:
         description="that suit's foundation, bottom to top",
     )
     schema.min_properties = schema.max_properties = len(SUITS)
-    schema.description = "The four foundations, one per suit (S, H, D, C: all four are always there), each bottom to top."
+    schema.description = (
+        "The four foundations, one per suit (S, H, D, C: all four are always there), each bottom to top."
+    )
 
 
 REFINEMENTS: dict[type[Any], Callable[[Schema, Any], None]] = {
@@ -225,7 +227,8 @@ class ContractSchemaPlugin(StructSchemaPlugin):
         if refine is not None:
             refine(schema, schema_creator)
             if schema.one_of:  # a union now: referenced by name, never spliced into another oneOf
-                reference: Reference = schema_creator.schema_registry.get_reference_for_field_definition(field_definition)
+                registry = schema_creator.schema_registry
+                reference: Reference = registry.get_reference_for_field_definition(field_definition)
                 return reference
         return schema
 
@@ -278,8 +281,11 @@ def _tidy(schema: Schema | Reference, kind: Any) -> Schema | Reference:
                     setattr(schema, name, value)
     if isinstance(schema, Schema) and schema.enum is not None and None in schema.enum and isinstance(schema.type, list):
         # Literal[...] | None: an enum or null, as two branches (in one, generators make a class per value).
-        values, kinds = [value for value in schema.enum if value is not None], [k for k in schema.type if k != OpenAPIType.NULL]
-        schema.one_of = [Schema(type=kinds[0] if len(kinds) == 1 else kinds, enum=values), Schema(type=OpenAPIType.NULL)]
+        values = [value for value in schema.enum if value is not None]
+        kinds = [k for k in schema.type if k != OpenAPIType.NULL]
+        schema.one_of = [
+            Schema(type=kinds[0] if len(kinds) == 1 else kinds, enum=values), Schema(type=OpenAPIType.NULL)
+        ]
         schema.enum = schema.type = None
     if isinstance(schema, Schema) and schema.format is None and (written := _format(kind)) is not None:
         schema.format = OpenAPIFormat(written)  # msgspec's Meta(extra_json_schema={"format": ...}); Litestar drops it
@@ -317,13 +323,16 @@ class TaggedUnionPlugin(OpenAPISchemaPlugin):
         tag_fields: set[str] = set()
         for member in members:
             info = msgspec.inspect.type_info(member)
-            assert isinstance(info, msgspec.inspect.StructType) and info.tag_field is not None, f"{name}: {member} has no tag"
+            assert isinstance(info, msgspec.inspect.StructType), f"{name}: {member} is not a Struct"
+            assert info.tag_field is not None, f"{name}: {member} has no tag"
             tag_fields.add(info.tag_field)
             # Litestar names a Struct's component after its class (the names in service.schemas are unique).
             tags[str(info.tag)] = COMPONENTS + member.__name__
         assert len(tag_fields) == 1, f"{name}: every member needs the same tag field"
         schema.title = name
-        schema.one_of = [schema_creator.for_field_definition(FieldDefinition.from_annotation(member)) for member in members]
+        schema.one_of = [
+            schema_creator.for_field_definition(FieldDefinition.from_annotation(member)) for member in members
+        ]
         schema.discriminator = Discriminator(property_name=tag_fields.pop(), mapping=tags)
         schema.description = description
         reference = registry.get_reference_for_field_definition(key)
@@ -341,8 +350,12 @@ def _header(schema: Schema, description: str, required: bool = True) -> OpenAPIH
 
 
 HEADERS: dict[str, OpenAPIHeader] = {
-    "ETag": _header(Schema(type=OpenAPIType.STRING, pattern=ETAG), 'the game\'s version in quotes, e.g. "7": send it as If-Match'),
-    "Location": _header(Schema(type=OpenAPIType.STRING), "the path of what was created, e.g. /games/{id} or /races/{id}"),
+    "ETag": _header(
+        Schema(type=OpenAPIType.STRING, pattern=ETAG), 'the game\'s version in quotes, e.g. "7": send it as If-Match'
+    ),
+    "Location": _header(
+        Schema(type=OpenAPIType.STRING), "the path of what was created, e.g. /games/{id} or /races/{id}"
+    ),
     "Idempotent-Replayed": _header(
         Schema(type=OpenAPIType.STRING, enum=["true"]),
         '"true" when an Idempotency-Key returned the first result again (nothing was appended); absent otherwise',
@@ -424,7 +437,9 @@ def _not_null(schema: Schema) -> None:
     if schema.enum is not None:
         schema.enum = [value for value in schema.enum if value is not None]
     if schema.one_of is not None:
-        rest = [branch for branch in schema.one_of if not (isinstance(branch, Schema) and branch.type == OpenAPIType.NULL)]
+        rest = [
+            branch for branch in schema.one_of if not (isinstance(branch, Schema) and branch.type == OpenAPIType.NULL)
+        ]
         if len(rest) == 1 and isinstance(rest[0], Schema):
             schema.one_of = None
             for name, value in vars(rest[0]).items():

@@ -117,7 +117,9 @@ def race_view(race: RaceRow) -> JSON:
         else:
             standings.append(None)
     if race.status == RUNNING:  # live and provisional; a game whose log failed its check ranks nowhere
-        shown_places: Sequence[int | None] = places([None if s is None or s.verified is False else s for s in standings])
+        shown_places: Sequence[int | None] = places(
+            [None if s is None or s.verified is False else s for s in standings]
+        )
     elif race.status == FINISHED:
         shown_places = [e.place for e in race.entrants]
     else:

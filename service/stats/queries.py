@@ -50,7 +50,8 @@ class Stats:
         async with self.pool.connection() as conn:
             cursor = await conn.execute(
                 "SELECT p.id, s.ruleset_id, s.played, s.won, s.current_streak, s.best_streak, s.fewest_moves,"
-                " s.fastest_seconds, s.undos FROM players p LEFT JOIN player_stats s ON s.player_id = p.id WHERE p.id = %s",
+                " s.fastest_seconds, s.undos FROM players p LEFT JOIN player_stats s ON s.player_id = p.id"
+                " WHERE p.id = %s",
                 (player_id,),
             )
             rows = await cursor.fetchall()

@@ -57,7 +57,9 @@ def parse_body(data: object, kind: type[T], subject: str = "the request body", p
     try:
         return msgspec.convert(_whole_numbers(data), kind, strict=True)
     except msgspec.ValidationError as error:
-        fields = [field.encode_name for field in msgspec.structs.fields(kind)] if isinstance(kind, type) and issubclass(kind, msgspec.Struct) else []
+        fields = []
+        if isinstance(kind, type) and issubclass(kind, msgspec.Struct):
+            fields = [field.encode_name for field in msgspec.structs.fields(kind)]
         raise BadRequest(explain(str(error), data, subject, fields, prefix)) from None
 
 
@@ -90,7 +92,8 @@ def parse_new_game(data: object) -> NewGame:
     body = _members(data, "the request body", '{"ruleset": "classic", "deal": {"seed": 7}}')
     extra = [name for name in body if name not in ("ruleset", "deal")]
     if extra:
-        raise BadRequest(f"the request body has no field {quoted_list(str(name) for name in extra)}; it takes only 'ruleset' and 'deal'")
+        raise BadRequest(f"the request body has no field {quoted_list(str(name) for name in extra)}; "
+                         "it takes only 'ruleset' and 'deal'")
     deal = body.get("deal")
     return NewGame(ruleset=_ruleset(body.get("ruleset")), deal=None if deal is None else parse_deal(deal))
 
@@ -102,7 +105,8 @@ def parse_new_race(data: object) -> NewRace:
     takes = [field.encode_name for field in msgspec.structs.fields(NewRace)]
     extra = [name for name in body if name not in takes]
     if extra:
-        raise BadRequest(f"the request body has no field {quoted_list(str(name) for name in extra)}; it takes only {quoted_list(takes)}")
+        raise BadRequest(f"the request body has no field {quoted_list(str(name) for name in extra)}; "
+                         f"it takes only {quoted_list(takes)}")
     ruleset, deal = _ruleset(body.get("ruleset")), body.get("deal")
     rest = {name: value for name, value in body.items() if name not in ("ruleset", "deal")}
     parsed = parse_body(rest, NewRace)
@@ -248,7 +252,8 @@ def check_parameters(request: Request[Any, Any, Any]) -> None:
             for name, value in zip(names, values):
                 kind = type(parsed.get(name[1:-1])) if name.startswith("{") else str
                 if (kind is UUID and not UUID_TEXT.fullmatch(value)) or (kind is int and not INTEGER.fullmatch(value)):
-                    raise NotFound(malformed(request.scope["path"], [route.path for route in request.app.routes]) or NOT_FOUND)
+                    routes = [route.path for route in request.app.routes]
+                    raise NotFound(malformed(request.scope["path"], routes) or NOT_FOUND)
     if not request.scope.get("query_string"):
         return
     declared = _declared_queries(request)
@@ -260,8 +265,8 @@ def check_parameters(request: Request[Any, Any, Any]) -> None:
         if name in declared.integers and values and not INTEGER.fullmatch(values[0]):
             raise BadRequest(f"query parameter {name!r} must be an integer written in ASCII digits")
         if values == ["null"] and declared.optional.get(name):  # Litestar would read it as left out
-            raise BadRequest(f"query parameter {name!r} must be one of {', '.join(declared.optional[name])}, not 'null' "
-                             "(leave it out for all)")
+            raise BadRequest(f"query parameter {name!r} must be one of {', '.join(declared.optional[name])}, "
+                             "not 'null' (leave it out for all)")
 
 
 @dataclass(frozen=True)

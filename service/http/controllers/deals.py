@@ -22,7 +22,8 @@ from .common import games_of
 LEADERBOARD_MAX = 1000
 LEADERBOARD_PAST_DAYS = 100 * 366
 _DAY = PathParameter(
-    description="today, or a UTC date YYYY-MM-DD (a daily deal: from today back 366 days; a leaderboard: any past date)",
+    description="today, or a UTC date YYYY-MM-DD (a daily deal: from today back 366 days; "
+    "a leaderboard: any past date)",
     schema_extra={"pattern": DAILY_DATE},
 )
 
@@ -117,8 +118,9 @@ class DealController(Controller):
         deal = await games.daily.deal(chosen)
         plays, wins = await games.stats.daily_figures(chosen)
         return DailyDeal(
-            date=chosen.isoformat(), ruleset=RulesetId(deal.ruleset.id), ruleset_version=deal.ruleset.version, verified=True,
-            line_length=deal.line_length, verified_at=deal.verified_at, closes_at=deal.closes_at, plays=plays, wins=wins,
+            date=chosen.isoformat(), ruleset=RulesetId(deal.ruleset.id), ruleset_version=deal.ruleset.version,
+            verified=True, line_length=deal.line_length, verified_at=deal.verified_at, closes_at=deal.closes_at,
+            plays=plays, wins=wins,
         )
 
 

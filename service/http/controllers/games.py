@@ -49,7 +49,9 @@ class GameController(Controller):
         response_headers=response_headers("Location", "ETag"),
         security=[{"bearer": []}],
     )
-    async def create(self, request: Request[Any, Any, Any], state: State, data: Annotated[SkipValidation[NewGame], Body()]) -> Response[GameView]:
+    async def create(
+        self, request: Request[Any, Any, Any], state: State, data: Annotated[SkipValidation[NewGame], Body()]
+    ) -> Response[GameView]:
         view = await games_of(state).create_game(bearer_token(request), parse_new_game(data))
         return Response(view, status_code=201, headers={"Location": f"/games/{view.id}", "ETag": etag(view.version)})
 
@@ -73,7 +75,9 @@ class GameController(Controller):
             str | None,
             HeaderParameter(
                 name="If-None-Match",
-                schema_extra={"one_of": None, "type": "string", "description": 'ETags, e.g. "7": 304 if one is current'},
+                schema_extra={
+                    "one_of": None, "type": "string", "description": 'ETags, e.g. "7": 304 if one is current'
+                },
             ),
         ] = None,
     ) -> Response[GameView]:
@@ -166,7 +170,8 @@ class GameController(Controller):
             ),
         ] = False,
     ) -> Response[Hints]:
-        body = await games_of(state).hints(game_id, solver, bearer_token(request) if solver else optional_bearer(request))
+        token = bearer_token(request) if solver else optional_bearer(request)
+        body = await games_of(state).hints(game_id, solver, token)
         return Response(body, headers={"ETag": etag(body.version)})
 
     @get(
@@ -222,7 +227,13 @@ class GameController(Controller):
         security=_READ_SECURITY,
     )
     async def state_at(
-        self, request: Request[Any, Any, Any], state: State, game_id: Annotated[UUID, _GAME_ID], version: Annotated[int, PathParameter(ge=1, le=2**31 - 1, description="a version of the game, 1 .. its current version")]
+        self,
+        request: Request[Any, Any, Any],
+        state: State,
+        game_id: Annotated[UUID, _GAME_ID],
+        version: Annotated[
+            int, PathParameter(ge=1, le=2**31 - 1, description="a version of the game, 1 .. its current version")
+        ],
     ) -> Response[GameView]:
         view = await games_of(state).state_at(game_id, version, optional_bearer(request))
         return Response(view, headers={"ETag": etag(view.version)})

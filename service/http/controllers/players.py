@@ -51,7 +51,9 @@ class PlayerController(Controller):
             Literal["playing", "ended"] | None,
             QueryParameter(description="only games in progress, or only ended games (won, stalled, resigned)"),
         ] = None,
-        limit: Annotated[int, QueryParameter(ge=1, le=PAGE_LIMIT_MAX, description="at most this many games")] = PAGE_LIMIT_DEFAULT,
+        limit: Annotated[
+            int, QueryParameter(ge=1, le=PAGE_LIMIT_MAX, description="at most this many games")
+        ] = PAGE_LIMIT_DEFAULT,
         before: Annotated[
             str | None,
             QueryParameter(

@@ -74,7 +74,10 @@ class RaceController(Controller):
         operation_id="joinRace",
         summary="Join an open race (409 once it has started or is full, or if you are in it already)",
         status_code=201,
-        responses={**documented(400, 401, 404, 413, 415, 429, 503), **_conflict("race_not_open, race_full or already_entered")},
+        responses={
+            **documented(400, 401, 404, 413, 415, 429, 503),
+            **_conflict("race_not_open, race_full or already_entered"),
+        },
         response_headers=response_headers("Location"),
         security=[{"bearer": []}],
     )
@@ -133,7 +136,8 @@ class RaceController(Controller):
     async def stream(self, request: Request[Any, Any, Any], state: State, race_id: Annotated[UUID, _RACE_ID]) -> Stream:
         games = games_of(state)
         hub = streams_of(state)
-        subscription = hub.subscribe(race_id, await stream_owner(request, games, bearer_token(request)))  # before reading: no change can slip between
+        owner = await stream_owner(request, games, bearer_token(request))
+        subscription = hub.subscribe(race_id, owner)  # before reading: no change can slip between
         try:
             race = await games.races.current(race_id)
         except BaseException:

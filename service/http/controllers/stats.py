@@ -33,7 +33,9 @@ def _ruleset_ids() -> list[str]:
     tags=["players", "stats"],
     responses=documented(400, 404, 429, 503),
 )
-async def player_stats(state: State, player_id: Annotated[UUID, PathParameter(description="the player's id")]) -> PlayerStats:
+async def player_stats(
+    state: State, player_id: Annotated[UUID, PathParameter(description="the player's id")]
+) -> PlayerStats:
     games = games_of(state)
     rulesets = await games.stats.player_stats(player_id, _ruleset_ids())
     if rulesets is None:

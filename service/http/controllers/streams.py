@@ -43,7 +43,8 @@ EventSource to stop reconnecting).
 
 A bearer token is optional, except for a daily game whose date (UTC) is not over yet: that
 answers only to its player (`401` without the token, `403` with another). Open streams are capped
-per player (per client address without a token): one more is `429 rate_limited` with `Retry-After`. If the server stops or loses its
+per player (per client address without a token): one more is `429 rate_limited` with `Retry-After`.
+If the server stops or loses its
 database, the stream just ends: reconnect with `Last-Event-ID`.
 """
 
@@ -88,7 +89,10 @@ class StreamController(Controller):
         media_type=MEDIA_TYPE,
         response_description="an event stream: view, game-event ... , end",
         responses={
-            204: ResponseSpec(data_container=None, description="resumed after the final version of a finished game: nothing more will come"),
+            204: ResponseSpec(
+                data_container=None,
+                description="resumed after the final version of a finished game: nothing more will come",
+            ),
             **documented(400, 401, 403, 404, 429, 503),
         },
         security=[{}, {"bearer": []}],
@@ -118,12 +122,15 @@ class StreamController(Controller):
         hub = streams_of(state)
         resume = _resume_after(last_event_id, after)
         token = bearer_token(request)
-        subscription = hub.subscribe(game_id, await stream_owner(request, games, token))  # before reading: no append can slip between
+        owner = await stream_owner(request, games, token)
+        subscription = hub.subscribe(game_id, owner)  # before reading: no append can slip between
         try:
             game = await games.stored_game(game_id)
             await games.readable(game, token)
             if resume is not None and resume > game.version:
-                raise BadRequest(f"game {game_id} is at version {game.version}: there is no version {resume} to resume after")
+                raise BadRequest(
+                    f"game {game_id} is at version {game.version}: there is no version {resume} to resume after"
+                )
             withhold = await games.readable(game, token)  # a race game: its player only, while the race runs
         except BaseException:
             subscription.close()
