@@ -28,6 +28,7 @@ Results are printed and written to ``bench/results/api.json``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import platform
@@ -134,7 +135,8 @@ class Connection:
         if self.writer is None:
             await self.open()
         reader, writer = self.reader, self.writer
-        assert reader is not None and writer is not None
+        assert reader is not None
+        assert writer is not None
         try:
             writer.write(raw)
             head = await reader.readuntil(b"\r\n\r\n")
@@ -325,15 +327,11 @@ class CpuMeter:
     def _processes(self) -> list[Any]:
         found = []
         for pid in self.pids:
-            try:
+            with contextlib.suppress(self._psutil.Error):
                 found.append(self._psutil.Process(pid))
-            except self._psutil.Error:
-                pass
         if self.children_of is not None:
-            try:
+            with contextlib.suppress(self._psutil.Error):
                 found.extend(self._psutil.Process(self.children_of).children())
-            except self._psutil.Error:
-                pass
         return found
 
     def _sample(self) -> dict[int, float]:
@@ -373,7 +371,7 @@ async def run_load(
     now = time.perf_counter_ns()
     window = Window(start=now + int(warmup * 1e9), end=now + int((warmup + seconds) * 1e9))
     seats = [[g] for g in games]  # each client's games, the current one last
-    tasks = [asyncio.create_task(_client(c, seat, window)) for c, seat in zip(conns, seats)]
+    tasks = [asyncio.create_task(_client(c, seat, window)) for c, seat in zip(conns, seats, strict=True)]
     await asyncio.sleep(max(0.0, (window.start - time.perf_counter_ns()) / 1e9))
     cpu0, wall0, busy0 = time.process_time(), time.perf_counter(), machine_busy_seconds()
     if server:
@@ -671,9 +669,11 @@ def _median(values: list[float]) -> float:
 def report(results: dict[str, Any]) -> str:
     runs = len(results["levels"][0]["runs"]) if results["levels"] else 0
     lines = [
-        f"API bench: {results['seconds']:g} s per run after {results['warmup']:g} s warm-up; {results['server']}, "
-        f"{WORKERS} process(es) each; {results['database']}; {results['cpus']} CPUs; per level {runs} rounds of "
-        "service / ceiling / bare, each row the median round of its target",
+        (
+            f"API bench: {results['seconds']:g} s per run after {results['warmup']:g} s warm-up; {results['server']}, "
+            f"{WORKERS} process(es) each; {results['database']}; {results['cpus']} CPUs; per level {runs} rounds of "
+            "service / ceiling / bare, each row the median round of its target"
+        ),
         "",
         "   C  target     req/s   p50 ms   p99 ms  errors  | CPU: client  server (ms/req)  postgres (ms/req)  others",
     ]
@@ -709,15 +709,14 @@ def report(results: dict[str, Any]) -> str:
         f"{check['events']} events (= games + moves: {check['events'] == check['games'] + check['acked_moves']}); "
         f"ceiling: {check['ceiling_acked']} acknowledged, {check['ceiling_rows']} rows"
     )
-    for wrong in (check["mismatches"] + check["ceiling_mismatches"])[:5]:
-        lines.append(f"   mismatch: {wrong}")
-    for o in results["old_vs_new"]:
-        lines.append(
-            f"old vs new game (1 client, {o['moves_each']} moves each, interleaved): "
-            f"{o['old_events_at_start']}-event game p50 {o['old_p50_ms']:.2f} ms p99 {o['old_p99_ms']:.2f} ms; "
-            f"{o['new_events_at_start']}-event game p50 {o['new_p50_ms']:.2f} ms p99 {o['new_p99_ms']:.2f} ms; "
-            f"speed old/new (new p50 / old p50) {o['speed_ratio']:.2f} (goal >= 0.9 at 10,000); errors {o['errors']}"
-        )
+    lines.extend(f"   mismatch: {wrong}" for wrong in (check["mismatches"] + check["ceiling_mismatches"])[:5])
+    lines.extend(
+        f"old vs new game (1 client, {o['moves_each']} moves each, interleaved): "
+        f"{o['old_events_at_start']}-event game p50 {o['old_p50_ms']:.2f} ms p99 {o['old_p99_ms']:.2f} ms; "
+        f"{o['new_events_at_start']}-event game p50 {o['new_p50_ms']:.2f} ms p99 {o['new_p99_ms']:.2f} ms; "
+        f"speed old/new (new p50 / old p50) {o['speed_ratio']:.2f} (goal >= 0.9 at 10,000); errors {o['errors']}"
+        for o in results["old_vs_new"]
+    )
     g = results["load_generator"]
     best = max(level["bare"]["per_second"] for level in results["levels"])
     lines.append(

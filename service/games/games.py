@@ -1,7 +1,7 @@
 """The Games facade: the one object the controllers call for players, games, stats and races.
 
 It creates players and authenticates tokens (``store.players``), deals games (a seed, deck, pool,
-daily or lesson deal), hands every move to the move use case (``Games.play`` is ``Moves.play``,
+daily or lesson deal), hands every move to the move use case (``Games.play`` calls ``Moves.play``,
 service.games.moves), asks the solver's worker processes for hints, and answers reads (a game's
 view, its events, its state at a version) after checking the reader may see them. ``stats``,
 ``daily`` and ``races`` are the services it holds for those parts of the API.
@@ -13,6 +13,7 @@ import logging
 import secrets
 import uuid
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -20,6 +21,7 @@ import msgspec
 
 from domain import (
     MAX_SEED,
+    Command,
     Event,
     GameOver,
     GameState,
@@ -48,7 +50,7 @@ from ..deals.solver_workers import SolverWorkers
 from ..errors import BadRequest, Forbidden, NotFound, Unauthorized
 from ..races.race_store import RaceStore
 from ..races.races import Races, race_of
-from ..schemas import EventPage, GameList, GameView, Hints, LegalMoves, NewGame, Player, PlayerCreated
+from ..schemas import EventPage, GameList, GameView, Hints, LegalMoves, MoveResult, NewGame, Player, PlayerCreated
 from ..settings import Settings
 from ..stats import projections
 from ..stats.queries import Stats
@@ -67,6 +69,16 @@ from .views import cursor_of, parse_cursor, public_event, view_of
 
 JSON = dict[str, Any]
 log = logging.getLogger("canfield")
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """A move's reply: its body, the game's version after it, and whether an Idempotency-Key
+    returned the first result again."""
+
+    body: MoveResult
+    version: int
+    replayed: bool
 
 
 def utc_now() -> datetime:
@@ -90,7 +102,6 @@ class Games:
         self.repository = GameRepository(store, self.batcher, self.tokens, settings.game_cache_size)
         self.moves = Moves(self.repository, clock, self._reply_view, _reply_event, self.withheld, self._game_ended,
                            settings.move_retries)
-        self.play = self.moves.play
         self.daily = DailyDeals(store.pool, settings.daily_secret, settings.daily_wait_seconds, clock)
         self.races = Races(RaceStore(store.pool), clock, self.authenticate, self._deal)  # races branch
 
@@ -137,6 +148,16 @@ class Games:
             ],
             "nextBefore": cursor_of(page[-1].started_at, page[-1].id) if len(rows) > limit else None,
         }, GameList)
+
+    # ------------------------------------------------------------ moves
+
+    async def play(
+        self, game_id: uuid.UUID, token: str | None, command: Command, if_match: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> Reply:
+        """One move (``Moves.play``), its reply typed for the API."""
+        played = await self.moves.play(game_id, token, command, if_match, idempotency_key)
+        return Reply(msgspec.convert(played.body, MoveResult), played.version, played.replayed)
 
     async def ping(self) -> None:
         """Returns once the database has answered a query (``GET /health``)."""
@@ -293,7 +314,7 @@ class Games:
         if not state.playing:
             raise GameOver(f"the game is over ({state.status.value})")
         result, move = await self.solver.next_move(state_to_snapshot(state), self.settings.solver_hint_seconds)
-        played = await self.play(game_id, token, UseSolverHint())
+        played = await self.moves.play(game_id, token, UseSolverHint())
         return msgspec.convert(
             {"version": played.version, "hints": ranked, "solver": {"result": result, "move": move}}, Hints
         )

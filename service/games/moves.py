@@ -23,7 +23,6 @@ from domain import Command, DomainError, GameState, UndoHistoryNeeded, apply, co
 from domain.codec import event_from_data, snapshot_to_state, state_to_snapshot
 
 from ..errors import BadRequest, Forbidden, NotFound, Unauthorized, Unavailable, VersionConflict
-from ..schemas import MoveResult
 from ..stats import projections
 from ..store.event_store import ConcurrencyConflict, EventStore, GameRow, IdempotencyRace, NewEvent, PendingAppend
 from ..store.players import token_hash
@@ -91,7 +90,7 @@ class Idempotent:
 
 @dataclass(frozen=True, slots=True)
 class Played:
-    body: MoveResult  # the reply: the game's view and the events the move appended
+    body: JSON  # {"game": view, "events": [...]}
     version: int
     replayed: bool  # True when an Idempotency-Key returned the first result again
 
@@ -266,8 +265,7 @@ class Moves:
                 if loaded.stored_reply is not None and idempotent is not None:
                     if loaded.stored_request != idempotent.request_hash:
                         raise BadRequest("this Idempotency-Key was already used for a different move in this game")
-                    replayed = msgspec.convert(loaded.stored_reply, MoveResult)
-                    return Played(replayed, replayed.game.version, True)
+                    return Played(loaded.stored_reply, loaded.stored_reply["game"]["version"], True)
                 game = loaded.game
             try:
                 change = await self._decide(game, command, if_match)
@@ -278,8 +276,7 @@ class Moves:
                 continue
             if change is None:  # nothing to record (a solver hint on a game already assisted)
                 if game.confirmed:
-                    nothing = {"game": self.view(game, self.clock()), "events": []}
-                    return Played(msgspec.convert(nothing, MoveResult), game.version, False)
+                    return Played({"game": self.view(game, self.clock()), "events": []}, game.version, False)
                 game = None
                 continue
             reply = self._reply(change)
@@ -297,7 +294,7 @@ class Moves:
                 continue
             if not change.after.state.playing:
                 await self.ended(change.after)
-            return Played(msgspec.convert(reply, MoveResult), change.after.version, False)
+            return Played(reply, change.after.version, False)
         raise Unavailable("the game is changing too fast to apply this move now; try again")
 
     async def _decide(self, game: Game, command: Command, if_match: int | None) -> Change | None:

@@ -88,13 +88,17 @@ COMPONENTS = "#/components/schemas/"
 TAGGED_UNIONS: dict[str, tuple[Any, str]] = {
     "MoveRequest": (
         MoveRequest,
-        "A move, tagged by `type`: draw, recycle, undo, resign, or move (a card and where to). Legal moves, hints "
-        "and solver hints list moves in this form: any of them can be sent back as it is.",
+        (
+            "A move, tagged by `type`: draw, recycle, undo, resign, or move (a card and where to). Legal moves, "
+            "hints and solver hints list moves in this form: any of them can be sent back as it is."
+        ),
     ),
     "EventView": (
         EventView,
-        "One event of a game's log, tagged by `type`. While the game is in progress, fields that would reveal "
-        "face-down cards are withheld.",
+        (
+            "One event of a game's log, tagged by `type`. While the game is in progress, fields that would reveal "
+            "face-down cards are withheld."
+        ),
     ),
     "DealSource": (
         DealSource,
@@ -103,8 +107,10 @@ TAGGED_UNIONS: dict[str, tuple[Any, str]] = {
     "RevertedEvent": (RevertedEvent, "An event of the move an undo took back, tagged by `type`."),
     "RaceDeal": (
         RaceDeal,
-        "A race's deal, tagged by `source`. Its seed or pool number shows only once the race has finished and "
-        "every game of it has ended: before, either would give the deck away through the documented shuffle.",
+        (
+            "A race's deal, tagged by `source`. Its seed or pool number shows only once the race has finished and "
+            "every game of it has ended: before, either would give the deck away through the documented shuffle."
+        ),
     ),
 }
 
@@ -165,7 +171,8 @@ def _deck(schema: Schema, _: Any) -> None:
     """What the domain checks of an explicit deck (domain.deal.parse_deck)."""
     assert schema.properties is not None
     deck = schema.properties["deck"]
-    assert isinstance(deck, Schema) and isinstance(deck.items, Schema)
+    assert isinstance(deck, Schema)
+    assert isinstance(deck.items, Schema)
     deck.items.pattern = CARD_CODE
     deck.min_items = deck.max_items = 52
     deck.unique_items = True
@@ -275,10 +282,9 @@ def _tidy(schema: Schema | Reference, kind: Any) -> Schema | Reference:
         if isinstance(only, Reference):  # a $ref with its description beside it (OpenAPI 3.1)
             only.description = schema.description
             return only
-        else:
-            for name, value in vars(only).items():
-                if value is not None and getattr(schema, name) is None:
-                    setattr(schema, name, value)
+        for name, value in vars(only).items():
+            if value is not None and getattr(schema, name) is None:
+                setattr(schema, name, value)
     if isinstance(schema, Schema) and schema.enum is not None and None in schema.enum and isinstance(schema.type, list):
         # Literal[...] | None: an enum or null, as two branches (in one, generators make a class per value).
         values = [value for value in schema.enum if value is not None]
@@ -458,7 +464,8 @@ def response_headers(*names: str) -> list[ResponseHeader]:
 def complete(document: OpenAPI) -> None:
     """Give every declared response header its schema (and every 401, 429 and 503 theirs), every
     non-JSON body its schema, and each operation of ``ALSO`` its other media types."""
-    assert document.components is not None and isinstance(document.components.schemas, dict)
+    assert document.components is not None
+    assert isinstance(document.components.schemas, dict)
     document.components.schemas.update(MESSAGES)
     document.components.schemas = dict(sorted(document.components.schemas.items()))
     for item in (document.paths or {}).values():

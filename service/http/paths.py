@@ -46,7 +46,7 @@ def malformed(path: str, templates: Iterable[str]) -> str | None:
         if len(parts) != len(segments):
             continue
         wrong: list[tuple[str, str, str]] = []
-        for part, segment in zip(parts, segments):
+        for part, segment in zip(parts, segments, strict=True):
             if part.startswith("{") and part.endswith("}"):
                 name, _, kind = part[1:-1].partition(":")
                 bad_uuid = kind == "uuid" and not UUID.fullmatch(segment)

@@ -79,7 +79,9 @@ def judge(race: RaceRow, logs: dict[uuid.UUID, list[LogRow]]) -> list[Result]:
         for entrant in race.entrants
     ]
     ranked = places([s if s.verified else None for s in standings])
-    return [Result(e.player_id, s.to_json(), place) for e, s, place in zip(race.entrants, standings, ranked)]
+    return [
+        Result(e.player_id, s.to_json(), place) for e, s, place in zip(race.entrants, standings, ranked, strict=True)
+    ]
 
 
 def judge_one(race: RaceRow, entrant: EntrantRow, rows: list[LogRow]) -> Result:
@@ -138,7 +140,7 @@ def race_view(race: RaceRow) -> JSON:
             "assisted": False if s is None else s.assisted,
             "verified": None if s is None else s.verified,
         }
-        for e, s, place in zip(race.entrants, standings, shown_places)
+        for e, s, place in zip(race.entrants, standings, shown_places, strict=True)
     ]
     if race.status != OPEN:
         order = sorted(range(len(entrants)), key=lambda i: (shown_places[i] is None, shown_places[i] or 0, i))

@@ -203,9 +203,7 @@ def check_json_body(raw: bytes) -> None:
             values: Any = item.values()
         else:
             values = item
-        for value in values:
-            if isinstance(value, dict | list):
-                pending.append((value, depth + 1))
+        pending.extend((value, depth + 1) for value in values if isinstance(value, dict | list))
     if raw.count(b":") <= members:
         return  # every ':' separates a member: no name can repeat
     try:
@@ -226,7 +224,7 @@ def check_parameters(request: Request[Any, Any, Any]) -> None:
 
     Litestar reads a ``uuid`` path segment with ``UUID()`` and an ``int`` with ``int()``, which also
     take ``urn:uuid:...``, ``{...}`` and 32 bare hex digits, ``1_0`` (10), ``+1``, `` 1 `` and
-    non-ASCII digits (``１``). One resource would answer at many URLs, and a cache or proxy would
+    non-ASCII digits (U+FF11, a fullwidth ``1``). One resource would answer at many URLs, and a cache or proxy would
     read another number than this service. So: a UUID is 8-4-4-4-12 hex digits (any case), an
     integer in the path or the query is ASCII digits with an optional minus, and a query parameter
     is given at most once (which of two would win differs between parsers). Unknown query
@@ -249,7 +247,7 @@ def check_parameters(request: Request[Any, Any, Any]) -> None:
         values = request.scope["path"].split("/")
         if len(names) == len(values):
             parsed = request.path_params
-            for name, value in zip(names, values):
+            for name, value in zip(names, values, strict=True):
                 kind = type(parsed.get(name[1:-1])) if name.startswith("{") else str
                 if (kind is UUID and not UUID_TEXT.fullmatch(value)) or (kind is int and not INTEGER.fullmatch(value)):
                     routes = [route.path for route in request.app.routes]

@@ -30,7 +30,7 @@ _DAY = PathParameter(
 
 class DealController(Controller):
     path = "/deals"
-    tags = ["deals"]
+    tags = ("deals",)
 
     @get(
         "/pool", operation_id="describePools", summary="The verified deal pools: size and how they were made",

@@ -38,7 +38,7 @@ _READ_SECURITY: list[dict[str, list[str]]] = [{}, {"bearer": []}]
 
 class GameController(Controller):
     path = "/games"
-    tags = ["games"]
+    tags = ("games",)
 
     @post(
         "/",

@@ -16,7 +16,7 @@ from .common import PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX, games_of, parse_body
 
 class PlayerController(Controller):
     path = "/players"
-    tags = ["players"]
+    tags = ("players",)
 
     @post(
         "/",

@@ -52,7 +52,7 @@ def _created(view: RaceView) -> Response[RaceView]:
 
 class RaceController(Controller):
     path = "/races"
-    tags = ["races"]
+    tags = ("races",)
 
     @post(
         "/",

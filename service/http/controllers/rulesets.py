@@ -29,7 +29,7 @@ def ruleset_view(ruleset: Ruleset) -> RulesetView:
 
 class RulesetController(Controller):
     path = "/rulesets"
-    tags = ["rulesets"]
+    tags = ("rulesets",)
 
     @get("/", operation_id="listRulesets", summary="Every hosted ruleset with its parameters",
          responses=documented(429))

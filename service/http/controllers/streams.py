@@ -43,7 +43,7 @@ EventSource to stop reconnecting).
 
 A bearer token is optional, except for a daily game whose date (UTC) is not over yet: that
 answers only to its player (`401` without the token, `403` with another). Open streams are capped
-per player (per client address without a token): one more is `429 rate_limited` with `Retry-After`.
+per player (per client address without a token): one more is `429 rate_limited` with `Retry-After`. \
 If the server stops or loses its
 database, the stream just ends: reconnect with `Last-Event-ID`.
 """
@@ -79,7 +79,7 @@ def _resume_after(header: str | None, query: str | None) -> int | None:
 
 class StreamController(Controller):
     path = "/games"
-    tags = ["games"]
+    tags = ("games",)
 
     @get(
         "/{game_id:uuid}/stream",
