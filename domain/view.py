@@ -92,11 +92,10 @@ def event_data(event: Event) -> JSON:
     return {}
 
 
-def public_event_data(event: Event, reveal: bool) -> JSON:
-    """The data of an event as a client may see it: no face-down card unless ``reveal``
-    (a game that is over, and whose deck may be shown)."""
-    data = event_data(event)
-    return data if reveal else redact(event_type(event), data)
+def public_event_data(kind: str, data: JSON, reveal: bool) -> JSON:
+    """The data of an event of type ``kind`` (as stored: ``event_data``) as a client may see it:
+    no face-down card unless ``reveal`` (a game that is over, and whose deck may be shown)."""
+    return data if reveal else redact(kind, data)
 
 
 def redact(kind: str, data: JSON) -> JSON:

@@ -29,8 +29,8 @@ from .common import (
 )
 
 _GAME_ID = PathParameter(description="the game's id (a UUID)")
-_AFTER = QueryParameter(ge=0, le=2**31 - 1, description="return events after this version")
-_LIMIT = QueryParameter(ge=1, le=PAGE_LIMIT_MAX, description="at most this many events")
+_After = Annotated[int, QueryParameter(ge=0, le=2**31 - 1, description="return events after this version")]
+_Limit = Annotated[int, QueryParameter(ge=1, le=PAGE_LIMIT_MAX, description="at most this many events")]
 # Reads are public, except a daily game's until its date (UTC) is over and a race game's while its
 # race runs: then only its player's token.
 _READ_SECURITY: list[dict[str, list[str]]] = [{}, {"bearer": []}]
@@ -188,8 +188,8 @@ class GameController(Controller):
         request: Request[Any, Any, Any],
         state: State,
         game_id: Annotated[UUID, _GAME_ID],
-        after: Annotated[int, _AFTER] = 0,
-        limit: Annotated[int, _LIMIT] = PAGE_LIMIT_DEFAULT,
+        after: _After = 0,
+        limit: _Limit = PAGE_LIMIT_DEFAULT,
     ) -> Response[EventPage]:
         page = await games_of(state).events(game_id, after, limit, optional_bearer(request))
         if _wants_ndjson(request):
@@ -210,8 +210,8 @@ class GameController(Controller):
         request: Request[Any, Any, Any],
         state: State,
         game_id: Annotated[UUID, _GAME_ID],
-        after: Annotated[int, _AFTER] = 0,
-        limit: Annotated[int, _LIMIT] = PAGE_LIMIT_DEFAULT,
+        after: _After = 0,
+        limit: _Limit = PAGE_LIMIT_DEFAULT,
     ) -> Response[str]:
         page = await games_of(state).events(game_id, after, limit, optional_bearer(request))
         accept = request.headers.get("accept", "")

@@ -7,7 +7,6 @@ from uuid import UUID
 
 import msgspec
 from litestar import Controller, Request, get, post
-from litestar.background_tasks import BackgroundTask
 from litestar.datastructures import State
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import Body, PathParameter, QueryParameter, SkipValidation
@@ -20,7 +19,7 @@ from ...streams.race_streams import DESCRIPTION, race_messages
 from ..openapi import response_headers
 from ..problems import PROBLEM_JSON, documented
 from .common import bearer_token, games_of, parse_new_race
-from .streams import stream_owner, streams_of
+from .streams import event_stream, stream_owner, streams_of
 
 _RACE_ID = PathParameter(description="the race's id (a UUID)")
 LOBBY_MAX = 100
@@ -143,9 +142,4 @@ class RaceController(Controller):
         except BaseException:
             subscription.close()
             raise
-        return Stream(
-            race_messages(hub, subscription, games.races, race),
-            media_type=MEDIA_TYPE,
-            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
-            background=BackgroundTask(subscription.close),
-        )
+        return event_stream(race_messages(hub, subscription, games.races, race), subscription)
