@@ -10,8 +10,6 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import Body, HeaderParameter, PathParameter, QueryParameter, SkipValidation
 from litestar.response import Response
 
-from domain import parse_command
-
 from ...schemas import EventPage, EventView, GameView, Hints, LegalMoves, MoveRequest, MoveResult, NewGame
 from ..openapi import IDEMPOTENCY_KEY, IF_MATCH, NDJSON, header, response_headers
 from ..problems import documented
@@ -123,7 +121,7 @@ class GameController(Controller):
             ),
         ] = None,
     ) -> Response[MoveResult]:
-        move = parse_command(msgspec.to_builtins(parse_move(data)))
+        move = parse_move(data)
         played = await games_of(state).play(
             game_id,
             bearer_token(request),
