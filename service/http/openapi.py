@@ -214,6 +214,7 @@ class ContractSchemaPlugin(StructSchemaPlugin):
             field_definition.is_subclass_of(Body) or field_definition.type_ in REFINEMENTS
         )
 
+    # Litestar's protocol says Schema; its own Struct plugin returns a Reference too (see below).
     def to_openapi_schema(self, field_definition: FieldDefinition, schema_creator: Any) -> Schema | Reference:  # type: ignore[override]
         schema = super().to_openapi_schema(field_definition, schema_creator)
         kind = field_definition.type_

@@ -49,6 +49,7 @@ def enable_nodelay(transport: asyncio.BaseTransport) -> None:
 
 
 class NoDelayHttpToolsProtocol(HttpToolsProtocol):
+    # uvicorn's own class overrides asyncio's BaseTransport signature the same way (and ignores it too).
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         enable_nodelay(transport)
         super().connection_made(transport)

@@ -107,7 +107,8 @@ def parse_new_game(data: object) -> NewGame:
         raise BadRequest(f"the request body has no field {quoted_list(str(name) for name in extra)}; "
                          "it takes only 'ruleset' and 'deal'")
     deal = body.get("deal")
-    return NewGame(ruleset=_ruleset(body.get("ruleset")), deal=None if deal is None else parse_deal(deal))
+    parsed = None if deal is None else parse_deal(deal, DEAL_REQUESTS, DealRequest)
+    return NewGame(ruleset=_ruleset(body.get("ruleset")), deal=parsed)
 
 
 def parse_new_race(data: object) -> NewRace:
@@ -137,8 +138,8 @@ D = TypeVar("D", DealRequest, RaceDealRequest)
 
 def parse_deal(
     data: object,
-    requests: dict[str, type[RequestBody]] = DEAL_REQUESTS,
-    kind: type[D] = DealRequest,  # type: ignore[assignment]
+    requests: dict[str, type[RequestBody]],
+    kind: type[D],
     whose: str = "a deal",
 ) -> D:
     """Exactly one source of ``requests``: ``{"seed": N}``, ``{"pool": N}``, ``{"daily": "..."}``,
