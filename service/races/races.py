@@ -33,7 +33,7 @@ from domain.rulesets import DEFAULT_RULESET_ID
 from domain.verify import Unverified
 
 from ..errors import Forbidden, NotFound
-from ..schemas import NewRace, OpenRaces, RaceDealRequest, RaceView
+from ..schemas import NewRace, OpenRaces, RaceDealRequest, RaceRecord, RaceView
 from ..store.event_store import GameRow, NewEvent
 from .race_store import FINISHED, OPEN, RUNNING, DealtGame, Ending, EntrantRow, LogRow, RaceRow, RaceStore, Result
 from .standings import Standing, places, verified_standing
@@ -255,12 +255,12 @@ class Races:
             ]
         }, OpenRaces)
 
-    async def record(self, player_id: uuid.UUID) -> JSON:
+    async def record(self, player_id: uuid.UUID) -> RaceRecord:
         """Races played (finished races the player was dealt a game in) and won (place 1)."""
         for race_id in await self.store.unsettled(player_id):
             await self.current(race_id)  # a race whose time is up counts now, not at its next view
         played, won = await self.store.record(player_id)
-        return {"played": played, "won": won}
+        return RaceRecord(played=played, won=won)
 
     async def _load(self, race_id: uuid.UUID) -> RaceRow:
         race = await self.store.load(race_id)

@@ -2,7 +2,6 @@ from __future__ import annotations
 
 from typing import Annotated
 
-import msgspec
 from litestar import Controller, get
 from litestar.datastructures import State
 from litestar.params import PathParameter, QueryParameter
@@ -14,7 +13,7 @@ from ...deals.choice import deal_pool_of, parse_day, pool_summary
 from ...deals.daily import closes_at, is_over
 from ...deals.deal_pools import load_deal_pool
 from ...errors import NotFound
-from ...schemas import DailyDeal, Leaderboard, PoolDealView, Pools, PoolSummary, RulesetId, RulesetRef
+from ...schemas import DailyDeal, Leaderboard, PoolDealView, Pools, RulesetId, RulesetRef
 from ..openapi import DAILY_DATE, RULESET_IDS
 from ..problems import documented
 from .common import games_of
@@ -38,7 +37,7 @@ class DealController(Controller):
     )
     async def pools(self) -> Pools:
         found = [load_deal_pool(r.id) for r in ALL_RULESETS]
-        return Pools(pools=[msgspec.convert(pool_summary(p), PoolSummary) for p in found if p is not None])
+        return Pools(pools=[pool_summary(p) for p in found if p is not None])
 
     @get(
         "/pool/{number:int}",
@@ -103,12 +102,13 @@ class DealController(Controller):
         chosen = parse_day(day, now.date(), LEADERBOARD_PAST_DAYS)
         stored = await games.daily.stored(chosen)
         entries = await games.stats.leaderboard(chosen, limit)
-        return msgspec.convert(
-            {"date": chosen.isoformat(),
-             "ruleset": None if stored is None else stored.ruleset.id,
-             "rulesetVersion": None if stored is None else stored.ruleset.version,
-             "closesAt": closes_at(chosen), "closed": is_over(chosen, now), "entries": entries},
-            Leaderboard,
+        return Leaderboard(
+            date=chosen.isoformat(),
+            ruleset=None if stored is None else RulesetId(stored.ruleset.id),
+            ruleset_version=None if stored is None else stored.ruleset.version,
+            closes_at=closes_at(chosen),
+            closed=is_over(chosen, now),
+            entries=entries,
         )
 
     async def _daily(self, state: State, text: str) -> DailyDeal:

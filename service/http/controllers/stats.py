@@ -9,7 +9,6 @@ from __future__ import annotations
 from typing import Annotated
 from uuid import UUID
 
-import msgspec
 from litestar import get
 from litestar.datastructures import State
 from litestar.params import PathParameter
@@ -41,7 +40,7 @@ async def player_stats(
     if rulesets is None:
         raise NotFound(f"no player {player_id}")
     races = await games.races.record(player_id)  # races played and won (races branch)
-    return msgspec.convert({"player": str(player_id), "rulesets": rulesets, "races": races}, PlayerStats)
+    return PlayerStats(player=player_id, rulesets=rulesets, races=races)
 
 
 @get(
@@ -52,4 +51,4 @@ async def player_stats(
     responses=documented(429, 503),
 )
 async def stats(state: State) -> GlobalStats:
-    return msgspec.convert(await games_of(state).stats.overall_stats(_ruleset_ids()), GlobalStats)
+    return await games_of(state).stats.overall_stats(_ruleset_ids())
