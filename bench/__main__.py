@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import sys
 
-from . import api_bench, domain_bench, profile_bench, soak_bench, solver_bench
+from . import api_bench, cpu_bench, domain_bench, profile_bench, soak_bench, solver_bench
 
 BENCHES = {"domain": domain_bench.main, "api": api_bench.main, "soak": soak_bench.main, "solver": solver_bench.main}
-ON_REQUEST = {"profile": profile_bench.main}  # `python -m bench profile`: py-spy on a loaded server
+ON_REQUEST = {"profile": profile_bench.main, "cpu": cpu_bench.main}  # py-spy on a loaded server; server CPU per move
 
 
 def main(argv: list[str]) -> None:

@@ -198,12 +198,12 @@ class Game:
 
 
 async def new_service_game(port: int, seed: int) -> Game:
-    status, player = await call(port, "POST", "/players/", {"name": f"bench {seed}"})
+    status, player = await call(port, "POST", "/players", {"name": f"bench {seed}"})
     if status != 201:
         raise RuntimeError(f"POST /players answered {status}: {player}")
     token = player["token"]
     status, view = await call(
-        port, "POST", "/games/", {"ruleset": "open-runs", "deal": {"seed": seed}}, token
+        port, "POST", "/games", {"ruleset": "open-runs", "deal": {"seed": seed}}, token
     )
     if status != 201:
         raise RuntimeError(f"POST /games answered {status}: {view}")
@@ -226,7 +226,7 @@ async def redeal(conn: Connection, game: Game) -> Game | None:
     if not game.real:
         return new_ceiling_game(conn.port, game.path)
     body = {"ruleset": "open-runs", "deal": {"seed": next(_SEEDS)}}
-    raw = build_request("POST", "/games/", conn.port, body, game.token)
+    raw = build_request("POST", "/games", conn.port, body, game.token)
     status, body = await conn.request(raw)
     if status != 201:
         return None

@@ -13,7 +13,7 @@ import hashlib
 import random
 import uuid
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -141,7 +141,7 @@ class GameRepository:
             return None
         if caller != game.player_id:  # neither a game's player nor a token's owner ever changes
             raise Forbidden("this game belongs to another player")
-        return replace(game, confirmed=False)
+        return Game(game.id, game.player_id, game.deal, game.started_at, game.finished_at, game.state, False)
 
     async def load(self, game_id: uuid.UUID, token: str, key: str | None) -> Loaded:
         """The stored game, checked to be the token's player's, with what ``key`` stored."""

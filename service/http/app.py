@@ -31,7 +31,8 @@ from .controllers.stats import player_stats, stats
 from .controllers.streams import StreamController
 from .controllers.web import web_routes
 from .limits import install_rate_limits
-from .openapi import ContractSchemaPlugin, TaggedUnionPlugin, complete
+from .move_route import MoveRoute
+from .openapi import DealUnionPlugin, TaggedUnionPlugin, complete
 from .problems import EXCEPTION_HANDLERS
 
 API_VERSION = "1.0.0"
@@ -89,7 +90,7 @@ def create_app(settings: Settings, clock: Callable[[], datetime] = utc_now) -> L
         ],
         lifespan=[lifespan],
         exception_handlers=EXCEPTION_HANDLERS,
-        plugins=[ContractSchemaPlugin(), TaggedUnionPlugin()],
+        plugins=[DealUnionPlugin(), TaggedUnionPlugin()],
         before_request=_require_json,
         request_max_body_size=settings.max_body_bytes,
         cors_config=CORSConfig(
@@ -121,6 +122,7 @@ def create_app(settings: Settings, clock: Callable[[], datetime] = utc_now) -> L
         debug=False,
     )
     complete(app.openapi_schema)  # response headers (built once here, served as built)
+    app.asgi_handler = MoveRoute(app.asgi_handler, app, settings.max_body_bytes)  # a move's lean path
     install_rate_limits(app, settings)  # in front of routing, CORS and body parsing: every request
     return app
 

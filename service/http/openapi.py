@@ -3,11 +3,14 @@ code generators alike.
 
 The document is generated from service.schemas; this module adds what Litestar does not:
 
-* ``ContractSchemaPlugin``: request bodies (``service.schemas.RequestBody``) get
-  ``additionalProperties: false`` (msgspec refuses unknown fields); a tagged Struct (a move, an
-  event, a deal source) gets its tag as a required ``const`` with that value as its default (a
-  generated ``Draw()`` needs no arguments); ``REFINEMENTS`` state what a Struct's types cannot
-  (the deal request is one of four one-field objects, the foundations a map by suit).
+* ``refine`` (on the finished document, by component name): request bodies
+  (``service.schemas.RequestBody``) get ``additionalProperties: false`` (msgspec refuses unknown
+  fields); a tagged Struct (a move, an event, a deal source) gets its tag as a required ``const``
+  with that value as its default (a generated ``Draw()`` needs no arguments); ``REFINEMENTS`` state
+  what a Struct's types cannot (the foundations a map by suit). Litestar builds the Structs'
+  schemas itself: nothing here imports its private modules.
+* ``DealUnionPlugin``: a deal request is one of four (a race's: three) one-field objects, a
+  ``oneOf`` component of its own.
 * ``TaggedUnionPlugin``: each union of tagged Structs in ``TAGGED_UNIONS`` (moves, events, deal
   sources) becomes one named component, a ``oneOf`` with a ``discriminator`` and its ``mapping``.
   Every generator then emits one class per branch, and the branches cannot overlap: each has its
@@ -35,7 +38,6 @@ from collections.abc import Callable
 from typing import Any, get_args
 
 import msgspec
-from litestar._openapi.schema_generation.plugins.struct import StructSchemaPlugin  # Litestar's own, for msgspec Structs
 from litestar.datastructures import ResponseHeader
 from litestar.openapi.spec import (
     Discriminator,
@@ -88,17 +90,13 @@ COMPONENTS = "#/components/schemas/"
 TAGGED_UNIONS: dict[str, tuple[Any, str]] = {
     "MoveRequest": (
         MoveRequest,
-        (
-            "A move, tagged by `type`: draw, recycle, undo, resign, or move (a card and where to). Legal moves, "
-            "hints and solver hints list moves in this form: any of them can be sent back as it is."
-        ),
+        "A move, tagged by `type`: draw, recycle, undo, resign, or move (a card and where to). Legal moves, hints "
+        "and solver hints list moves in this form: any of them can be sent back as it is.",
     ),
     "EventView": (
         EventView,
-        (
-            "One event of a game's log, tagged by `type`. While the game is in progress, fields that would reveal "
-            "face-down cards are withheld."
-        ),
+        "One event of a game's log, tagged by `type`. While the game is in progress, fields that would reveal "
+        "face-down cards are withheld.",
     ),
     "DealSource": (
         DealSource,
@@ -107,10 +105,8 @@ TAGGED_UNIONS: dict[str, tuple[Any, str]] = {
     "RevertedEvent": (RevertedEvent, "An event of the move an undo took back, tagged by `type`."),
     "RaceDeal": (
         RaceDeal,
-        (
-            "A race's deal, tagged by `source`. Its seed or pool number shows only once the race has finished and "
-            "every game of it has ended: before, either would give the deck away through the documented shuffle."
-        ),
+        "A race's deal, tagged by `source`. Its seed or pool number shows only once the race has finished and "
+        "every game of it has ended: before, either would give the deck away through the documented shuffle.",
     ),
 }
 
@@ -138,7 +134,7 @@ def _game(schema: Schema, _: Any) -> None:
 
 
 def _one_of(schema: Schema, creator: Any, requests: dict[str, type[RequestBody]]) -> None:
-    """A parsed deal request on the wire: exactly one of these one-field objects (service.api.common)."""
+    """A parsed deal request on the wire: exactly one of these one-field objects (service.http.controllers.common)."""
     schema.properties = schema.required = schema.type = schema.additional_properties = None
     schema.one_of = [creator.for_field_definition(FieldDefinition.from_annotation(kind)) for kind in requests.values()]
 
@@ -171,8 +167,7 @@ def _deck(schema: Schema, _: Any) -> None:
     """What the domain checks of an explicit deck (domain.deal.parse_deck)."""
     assert schema.properties is not None
     deck = schema.properties["deck"]
-    assert isinstance(deck, Schema)
-    assert isinstance(deck.items, Schema)
+    assert isinstance(deck, Schema) and isinstance(deck.items, Schema)
     deck.items.pattern = CARD_CODE
     deck.min_items = deck.max_items = 52
     deck.unique_items = True
@@ -190,9 +185,7 @@ def _foundations(schema: Schema, _: Any) -> None:
         description="that suit's foundation, bottom to top",
     )
     schema.min_properties = schema.max_properties = len(SUITS)
-    schema.description = (
-        "The four foundations, one per suit (S, H, D, C: all four are always there), each bottom to top."
-    )
+    schema.description = "The four foundations, one per suit (S, H, D, C: all four are always there), each bottom to top."
 
 
 REFINEMENTS: dict[type[Any], Callable[[Schema, Any], None]] = {
@@ -204,20 +197,53 @@ REFINEMENTS: dict[type[Any], Callable[[Schema, Any], None]] = {
     DEAL_REQUESTS["deck"]: _deck,
     Foundations: _foundations,
 }
+ONE_OF: dict[type[Any], dict[str, type[RequestBody]]] = {DealRequest: DEAL_REQUESTS, RaceDealRequest: RACE_DEAL_REQUESTS}
 
 
-class ContractSchemaPlugin(StructSchemaPlugin):
-    """The project's Structs: closed request bodies, tags as defaulted constants, ``REFINEMENTS``."""
+class DealUnionPlugin(OpenAPISchemaPlugin):
+    """A deal request (``DealRequest``, ``RaceDealRequest``) on the wire: one component, a ``oneOf``
+    of its one-field objects, referenced by name (never spliced into another ``oneOf``).
+
+    Litestar's own Struct schemas are left as it builds them; ``refine`` edits them in the finished
+    document (this plugin and ``TaggedUnionPlugin`` use only the public plugin protocol and the
+    schema creator they are handed)."""
 
     def is_plugin_supported_field(self, field_definition: FieldDefinition) -> bool:
-        return super().is_plugin_supported_field(field_definition) and (
-            field_definition.is_subclass_of(Body) or field_definition.type_ in REFINEMENTS
-        )
+        return not field_definition.is_union and field_definition.type_ in ONE_OF
 
-    # Litestar's protocol says Schema; its own Struct plugin returns a Reference too (see below).
-    def to_openapi_schema(self, field_definition: FieldDefinition, schema_creator: Any) -> Schema | Reference:  # type: ignore[override]
-        schema = super().to_openapi_schema(field_definition, schema_creator)
+    def to_openapi_schema(self, field_definition: FieldDefinition, schema_creator: Any) -> Reference:  # type: ignore[override]
+        registry = schema_creator.schema_registry
+        schema = registry.get_schema_for_field_definition(field_definition)
         kind = field_definition.type_
+        schema.title = kind.__name__
+        REFINEMENTS[kind](schema, schema_creator)  # _one_of
+        reference: Reference = registry.get_reference_for_field_definition(field_definition)
+        return reference
+
+
+def _structs() -> dict[str, type[msgspec.Struct]]:
+    """The Structs ``refine`` edits, by component name (Litestar names a Struct's component after
+    its class; the names in service.schemas are unique): every ``Body`` and every refined Struct."""
+    found: dict[str, type[msgspec.Struct]] = {}
+    pending: list[type[Any]] = [Body, *REFINEMENTS]
+    while pending:
+        kind = pending.pop()
+        if kind not in ONE_OF:
+            found[kind.__name__] = kind
+        pending.extend(kind.__subclasses__())
+    return found
+
+
+def refine(document: OpenAPI) -> None:
+    """The project's Structs as the contract states them: closed request bodies, tags as defaulted
+    constants, each Struct's docstring as its description, tidy properties (``_tidy``), and
+    ``REFINEMENTS``."""
+    assert document.components is not None and isinstance(document.components.schemas, dict)
+    components = document.components.schemas
+    for name, kind in _structs().items():
+        schema = components.get(name)
+        if schema is None:
+            continue
         if issubclass(kind, RequestBody):
             schema.additional_properties = False
         info = msgspec.inspect.type_info(kind)
@@ -231,14 +257,8 @@ class ContractSchemaPlugin(StructSchemaPlugin):
             tag.default = info.tag
         if kind.__doc__ and schema.description is None:
             schema.description = " ".join(kind.__doc__.split())
-        refine = REFINEMENTS.get(kind)
-        if refine is not None:
-            refine(schema, schema_creator)
-            if schema.one_of:  # a union now: referenced by name, never spliced into another oneOf
-                registry = schema_creator.schema_registry
-                reference: Reference = registry.get_reference_for_field_definition(field_definition)
-                return reference
-        return schema
+        if kind in REFINEMENTS:
+            REFINEMENTS[kind](schema, None)
 
 
 def _format(kind: Any) -> str | None:
@@ -283,16 +303,14 @@ def _tidy(schema: Schema | Reference, kind: Any) -> Schema | Reference:
         if isinstance(only, Reference):  # a $ref with its description beside it (OpenAPI 3.1)
             only.description = schema.description
             return only
-        for name, value in vars(only).items():
-            if value is not None and getattr(schema, name) is None:
-                setattr(schema, name, value)
+        else:
+            for name, value in vars(only).items():
+                if value is not None and getattr(schema, name) is None:
+                    setattr(schema, name, value)
     if isinstance(schema, Schema) and schema.enum is not None and None in schema.enum and isinstance(schema.type, list):
         # Literal[...] | None: an enum or null, as two branches (in one, generators make a class per value).
-        values = [value for value in schema.enum if value is not None]
-        kinds = [k for k in schema.type if k != OpenAPIType.NULL]
-        schema.one_of = [
-            Schema(type=kinds[0] if len(kinds) == 1 else kinds, enum=values), Schema(type=OpenAPIType.NULL)
-        ]
+        values, kinds = [value for value in schema.enum if value is not None], [k for k in schema.type if k != OpenAPIType.NULL]
+        schema.one_of = [Schema(type=kinds[0] if len(kinds) == 1 else kinds, enum=values), Schema(type=OpenAPIType.NULL)]
         schema.enum = schema.type = None
     if isinstance(schema, Schema) and schema.format is None and (written := _format(kind)) is not None:
         schema.format = OpenAPIFormat(written)  # msgspec's Meta(extra_json_schema={"format": ...}); Litestar drops it
@@ -330,16 +348,13 @@ class TaggedUnionPlugin(OpenAPISchemaPlugin):
         tag_fields: set[str] = set()
         for member in members:
             info = msgspec.inspect.type_info(member)
-            assert isinstance(info, msgspec.inspect.StructType), f"{name}: {member} is not a Struct"
-            assert info.tag_field is not None, f"{name}: {member} has no tag"
+            assert isinstance(info, msgspec.inspect.StructType) and info.tag_field is not None, f"{name}: {member} has no tag"
             tag_fields.add(info.tag_field)
             # Litestar names a Struct's component after its class (the names in service.schemas are unique).
             tags[str(info.tag)] = COMPONENTS + member.__name__
         assert len(tag_fields) == 1, f"{name}: every member needs the same tag field"
         schema.title = name
-        schema.one_of = [
-            schema_creator.for_field_definition(FieldDefinition.from_annotation(member)) for member in members
-        ]
+        schema.one_of = [schema_creator.for_field_definition(FieldDefinition.from_annotation(member)) for member in members]
         schema.discriminator = Discriminator(property_name=tag_fields.pop(), mapping=tags)
         schema.description = description
         reference = registry.get_reference_for_field_definition(key)
@@ -357,12 +372,8 @@ def _header(schema: Schema, description: str, required: bool = True) -> OpenAPIH
 
 
 HEADERS: dict[str, OpenAPIHeader] = {
-    "ETag": _header(
-        Schema(type=OpenAPIType.STRING, pattern=ETAG), 'the game\'s version in quotes, e.g. "7": send it as If-Match'
-    ),
-    "Location": _header(
-        Schema(type=OpenAPIType.STRING), "the path of what was created, e.g. /games/{id} or /races/{id}"
-    ),
+    "ETag": _header(Schema(type=OpenAPIType.STRING, pattern=ETAG), 'the game\'s version in quotes, e.g. "7": send it as If-Match'),
+    "Location": _header(Schema(type=OpenAPIType.STRING), "the path of what was created, e.g. /games/{id} or /races/{id}"),
     "Idempotent-Replayed": _header(
         Schema(type=OpenAPIType.STRING, enum=["true"]),
         '"true" when an Idempotency-Key returned the first result again (nothing was appended); absent otherwise',
@@ -444,9 +455,7 @@ def _not_null(schema: Schema) -> None:
     if schema.enum is not None:
         schema.enum = [value for value in schema.enum if value is not None]
     if schema.one_of is not None:
-        rest = [
-            branch for branch in schema.one_of if not (isinstance(branch, Schema) and branch.type == OpenAPIType.NULL)
-        ]
+        rest = [branch for branch in schema.one_of if not (isinstance(branch, Schema) and branch.type == OpenAPIType.NULL)]
         if len(rest) == 1 and isinstance(rest[0], Schema):
             schema.one_of = None
             for name, value in vars(rest[0]).items():
@@ -464,9 +473,10 @@ def response_headers(*names: str) -> list[ResponseHeader]:
 
 def complete(document: OpenAPI) -> None:
     """Give every declared response header its schema (and every 401, 429 and 503 theirs), every
-    non-JSON body its schema, and each operation of ``ALSO`` its other media types."""
-    assert document.components is not None
-    assert isinstance(document.components.schemas, dict)
+    non-JSON body its schema, and each operation of ``ALSO`` its other media types; the Structs
+    as ``refine`` states them."""
+    refine(document)
+    assert document.components is not None and isinstance(document.components.schemas, dict)
     document.components.schemas.update(MESSAGES)
     document.components.schemas = dict(sorted(document.components.schemas.items()))
     for item in (document.paths or {}).values():
