@@ -27,7 +27,6 @@ import uuid
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-import msgspec
 from litestar import Litestar
 from litestar.serialization import encode_json
 
@@ -40,7 +39,9 @@ log = logging.getLogger("canfield")
 
 ASGIApp = Callable[[Any, Any, Any], Awaitable[None]]
 _PATH = re.compile(r"/games/([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})/moves")
-_READ = frozenset({b"authorization", b"content-type", b"content-length", b"if-match", b"idempotency-key", b"last-event-id"})
+_READ = frozenset(
+    {b"authorization", b"content-type", b"content-length", b"if-match", b"idempotency-key", b"last-event-id"}
+)
 # _READ: the headers read here, and those Litestar's path refuses twice (service.http.controllers.common._ONCE);
 # _ELSEWHERE: headers that send a request to Litestar: a browser's (CORS), a body of unknown length
 _ELSEWHERE = frozenset({b"origin", b"transfer-encoding"})

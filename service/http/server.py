@@ -62,7 +62,7 @@ class HeadWithBody:
     reordered and nothing waits longer than the current callback. Everything else is the transport's.
     """
 
-    __slots__ = ("_transport", "_loop", "_held")
+    __slots__ = ("_held", "_loop", "_transport")
 
     def __init__(self, transport: asyncio.Transport, loop: asyncio.AbstractEventLoop) -> None:
         self._transport = transport

@@ -48,7 +48,9 @@ _MOVES: dict[str, type[Draw | Recycle | Undo | Resign | MoveCard]] = {
     "draw": Draw, "recycle": Recycle, "move": MoveCard, "undo": Undo, "resign": Resign,
 }
 # each move's fields on the wire, "type" first (msgspec.structs.fields inspects the class each call)
-_TAKES = {kind: ["type", *(field.encode_name for field in msgspec.structs.fields(schema))] for kind, schema in _MOVES.items()}
+_TAKES = {
+    kind: ["type", *(field.encode_name for field in msgspec.structs.fields(schema))] for kind, schema in _MOVES.items()
+}
 _COMMANDS: dict[type[RequestBody], Command] = {
     Draw: commands.Draw(), Recycle: commands.Recycle(), Undo: commands.Undo(), Resign: commands.Resign(),
 }
