@@ -48,8 +48,13 @@ endif
 run: $(STAMP)
 	$(BIN)/canfield serve
 
-test: $(STAMP)
+# The lint (ruff, the rules in pyproject.toml) and the type check (mypy --strict over domain/ and
+# service/) run first: CI runs `make test`, so a finding fails the build like a failing test.
+test: lint typecheck
 	$(BIN)/python -m pytest -q
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
 
 bench: $(STAMP)
 	$(BIN)/python -m bench

@@ -28,6 +28,7 @@ Results are printed and written to ``bench/results/api.json``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import platform
@@ -59,7 +60,8 @@ WORKERS = int(os.environ.get("BENCH_WORKERS", "1"))  # server processes for the 
 HOST = "127.0.0.1"
 OLD_GAME_EVENTS = (1000, 10_000)  # old vs new: a move on games this long vs on a new one
 RUNS = max(1, int(os.environ.get("BENCH_RUNS", "3")))  # alternating service/ceiling runs per level; the median counts
-GAME_MOVES = int(os.environ.get("BENCH_GAME_MOVES", "300"))  # a client deals a new game after this many moves (0: never)
+# a client deals a new game after this many moves (0: never)
+GAME_MOVES = int(os.environ.get("BENCH_GAME_MOVES", "300"))
 LATENCY_MOVES = 300
 SERVER_DESCRIPTION = f"uvicorn with httptools on {LOOP}"
 CANFIELD_STOCK = 34  # 52 - 13 reserve - 1 foundation - 4 tableau: the ceiling's simulated stock
@@ -133,7 +135,8 @@ class Connection:
         if self.writer is None:
             await self.open()
         reader, writer = self.reader, self.writer
-        assert reader is not None and writer is not None
+        assert reader is not None
+        assert writer is not None
         try:
             writer.write(raw)
             head = await reader.readuntil(b"\r\n\r\n")
@@ -222,7 +225,8 @@ async def redeal(conn: Connection, game: Game) -> Game | None:
     """The client's next game, dealt on its own connection (None if the service refused)."""
     if not game.real:
         return new_ceiling_game(conn.port, game.path)
-    raw = build_request("POST", "/games", conn.port, {"ruleset": "open-runs", "deal": {"seed": next(_SEEDS)}}, game.token)
+    body = {"ruleset": "open-runs", "deal": {"seed": next(_SEEDS)}}
+    raw = build_request("POST", "/games", conn.port, body, game.token)
     status, body = await conn.request(raw)
     if status != 201:
         return None
@@ -323,15 +327,11 @@ class CpuMeter:
     def _processes(self) -> list[Any]:
         found = []
         for pid in self.pids:
-            try:
+            with contextlib.suppress(self._psutil.Error):
                 found.append(self._psutil.Process(pid))
-            except self._psutil.Error:
-                pass
         if self.children_of is not None:
-            try:
+            with contextlib.suppress(self._psutil.Error):
                 found.extend(self._psutil.Process(self.children_of).children())
-            except self._psutil.Error:
-                pass
         return found
 
     def _sample(self) -> dict[int, float]:
@@ -371,7 +371,7 @@ async def run_load(
     now = time.perf_counter_ns()
     window = Window(start=now + int(warmup * 1e9), end=now + int((warmup + seconds) * 1e9))
     seats = [[g] for g in games]  # each client's games, the current one last
-    tasks = [asyncio.create_task(_client(c, seat, window)) for c, seat in zip(conns, seats)]
+    tasks = [asyncio.create_task(_client(c, seat, window)) for c, seat in zip(conns, seats, strict=True)]
     await asyncio.sleep(max(0.0, (window.start - time.perf_counter_ns()) / 1e9))
     cpu0, wall0, busy0 = time.process_time(), time.perf_counter(), machine_busy_seconds()
     if server:
@@ -573,7 +573,9 @@ def check_events(url: str, games: list[Game], ceiling_games: list[Game]) -> dict
         if events.get(g.id, 0) != 1 + g.acked
     ]
     wrong_ceiling = [
-        {"game": g.id, "acked": g.acked, "rows": rows.get(g.id, 0)} for g in ceiling_games if rows.get(g.id, 0) != g.acked
+        {"game": g.id, "acked": g.acked, "rows": rows.get(g.id, 0)}
+        for g in ceiling_games
+        if rows.get(g.id, 0) != g.acked
     ]
     return {
         "games": len(games),
@@ -667,9 +669,11 @@ def _median(values: list[float]) -> float:
 def report(results: dict[str, Any]) -> str:
     runs = len(results["levels"][0]["runs"]) if results["levels"] else 0
     lines = [
-        f"API bench: {results['seconds']:g} s per run after {results['warmup']:g} s warm-up; {results['server']}, "
-        f"{WORKERS} process(es) each; {results['database']}; {results['cpus']} CPUs; per level {runs} rounds of "
-        "service / ceiling / bare, each row the median round of its target",
+        (
+            f"API bench: {results['seconds']:g} s per run after {results['warmup']:g} s warm-up; {results['server']}, "
+            f"{WORKERS} process(es) each; {results['database']}; {results['cpus']} CPUs; per level {runs} rounds of "
+            "service / ceiling / bare, each row the median round of its target"
+        ),
         "",
         "   C  target     req/s   p50 ms   p99 ms  errors  | CPU: client  server (ms/req)  postgres (ms/req)  others",
     ]
@@ -705,15 +709,14 @@ def report(results: dict[str, Any]) -> str:
         f"{check['events']} events (= games + moves: {check['events'] == check['games'] + check['acked_moves']}); "
         f"ceiling: {check['ceiling_acked']} acknowledged, {check['ceiling_rows']} rows"
     )
-    for wrong in (check["mismatches"] + check["ceiling_mismatches"])[:5]:
-        lines.append(f"   mismatch: {wrong}")
-    for o in results["old_vs_new"]:
-        lines.append(
-            f"old vs new game (1 client, {o['moves_each']} moves each, interleaved): "
-            f"{o['old_events_at_start']}-event game p50 {o['old_p50_ms']:.2f} ms p99 {o['old_p99_ms']:.2f} ms; "
-            f"{o['new_events_at_start']}-event game p50 {o['new_p50_ms']:.2f} ms p99 {o['new_p99_ms']:.2f} ms; "
-            f"speed old/new (new p50 / old p50) {o['speed_ratio']:.2f} (goal >= 0.9 at 10,000); errors {o['errors']}"
-        )
+    lines.extend(f"   mismatch: {wrong}" for wrong in (check["mismatches"] + check["ceiling_mismatches"])[:5])
+    lines.extend(
+        f"old vs new game (1 client, {o['moves_each']} moves each, interleaved): "
+        f"{o['old_events_at_start']}-event game p50 {o['old_p50_ms']:.2f} ms p99 {o['old_p99_ms']:.2f} ms; "
+        f"{o['new_events_at_start']}-event game p50 {o['new_p50_ms']:.2f} ms p99 {o['new_p99_ms']:.2f} ms; "
+        f"speed old/new (new p50 / old p50) {o['speed_ratio']:.2f} (goal >= 0.9 at 10,000); errors {o['errors']}"
+        for o in results["old_vs_new"]
+    )
     g = results["load_generator"]
     best = max(level["bare"]["per_second"] for level in results["levels"])
     lines.append(
@@ -742,7 +745,8 @@ async def _run(db: Database, work_dir: Path, warmup: float, seconds: float) -> d
             games = []
             for batch in range(0, concurrency, 16):
                 size = min(16, concurrency - batch)
-                games += await asyncio.gather(*(new_service_game(servers["service"].port, seed + i) for i in range(size)))
+                port = servers["service"].port
+                games += await asyncio.gather(*(new_service_game(port, seed + i) for i in range(size)))
                 seed += size
             cgames = [new_ceiling_game(servers["ceiling"].port) for _ in range(concurrency)]
             service_games += games
@@ -769,7 +773,8 @@ async def _run(db: Database, work_dir: Path, warmup: float, seconds: float) -> d
                     pair[target] = r
                     print(
                         f"  C={concurrency:<3} {target:8} {r['per_second']:7.0f} req/s  p50 {r['p50_ms']:.2f} ms  "
-                        f"p99 {r['p99_ms']:.2f} ms  errors {r['errors']}  others' CPU {r['other_cpu_share'] * 100:.0f}%",
+                        f"p99 {r['p99_ms']:.2f} ms  errors {r['errors']}  "
+                        f"others' CPU {r['other_cpu_share'] * 100:.0f}%",
                         flush=True,
                     )
                 pair["ratio"] = pair["service"]["per_second"] / max(pair["ceiling"]["per_second"], 1e-9)
@@ -789,7 +794,8 @@ async def _run(db: Database, work_dir: Path, warmup: float, seconds: float) -> d
             seed += 2
             service_games += compared.pop("games")
             old_new.append(compared)
-            print(f"  old ({events} events) vs new: p50 {compared['old_p50_ms']:.2f} vs {compared['new_p50_ms']:.2f} ms", flush=True)
+            print(f"  old ({events} events) vs new: p50 {compared['old_p50_ms']:.2f} "
+                  f"vs {compared['new_p50_ms']:.2f} ms", flush=True)
     finally:
         for server in servers.values():
             stop_server(server)

@@ -26,7 +26,9 @@ def create_app(database_url: str) -> Litestar:
     from psycopg.types.json import Jsonb
 
     defaults = Settings()
-    pool = open_pool(libpq_url(database_url), defaults.pool_min_size, defaults.pool_max_size, defaults.statement_timeout_ms)
+    pool = open_pool(
+        libpq_url(database_url), defaults.pool_min_size, defaults.pool_max_size, defaults.statement_timeout_ms
+    )
 
     @asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:

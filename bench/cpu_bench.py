@@ -11,7 +11,8 @@ after. It reports server CPU per request (us) for every round and their median, 
 
 ``CPU_TARGETS``: ``service`` (the default), ``litestar`` (the service with every move through
 Litestar, without ``service.http.move_route``: ``bench/litestar_moves_app.py``), ``bare``
-(``bench/bare_app.py``: the HTTP stack alone), or several (``service,litestar,bare``). ``CPU_ROUNDS`` rounds (default 5) after one warm-up round.
+(``bench/bare_app.py``: the HTTP stack alone), or several (``service,litestar,bare``). ``CPU_ROUNDS``
+rounds (default 5) after one warm-up round.
 
 ``CPU_STRACE=1`` counts the server's system calls per request (``strace -c``; it slows the
 server, so only the counts mean anything): like instructions, they do not depend on the load.
@@ -142,7 +143,7 @@ async def _play(conns: list[Connection], games: list[Game], moves: int) -> int:
             errors += await play_one(conn, game) != 200
         return errors
 
-    return sum(await asyncio.gather(*(client(c, g) for c, g in zip(conns, games))))
+    return sum(await asyncio.gather(*(client(c, g) for c, g in zip(conns, games, strict=True))))
 
 
 def _round(server: Server, db_pid: int | None, name: str, round_no: int, work_dir: Path) -> dict[str, Any]:
@@ -211,7 +212,8 @@ def measure(name: str, database_url: str, db_pid: int | None, work_dir: Path) ->
           + (f"{result['median_instructions']:,.0f} instructions/request; " if CALLGRIND else "")
           + f"server CPU {result['median_server_cpu_us']:.0f} us/request")
     for r in rounds:
-        print(f"   {r['per_second']:8.0f} req/s  server {r['server_cpu_us']:6.0f} us ({r['server_system_us']:4.0f} in the kernel)"
+        print(f"   {r['per_second']:8.0f} req/s  server {r['server_cpu_us']:6.0f} us "
+              f"({r['server_system_us']:4.0f} in the kernel)"
               + (f"  PostgreSQL {r['db_cpu_us']:5.0f} us" if r["db_cpu_us"] is not None and name != "bare" else "")
               + (f"  {r['instructions']:,} instr" if r["instructions"] else "")
               + (f"  system calls {sum(r['syscalls'].values()):.2f} " + str(r["syscalls"]) if r["syscalls"] else "")
@@ -226,8 +228,7 @@ def main() -> None:
     results = []
     try:
         with bench_database(work_dir) as db:
-            for name in TARGETS:
-                results.append(measure(name, db.url, db.postmaster_pid, work_dir))
+            results.extend(measure(name, db.url, db.postmaster_pid, work_dir) for name in TARGETS)
     finally:
         shutil.rmtree(work_dir, ignore_errors=True)
     RESULTS.parent.mkdir(parents=True, exist_ok=True)

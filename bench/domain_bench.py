@@ -45,8 +45,8 @@ def _best_of(repeats: int, work: Callable[[], object]) -> float:
 def main() -> None:
     for index, ruleset in enumerate(ALL_RULESETS):
         events, states = long_game(index, seed=7)
-        replay_seconds = _best_of(50, lambda: replay(events))
-        generation_seconds = _best_of(5, lambda: [legal_moves(s) for s in states])
+        replay_seconds = _best_of(50, lambda events=events: replay(events))
+        generation_seconds = _best_of(5, lambda states=states: [legal_moves(s) for s in states])
         print(
             f"{ruleset.key:12} replay of {len(events)} events: {replay_seconds * 1e3:.2f} ms "
             f"({len(events) / replay_seconds:,.0f} events/s); "

@@ -237,9 +237,7 @@ async def step(conn: Connection, run: Run, slot_index: int, rng: random.Random) 
     elif status == 409:
         if run.slots[slot_index] is slot:
             run.slots[slot_index] = await new_slot(conn, run, slot.token)
-    elif status == 412 and "If-Match" in headers:
-        await refresh(conn, run, slot, tally)
-    elif status == 422:
+    elif (status == 412 and "If-Match" in headers) or status == 422:
         await refresh(conn, run, slot, tally)
     else:
         tally.error(f"{move} {headers}: {status} {body[:200]!r}")
@@ -432,25 +430,32 @@ def report(results: dict[str, Any]) -> str:
     soak, restart, check = results["soak"], results["restart"], results["audit"]
     recovery = restart["recovery_seconds"]
     lines = [
-        f"soak: {soak['seconds']:g} s, {results['clients']} clients on {results['games_at_once']} games at a time, "
-        f"uvicorn x{results['workers']}, {results['database']}, {results['cpus']} CPUs",
-        f"  {soak['requests']} requests: {soak['moves']} moves ({soak['moves_per_second']:g}/s, p50 {soak['p50_ms']} ms, "
-        f"p99 {soak['p99_ms']} ms), {soak['reads']} reads, {soak['replays_checked']} idempotent retries compared",
+        (
+            f"soak: {soak['seconds']:g} s, {results['clients']} clients on {results['games_at_once']} games at a "
+            f"time, uvicorn x{results['workers']}, {results['database']}, {results['cpus']} CPUs"
+        ),
+        (
+            f"  {soak['requests']} requests: {soak['moves']} moves ({soak['moves_per_second']:g}/s, "
+            f"p50 {soak['p50_ms']} ms, "
+            f"p99 {soak['p99_ms']} ms), {soak['reads']} reads, {soak['replays_checked']} idempotent retries compared"
+        ),
         f"  answers: {soak['statuses']}",
-        f"  ERRORS: {soak['errors']}   LOST MOVES: {check['lost_moves']} (of {check['acknowledged_events']} "
-        f"acknowledged events; {check['unacknowledged_events']} stored events nobody was told about; "
-        f"{check['games']} games audited: versions contiguous, no half-written move, snapshot == replay: "
-        f"{'yes' if not check['problems'] else 'NO'})",
-        f"database restart under load: stop {restart['stop_seconds']} s, down {restart['down_seconds']:g} s, "
-        f"start {restart['start_seconds']} s; RECOVERY: first acknowledged move "
-        f"{'never' if recovery is None else f'{recovery:.2f} s'} after the database was back "
-        f"(/health 200 after {restart['health_after_seconds']} s); 503s while down: {restart['unavailable_503']}; "
-        f"errors: {restart['errors']}",
+        (
+            f"  ERRORS: {soak['errors']}   LOST MOVES: {check['lost_moves']} (of {check['acknowledged_events']} "
+            f"acknowledged events; {check['unacknowledged_events']} stored events nobody was told about; "
+            f"{check['games']} games audited: versions contiguous, no half-written move, snapshot == replay: "
+            f"{'yes' if not check['problems'] else 'NO'})"
+        ),
+        (
+            f"database restart under load: stop {restart['stop_seconds']} s, down {restart['down_seconds']:g} s, "
+            f"start {restart['start_seconds']} s; RECOVERY: first acknowledged move "
+            f"{'never' if recovery is None else f'{recovery:.2f} s'} after the database was back "
+            f"(/health 200 after {restart['health_after_seconds']} s); 503s while down: "
+            f"{restart['unavailable_503']}; errors: {restart['errors']}"
+        ),
     ]
-    for sample in (soak["error_samples"] + restart["error_samples"])[:10]:
-        lines.append(f"  error: {sample}")
-    for problem in check["problems"][:10]:
-        lines.append(f"  audit: {problem}")
+    lines.extend(f"  error: {sample}" for sample in (soak["error_samples"] + restart["error_samples"])[:10])
+    lines.extend(f"  audit: {problem}" for problem in check["problems"][:10])
     return "\n".join(lines)
 
 

@@ -60,7 +60,9 @@ def run(ruleset_id: str, seeds: range, budget: float, workers: int) -> dict[str,
     return figures(ruleset_id, rows, budget, time.perf_counter() - started, workers)
 
 
-def figures(ruleset_id: str, rows: list[dict[str, object]], budget: float, wall: float, workers: int) -> dict[str, object]:
+def figures(
+    ruleset_id: str, rows: list[dict[str, object]], budget: float, wall: float, workers: int
+) -> dict[str, object]:
     """The summary of per-seed records (seeds in order)."""
     won = [r for r in rows if r["result"] == "won"]
     lost = [r for r in rows if r["result"] == "lost"]

@@ -24,7 +24,7 @@ from .rules import (
 from .rulesets import ALL_RULESETS, DEFAULT_RULESET_ID, Ruleset, get_ruleset
 from .state import GameState, Status, initial_state
 from .undo_stack import UndoHistoryNeeded
-from .view import event_data, game_view, public_event_data, redact, table_view
+from .view import event_data, game_view, public_data, public_event_data, redact, table_view
 
 __all__ = [
     "ALL_RULESETS",
@@ -70,6 +70,7 @@ __all__ = [
     "parse_card",
     "parse_command",
     "parse_deck",
+    "public_data",
     "public_event_data",
     "redact",
     "replay",

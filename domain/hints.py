@@ -41,7 +41,8 @@ def _rate(state: GameState, move: Command) -> Hint:
     if move.to == FOUNDATION:
         suit = SUIT_NAMES[suit_of(move.card)]
         if source.pile == RESERVE:
-            return Hint(move, f"play {card} from the reserve to the {suit} foundation and turn up the next reserve card", 100)
+            reason = f"play {card} from the reserve to the {suit} foundation and turn up the next reserve card"
+            return Hint(move, reason, 100)
         if empties and state.reserve:
             return Hint(move, f"play {card} to the {suit} foundation; the reserve refills {source.pile}", 95)
         return Hint(move, f"build the {suit} foundation with {card}", 90)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 
 from .cards import Card, parse_card, rank_of
 from .deal import STOCK_SLICE, shuffled_deck
@@ -69,7 +70,7 @@ def _king_on_ace(state: GameState) -> bool:
     return any(
         rank_of(lower) == ACE and rank_of(upper) == KING
         for column in state.tableau
-        for lower, upper in zip(column, column[1:])
+        for lower, upper in pairwise(column)
     )
 
 

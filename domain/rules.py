@@ -61,7 +61,7 @@ def _sources(state: GameState) -> list[Source]:
         top = state.waste[-1]
         found.append(Source(top, WASTE, (top,)))
     whole_column_only = state.ruleset.tableau_moves is TableauMoves.END_OR_WHOLE_COLUMN
-    for name, column in zip(TABLEAU, state.tableau):
+    for name, column in zip(TABLEAU, state.tableau, strict=True):
         if not column:
             continue
         if whole_column_only:
@@ -127,7 +127,7 @@ def _pick_up(state: GameState, card: Card) -> Source:
         if source.card == card:
             return source
     name = code(card)
-    for column_name, column in zip(TABLEAU, state.tableau):
+    for column_name, column in zip(TABLEAU, state.tableau, strict=True):
         if card in column:
             return _raise(
                 f"{name} is inside {column_name}: {state.ruleset.id} moves only the end card or the whole column"
@@ -154,10 +154,12 @@ def legal_moves(state: GameState) -> list[Command]:
         moves.append(Draw())
     elif state.waste:
         moves.append(Recycle())
-    for source in _sources(state):
-        for target in TARGETS:
-            if _accepts(state, source, target):
-                moves.append(MoveCard(source.card, target))
+    moves.extend(
+        MoveCard(source.card, target)
+        for source in _sources(state)
+        for target in TARGETS
+        if _accepts(state, source, target)
+    )
     if state.undo_depth:
         moves.append(Undo())
     moves.append(Resign())
@@ -208,7 +210,8 @@ def _decide(state: GameState, command: Command) -> list[Event]:
     if isinstance(command, Recycle):
         if state.stock:
             left = len(state.stock)
-            raise IllegalMove(f"the stock still has {left} card{'s' if left > 1 else ''}: recycle only when it is empty")
+            plural = "s" if left > 1 else ""
+            raise IllegalMove(f"the stock still has {left} card{plural}: recycle only when it is empty")
         if not state.waste:
             raise IllegalMove("the waste is empty: there is nothing to recycle")
         if state.ruleset.recycle is RecyclePolicy.AFTER_PROGRESS and not state.progress:
@@ -280,7 +283,7 @@ def _add_to_foundation(foundations: tuple[int, int, int, int], suit: int, delta:
 def _replace_column(
     tableau: tuple[tuple[Card, ...], ...], index: int, column: tuple[Card, ...]
 ) -> tuple[tuple[Card, ...], ...]:
-    return tableau[:index] + (column,) + tableau[index + 1 :]
+    return (*tableau[:index], column, *tableau[index + 1 :])
 
 
 def evolve(state: GameState | None, event: Event) -> GameState:

@@ -88,10 +88,7 @@ for _ruleset in ALL_RULESETS:
 
 def get_ruleset(ruleset_id: str, version: int | None = None) -> Ruleset:
     """The ruleset by id (its latest version unless one is named)."""
-    if version is None:
-        found = LATEST.get(ruleset_id)
-    else:
-        found = _BY_KEY.get((ruleset_id, version))
+    found = LATEST.get(ruleset_id) if version is None else _BY_KEY.get((ruleset_id, version))
     if found is None:
         known = ", ".join(sorted(LATEST))
         what = ruleset_id if version is None else f"{ruleset_id}@{version}"

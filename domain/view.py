@@ -93,10 +93,15 @@ def event_data(event: Event) -> JSON:
 
 
 def public_event_data(event: Event, reveal: bool) -> JSON:
-    """The data of an event as a client may see it: no face-down card unless ``reveal``
-    (a game that is over, and whose deck may be shown)."""
-    data = event_data(event)
-    return data if reveal else redact(event_type(event), data)
+    """The data of an event as a client may see it (``public_data`` of its stored form)."""
+    return public_data(event_type(event), event_data(event), reveal)
+
+
+def public_data(kind: str, data: JSON, reveal: bool) -> JSON:
+    """The stored data of an event of type ``kind`` (``event_data``) as a client may see it: no
+    face-down card unless ``reveal`` (a game that is over, and whose deck may be shown). The one
+    place an event is redacted: the service shows stored events through it."""
+    return data if reveal else redact(kind, data)
 
 
 def redact(kind: str, data: JSON) -> JSON:

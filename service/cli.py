@@ -59,7 +59,7 @@ def mask_password(url: str) -> str:
         parts = None
     if parts is not None and parts.scheme and "@" in parts.netloc:
         userinfo, _, hostinfo = parts.netloc.rpartition("@")
-        user, colon, password = userinfo.partition(":")
+        user, _, password = userinfo.partition(":")
         if password:
             parts = parts._replace(netloc=f"{user}:***@{hostinfo}")
         url = urlunsplit(parts)

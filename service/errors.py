@@ -45,13 +45,17 @@ class VersionConflict(ServiceError):
     title = "Version conflict"
 
 
-class Unavailable(ServiceError):
+class TryLater(ServiceError):
+    """A refusal that a later retry may pass: ``Retry-After`` says when, in seconds (at least 1)."""
+
+    def __init__(self, detail: str, retry_after: int = 1) -> None:
+        super().__init__(detail, {"Retry-After": str(max(1, retry_after))})
+
+
+class Unavailable(TryLater):
     status = 503
     code = "unavailable"
     title = "Service unavailable"
-
-    def __init__(self, detail: str, retry_after: int = 1) -> None:
-        super().__init__(detail, {"Retry-After": str(retry_after)})
 
 
 class UnsupportedMediaType(ServiceError):
@@ -60,13 +64,10 @@ class UnsupportedMediaType(ServiceError):
     title = "Unsupported media type"
 
 
-class RateLimited(ServiceError):
+class RateLimited(TryLater):
     status = 429
     code = "rate_limited"
     title = "Too many requests"
-
-    def __init__(self, detail: str, retry_after: int = 1) -> None:
-        super().__init__(detail, {"Retry-After": str(max(1, retry_after))})
 
 
 class Conflict(ServiceError):

@@ -21,7 +21,9 @@ from domain.lessons import BY_ID as LESSONS
 CARD_CODE = "^[A2-9TJQK][SHDC]$"
 
 Seed = Annotated[int, Meta(ge=0, le=MAX_SEED, description="0 .. 2^53 - 1")]
-CardCode = Annotated[str, Meta(pattern=CARD_CODE, description="rank (A 2-9 T J Q K) then suit (S H D C), e.g. 'TD'", examples=["TD"])]
+CardCode = Annotated[
+    str, Meta(pattern=CARD_CODE, description="rank (A 2-9 T J Q K) then suit (S H D C), e.g. 'TD'", examples=["TD"])
+]
 Cards = Annotated[list[CardCode], Meta(description="card codes, bottom to top")]
 Target = Literal["foundation", "tableau-1", "tableau-2", "tableau-3", "tableau-4"]
 Column = Literal["tableau-1", "tableau-2", "tableau-3", "tableau-4"]
@@ -46,11 +48,15 @@ class LessonId(StrEnum):
     DRAW_THREE_STOCK = "draw-three-stock"
 
 
-assert {lesson.value for lesson in LessonId} == set(LESSONS), "service.schemas.LessonId names every lesson of domain/lessons.py"
+assert {lesson.value for lesson in LessonId} == set(LESSONS), (
+    "service.schemas.LessonId names every lesson of domain/lessons.py"
+)
 
 
 class Body(Struct, rename="camel", forbid_unknown_fields=True, omit_defaults=False):
-    pass
+    """Every body. The named unions below stay ``typing.Union[...]`` (ruff UP007 would write
+    ``A | B``): Litestar's OpenAPI generation names a union by ``__qualname__``, which a
+    ``types.UnionType`` does not have."""
 
 
 class RequestBody(Body):
@@ -80,7 +86,9 @@ class PoolDealRequest(RequestBody):
 class DailyDealRequest(RequestBody):
     """The shared deal of a UTC date."""
 
-    daily: Annotated[str, Meta(pattern="^(?:today|[0-9]{4}-[0-9]{2}-[0-9]{2})$", description="'today' or a UTC date YYYY-MM-DD")]
+    daily: Annotated[
+        str, Meta(pattern="^(?:today|[0-9]{4}-[0-9]{2}-[0-9]{2})$", description="'today' or a UTC date YYYY-MM-DD")
+    ]
 
 
 class DeckDealRequest(RequestBody):
@@ -160,7 +168,7 @@ class MoveCard(RequestBody, tag_field="type", tag="move"):
 
 
 # A move as in API.md, tagged by ``type``; legal moves, hints and solver hints list moves in this form.
-MoveRequest = Union[Draw, Recycle, Undo, Resign, MoveCard]
+MoveRequest = Union[Draw, Recycle, Undo, Resign, MoveCard]  # noqa: UP007 (see Body)
 
 
 # ---------------------------------------------------------------- responses
@@ -230,7 +238,9 @@ class DailySource(Body, tag_field="source", tag="daily"):
     """The shared deal of a UTC date: never named by seed or pool number."""
 
     daily: date
-    practice: Annotated[bool, Meta(description="true for a player's second and later game of that date's deal (not ranked)")]
+    practice: Annotated[
+        bool, Meta(description="true for a player's second and later game of that date's deal (not ranked)")
+    ]
 
 
 class LessonSource(Body, tag_field="source", tag="lesson"):
@@ -246,18 +256,22 @@ class RaceSource(Body, tag_field="source", tag="race"):
 
 
 # Where a game's cards came from, tagged by ``source``.
-DealSource = Union[SeedSource, DeckSource, PoolSource, DailySource, LessonSource, RaceSource]
+DealSource = Union[SeedSource, DeckSource, PoolSource, DailySource, LessonSource, RaceSource]  # noqa: UP007 (see Body)
 
 
 class Stock(Body, omit_defaults=True):
     count: int
-    cards: Annotated[list[CardCode], Meta(description="only once the game has ended: the stock in draw order")] | UnsetType = UNSET
+    cards: Annotated[
+        list[CardCode], Meta(description="only once the game has ended: the stock in draw order")
+    ] | UnsetType = UNSET
 
 
 class Reserve(Body, omit_defaults=True):
     count: int
     top: CardCode | None
-    cards: Annotated[list[CardCode], Meta(description="only once the game has ended: bottom to top")] | UnsetType = UNSET
+    cards: Annotated[
+        list[CardCode], Meta(description="only once the game has ended: bottom to top")
+    ] | UnsetType = UNSET
 
 
 class Foundations(Struct):
@@ -275,7 +289,9 @@ class Table(Body):
     waste: Annotated[list[CardCode], Meta(description="face up and listed whole, bottom to top: the last card plays")]
     reserve: Reserve
     foundations: Foundations
-    tableau: Annotated[list[Cards], Meta(min_length=4, max_length=4, description="tableau-1 .. tableau-4, each bottom to top")]
+    tableau: Annotated[
+        list[Cards], Meta(min_length=4, max_length=4, description="tableau-1 .. tableau-4, each bottom to top")
+    ]
 
 
 class GameView(Body):
@@ -292,7 +308,9 @@ class GameView(Body):
     started_at: datetime
     finished_at: datetime | None
     table: Table
-    lesson: Annotated[LessonProgress, Meta(description="a lesson game's lesson and progress; absent in other games")] | UnsetType = UNSET
+    lesson: Annotated[
+        LessonProgress, Meta(description="a lesson game's lesson and progress; absent in other games")
+    ] | UnsetType = UNSET
 
 
 # ---------------------------------------------------------------- events (domain/events.py, domain/view.py event_data)
@@ -307,14 +325,17 @@ class GameDealtData(Body, omit_defaults=True):
     tableau: Annotated[list[CardCode], Meta(description="the first card of tableau-1 .. tableau-4")]
     stock_count: int
     deck: Annotated[
-        list[CardCode], Meta(description="only once the game has ended: all 52 cards in deal order, to replay it offline")
+        list[CardCode],
+        Meta(description="only once the game has ended: all 52 cards in deal order, to replay it offline"),
     ] | UnsetType = UNSET
 
 
 class StockDrawnData(Body):
     count: int
     waste_top: CardCode
-    cards: Annotated[list[CardCode], Meta(description="the cards turned up, in the order they landed; the last is the new top")]
+    cards: Annotated[
+        list[CardCode], Meta(description="the cards turned up, in the order they landed; the last is the new top")
+    ]
 
 
 class WasteRecycledData(Body):
@@ -354,11 +375,13 @@ class ReserveRefilledReverted(Body, tag_field="type", tag="ReserveRefilled"):
 
 
 # An event of the move an undo took back, tagged by ``type``.
-RevertedEvent = Union[StockDrawnReverted, WasteRecycledReverted, CardsMovedReverted, ReserveRefilledReverted]
+RevertedEvent = Union[StockDrawnReverted, WasteRecycledReverted, CardsMovedReverted, ReserveRefilledReverted]  # noqa: UP007 (see Body)
 
 
 class MoveUndoneData(Body):
-    reverted: Annotated[list[RevertedEvent], Meta(description="the events of the move taken back, in the order they happened")]
+    reverted: Annotated[
+        list[RevertedEvent], Meta(description="the events of the move taken back, in the order they happened")
+    ]
 
 
 class EventBase(Body, tag_field="type"):
@@ -428,7 +451,7 @@ class LessonCompletedEvent(EventBase, tag="LessonCompleted"):
 
 
 # One event of a game's log, tagged by ``type``; hidden cards withheld while the game is in progress.
-EventView = Union[
+EventView = Union[  # noqa: UP007 (see Body)
     GameDealtEvent,
     StockDrawnEvent,
     WasteRecycledEvent,
@@ -465,7 +488,9 @@ class HintView(Body):
 
 class SolverHint(Body):
     result: Literal["won", "lost", "unknown"]
-    move: Annotated[MoveRequest | None, Meta(description="the next move of a winning line from here; null unless result is won")]
+    move: Annotated[
+        MoveRequest | None, Meta(description="the next move of a winning line from here; null unless result is won")
+    ]
 
 
 class Hints(Body, omit_defaults=True):
@@ -506,7 +531,12 @@ class PoolDealView(Body):
 
 
 DayText = Annotated[
-    str, Meta(pattern="^[0-9]{4}-[0-9]{2}-[0-9]{2}$", description="a UTC date, YYYY-MM-DD", extra_json_schema={"format": "date"})
+    str,
+    Meta(
+        pattern="^[0-9]{4}-[0-9]{2}-[0-9]{2}$",
+        description="a UTC date, YYYY-MM-DD",
+        extra_json_schema={"format": "date"},
+    ),
 ]
 
 
@@ -540,9 +570,13 @@ class Health(Body):
 
 # ---------------------------------------------------------------- stats and leaderboard (service/stats/projections.py)
 
-WinRate = Annotated[float, Meta(ge=0, le=1, description="won / played, rounded to 4 places; null before the first finished game")]
+WinRate = Annotated[
+    float, Meta(ge=0, le=1, description="won / played, rounded to 4 places; null before the first finished game")
+]
 FewestMoves = Annotated[int, Meta(description="the lowest moveCount of an unassisted win")]
-FastestSeconds = Annotated[float, Meta(description="the shortest time from deal to winning move of an unassisted win, in seconds")]
+FastestSeconds = Annotated[
+    float, Meta(description="the shortest time from deal to winning move of an unassisted win, in seconds")
+]
 
 
 class RulesetStats(Body):
@@ -613,7 +647,9 @@ class LeaderboardEntry(Body):
 
 class Leaderboard(Body):
     date: DayText
-    ruleset: Annotated[RulesetId, Meta(description="the daily deal's ruleset id; null if no deal was made for that date")] | None
+    ruleset: Annotated[
+        RulesetId, Meta(description="the daily deal's ruleset id; null if no deal was made for that date")
+    ] | None
     ruleset_version: Annotated[int, Meta(description="its version; null with the ruleset")] | None
     closes_at: Annotated[datetime, Meta(description="the end of the date (UTC): from then on no entry can gain a rank")]
     closed: Annotated[bool, Meta(description="the date is over: the ranks are final")]
@@ -643,7 +679,9 @@ class GameSummary(Body):
 
 class GameList(Body):
     games: Annotated[list[GameSummary], Meta(description="newest first")]
-    next_before: Annotated[str, Meta(description="pass as ?before= for the next (older) page; null on the last page")] | None
+    next_before: Annotated[
+        str, Meta(description="pass as ?before= for the next (older) page; null on the last page")
+    ] | None
 
 
 # ---------------------------------------------------------------- lessons (service/games/lessons.py, domain/lessons.py)
@@ -685,7 +723,9 @@ class NewRace(RequestBody):
 class RaceSeedDeal(Body, tag_field="source", tag="seed", omit_defaults=True):
     """A race dealt by seed."""
 
-    seed: Annotated[Seed, Meta(description="only once the race has finished and every game of it has ended")] | UnsetType = UNSET
+    seed: Annotated[
+        Seed, Meta(description="only once the race has finished and every game of it has ended")
+    ] | UnsetType = UNSET
 
 
 class RaceDeckDeal(Body, tag_field="source", tag="deck"):
@@ -695,12 +735,14 @@ class RaceDeckDeal(Body, tag_field="source", tag="deck"):
 class RacePoolDeal(Body, tag_field="source", tag="pool", omit_defaults=True):
     """A race dealt from the ruleset's verified pool."""
 
-    pool: Annotated[int, Meta(ge=1, description="only once the race has finished and every game of it has ended")] | UnsetType = UNSET
+    pool: Annotated[
+        int, Meta(ge=1, description="only once the race has finished and every game of it has ended")
+    ] | UnsetType = UNSET
 
 
 # A race's deal, tagged by ``source``: while the race runs only the source (a seed or pool number
 # would give the deck away through the documented shuffle).
-RaceDeal = Union[RaceSeedDeal, RaceDeckDeal, RacePoolDeal]
+RaceDeal = Union[RaceSeedDeal, RaceDeckDeal, RacePoolDeal]  # noqa: UP007 (see Body)
 
 
 class RaceEntrant(Body):
@@ -729,7 +771,8 @@ class RaceView(Body):
     ruleset: RulesetRef
     deal: Annotated[
         RaceDeal,
-        Meta(description="the deal source; its seed or pool number only once the race has finished and every game of it has ended"),
+        Meta(description="the deal source; its seed or pool number only once the race has finished and every game "
+             "of it has ended"),
     ]
     max_entrants: int
     time_limit_seconds: int | None
@@ -750,7 +793,9 @@ class OpenRace(Body):
     creator: UUID
     creator_name: str
     ruleset: RulesetRef
-    deal: Annotated[RaceDeal, Meta(description="the deal source only ({'source': 'seed'}, ...): never a seed or pool number")]
+    deal: Annotated[
+        RaceDeal, Meta(description="the deal source only ({'source': 'seed'}, ...): never a seed or pool number")
+    ]
     max_entrants: int
     entrants: Annotated[int, Meta(description="players in it so far, the creator included")]
     time_limit_seconds: int | None

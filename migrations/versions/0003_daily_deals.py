@@ -51,7 +51,8 @@ def upgrade() -> None:
     op.execute(
         """
         INSERT INTO source_stats AS s (source, ruleset_id, played, won, fewest_moves, fastest_seconds, undos)
-        SELECT 'pool', ruleset_id, played, won, fewest_moves, fastest_seconds, undos FROM source_stats WHERE source = 'daily'
+        SELECT 'pool', ruleset_id, played, won, fewest_moves, fastest_seconds, undos
+        FROM source_stats WHERE source = 'daily'
         ON CONFLICT (source, ruleset_id) DO UPDATE SET
             played = s.played + EXCLUDED.played,
             won = s.won + EXCLUDED.won,

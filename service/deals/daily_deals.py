@@ -142,7 +142,8 @@ class DailyDeals:
                 continue
             deck = shuffled_deck(seed)
             if not line_wins(ruleset, deck, proof.line):  # a verdict is a proof: never store an unchecked one
-                log.error("daily deal of %s: the solver's line for candidate %d does not replay to a win", day, candidate)
+                log.error("daily deal of %s: the solver's line for candidate %d does not replay to a win",
+                          day, candidate)
                 continue
             async with self.pool.connection() as conn:
                 await conn.execute(_STORE, {

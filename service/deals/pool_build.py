@@ -16,7 +16,8 @@ exact document is checked again before it is written; a failure there (a bug in 
 writes nothing and exits 1.
 
 Pool numbers are published addresses: ``build`` never rewrites a pool file that already has
-deals (with enough deals there is nothing to do; with fewer it says why and stops). ``recheck`` re-decides, with the current solver, every seed of
+deals (with enough deals there is nothing to do; with fewer it says why and stops). ``recheck``
+re-decides, with the current solver, every seed of
 1..seedsTried that is not a pool deal, and rewrites only the verdicts: the deals and their
 order stay byte for byte. Seeds it wins stay out of the pool (``wonOutsidePool``, with their
 lines), so that no number moves.
@@ -41,6 +42,7 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
+from itertools import pairwise
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -78,7 +80,7 @@ _stop: Any = None  # a multiprocessing Event shared with the parent: set = give 
 
 
 def _init_worker(stop: Any) -> None:
-    global _stop
+    global _stop  # noqa: PLW0603 (a pool initializer hands the worker its state through a module global)
     _stop = stop
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
 
@@ -284,7 +286,7 @@ def verify_document(document: dict[str, Any], deal_check: DealCheck | None = Non
     if pool.verdicts is not None:
         problems.extend(_verdict_problems(pool, pool.verdicts))
     seeds = [item.seed for item in pool.deals]
-    if any(a >= b for a, b in zip(seeds, seeds[1:])) or (seeds and seeds[0] < 1):
+    if any(a >= b for a, b in pairwise(seeds)) or (seeds and seeds[0] < 1):
         problems.append("the deal seeds are not strictly increasing from 1")
     if seeds and seeds[-1] != pool.seeds_tried:
         problems.append(f"the last deal's seed {seeds[-1]} is not seedsTried {pool.seeds_tried}")
@@ -314,7 +316,7 @@ def _verdict_problems(pool: DealPool, verdicts: Verdicts) -> list[str]:
 
 
 def _duration(seconds: float) -> str:
-    seconds = int(round(seconds))
+    seconds = round(seconds)
     if seconds >= 3600:
         return f"{seconds // 3600}h{seconds % 3600 // 60:02d}m"
     if seconds >= 60:
@@ -517,7 +519,7 @@ def build(
                 for future in pending:
                     future.cancel()
                 executor.shutdown(wait=True, cancel_futures=True)
-                for future, seed in pending.items():
+                for future in pending:
                     if future.done() and not future.cancelled() and future.exception() is None:
                         accept(future.result(), log)  # finished while we stopped: still worth keeping
                 bar.finish()
@@ -575,7 +577,9 @@ def build(
 # --- verify -----------------------------------------------------------------------------
 
 
-def pool_files(ruleset_id: str | None, file: Path | None = None, directory: Path = DEAL_POOL_DIR) -> list[tuple[str, Path]]:
+def pool_files(
+    ruleset_id: str | None, file: Path | None = None, directory: Path = DEAL_POOL_DIR
+) -> list[tuple[str, Path]]:
     """(label, path) of the pools to verify."""
     if file is not None:
         return [(str(file), file)]

@@ -23,6 +23,7 @@ from collections import deque
 from ..errors import Unavailable
 from ..store.connections import DATABASE_DOWN_ERRORS
 from ..store.event_store import ConcurrencyConflict, EventStore, PendingAppend
+from ..tasks import cancel_and_wait
 
 log = logging.getLogger("canfield")
 
@@ -93,11 +94,7 @@ class AppendBatcher:
             try:
                 await asyncio.wait_for(asyncio.shield(self._writer), timeout)
             except TimeoutError:
-                self._writer.cancel()
-                try:
-                    await self._writer
-                except asyncio.CancelledError:
-                    pass
+                await cancel_and_wait(self._writer)
             self._writer = None
         while self._queue:
             _settle(self._queue.popleft()[1], exception=WriteAlone())

@@ -1,7 +1,7 @@
 """The Games facade: the one object the controllers call for players, games, stats and races.
 
 It creates players and authenticates tokens (``store.players``), deals games (a seed, deck, pool,
-daily or lesson deal), hands every move to the move use case (``Games.play`` is ``Moves.play``,
+daily or lesson deal), hands every move to the move use case (``Games.play`` calls ``Moves.play``,
 service.games.moves), asks the solver's worker processes for hints, and answers reads (a game's
 view, its events, its state at a version) after checking the reader may see them. ``stats``,
 ``daily`` and ``races`` are the services it holds for those parts of the API.
@@ -13,6 +13,7 @@ import logging
 import secrets
 import uuid
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -20,6 +21,7 @@ import msgspec
 
 from domain import (
     MAX_SEED,
+    Command,
     Event,
     GameOver,
     GameState,
@@ -48,7 +50,7 @@ from ..deals.solver_workers import SolverWorkers
 from ..errors import BadRequest, Forbidden, NotFound, Unauthorized
 from ..races.race_store import RaceStore
 from ..races.races import Races, race_of
-from ..schemas import NewGame
+from ..schemas import EventPage, GameList, GameView, Hints, LegalMoves, MoveResult, NewGame, Player, PlayerCreated
 from ..settings import Settings
 from ..stats import projections
 from ..stats.queries import Stats
@@ -67,6 +69,16 @@ from .views import cursor_of, parse_cursor, public_event, view_of
 
 JSON = dict[str, Any]
 log = logging.getLogger("canfield")
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """A move's reply: its body, the game's version after it, and whether an Idempotency-Key
+    returned the first result again."""
+
+    body: MoveResult
+    version: int
+    replayed: bool
 
 
 def utc_now() -> datetime:
@@ -90,28 +102,27 @@ class Games:
         self.repository = GameRepository(store, self.batcher, self.tokens, settings.game_cache_size)
         self.moves = Moves(self.repository, clock, self._reply_view, _reply_event, self.withheld, self._game_ended,
                            settings.move_retries)
-        self.play = self.moves.play
         self.daily = DailyDeals(store.pool, settings.daily_secret, settings.daily_wait_seconds, clock)
         self.races = Races(RaceStore(store.pool), clock, self.authenticate, self._deal)  # races branch
 
     # ------------------------------------------------------------ players
 
-    async def create_player(self, name: str) -> JSON:
+    async def create_player(self, name: str) -> PlayerCreated:
         clean = " ".join(name.split())
         if not clean or not clean.isprintable():
             raise BadRequest("a player name needs at least one visible character and no control characters")
         player_id = uuid.uuid4()
         token = secrets.token_urlsafe(32)
         created_at = await self.players.create_player(player_id, clean, token)
-        return {"id": str(player_id), "name": clean, "token": token, "createdAt": created_at}
+        return PlayerCreated(id=player_id, name=clean, token=token, created_at=created_at)
 
-    async def player(self, player_id: uuid.UUID) -> JSON:
+    async def player(self, player_id: uuid.UUID) -> Player:
         found = await self.players.get_player(player_id)
         if found is None:
             raise NotFound(f"no player {player_id}")
-        return {"id": str(found[0]), "name": found[1], "createdAt": found[2]}
+        return Player(id=found[0], name=found[1], created_at=found[2])
 
-    async def player_games(self, player_id: uuid.UUID, status: str | None, before: str | None, limit: int) -> JSON:
+    async def player_games(self, player_id: uuid.UUID, status: str | None, before: str | None, limit: int) -> GameList:
         """A player's games, newest first, a page at a time: ``nextBefore`` is the ``before`` of the next page."""
         after_key = None if before is None else parse_cursor(before)
         if await self.players.get_player(player_id) is None:
@@ -119,7 +130,7 @@ class Games:
         ended = None if status is None else status == "ended"
         rows = await self.store.player_games(player_id, ended, after_key, limit + 1)
         page = rows[:limit]
-        return {
+        return msgspec.convert({
             "games": [
                 {
                     "id": str(row.id),
@@ -136,7 +147,17 @@ class Games:
                 for row in page
             ],
             "nextBefore": cursor_of(page[-1].started_at, page[-1].id) if len(rows) > limit else None,
-        }
+        }, GameList)
+
+    # ------------------------------------------------------------ moves
+
+    async def play(
+        self, game_id: uuid.UUID, token: str | None, command: Command, if_match: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> Reply:
+        """One move (``Moves.play``), its reply typed for the API."""
+        played = await self.moves.play(game_id, token, command, if_match, idempotency_key)
+        return Reply(msgspec.convert(played.body, MoveResult), played.version, played.replayed)
 
     async def ping(self) -> None:
         """Returns once the database has answered a query (``GET /health``)."""
@@ -153,7 +174,7 @@ class Games:
 
     # ------------------------------------------------------------ games
 
-    async def create_game(self, token: str | None, request: NewGame) -> JSON:
+    async def create_game(self, token: str | None, request: NewGame) -> GameView:
         player_id = await self.authenticate(token)
         ruleset_id: str | None = request.ruleset
         if ruleset_id is None:  # a lesson is played under its own ruleset (classic)
@@ -163,7 +184,8 @@ class Games:
             name: value for name, value in msgspec.structs.asdict(request.deal).items() if value is not None
         }
         if len(given) > 1:
-            raise BadRequest(f"a deal names one source: seed, deck, pool, daily or lesson, not {' and '.join(sorted(given))}")
+            sources = " and ".join(sorted(given))
+            raise BadRequest(f"a deal names one source: seed, deck, pool, daily or lesson, not {sources}")
         if "daily" not in given:
             deck, source = self._deal(ruleset, given)
             return await self._create(player_id, ruleset, deck, source, self.clock())
@@ -182,7 +204,7 @@ class Games:
 
     async def _create(
         self, player_id: uuid.UUID, ruleset: Ruleset, deck: tuple[int, ...], source: JSON, now: datetime
-    ) -> JSON:
+    ) -> GameView:
         first = deal(ruleset, deck, source)
         state = initial_state(first)
         game_id = uuid.uuid4()
@@ -199,7 +221,7 @@ class Games:
         )
         game = Game(game_id, player_id, source, now, None, state, True)
         self.repository.remember(game)
-        return self._reply_view(game, now)
+        return msgspec.convert(self._reply_view(game, now), GameView)
 
     def _deal(self, ruleset: Ruleset, given: Mapping[str, Any]) -> tuple[tuple[int, ...], JSON]:
         """The deck and deal source of a seed, deck, pool or lesson deal (or the ruleset's default)."""
@@ -248,10 +270,11 @@ class Games:
             return await self.races.guard(game, token)
         return not reveals_hidden_cards(game.deal, True, now)
 
-    async def view(self, game_id: uuid.UUID, token: str | None = None) -> JSON:
+    async def view(self, game_id: uuid.UUID, token: str | None = None) -> GameView:
         game, state = await self._game(game_id)
         withhold = await self.readable(game, token)
-        return view_of(game.id, game.player_id, game.deal, game.started_at, game.finished_at, state, withhold)
+        view = view_of(game.id, game.player_id, game.deal, game.started_at, game.finished_at, state, withhold)
+        return msgspec.convert(view, GameView)
 
     def _reply_view(self, game: Game, now: datetime) -> JSON:
         """A game's view in a reply to its player's own write."""
@@ -270,18 +293,20 @@ class Games:
         except Exception as error:
             log.warning("race %s: not settled after its game ended (%r); the next request will", race_id, error)
 
-    async def legal_moves(self, game_id: uuid.UUID, token: str | None = None) -> JSON:
+    async def legal_moves(self, game_id: uuid.UUID, token: str | None = None) -> LegalMoves:
         game, state = await self._game(game_id)
         await self.readable(game, token)
-        return {"version": state.version, "moves": [command_to_api(m) for m in legal_moves(state)]}
+        return msgspec.convert({"version": state.version, "moves": [command_to_api(m) for m in legal_moves(state)]},
+                               LegalMoves)
 
-    async def hints(self, game_id: uuid.UUID, solver: bool = False, token: str | None = None) -> JSON:
+    async def hints(self, game_id: uuid.UUID, solver: bool = False, token: str | None = None) -> Hints:
         """Ranked heuristic hints; with ``solver`` also the next move of a winning line, which
         marks the game assisted (an event), so only the game's player may ask for it."""
         game, state = await self._game(game_id)
         await self.readable(game, token)  # a race game: its player only, while the race runs
+        ranked = [{"move": command_to_api(h.move), "reason": h.reason} for h in hints(state)]
         if not solver:
-            return {"version": state.version, "hints": [{"move": command_to_api(h.move), "reason": h.reason} for h in hints(state)]}
+            return msgspec.convert({"version": state.version, "hints": ranked}, Hints)
         if token is None:
             raise Unauthorized("solver hints mark the game assisted: they need the player's bearer token")
         if await self.authenticate(token) != game.player_id:
@@ -289,25 +314,21 @@ class Games:
         if not state.playing:
             raise GameOver(f"the game is over ({state.status.value})")
         result, move = await self.solver.next_move(state_to_snapshot(state), self.settings.solver_hint_seconds)
-        played = await self.play(game_id, token, UseSolverHint())
-        return {
-            "version": played.version,
-            "hints": [{"move": command_to_api(h.move), "reason": h.reason} for h in hints(state)],
-            "solver": {"result": result, "move": move},
-        }
+        played = await self.moves.play(game_id, token, UseSolverHint())
+        return msgspec.convert(
+            {"version": played.version, "hints": ranked, "solver": {"result": result, "move": move}}, Hints
+        )
 
-    async def events(self, game_id: uuid.UUID, after: int, limit: int, token: str | None = None) -> JSON:
+    async def events(self, game_id: uuid.UUID, after: int, limit: int, token: str | None = None) -> EventPage:
         game = await self.stored_game(game_id)
         withhold = await self.readable(game, token)  # first: it may refuse
         reveal = game.finished_at is not None and not withhold
         rows = await self.store.read_events(game_id, after, limit)
         last = rows[-1].version if rows else after
-        return {
-            "events": [public_event(r.version, r.type, r.data, r.recorded_at, reveal) for r in rows],
-            "nextAfter": last if last < game.version else None,
-        }
+        events = [public_event(r.version, r.type, r.data, r.recorded_at, reveal) for r in rows]
+        return msgspec.convert({"events": events, "nextAfter": last if last < game.version else None}, EventPage)
 
-    async def state_at(self, game_id: uuid.UUID, version: int, token: str | None = None) -> JSON:
+    async def state_at(self, game_id: uuid.UUID, version: int, token: str | None = None) -> GameView:
         game = await self.stored_game(game_id)
         withhold = await self.readable(game, token)
         if not 1 <= version <= game.version:
@@ -315,7 +336,8 @@ class Games:
         rows = await self.store.read_events_upto(game_id, version)
         state = replay(_decoded(rows))
         finished_at = game.finished_at if not state.playing else None
-        return view_of(game.id, game.player_id, game.deal, game.started_at, finished_at, state, withhold)
+        view = view_of(game.id, game.player_id, game.deal, game.started_at, finished_at, state, withhold)
+        return msgspec.convert(view, GameView)
 
 
 def _decoded(rows: list[StoredEvent]) -> list[Event]:

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-from domain import GameState, game_view, redact
+from domain import GameState, game_view, public_data
 
 from ..deals.daily import public_source
 from ..errors import BadRequest
@@ -63,9 +63,10 @@ def parse_cursor(cursor: str) -> tuple[datetime, uuid.UUID]:
 
 
 def public_event(version: int, kind: str, data: JSON, recorded_at: Any, reveal: bool) -> JSON:
-    """A stored event as a client sees it; ``reveal`` (``daily.reveals_hidden_cards``) lets it
-    show face-down cards (the first event's ``deck``)."""
-    shown = data if reveal else redact(kind, data)
+    """A stored event as a client sees it: the domain's ``public_data`` (``reveal``,
+    ``daily.reveals_hidden_cards``, lets it show face-down cards: the first event's ``deck``), with
+    the deal source as the API shows it."""
+    shown = public_data(kind, data, reveal)
     if kind == "GameDealt" and isinstance(shown.get("deal"), Mapping):
         shown = {**shown, "deal": public_source(shown["deal"])}
     return {"version": version, "type": kind, "data": shown, "recordedAt": recorded_at}

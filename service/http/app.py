@@ -96,7 +96,9 @@ def create_app(settings: Settings, clock: Callable[[], datetime] = utc_now) -> L
         cors_config=CORSConfig(
             allow_origins=settings.cors_origins,
             allow_methods=["GET", "POST", "OPTIONS"],
-            allow_headers=["Authorization", "Content-Type", "If-Match", "If-None-Match", "Idempotency-Key", "Last-Event-ID"],
+            allow_headers=[
+                "Authorization", "Content-Type", "If-Match", "If-None-Match", "Idempotency-Key", "Last-Event-ID"
+            ],
             expose_headers=["ETag", "Location", "Retry-After", "Idempotent-Replayed"],
             max_age=3600,
         ),
@@ -110,7 +112,9 @@ def create_app(settings: Settings, clock: Callable[[], datetime] = utc_now) -> L
             path="/schema",
             license=License(name="MIT", identifier="MIT"),
             components=Components(
-                security_schemes={"bearer": SecurityScheme(type="http", scheme="bearer", description="token from POST /players")}
+                security_schemes={
+                    "bearer": SecurityScheme(type="http", scheme="bearer", description="token from POST /players")
+                }
             ),
             security=[],
         ),

@@ -216,7 +216,9 @@ class RateLimiter:
             {
                 "type": "http.response.start",
                 "status": error.status,
-                "headers": [(name.encode("latin-1"), value.encode("latin-1")) for name, value in response_headers.items()],
+                "headers": [
+                    (name.encode("latin-1"), value.encode("latin-1")) for name, value in response_headers.items()
+                ],
             }
         )
         await send({"type": "http.response.body", "body": body if scope["method"] != "HEAD" else b""})

@@ -27,11 +27,10 @@ import uuid
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-import msgspec
 from litestar import Litestar
 from litestar.serialization import encode_json
 
-from domain import Command, parse_command
+from domain import Command
 
 from .controllers.common import check_json_body, etag, idempotency_key, if_match, parse_move, token_of
 from .problems import EXCEPTION_HANDLERS
@@ -40,7 +39,9 @@ log = logging.getLogger("canfield")
 
 ASGIApp = Callable[[Any, Any, Any], Awaitable[None]]
 _PATH = re.compile(r"/games/([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})/moves")
-_READ = frozenset({b"authorization", b"content-type", b"content-length", b"if-match", b"idempotency-key", b"last-event-id"})
+_READ = frozenset(
+    {b"authorization", b"content-type", b"content-length", b"if-match", b"idempotency-key", b"last-event-id"}
+)
 # _READ: the headers read here, and those Litestar's path refuses twice (service.http.controllers.common._ONCE);
 # _ELSEWHERE: headers that send a request to Litestar: a browser's (CORS), a body of unknown length
 _ELSEWHERE = frozenset({b"origin", b"transfer-encoding"})
@@ -141,7 +142,7 @@ def _command(body: bytes) -> Command:
     """The move a body asks for, as the controller parses it (raises as it does)."""
     command = _PARSED.get(body)
     if command is None:
-        command = parse_command(msgspec.to_builtins(parse_move(check_json_body(body))))
+        command = parse_move(check_json_body(body))
         if len(body) <= _PARSED_LENGTH:
             if len(_PARSED) >= _PARSED_MAX:
                 _PARSED.clear()

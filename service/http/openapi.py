@@ -90,13 +90,17 @@ COMPONENTS = "#/components/schemas/"
 TAGGED_UNIONS: dict[str, tuple[Any, str]] = {
     "MoveRequest": (
         MoveRequest,
-        "A move, tagged by `type`: draw, recycle, undo, resign, or move (a card and where to). Legal moves, hints "
-        "and solver hints list moves in this form: any of them can be sent back as it is.",
+        (
+            "A move, tagged by `type`: draw, recycle, undo, resign, or move (a card and where to). Legal moves, "
+            "hints and solver hints list moves in this form: any of them can be sent back as it is."
+        ),
     ),
     "EventView": (
         EventView,
-        "One event of a game's log, tagged by `type`. While the game is in progress, fields that would reveal "
-        "face-down cards are withheld.",
+        (
+            "One event of a game's log, tagged by `type`. While the game is in progress, fields that would reveal "
+            "face-down cards are withheld."
+        ),
     ),
     "DealSource": (
         DealSource,
@@ -105,8 +109,10 @@ TAGGED_UNIONS: dict[str, tuple[Any, str]] = {
     "RevertedEvent": (RevertedEvent, "An event of the move an undo took back, tagged by `type`."),
     "RaceDeal": (
         RaceDeal,
-        "A race's deal, tagged by `source`. Its seed or pool number shows only once the race has finished and "
-        "every game of it has ended: before, either would give the deck away through the documented shuffle.",
+        (
+            "A race's deal, tagged by `source`. Its seed or pool number shows only once the race has finished and "
+            "every game of it has ended: before, either would give the deck away through the documented shuffle."
+        ),
     ),
 }
 
@@ -167,7 +173,8 @@ def _deck(schema: Schema, _: Any) -> None:
     """What the domain checks of an explicit deck (domain.deal.parse_deck)."""
     assert schema.properties is not None
     deck = schema.properties["deck"]
-    assert isinstance(deck, Schema) and isinstance(deck.items, Schema)
+    assert isinstance(deck, Schema)
+    assert isinstance(deck.items, Schema)
     deck.items.pattern = CARD_CODE
     deck.min_items = deck.max_items = 52
     deck.unique_items = True
@@ -185,7 +192,9 @@ def _foundations(schema: Schema, _: Any) -> None:
         description="that suit's foundation, bottom to top",
     )
     schema.min_properties = schema.max_properties = len(SUITS)
-    schema.description = "The four foundations, one per suit (S, H, D, C: all four are always there), each bottom to top."
+    schema.description = (
+        "The four foundations, one per suit (S, H, D, C: all four are always there), each bottom to top."
+    )
 
 
 REFINEMENTS: dict[type[Any], Callable[[Schema, Any], None]] = {
@@ -197,7 +206,9 @@ REFINEMENTS: dict[type[Any], Callable[[Schema, Any], None]] = {
     DEAL_REQUESTS["deck"]: _deck,
     Foundations: _foundations,
 }
-ONE_OF: dict[type[Any], dict[str, type[RequestBody]]] = {DealRequest: DEAL_REQUESTS, RaceDealRequest: RACE_DEAL_REQUESTS}
+ONE_OF: dict[type[Any], dict[str, type[RequestBody]]] = {
+    DealRequest: DEAL_REQUESTS, RaceDealRequest: RACE_DEAL_REQUESTS,
+}
 
 
 class DealUnionPlugin(OpenAPISchemaPlugin):
@@ -238,7 +249,8 @@ def refine(document: OpenAPI) -> None:
     """The project's Structs as the contract states them: closed request bodies, tags as defaulted
     constants, each Struct's docstring as its description, tidy properties (``_tidy``), and
     ``REFINEMENTS``."""
-    assert document.components is not None and isinstance(document.components.schemas, dict)
+    assert document.components is not None
+    assert isinstance(document.components.schemas, dict)
     components = document.components.schemas
     for name, kind in _structs().items():
         schema = components.get(name)
@@ -303,14 +315,16 @@ def _tidy(schema: Schema | Reference, kind: Any) -> Schema | Reference:
         if isinstance(only, Reference):  # a $ref with its description beside it (OpenAPI 3.1)
             only.description = schema.description
             return only
-        else:
-            for name, value in vars(only).items():
-                if value is not None and getattr(schema, name) is None:
-                    setattr(schema, name, value)
+        for name, value in vars(only).items():
+            if value is not None and getattr(schema, name) is None:
+                setattr(schema, name, value)
     if isinstance(schema, Schema) and schema.enum is not None and None in schema.enum and isinstance(schema.type, list):
         # Literal[...] | None: an enum or null, as two branches (in one, generators make a class per value).
-        values, kinds = [value for value in schema.enum if value is not None], [k for k in schema.type if k != OpenAPIType.NULL]
-        schema.one_of = [Schema(type=kinds[0] if len(kinds) == 1 else kinds, enum=values), Schema(type=OpenAPIType.NULL)]
+        values = [value for value in schema.enum if value is not None]
+        kinds = [k for k in schema.type if k != OpenAPIType.NULL]
+        schema.one_of = [
+            Schema(type=kinds[0] if len(kinds) == 1 else kinds, enum=values), Schema(type=OpenAPIType.NULL)
+        ]
         schema.enum = schema.type = None
     if isinstance(schema, Schema) and schema.format is None and (written := _format(kind)) is not None:
         schema.format = OpenAPIFormat(written)  # msgspec's Meta(extra_json_schema={"format": ...}); Litestar drops it
@@ -348,13 +362,16 @@ class TaggedUnionPlugin(OpenAPISchemaPlugin):
         tag_fields: set[str] = set()
         for member in members:
             info = msgspec.inspect.type_info(member)
-            assert isinstance(info, msgspec.inspect.StructType) and info.tag_field is not None, f"{name}: {member} has no tag"
+            assert isinstance(info, msgspec.inspect.StructType), f"{name}: {member} is not a Struct"
+            assert info.tag_field is not None, f"{name}: {member} has no tag"
             tag_fields.add(info.tag_field)
             # Litestar names a Struct's component after its class (the names in service.schemas are unique).
             tags[str(info.tag)] = COMPONENTS + member.__name__
         assert len(tag_fields) == 1, f"{name}: every member needs the same tag field"
         schema.title = name
-        schema.one_of = [schema_creator.for_field_definition(FieldDefinition.from_annotation(member)) for member in members]
+        schema.one_of = [
+            schema_creator.for_field_definition(FieldDefinition.from_annotation(member)) for member in members
+        ]
         schema.discriminator = Discriminator(property_name=tag_fields.pop(), mapping=tags)
         schema.description = description
         reference = registry.get_reference_for_field_definition(key)
@@ -372,8 +389,12 @@ def _header(schema: Schema, description: str, required: bool = True) -> OpenAPIH
 
 
 HEADERS: dict[str, OpenAPIHeader] = {
-    "ETag": _header(Schema(type=OpenAPIType.STRING, pattern=ETAG), 'the game\'s version in quotes, e.g. "7": send it as If-Match'),
-    "Location": _header(Schema(type=OpenAPIType.STRING), "the path of what was created, e.g. /games/{id} or /races/{id}"),
+    "ETag": _header(
+        Schema(type=OpenAPIType.STRING, pattern=ETAG), 'the game\'s version in quotes, e.g. "7": send it as If-Match'
+    ),
+    "Location": _header(
+        Schema(type=OpenAPIType.STRING), "the path of what was created, e.g. /games/{id} or /races/{id}"
+    ),
     "Idempotent-Replayed": _header(
         Schema(type=OpenAPIType.STRING, enum=["true"]),
         '"true" when an Idempotency-Key returned the first result again (nothing was appended); absent otherwise',
@@ -455,7 +476,9 @@ def _not_null(schema: Schema) -> None:
     if schema.enum is not None:
         schema.enum = [value for value in schema.enum if value is not None]
     if schema.one_of is not None:
-        rest = [branch for branch in schema.one_of if not (isinstance(branch, Schema) and branch.type == OpenAPIType.NULL)]
+        rest = [
+            branch for branch in schema.one_of if not (isinstance(branch, Schema) and branch.type == OpenAPIType.NULL)
+        ]
         if len(rest) == 1 and isinstance(rest[0], Schema):
             schema.one_of = None
             for name, value in vars(rest[0]).items():
@@ -476,7 +499,8 @@ def complete(document: OpenAPI) -> None:
     non-JSON body its schema, and each operation of ``ALSO`` its other media types; the Structs
     as ``refine`` states them."""
     refine(document)
-    assert document.components is not None and isinstance(document.components.schemas, dict)
+    assert document.components is not None
+    assert isinstance(document.components.schemas, dict)
     document.components.schemas.update(MESSAGES)
     document.components.schemas = dict(sorted(document.components.schemas.items()))
     for item in (document.paths or {}).values():

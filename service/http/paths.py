@@ -16,7 +16,9 @@ from .wording import echo
 UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 INTEGER = re.compile(r"-?[0-9]+")
 NOT_FOUND = "no such resource: see /schema/openapi.json for the API"
-_WHAT = {"game_id": "a game id", "player_id": "a player id", "version": "a game version", "number": "a pool deal number"}
+_WHAT = {
+    "game_id": "a game id", "player_id": "a player id", "version": "a game version", "number": "a pool deal number"
+}
 _EXAMPLE_ID = "0b9d6c1e-2f3a-4b5c-8d7e-9f0a1b2c3d4e"
 
 
@@ -44,10 +46,11 @@ def malformed(path: str, templates: Iterable[str]) -> str | None:
         if len(parts) != len(segments):
             continue
         wrong: list[tuple[str, str, str]] = []
-        for part, segment in zip(parts, segments):
+        for part, segment in zip(parts, segments, strict=True):
             if part.startswith("{") and part.endswith("}"):
                 name, _, kind = part[1:-1].partition(":")
-                if (kind == "uuid" and not UUID.fullmatch(segment)) or (kind == "int" and not INTEGER.fullmatch(segment)):
+                bad_uuid = kind == "uuid" and not UUID.fullmatch(segment)
+                if bad_uuid or (kind == "int" and not INTEGER.fullmatch(segment)):
                     wrong.append((name, segment, kind))
             elif part != segment:
                 break

@@ -62,7 +62,7 @@ class HeadWithBody:
     reordered and nothing waits longer than the current callback. Everything else is the transport's.
     """
 
-    __slots__ = ("_transport", "_loop", "_held")
+    __slots__ = ("_held", "_loop", "_transport")
 
     def __init__(self, transport: asyncio.Transport, loop: asyncio.AbstractEventLoop) -> None:
         self._transport = transport
@@ -103,6 +103,7 @@ class HeadWithBody:
 
 
 class NoDelayHttpToolsProtocol(HttpToolsProtocol):
+    # uvicorn's own class overrides asyncio's BaseTransport signature the same way (and ignores it too).
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         enable_nodelay(transport)
         super().connection_made(HeadWithBody(transport, self.loop))  # type: ignore[arg-type]

@@ -100,7 +100,9 @@ def choices(annotation: Any) -> list[str]:
     return [value for inner in get_args(annotation) for value in choices(inner)]
 
 
-def explain(message: str, data: object, subject: str, fields: Iterable[str] = (), prefix: str = "", rule: str | None = None) -> str:
+def explain(
+    message: str, data: object, subject: str, fields: Iterable[str] = (), prefix: str = "", rule: str | None = None
+) -> str:
     """Our words for msgspec's ``message`` about ``data`` (the value converted).
 
     ``subject`` names the object at the top ("the request body", "a move of type 'draw'"),
@@ -123,7 +125,8 @@ def explain(message: str, data: object, subject: str, fields: Iterable[str] = ()
     rule = rule or _rule(where, message)
     if rule == CARD_RULE and isinstance(value, str):
         at = "" if where in ("card", "") else f"{where}: "
-        return f"{at}{shown(value)} is not a card code: write the rank (A 2-9 T J Q K) then the suit (S H D C), e.g. 'TD'"
+        return (f"{at}{shown(value)} is not a card code: write the rank (A 2-9 T J Q K) then the suit (S H D C), "
+                "e.g. 'TD'")
     if not where:
         return f"{subject} must be {rule}, not {shown(value)}"
     return f"'{where}' must be {rule}, not {shown(value)}"

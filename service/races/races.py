@@ -33,7 +33,7 @@ from domain.rulesets import DEFAULT_RULESET_ID
 from domain.verify import Unverified
 
 from ..errors import Forbidden, NotFound
-from ..schemas import NewRace, RaceDealRequest
+from ..schemas import NewRace, OpenRaces, RaceDealRequest, RaceRecord, RaceView
 from ..store.event_store import GameRow, NewEvent
 from .race_store import FINISHED, OPEN, RUNNING, DealtGame, Ending, EntrantRow, LogRow, RaceRow, RaceStore, Result
 from .standings import Standing, places, verified_standing
@@ -50,7 +50,7 @@ def race_source(race_id: uuid.UUID) -> JSON:
     return {"source": SOURCE, "race": str(race_id)}
 
 
-def race_of(deal_source: dict[str, Any]) -> uuid.UUID | None:
+def race_of(deal_source: Mapping[str, Any]) -> uuid.UUID | None:
     """The race a game was dealt for, if any."""
     if deal_source.get("source") != SOURCE:
         return None
@@ -79,7 +79,9 @@ def judge(race: RaceRow, logs: dict[uuid.UUID, list[LogRow]]) -> list[Result]:
         for entrant in race.entrants
     ]
     ranked = places([s if s.verified else None for s in standings])
-    return [Result(e.player_id, s.to_json(), place) for e, s, place in zip(race.entrants, standings, ranked)]
+    return [
+        Result(e.player_id, s.to_json(), place) for e, s, place in zip(race.entrants, standings, ranked, strict=True)
+    ]
 
 
 def judge_one(race: RaceRow, entrant: EntrantRow, rows: list[LogRow]) -> Result:
@@ -117,7 +119,9 @@ def race_view(race: RaceRow) -> JSON:
         else:
             standings.append(None)
     if race.status == RUNNING:  # live and provisional; a game whose log failed its check ranks nowhere
-        shown_places: Sequence[int | None] = places([None if s is None or s.verified is False else s for s in standings])
+        shown_places: Sequence[int | None] = places(
+            [None if s is None or s.verified is False else s for s in standings]
+        )
     elif race.status == FINISHED:
         shown_places = [e.place for e in race.entrants]
     else:
@@ -136,7 +140,7 @@ def race_view(race: RaceRow) -> JSON:
             "assisted": False if s is None else s.assisted,
             "verified": None if s is None else s.verified,
         }
-        for e, s, place in zip(race.entrants, standings, shown_places)
+        for e, s, place in zip(race.entrants, standings, shown_places, strict=True)
     ]
     if race.status != OPEN:
         order = sorted(range(len(entrants)), key=lambda i: (shown_places[i] is None, shown_places[i] or 0, i))
@@ -155,6 +159,10 @@ def race_view(race: RaceRow) -> JSON:
         "finishedAt": race.finished_at,
         "entrants": entrants,
     }
+
+
+def _typed(race: RaceRow) -> RaceView:
+    return msgspec.convert(race_view(race), RaceView)
 
 
 def revision(race: RaceRow) -> int:
@@ -178,27 +186,27 @@ class Races:
         self.authenticate = authenticate
         self.dealer = dealer
 
-    async def create(self, token: str | None, request: NewRace) -> JSON:
+    async def create(self, token: str | None, request: NewRace) -> RaceView:
         creator = await self.authenticate(token)
         ruleset = get_ruleset(DEFAULT_RULESET_ID if request.ruleset is None else request.ruleset)
         deck, source = self.dealer(ruleset, _deal_request(request.deal))
         race_id = uuid.uuid4()
         await self.store.create(race_id, creator, (ruleset.id, ruleset.version), source, codes(list(deck)),
                                 request.max_entrants, request.time_limit_seconds, self.clock())
-        return race_view(await self._load(race_id))
+        return _typed(await self._load(race_id))
 
-    async def join(self, race_id: uuid.UUID, token: str | None) -> JSON:
+    async def join(self, race_id: uuid.UUID, token: str | None) -> RaceView:
         player = await self.authenticate(token)
         await self.store.join(race_id, player, self.clock())
-        return race_view(await self._load(race_id))
+        return _typed(await self._load(race_id))
 
-    async def start(self, race_id: uuid.UUID, token: str | None) -> JSON:
+    async def start(self, race_id: uuid.UUID, token: str | None) -> RaceView:
         caller = await self.authenticate(token)
         await self.store.start(race_id, caller, self.clock(), _deal_games)
-        return race_view(await self._load(race_id))
+        return _typed(await self._load(race_id))
 
-    async def view(self, race_id: uuid.UUID) -> JSON:
-        return race_view(await self.current(race_id))
+    async def view(self, race_id: uuid.UUID) -> RaceView:
+        return _typed(await self.current(race_id))
 
     async def current(self, race_id: uuid.UUID) -> RaceRow:
         """The race, finished first if it is due (the last game ended, or its time is up)."""
@@ -235,24 +243,24 @@ class Races:
                                 "until the race has finished")
         return not race.games_ended
 
-    async def lobby(self, limit: int) -> JSON:
+    async def lobby(self, limit: int) -> OpenRaces:
         """Open races to join, newest first (a summary each; join one by its id)."""
         rows = await self.store.open_races(limit)
-        return {
+        return msgspec.convert({
             "races": [
                 {"id": str(race_id), "creator": str(creator), "creatorName": name,
                  "ruleset": {"id": ruleset_id, "version": version}, "deal": {"source": source},
                  "maxEntrants": seats, "entrants": entrants, "timeLimitSeconds": time_limit, "createdAt": created_at}
                 for race_id, creator, name, ruleset_id, version, source, seats, time_limit, created_at, entrants in rows
             ]
-        }
+        }, OpenRaces)
 
-    async def record(self, player_id: uuid.UUID) -> JSON:
+    async def record(self, player_id: uuid.UUID) -> RaceRecord:
         """Races played (finished races the player was dealt a game in) and won (place 1)."""
         for race_id in await self.store.unsettled(player_id):
             await self.current(race_id)  # a race whose time is up counts now, not at its next view
         played, won = await self.store.record(player_id)
-        return {"played": played, "won": won}
+        return RaceRecord(played=played, won=won)
 
     async def _load(self, race_id: uuid.UUID) -> RaceRow:
         race = await self.store.load(race_id)

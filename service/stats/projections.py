@@ -131,7 +131,8 @@ WITH player AS (
         undos = s.undos + EXCLUDED.undos
 ), source AS (
     INSERT INTO source_stats AS s (source, ruleset_id, played, won, fewest_moves, fastest_seconds, undos)
-    VALUES (%(source)s::text, %(ruleset)s::text, 1, %(won)s::int, %(moves)s::int, %(seconds)s::float8, %(undos)s::bigint)
+    VALUES (%(source)s::text, %(ruleset)s::text, 1, %(won)s::int, %(moves)s::int, %(seconds)s::float8,
+            %(undos)s::bigint)
     ON CONFLICT (source, ruleset_id) DO UPDATE SET
         played = s.played + 1,
         won = s.won + EXCLUDED.won,
@@ -250,7 +251,9 @@ def leaderboard_entry(
             moves, seconds, finished_at = win.moves, win.seconds, win.finished_at
             if is_over(day, win.finished_at):
                 unranked = "late"
-    return (finish.game_id, day, finish.player_id, moves, seconds, finished_at, finish.status, finish.assisted, unranked)
+    return (
+        finish.game_id, day, finish.player_id, moves, seconds, finished_at, finish.status, finish.assisted, unranked
+    )
 
 
 # ---------------------------------------------------------------- verification by the rules engine

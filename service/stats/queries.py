@@ -8,7 +8,10 @@ from collections.abc import Sequence
 from datetime import date
 from typing import Any
 
+import msgspec
 from psycopg_pool import AsyncConnectionPool
+
+from ..schemas import GlobalStats, LeaderboardEntry, RulesetStats
 
 JSON = dict[str, Any]
 
@@ -45,12 +48,13 @@ class Stats:
     def __init__(self, pool: AsyncConnectionPool) -> None:
         self.pool = pool
 
-    async def player_stats(self, player_id: uuid.UUID, ruleset_ids: Sequence[str]) -> list[JSON] | None:
+    async def player_stats(self, player_id: uuid.UUID, ruleset_ids: Sequence[str]) -> list[RulesetStats] | None:
         """Per ruleset (every one in ``ruleset_ids``, zeros where none finished); None: no such player."""
         async with self.pool.connection() as conn:
             cursor = await conn.execute(
                 "SELECT p.id, s.ruleset_id, s.played, s.won, s.current_streak, s.best_streak, s.fewest_moves,"
-                " s.fastest_seconds, s.undos FROM players p LEFT JOIN player_stats s ON s.player_id = p.id WHERE p.id = %s",
+                " s.fastest_seconds, s.undos FROM players p LEFT JOIN player_stats s ON s.player_id = p.id"
+                " WHERE p.id = %s",
                 (player_id,),
             )
             rows = await cursor.fetchall()
@@ -66,9 +70,9 @@ class Stats:
                 "currentStreak": current, "bestStreak": best, "fewestMoves": fewest, "fastestSeconds": fastest,
                 "undos": undos,
             })
-        return result
+        return msgspec.convert(result, list[RulesetStats])
 
-    async def overall_stats(self, ruleset_ids: Sequence[str]) -> JSON:
+    async def overall_stats(self, ruleset_ids: Sequence[str]) -> GlobalStats:
         async with self.pool.connection() as conn:
             totals = await (await conn.execute(_OVERALL)).fetchall()
             per_player = await (await conn.execute(_PLAYERS)).fetchall()
@@ -87,7 +91,7 @@ class Stats:
             rulesets.append({"ruleset": ruleset_id, "players": players, **figures(by_ruleset.get(ruleset_id)),
                              "currentStreak": current, "bestStreak": best})
         sources = [{"source": name, **figures(by_source.get(name))} for name in DEAL_SOURCES]
-        return {"rulesets": rulesets, "sources": sources}
+        return msgspec.convert({"rulesets": rulesets, "sources": sources}, GlobalStats)
 
     async def deal_figures(self, ruleset_id: str, number: int) -> tuple[int, int]:
         """(plays, wins) of a pool deal, over pool and daily games."""
@@ -105,15 +109,16 @@ class Stats:
             row = await cursor.fetchone()
         return (row[0], row[1]) if row else (0, 0)
 
-    async def leaderboard(self, day: date, limit: int) -> list[JSON]:
+    async def leaderboard(self, day: date, limit: int) -> list[LeaderboardEntry]:
         """One entry per player (their first game of the date's deal, once ended): the ranked ones
         by moves, then seconds, then who finished first; then the unranked ones, as they finished."""
         async with self.pool.connection() as conn:
             rows = await (await conn.execute(_BOARD, (day, limit))).fetchall()
         ranks = iter(range(1, len(rows) + 1))
-        return [
+        entries = [
             {"rank": None if unranked else next(ranks), "player": str(player), "name": name, "game": str(game),
              "status": status, "assisted": assisted, "unranked": unranked, "moves": moves, "seconds": seconds,
              "finishedAt": finished_at}
             for player, name, game, status, assisted, unranked, moves, seconds, finished_at in rows
         ]
+        return msgspec.convert(entries, list[LeaderboardEntry])

@@ -68,7 +68,11 @@ class _Rebuild:
     practice_started: dict[tuple[uuid.UUID, date], datetime] = field(default_factory=dict)  # the first, per player
 
     def game(
-        self, game_id: uuid.UUID, player_id: uuid.UUID, deal: Mapping[str, Any], rows: list[tuple[int, int, str, Any, datetime]]
+        self,
+        game_id: uuid.UUID,
+        player_id: uuid.UUID,
+        deal: Mapping[str, Any],
+        rows: list[tuple[int, int, str, Any, datetime]],
     ) -> None:
         """One stream: its games row's player and deal source (as the incremental path reads
         them) and its events as (position, version, type, data, recorded_at) in version order."""
@@ -121,7 +125,8 @@ class _Rebuild:
                 board.append(leaderboard_entry(finish, day, log_rows, self.dailies.get(day), practiced))
         _copy(
             conn,
-            "player_stats (player_id, ruleset_id, played, won, current_streak, best_streak, fewest_moves, fastest_seconds, undos)",
+            "player_stats (player_id, ruleset_id, played, won, current_streak, best_streak, fewest_moves, "
+            "fastest_seconds, undos)",
             ((p, r, t.played, t.won, t.current_streak, t.best_streak, t.fewest_moves, t.fastest_seconds, t.undos)
              for (p, r), t in players.items()),
         )
@@ -130,7 +135,8 @@ class _Rebuild:
             "source_stats (source, ruleset_id, played, won, fewest_moves, fastest_seconds, undos)",
             ((s, r, t.played, t.won, t.fewest_moves, t.fastest_seconds, t.undos) for (s, r), t in sources.items()),
         )
-        _copy(conn, "deal_stats (ruleset_id, pool_number, plays, wins)", ((r, n, p, w) for (r, n), (p, w) in self.deals.items()))
+        deals = ((r, n, p, w) for (r, n), (p, w) in self.deals.items())
+        _copy(conn, "deal_stats (ruleset_id, pool_number, plays, wins)", deals)
         _copy(conn, "daily_stats (day, plays, wins)", ((d, p, w) for d, (p, w) in self.days.items()))
         _copy(conn, f"daily_leaderboard ({ENTRY_COLUMNS})", board)
         return {

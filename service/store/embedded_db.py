@@ -41,7 +41,9 @@ falls back to a shared place. We point it at a private directory before the firs
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
+import functools
 import logging
 import os
 import signal
@@ -302,10 +304,8 @@ def _detach_library_lifetime(server: Any) -> None:
     import atexit
 
     atexit.unregister(server._cleanup)
-    try:
+    with contextlib.suppress(AttributeError, OSError, ValueError):
         server.global_process_id_list.get_and_remove(os.getpid())  # <pgdata>/.handle_pids.json
-    except (AttributeError, OSError, ValueError):
-        pass
 
 
 def _check_major_version(pgdata: Path, library: Any) -> None:
@@ -424,33 +424,27 @@ def _ensure_runtime_dir() -> None:
     os.environ["XDG_RUNTIME_DIR"] = str(_private_dir(base, "canfield-runtime-"))
 
 
-_socket_base: Path | None = None
-
-
+@functools.cache
 def _socket_base_dir() -> Path:
-    """Short directory for sockets: <tmp>/canfield-pg-<uid> (the package adds /<hash>).
+    """Short directory for sockets: <tmp>/canfield-pg-<uid> (the package adds /<hash>); made
+    once a process.
 
     As root the package makes it (and its <hash> subdirectory) traversable by the server's
     system user, so it is not forced back to 0700 here.
     """
-    global _socket_base
-    if _socket_base is None:
-        tmp = tempfile.gettempdir()
-        if len(tmp) > SOCKET_PATH_MAX - 40:  # TMPDIR itself is too long for sockets
-            tmp = "/tmp"
-        base = Path(tmp) / f"canfield-pg-{os.geteuid()}"
-        try:
-            base.mkdir(mode=0o700)
-        except FileExistsError:
-            pass
-        info = base.lstat()
-        safe = (
-            stat.S_ISDIR(info.st_mode)
-            and info.st_uid == os.geteuid()
-            and not info.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
-        )
-        _socket_base = base if safe else Path(tempfile.mkdtemp(prefix="canfield-pg-", dir=tmp))
-    return _socket_base
+    tmp = tempfile.gettempdir()
+    if len(tmp) > SOCKET_PATH_MAX - 40:  # TMPDIR itself is too long for sockets
+        tmp = "/tmp"
+    base = Path(tmp) / f"canfield-pg-{os.geteuid()}"
+    with contextlib.suppress(FileExistsError):
+        base.mkdir(mode=0o700)
+    info = base.lstat()
+    safe = (
+        stat.S_ISDIR(info.st_mode)
+        and info.st_uid == os.geteuid()
+        and not info.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+    )
+    return base if safe else Path(tempfile.mkdtemp(prefix="canfield-pg-", dir=tmp))
 
 
 @contextmanager

@@ -3,7 +3,8 @@
 A move is at most two round trips: ``load`` (the snapshot row, the caller's identity and any
 stored idempotent response, in one query; skipped when the game is in this process's cache) and
 ``append`` (one statement that updates the snapshot only if the version is still the one the
-move was decided on, inserts the events at the next versions and stores the idempotent response). ``UNIQUE (game_id, version)`` backs the version check: a
+move was decided on, inserts the events at the next versions and stores the idempotent
+response). ``UNIQUE (game_id, version)`` backs the version check: a
 violation is a concurrency conflict, like an update that found the version moved on.
 """
 

@@ -158,7 +158,8 @@ daily_deals = Table(  # a date's deal, stored by the first server process that p
     Column("candidate", Integer, nullable=False),  # which HMAC candidate of the date (0, 1, ...)
     Column("seed", BigInteger, nullable=False),  # derived from DAILY_SECRET; never shown
     Column("deck", JSONB, nullable=False),  # the 52 codes in deal order; never shown before the date is over
-    Column("line", Text, nullable=False),  # the solver's winning line (service.deals.deal_pools's encoding); never shown
+    # the solver's winning line (service.deals.deal_pools's encoding); never shown
+    Column("line", Text, nullable=False),
     Column("line_length", Integer, nullable=False),
     Column("solver_states", Integer, nullable=False),
     Column("verified_at", DateTime(timezone=True), nullable=False),
@@ -174,7 +175,8 @@ races = Table(
     Column("creator_id", UUID(as_uuid=True), ForeignKey("players.id"), nullable=False),
     Column("ruleset_id", Text, nullable=False),
     Column("ruleset_version", Integer, nullable=False),
-    Column("deal", JSONB, nullable=False),  # the source asked for: {"source": "seed", "seed": 7}, ... (shown after the race)
+    # the source asked for: {"source": "seed", "seed": 7}, ... (shown after the race)
+    Column("deal", JSONB, nullable=False),
     Column("deck", JSONB, nullable=False),  # the 52 codes every entrant is dealt (never shown by the race)
     Column("max_entrants", Integer, nullable=False),
     Column("time_limit_seconds", Integer, nullable=True),

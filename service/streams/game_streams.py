@@ -25,8 +25,8 @@ log = logging.getLogger("canfield")
 
 def row_view(game: GameRow, withhold: bool) -> dict[str, Any]:
     """The API view of a stored games row (``withhold``: its hidden cards stay hidden)."""
-    return view_of(game.id, game.player_id, game.deal, game.started_at, game.finished_at, snapshot_to_state(game.snapshot),
-                   withhold)
+    state = snapshot_to_state(game.snapshot)
+    return view_of(game.id, game.player_id, game.deal, game.started_at, game.finished_at, state, withhold)
 
 
 def _withheld(hub: StreamHub, game: GameRow, withhold: bool) -> bool:
@@ -70,7 +70,8 @@ async def _messages(
             over = game.finished_at is not None
             reveal = over and not _withheld(hub, game, withhold)
             for row in rows:
-                yield message("game-event", row.version, public_event(row.version, row.type, row.data, row.recorded_at, reveal))
+                event = public_event(row.version, row.type, row.data, row.recorded_at, reveal)
+                yield message("game-event", row.version, event)
                 last = row.version
             if over and last >= game.version:
                 yield message("end", game.version, row_view(game, _withheld(hub, game, withhold)))

@@ -38,6 +38,7 @@ from ..errors import RateLimited, Unavailable
 from ..games.games import utc_now
 from ..settings import Settings
 from ..store.event_store import CHANNEL, EventStore
+from ..tasks import cancel_and_wait
 
 MEDIA_TYPE = "text/event-stream"
 KEEPALIVE = b": keep-alive\n\n"
@@ -102,11 +103,7 @@ class StreamHub:
         self._restore_signals()
         self.close_all()
         if self._task is not None:
-            self._task.cancel()
-            try:
-                await self._task
-            except asyncio.CancelledError:
-                pass
+            await cancel_and_wait(self._task)
             self._task = None
 
     def close_all(self) -> None:

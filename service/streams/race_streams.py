@@ -12,6 +12,7 @@ race's deadline, so a race whose time is up ends on the stream too.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 import weakref
@@ -60,10 +61,8 @@ async def _messages(hub: StreamHub, subscription: Subscription, races: Races, ra
             timeout = hub.keepalive
             if race.ends_at is not None:  # wake at the deadline (a little after it, by the service's clock)
                 timeout = min(timeout, max(0.05, (race.ends_at - races.clock()).total_seconds() + 0.05))
-            try:
+            with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(subscription.wake.wait(), timeout)
-            except TimeoutError:
-                pass
             if subscription.closing:
                 return
             subscription.wake.clear()  # before reading: a notification from now on wakes us again

@@ -42,7 +42,7 @@ async def games(clean_database: str) -> AsyncIterator[Games]:
 
 async def new_game(games: Games, seed: int = 1, ruleset: str = "open-runs") -> tuple[str, uuid.UUID]:
     player = await games.create_player("tester")
-    view = await games.create_game(player["token"], NewGame(ruleset=ruleset, deal=DealRequest(seed=seed)))
-    return player["token"], uuid.UUID(view["id"])
+    view = await games.create_game(player.token, NewGame(ruleset=ruleset, deal=DealRequest(seed=seed)))
+    return player.token, view.id
 
 

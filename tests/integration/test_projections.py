@@ -112,7 +112,7 @@ def projection_rows(url: str) -> dict[str, list[tuple[Any, ...]]]:
 
 async def start(games: Games, token: str, ruleset: str, deal: DealRequest) -> tuple[uuid.UUID, GameState]:
     view = await games.create_game(token, NewGame(ruleset=ruleset, deal=deal))
-    game_id = uuid.UUID(view["id"])
+    game_id = view.id
     row = await games.store.load_game(game_id)
     assert row is not None
     return game_id, snapshot_to_state(row.snapshot)
@@ -122,7 +122,7 @@ async def play(games: Games, token: str, game_id: uuid.UUID, state: GameState, c
     state, _ = apply(state, command)  # the same rules, locally, to know what is legal next
     played = await games.play(game_id, token, command)
     assert played.version == state.version
-    assert played.body["game"]["status"] == state.status.value
+    assert played.body.game.status == state.status.value
     return state
 
 
@@ -163,14 +163,14 @@ def test_the_winning_lines_win() -> None:
 
 async def test_incremental_projections_equal_a_rebuild_from_the_event_log(games: Games, clean_database: str) -> None:
     rng = random.Random(2026)
-    tokens = [(await games.create_player(f"player {i}"))["token"] for i in range(7)]
+    tokens = [(await games.create_player(f"player {i}")).token for i in range(7)]
     outcomes: dict[str, int] = {"won": 0, "stalled": 0, "resigned": 0, "playing": 0, "assisted": 0}
     for number in range(320):
         token = rng.choice(tokens)
         if number % 22 == 0:  # a win (a known line), sometimes with a detour, sometimes assisted
             ruleset, deal, line = await winning_deal(games, rng)
             if deal.daily is not None and rng.random() < 0.5:  # a newcomer: today's deal is their entry
-                token = (await games.create_player(f"newcomer {number}"))["token"]
+                token = (await games.create_player(f"newcomer {number}")).token
             game_id, state = await start(games, token, ruleset, deal)
             if rng.random() < 0.4:
                 line = [Draw(), Undo(), *line] if state.stock else line
@@ -221,7 +221,7 @@ async def test_incremental_projections_equal_a_rebuild_from_the_event_log(games:
 
 
 async def test_an_assisted_daily_win_counts_as_a_win_but_is_not_ranked(games: Games, clean_database: str) -> None:
-    token = (await games.create_player("Ann"))["token"]
+    token = (await games.create_player("Ann")).token
     day = START.date()
     line = decode_line((await games.daily.deal(day)).line)
     game_id, state = await start(games, token, "open-runs", DealRequest(daily="today"))
@@ -237,8 +237,8 @@ async def test_an_assisted_daily_win_counts_as_a_win_but_is_not_ranked(games: Ga
 
 
 async def test_a_hand_edited_log_is_refused_by_the_rebuild(games: Games, clean_database: str) -> None:
-    ann = (await games.create_player("Ann"))["token"]
-    bob = (await games.create_player("Bob"))["token"]
+    ann = (await games.create_player("Ann")).token
+    bob = (await games.create_player("Bob")).token
     line = decode_line((await games.daily.deal(START.date())).line)
     honest, state = await start(games, ann, "open-runs", DealRequest(daily="today"))
     for command in line:
@@ -341,7 +341,7 @@ def test_verification_refuses_each_kind_of_forgery() -> None:
 async def test_a_failing_projection_undoes_the_move_that_ended_the_game(
     games: Games, clean_database: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    token = (await games.create_player("Ann"))["token"]
+    token = (await games.create_player("Ann")).token
     game_id, state = await start(games, token, "classic", DealRequest(seed=3))
     state = await play(games, token, game_id, state, Draw())
     monkeypatch.setattr(projections, "_FINISHED", "SELECT 1 / 0")

@@ -38,8 +38,8 @@ async def test_a_move_appends_events_at_the_next_versions(games: Games, clean_da
 async def test_the_snapshot_equals_the_replay_of_the_events(games: Games, clean_database: str) -> None:
     token, game_id = await new_game(games, seed=5, ruleset="classic")
     for _ in range(25):
-        hints = (await games.hints(game_id))["hints"]
-        await games.play(game_id, token, parse_command(hints[0]["move"]))
+        hints = (await games.hints(game_id)).hints
+        await games.play(game_id, token, parse_command(msgspec.to_builtins(hints[0].move)))
     await games.play(game_id, token, UNDO)
     with psycopg.connect(clean_database) as conn:
         snapshot = conn.execute("SELECT snapshot FROM games WHERE id = %s", (game_id,)).fetchone()[0]

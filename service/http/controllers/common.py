@@ -13,6 +13,8 @@ from litestar import Request
 from litestar.datastructures import State
 from litestar.params import ParameterKwarg
 
+from domain import Command, commands, parse_card
+
 from ...errors import BadRequest, NotFound, Unauthorized
 from ...games.games import Games
 from ...schemas import (
@@ -46,7 +48,12 @@ _MOVES: dict[str, type[Draw | Recycle | Undo | Resign | MoveCard]] = {
     "draw": Draw, "recycle": Recycle, "move": MoveCard, "undo": Undo, "resign": Resign,
 }
 # each move's fields on the wire, "type" first (msgspec.structs.fields inspects the class each call)
-_TAKES = {kind: ["type", *(field.encode_name for field in msgspec.structs.fields(schema))] for kind, schema in _MOVES.items()}
+_TAKES = {
+    kind: ["type", *(field.encode_name for field in msgspec.structs.fields(schema))] for kind, schema in _MOVES.items()
+}
+_COMMANDS: dict[type[RequestBody], Command] = {
+    Draw: commands.Draw(), Recycle: commands.Recycle(), Undo: commands.Undo(), Resign: commands.Resign(),
+}
 
 
 def parse_body(data: object, kind: type[T], subject: str = "the request body", prefix: str = "") -> T:
@@ -59,7 +66,9 @@ def parse_body(data: object, kind: type[T], subject: str = "the request body", p
     try:
         return msgspec.convert(_whole_numbers(data), kind, strict=True)
     except msgspec.ValidationError as error:
-        fields = [field.encode_name for field in msgspec.structs.fields(kind)] if isinstance(kind, type) and issubclass(kind, msgspec.Struct) else []
+        fields = []
+        if isinstance(kind, type) and issubclass(kind, msgspec.Struct):
+            fields = [field.encode_name for field in msgspec.structs.fields(kind)]
         raise BadRequest(explain(str(error), data, subject, fields, prefix)) from None
 
 
@@ -69,8 +78,10 @@ def _members(data: object, subject: str, example: str) -> dict[str, Any]:
     return data
 
 
-def parse_move(data: object) -> Draw | Recycle | Undo | Resign | MoveCard:
-    """A move: ``type`` picks its schema (service.schemas.MoveRequest), which takes no other field."""
+def parse_move(data: object) -> Command:
+    """A move: ``type`` picks its schema (service.schemas.MoveRequest), which takes no other field;
+    the domain's command is made from the checked Struct (the card code and the target are valid by
+    then), so the body is parsed once."""
     move = _members(data, "a move", '{"type": "draw"}')
     if "type" not in move:
         raise BadRequest(f"a move needs 'type': {RULES['type']}")
@@ -84,7 +95,10 @@ def parse_move(data: object) -> Draw | Recycle | Undo | Resign | MoveCard:
     if extra:
         only = "no fields besides 'type'" if len(takes) == 1 else "only " + quoted_list(takes)
         raise BadRequest(f"{subject} takes {only}, not {quoted_list(str(name) for name in extra)}")
-    return parse_body(move, schema, subject)
+    parsed = parse_body(move, schema, subject)
+    if isinstance(parsed, MoveCard):
+        return commands.MoveCard(parse_card(parsed.card), parsed.to)
+    return _COMMANDS[schema]
 
 
 def parse_new_game(data: object) -> NewGame:
@@ -92,9 +106,11 @@ def parse_new_game(data: object) -> NewGame:
     body = _members(data, "the request body", '{"ruleset": "classic", "deal": {"seed": 7}}')
     extra = [name for name in body if name not in ("ruleset", "deal")]
     if extra:
-        raise BadRequest(f"the request body has no field {quoted_list(str(name) for name in extra)}; it takes only 'ruleset' and 'deal'")
+        raise BadRequest(f"the request body has no field {quoted_list(str(name) for name in extra)}; "
+                         "it takes only 'ruleset' and 'deal'")
     deal = body.get("deal")
-    return NewGame(ruleset=_ruleset(body.get("ruleset")), deal=None if deal is None else parse_deal(deal))
+    parsed = None if deal is None else parse_deal(deal, DEAL_REQUESTS, DealRequest)
+    return NewGame(ruleset=_ruleset(body.get("ruleset")), deal=parsed)
 
 
 def parse_new_race(data: object) -> NewRace:
@@ -104,7 +120,8 @@ def parse_new_race(data: object) -> NewRace:
     takes = [field.encode_name for field in msgspec.structs.fields(NewRace)]
     extra = [name for name in body if name not in takes]
     if extra:
-        raise BadRequest(f"the request body has no field {quoted_list(str(name) for name in extra)}; it takes only {quoted_list(takes)}")
+        raise BadRequest(f"the request body has no field {quoted_list(str(name) for name in extra)}; "
+                         f"it takes only {quoted_list(takes)}")
     ruleset, deal = _ruleset(body.get("ruleset")), body.get("deal")
     rest = {name: value for name, value in body.items() if name not in ("ruleset", "deal")}
     parsed = parse_body(rest, NewRace)
@@ -123,8 +140,8 @@ D = TypeVar("D", DealRequest, RaceDealRequest)
 
 def parse_deal(
     data: object,
-    requests: dict[str, type[RequestBody]] = DEAL_REQUESTS,
-    kind: type[D] = DealRequest,  # type: ignore[assignment]
+    requests: dict[str, type[RequestBody]],
+    kind: type[D],
     whose: str = "a deal",
 ) -> D:
     """Exactly one source of ``requests``: ``{"seed": N}``, ``{"pool": N}``, ``{"daily": "..."}``,
@@ -202,9 +219,7 @@ def check_json_body(raw: bytes) -> Any:
             values: Any = item.values()
         else:
             values = item
-        for value in values:
-            if isinstance(value, dict | list):
-                pending.append((value, depth + 1))
+        pending.extend((value, depth + 1) for value in values if isinstance(value, dict | list))
     if raw.count(b":") <= members:
         return data  # every ':' separates a member: no name can repeat
     try:
@@ -226,7 +241,7 @@ def check_parameters(request: Request[Any, Any, Any]) -> None:
 
     Litestar reads a ``uuid`` path segment with ``UUID()`` and an ``int`` with ``int()``, which also
     take ``urn:uuid:...``, ``{...}`` and 32 bare hex digits, ``1_0`` (10), ``+1``, `` 1 `` and
-    non-ASCII digits (``１``). One resource would answer at many URLs, and a cache or proxy would
+    non-ASCII digits (U+FF11, a fullwidth ``1``). One resource would answer at many URLs, and a cache or proxy would
     read another number than this service. So: a UUID is 8-4-4-4-12 hex digits (any case), an
     integer in the path or the query is ASCII digits with an optional minus, and a query parameter
     is given at most once (which of two would win differs between parsers). Unknown query
@@ -249,10 +264,11 @@ def check_parameters(request: Request[Any, Any, Any]) -> None:
         values = request.scope["path"].split("/")
         if len(names) == len(values):
             parsed = request.path_params
-            for name, value in zip(names, values):
+            for name, value in zip(names, values, strict=True):
                 kind = type(parsed.get(name[1:-1])) if name.startswith("{") else str
                 if (kind is UUID and not UUID_TEXT.fullmatch(value)) or (kind is int and not INTEGER.fullmatch(value)):
-                    raise NotFound(malformed(request.scope["path"], [route.path for route in request.app.routes]) or NOT_FOUND)
+                    routes = [route.path for route in request.app.routes]
+                    raise NotFound(malformed(request.scope["path"], routes) or NOT_FOUND)
     if not request.scope.get("query_string"):
         return
     declared = _declared_queries(request)
@@ -264,8 +280,8 @@ def check_parameters(request: Request[Any, Any, Any]) -> None:
         if name in declared.integers and values and not INTEGER.fullmatch(values[0]):
             raise BadRequest(f"query parameter {name!r} must be an integer written in ASCII digits")
         if values == ["null"] and declared.optional.get(name):  # Litestar would read it as left out
-            raise BadRequest(f"query parameter {name!r} must be one of {', '.join(declared.optional[name])}, not 'null' "
-                             "(leave it out for all)")
+            raise BadRequest(f"query parameter {name!r} must be one of {', '.join(declared.optional[name])}, "
+                             "not 'null' (leave it out for all)")
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,6 @@ from __future__ import annotations
 
 from typing import Annotated
 
-import msgspec
 from litestar import Controller, get
 from litestar.datastructures import State
 from litestar.params import PathParameter, QueryParameter
@@ -14,7 +13,7 @@ from ...deals.choice import deal_pool_of, parse_day, pool_summary
 from ...deals.daily import closes_at, is_over
 from ...deals.deal_pools import load_deal_pool
 from ...errors import NotFound
-from ...schemas import DailyDeal, Leaderboard, PoolDealView, Pools, PoolSummary, RulesetRef
+from ...schemas import DailyDeal, Leaderboard, PoolDealView, Pools, RulesetId, RulesetRef
 from ..openapi import DAILY_DATE, RULESET_IDS
 from ..problems import documented
 from .common import games_of
@@ -22,14 +21,15 @@ from .common import games_of
 LEADERBOARD_MAX = 1000
 LEADERBOARD_PAST_DAYS = 100 * 366
 _DAY = PathParameter(
-    description="today, or a UTC date YYYY-MM-DD (a daily deal: from today back 366 days; a leaderboard: any past date)",
+    description="today, or a UTC date YYYY-MM-DD (a daily deal: from today back 366 days; "
+    "a leaderboard: any past date)",
     schema_extra={"pattern": DAILY_DATE},
 )
 
 
 class DealController(Controller):
     path = "/deals"
-    tags = ["deals"]
+    tags = ("deals",)
 
     @get(
         "/pool", operation_id="describePools", summary="The verified deal pools: size and how they were made",
@@ -37,7 +37,7 @@ class DealController(Controller):
     )
     async def pools(self) -> Pools:
         found = [load_deal_pool(r.id) for r in ALL_RULESETS]
-        return Pools(pools=[msgspec.convert(pool_summary(p), PoolSummary) for p in found if p is not None])
+        return Pools(pools=[pool_summary(p) for p in found if p is not None])
 
     @get(
         "/pool/{number:int}",
@@ -102,12 +102,13 @@ class DealController(Controller):
         chosen = parse_day(day, now.date(), LEADERBOARD_PAST_DAYS)
         stored = await games.daily.stored(chosen)
         entries = await games.stats.leaderboard(chosen, limit)
-        return msgspec.convert(
-            {"date": chosen.isoformat(),
-             "ruleset": None if stored is None else stored.ruleset.id,
-             "rulesetVersion": None if stored is None else stored.ruleset.version,
-             "closesAt": closes_at(chosen), "closed": is_over(chosen, now), "entries": entries},
-            Leaderboard,
+        return Leaderboard(
+            date=chosen.isoformat(),
+            ruleset=None if stored is None else RulesetId(stored.ruleset.id),
+            ruleset_version=None if stored is None else stored.ruleset.version,
+            closes_at=closes_at(chosen),
+            closed=is_over(chosen, now),
+            entries=entries,
         )
 
     async def _daily(self, state: State, text: str) -> DailyDeal:
@@ -117,10 +118,11 @@ class DealController(Controller):
         deal = await games.daily.deal(chosen)
         plays, wins = await games.stats.daily_figures(chosen)
         return DailyDeal(
-            date=chosen.isoformat(), ruleset=deal.ruleset.id, ruleset_version=deal.ruleset.version, verified=True,
-            line_length=deal.line_length, verified_at=deal.verified_at, closes_at=deal.closes_at, plays=plays, wins=wins,
+            date=chosen.isoformat(), ruleset=RulesetId(deal.ruleset.id), ruleset_version=deal.ruleset.version,
+            verified=True, line_length=deal.line_length, verified_at=deal.verified_at, closes_at=deal.closes_at,
+            plays=plays, wins=wins,
         )
 
 
 def _ref(ruleset_id: str, version: int) -> RulesetRef:
-    return RulesetRef(id=ruleset_id, version=version)
+    return RulesetRef(id=RulesetId(ruleset_id), version=version)

@@ -10,9 +10,7 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import Body, HeaderParameter, PathParameter, QueryParameter, SkipValidation
 from litestar.response import Response
 
-from domain import parse_command
-
-from ...schemas import EventPage, GameView, Hints, LegalMoves, MoveRequest, MoveResult, NewGame
+from ...schemas import EventPage, EventView, GameView, Hints, LegalMoves, MoveRequest, MoveResult, NewGame
 from ..openapi import IDEMPOTENCY_KEY, IF_MATCH, NDJSON, header, response_headers
 from ..problems import documented
 from .common import (
@@ -29,8 +27,8 @@ from .common import (
 )
 
 _GAME_ID = PathParameter(description="the game's id (a UUID)")
-_AFTER = QueryParameter(ge=0, le=2**31 - 1, description="return events after this version")
-_LIMIT = QueryParameter(ge=1, le=PAGE_LIMIT_MAX, description="at most this many events")
+_After = Annotated[int, QueryParameter(ge=0, le=2**31 - 1, description="return events after this version")]
+_Limit = Annotated[int, QueryParameter(ge=1, le=PAGE_LIMIT_MAX, description="at most this many events")]
 # Reads are public, except a daily game's until its date (UTC) is over and a race game's while its
 # race runs: then only its player's token.
 _READ_SECURITY: list[dict[str, list[str]]] = [{}, {"bearer": []}]
@@ -38,7 +36,7 @@ _READ_SECURITY: list[dict[str, list[str]]] = [{}, {"bearer": []}]
 
 class GameController(Controller):
     path = "/games"
-    tags = ["games"]
+    tags = ("games",)
 
     @post(
         "/",
@@ -49,11 +47,11 @@ class GameController(Controller):
         response_headers=response_headers("Location", "ETag"),
         security=[{"bearer": []}],
     )
-    async def create(self, request: Request[Any, Any, Any], state: State, data: Annotated[SkipValidation[NewGame], Body()]) -> Response[GameView]:
+    async def create(
+        self, request: Request[Any, Any, Any], state: State, data: Annotated[SkipValidation[NewGame], Body()]
+    ) -> Response[GameView]:
         view = await games_of(state).create_game(bearer_token(request), parse_new_game(data))
-        return Response(
-            view, status_code=201, headers={"Location": f"/games/{view['id']}", "ETag": etag(view["version"])}
-        )
+        return Response(view, status_code=201, headers={"Location": f"/games/{view.id}", "ETag": etag(view.version)})
 
     @get(
         "/{game_id:uuid}",
@@ -75,14 +73,16 @@ class GameController(Controller):
             str | None,
             HeaderParameter(
                 name="If-None-Match",
-                schema_extra={"one_of": None, "type": "string", "description": 'ETags, e.g. "7": 304 if one is current'},
+                schema_extra={
+                    "one_of": None, "type": "string", "description": 'ETags, e.g. "7": 304 if one is current'
+                },
             ),
         ] = None,
     ) -> Response[GameView]:
         view = await games_of(state).view(game_id, optional_bearer(request))
-        tag = etag(view["version"])
+        tag = etag(view.version)
         if if_none_match is not None and tag in {t.strip() for t in if_none_match.split(",")}:
-            return Response(None, status_code=304, headers={"ETag": tag})
+            return _not_modified(tag)
         return Response(view, headers={"ETag": tag})
 
     @post(
@@ -121,7 +121,7 @@ class GameController(Controller):
             ),
         ] = None,
     ) -> Response[MoveResult]:
-        move = parse_command(msgspec.to_builtins(parse_move(data)))
+        move = parse_move(data)
         played = await games_of(state).play(
             game_id,
             bearer_token(request),
@@ -146,7 +146,7 @@ class GameController(Controller):
         self, request: Request[Any, Any, Any], state: State, game_id: Annotated[UUID, _GAME_ID]
     ) -> Response[LegalMoves]:
         body = await games_of(state).legal_moves(game_id, optional_bearer(request))
-        return Response(body, headers={"ETag": etag(body["version"])})
+        return Response(body, headers={"ETag": etag(body.version)})
 
     @get(
         "/{game_id:uuid}/hints",
@@ -168,8 +168,9 @@ class GameController(Controller):
             ),
         ] = False,
     ) -> Response[Hints]:
-        body = await games_of(state).hints(game_id, solver, bearer_token(request) if solver else optional_bearer(request))
-        return Response(body, headers={"ETag": etag(body["version"])})
+        token = bearer_token(request) if solver else optional_bearer(request)
+        body = await games_of(state).hints(game_id, solver, token)
+        return Response(body, headers={"ETag": etag(body.version)})
 
     @get(
         "/{game_id:uuid}/events",
@@ -185,12 +186,12 @@ class GameController(Controller):
         request: Request[Any, Any, Any],
         state: State,
         game_id: Annotated[UUID, _GAME_ID],
-        after: Annotated[int, _AFTER] = 0,
-        limit: Annotated[int, _LIMIT] = PAGE_LIMIT_DEFAULT,
+        after: _After = 0,
+        limit: _Limit = PAGE_LIMIT_DEFAULT,
     ) -> Response[EventPage]:
         page = await games_of(state).events(game_id, after, limit, optional_bearer(request))
         if _wants_ndjson(request):
-            return _ndjson(page["events"])  # type: ignore[return-value]
+            return _ndjson(page.events)
         return Response(page)
 
     @get(
@@ -207,13 +208,13 @@ class GameController(Controller):
         request: Request[Any, Any, Any],
         state: State,
         game_id: Annotated[UUID, _GAME_ID],
-        after: Annotated[int, _AFTER] = 0,
-        limit: Annotated[int, _LIMIT] = PAGE_LIMIT_DEFAULT,
+        after: _After = 0,
+        limit: _Limit = PAGE_LIMIT_DEFAULT,
     ) -> Response[str]:
         page = await games_of(state).events(game_id, after, limit, optional_bearer(request))
         accept = request.headers.get("accept", "")
         as_text = "text/plain" in accept and NDJSON not in accept
-        return _ndjson(page["events"], "text/plain; charset=utf-8" if as_text else NDJSON)
+        return _ndjson(page.events, "text/plain; charset=utf-8" if as_text else NDJSON)
 
     @get(
         "/{game_id:uuid}/states/{version:int}",
@@ -224,15 +225,28 @@ class GameController(Controller):
         security=_READ_SECURITY,
     )
     async def state_at(
-        self, request: Request[Any, Any, Any], state: State, game_id: Annotated[UUID, _GAME_ID], version: Annotated[int, PathParameter(ge=1, le=2**31 - 1, description="a version of the game, 1 .. its current version")]
+        self,
+        request: Request[Any, Any, Any],
+        state: State,
+        game_id: Annotated[UUID, _GAME_ID],
+        version: Annotated[
+            int, PathParameter(ge=1, le=2**31 - 1, description="a version of the game, 1 .. its current version")
+        ],
     ) -> Response[GameView]:
         view = await games_of(state).state_at(game_id, version, optional_bearer(request))
-        return Response(view, headers={"ETag": etag(view["version"])})
+        return Response(view, headers={"ETag": etag(view.version)})
 
 
-def _ndjson(events: list[Any], media_type: str = NDJSON) -> Response[str]:
+def _ndjson(events: list[EventView], media_type: str = NDJSON) -> Response[Any]:
+    """The events as lines of JSON. ``Response[Any]``: the body is bytes, which the OpenAPI document
+    describes as the string it is on the wire (exportEvents) or as listEvents' other media type."""
     lines = b"".join(msgspec.json.encode(event) + b"\n" for event in events)
-    return Response(lines, media_type=media_type)  # type: ignore[arg-type]
+    return Response(lines, media_type=media_type)
+
+
+def _not_modified(tag: str) -> Response[Any]:
+    """A 304: no body at all (``Response[Any]``: the handler's type names the body of its 200)."""
+    return Response(None, status_code=304, headers={"ETag": tag})
 
 
 def _wants_ndjson(request: Request[Any, Any, Any]) -> bool:

@@ -16,7 +16,7 @@ from ..problems import documented
 
 class LessonController(Controller):
     path = "/lessons"
-    tags = ["lessons"]
+    tags = ("lessons",)
 
     @get("/", operation_id="listLessons", summary="The prepared lessons: what each teaches and its goal",
          responses=documented(429))

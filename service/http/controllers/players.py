@@ -16,7 +16,7 @@ from .common import PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX, games_of, parse_body
 
 class PlayerController(Controller):
     path = "/players"
-    tags = ["players"]
+    tags = ("players",)
 
     @post(
         "/",
@@ -28,14 +28,14 @@ class PlayerController(Controller):
     )
     async def create(self, state: State, data: Annotated[SkipValidation[NewPlayer], Body()]) -> Response[PlayerCreated]:
         created = await games_of(state).create_player(parse_body(data, NewPlayer).name)
-        return Response(created, status_code=201, headers={"Location": f"/players/{created['id']}"})
+        return Response(created, status_code=201, headers={"Location": f"/players/{created.id}"})
 
     @get("/{player_id:uuid}", operation_id="getPlayer", summary="A player's public profile",
          responses=documented(400, 404, 429, 503))
     async def read(
         self, state: State, player_id: Annotated[UUID, PathParameter(description="the player's id")]
     ) -> Player:
-        return await games_of(state).player(player_id)  # type: ignore[return-value]
+        return await games_of(state).player(player_id)
 
     @get(
         "/{player_id:uuid}/games",
@@ -51,7 +51,9 @@ class PlayerController(Controller):
             Literal["playing", "ended"] | None,
             QueryParameter(description="only games in progress, or only ended games (won, stalled, resigned)"),
         ] = None,
-        limit: Annotated[int, QueryParameter(ge=1, le=PAGE_LIMIT_MAX, description="at most this many games")] = PAGE_LIMIT_DEFAULT,
+        limit: Annotated[
+            int, QueryParameter(ge=1, le=PAGE_LIMIT_MAX, description="at most this many games")
+        ] = PAGE_LIMIT_DEFAULT,
         before: Annotated[
             str | None,
             QueryParameter(
@@ -60,4 +62,4 @@ class PlayerController(Controller):
             ),
         ] = None,
     ) -> GameList:
-        return await games_of(state).player_games(player_id, status, before, limit)  # type: ignore[return-value]
+        return await games_of(state).player_games(player_id, status, before, limit)

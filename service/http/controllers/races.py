@@ -7,7 +7,6 @@ from uuid import UUID
 
 import msgspec
 from litestar import Controller, Request, get, post
-from litestar.background_tasks import BackgroundTask
 from litestar.datastructures import State
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import Body, PathParameter, QueryParameter, SkipValidation
@@ -20,7 +19,7 @@ from ...streams.race_streams import DESCRIPTION, race_messages
 from ..openapi import response_headers
 from ..problems import PROBLEM_JSON, documented
 from .common import bearer_token, games_of, parse_new_race
-from .streams import stream_owner, streams_of
+from .streams import event_stream, stream_owner, streams_of
 
 _RACE_ID = PathParameter(description="the race's id (a UUID)")
 LOBBY_MAX = 100
@@ -46,13 +45,13 @@ async def _no_body(request: Request[Any, Any, Any]) -> None:
         raise BadRequest("this request takes no body (or an empty JSON object)")
 
 
-def _created(view: dict[str, Any]) -> Response[Any]:
-    return Response(view, status_code=201, headers={"Location": f"/races/{view['id']}"})
+def _created(view: RaceView) -> Response[RaceView]:
+    return Response(view, status_code=201, headers={"Location": f"/races/{view.id}"})
 
 
 class RaceController(Controller):
     path = "/races"
-    tags = ["races"]
+    tags = ("races",)
 
     @post(
         "/",
@@ -74,7 +73,10 @@ class RaceController(Controller):
         operation_id="joinRace",
         summary="Join an open race (409 once it has started or is full, or if you are in it already)",
         status_code=201,
-        responses={**documented(400, 401, 404, 413, 415, 429, 503), **_conflict("race_not_open, race_full or already_entered")},
+        responses={
+            **documented(400, 401, 404, 413, 415, 429, 503),
+            **_conflict("race_not_open, race_full or already_entered"),
+        },
         response_headers=response_headers("Location"),
         security=[{"bearer": []}],
     )
@@ -96,8 +98,7 @@ class RaceController(Controller):
         self, request: Request[Any, Any, Any], state: State, race_id: Annotated[UUID, _RACE_ID]
     ) -> Response[RaceView]:
         await _no_body(request)
-        view: Any = await games_of(state).races.start(race_id, bearer_token(request))
-        return Response(view)
+        return Response(await games_of(state).races.start(race_id, bearer_token(request)))
 
     @get(
         "/open",  # not "/": Litestar's automatic OPTIONS would then name only one of GET and POST in Allow
@@ -110,7 +111,7 @@ class RaceController(Controller):
         state: State,
         limit: Annotated[int, QueryParameter(ge=1, le=LOBBY_MAX, description="at most this many races")] = 20,
     ) -> OpenRaces:
-        return msgspec.convert(await games_of(state).races.lobby(limit), OpenRaces)
+        return await games_of(state).races.lobby(limit)
 
     @get(
         "/{race_id:uuid}",
@@ -119,7 +120,7 @@ class RaceController(Controller):
         responses=documented(400, 404, 429, 503),
     )
     async def read(self, state: State, race_id: Annotated[UUID, _RACE_ID]) -> RaceView:
-        return await games_of(state).races.view(race_id)  # type: ignore[return-value]
+        return await games_of(state).races.view(race_id)
 
     @get(
         "/{race_id:uuid}/stream",
@@ -134,15 +135,11 @@ class RaceController(Controller):
     async def stream(self, request: Request[Any, Any, Any], state: State, race_id: Annotated[UUID, _RACE_ID]) -> Stream:
         games = games_of(state)
         hub = streams_of(state)
-        subscription = hub.subscribe(race_id, await stream_owner(request, games, bearer_token(request)))  # before reading: no change can slip between
+        owner = await stream_owner(request, games, bearer_token(request))
+        subscription = hub.subscribe(race_id, owner)  # before reading: no change can slip between
         try:
             race = await games.races.current(race_id)
         except BaseException:
             subscription.close()
             raise
-        return Stream(
-            race_messages(hub, subscription, games.races, race),
-            media_type=MEDIA_TYPE,
-            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
-            background=BackgroundTask(subscription.close),
-        )
+        return event_stream(race_messages(hub, subscription, games.races, race), subscription)

@@ -9,13 +9,13 @@ from domain import ALL_RULESETS, Ruleset, UnknownRuleset, get_ruleset
 from domain.rulesets import LATEST
 
 from ...errors import NotFound
-from ...schemas import RulesetList, RulesetView
+from ...schemas import RulesetId, RulesetList, RulesetView
 from ..problems import documented
 
 
 def ruleset_view(ruleset: Ruleset) -> RulesetView:
     return RulesetView(
-        id=ruleset.id,
+        id=RulesetId(ruleset.id),
         version=ruleset.version,
         key=ruleset.key,
         draw_count=ruleset.draw_count,
@@ -29,9 +29,10 @@ def ruleset_view(ruleset: Ruleset) -> RulesetView:
 
 class RulesetController(Controller):
     path = "/rulesets"
-    tags = ["rulesets"]
+    tags = ("rulesets",)
 
-    @get("/", operation_id="listRulesets", summary="Every hosted ruleset with its parameters", responses=documented(429))
+    @get("/", operation_id="listRulesets", summary="Every hosted ruleset with its parameters",
+         responses=documented(429))
     async def list_rulesets(self) -> RulesetList:
         return RulesetList(rulesets=[ruleset_view(r) for r in ALL_RULESETS])
 
@@ -41,7 +42,9 @@ class RulesetController(Controller):
         summary="One ruleset (its newest version)",
         responses=documented(400, 404, 429),
     )
-    async def read(self, ruleset_id: Annotated[str, PathParameter(description="classic, draw-one or open-runs")]) -> RulesetView:
+    async def read(
+        self, ruleset_id: Annotated[str, PathParameter(description="classic, draw-one or open-runs")]
+    ) -> RulesetView:
         found = LATEST.get(ruleset_id)
         if found is None:
             raise NotFound(f"no ruleset {ruleset_id[:40]!r}: the hosted rulesets are {', '.join(sorted(LATEST))}")
@@ -63,7 +66,8 @@ class RulesetController(Controller):
         except UnknownRuleset:
             latest = LATEST.get(ruleset_id)
             if latest is None:
-                raise NotFound(f"no ruleset {ruleset_id[:40]!r}: the hosted rulesets are {', '.join(sorted(LATEST))}") from None
+                ids = ", ".join(sorted(LATEST))
+                raise NotFound(f"no ruleset {ruleset_id[:40]!r}: the hosted rulesets are {ids}") from None
             hosted = sorted(r.version for r in ALL_RULESETS if r.id == ruleset_id)
             raise NotFound(
                 f"{ruleset_id} has no version {version}: the hosted versions are {', '.join(map(str, hosted))}"

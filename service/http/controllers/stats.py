@@ -9,7 +9,6 @@ from __future__ import annotations
 from typing import Annotated
 from uuid import UUID
 
-import msgspec
 from litestar import get
 from litestar.datastructures import State
 from litestar.params import PathParameter
@@ -33,13 +32,15 @@ def _ruleset_ids() -> list[str]:
     tags=["players", "stats"],
     responses=documented(400, 404, 429, 503),
 )
-async def player_stats(state: State, player_id: Annotated[UUID, PathParameter(description="the player's id")]) -> PlayerStats:
+async def player_stats(
+    state: State, player_id: Annotated[UUID, PathParameter(description="the player's id")]
+) -> PlayerStats:
     games = games_of(state)
     rulesets = await games.stats.player_stats(player_id, _ruleset_ids())
     if rulesets is None:
         raise NotFound(f"no player {player_id}")
     races = await games.races.record(player_id)  # races played and won (races branch)
-    return msgspec.convert({"player": str(player_id), "rulesets": rulesets, "races": races}, PlayerStats)
+    return PlayerStats(player=player_id, rulesets=rulesets, races=races)
 
 
 @get(
@@ -50,4 +51,4 @@ async def player_stats(state: State, player_id: Annotated[UUID, PathParameter(de
     responses=documented(429, 503),
 )
 async def stats(state: State) -> GlobalStats:
-    return msgspec.convert(await games_of(state).stats.overall_stats(_ruleset_ids()), GlobalStats)
+    return await games_of(state).stats.overall_stats(_ruleset_ids())

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import AsyncIterator
 from typing import Annotated, Any
 from uuid import UUID
 
@@ -16,7 +17,7 @@ from litestar.response import Response, Stream
 from ...errors import BadRequest
 from ...games.games import Games
 from ...streams.game_streams import game_messages
-from ...streams.hub import MEDIA_TYPE, StreamHub
+from ...streams.hub import MEDIA_TYPE, StreamHub, Subscription
 from ..openapi import VERSION_HEADER, header
 from ..problems import documented
 from .common import bearer_token, games_of
@@ -43,9 +44,21 @@ EventSource to stop reconnecting).
 
 A bearer token is optional, except for a daily game whose date (UTC) is not over yet: that
 answers only to its player (`401` without the token, `403` with another). Open streams are capped
-per player (per client address without a token): one more is `429 rate_limited` with `Retry-After`. If the server stops or loses its
+per player (per client address without a token): one more is `429 rate_limited` with `Retry-After`. \
+If the server stops or loses its
 database, the stream just ends: reconnect with `Last-Event-ID`.
 """
+
+
+def event_stream(messages: AsyncIterator[bytes], subscription: Subscription) -> Stream:
+    """The Server-Sent Events response of ``subscription``: cached by nobody, not buffered by a
+    proxy, and the subscription closed once the response is done."""
+    return Stream(
+        messages,
+        media_type=MEDIA_TYPE,
+        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+        background=BackgroundTask(subscription.close),
+    )
 
 
 def streams_of(state: State) -> StreamHub:
@@ -78,7 +91,7 @@ def _resume_after(header: str | None, query: str | None) -> int | None:
 
 class StreamController(Controller):
     path = "/games"
-    tags = ["games"]
+    tags = ("games",)
 
     @get(
         "/{game_id:uuid}/stream",
@@ -88,7 +101,10 @@ class StreamController(Controller):
         media_type=MEDIA_TYPE,
         response_description="an event stream: view, game-event ... , end",
         responses={
-            204: ResponseSpec(data_container=None, description="resumed after the final version of a finished game: nothing more will come"),
+            204: ResponseSpec(
+                data_container=None,
+                description="resumed after the final version of a finished game: nothing more will come",
+            ),
             **documented(400, 401, 403, 404, 429, 503),
         },
         security=[{}, {"bearer": []}],
@@ -118,22 +134,20 @@ class StreamController(Controller):
         hub = streams_of(state)
         resume = _resume_after(last_event_id, after)
         token = bearer_token(request)
-        subscription = hub.subscribe(game_id, await stream_owner(request, games, token))  # before reading: no append can slip between
+        owner = await stream_owner(request, games, token)
+        subscription = hub.subscribe(game_id, owner)  # before reading: no append can slip between
         try:
             game = await games.stored_game(game_id)
-            await games.readable(game, token)
-            if resume is not None and resume > game.version:
-                raise BadRequest(f"game {game_id} is at version {game.version}: there is no version {resume} to resume after")
             withhold = await games.readable(game, token)  # a race game: its player only, while the race runs
+            if resume is not None and resume > game.version:
+                raise BadRequest(
+                    f"game {game_id} is at version {game.version}: there is no version {resume} to resume after"
+                )
         except BaseException:
             subscription.close()
             raise
         if resume is not None and game.finished_at is not None and resume >= game.version:
             subscription.close()
+            # The handler's type names its one success class (Stream); the 204 is documented beside it.
             return Response(None, status_code=204)  # type: ignore[return-value]
-        return Stream(
-            game_messages(hub, subscription, game, resume, withhold),
-            media_type=MEDIA_TYPE,
-            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
-            background=BackgroundTask(subscription.close),
-        )
+        return event_stream(game_messages(hub, subscription, game, resume, withhold), subscription)

@@ -29,7 +29,8 @@ _SECURITY_HEADERS = {
 @get("/", include_in_schema=False, name="web-index", sync_to_thread=False)
 def index() -> File:
     """The page itself; every view of it is a #fragment, so this is its only HTML address."""
-    return File(WEB_DIR / "index.html", filename="index.html", media_type="text/html", content_disposition_type="inline",
+    return File(WEB_DIR / "index.html", filename="index.html", media_type="text/html",
+                content_disposition_type="inline",
                 headers={**_SECURITY_HEADERS, "Cache-Control": "no-cache"})
 
 
