@@ -19,13 +19,14 @@ always a real win.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 from .commands import Command, Draw, MoveCard, Recycle
 from .piles import FOUNDATION, TABLEAU
 from .rules import apply
 from .rulesets import RecyclePolicy, TableauMoves
+from .solver_best import best_first
 from .solver_talon import talon_positions
 from .state import GameState, Status
 
@@ -61,6 +62,8 @@ class Budget:
     out_of_time: Callable[[], bool] = field(default=lambda: False)
     check_every: int = 512
     narrow_states: int = 40_000
+    narrow_best_states: int = 200_000
+    best_states: int = 200_000
     wide_states: int = 200_000  # classic only: the stage between narrow and sound
 
 
@@ -75,7 +78,8 @@ class _OutOfBudget(Exception):
     pass
 
 
-NARROW, WIDE, SOUND = "narrow", "wide", "sound"  # the stages of a solve, in order
+# The stages of a solve, in order (WIDE in classic only).
+NARROW, NARROW_BEST, BEST, WIDE, SOUND = "narrow", "narrow-best", "best", "wide", "sound"
 
 
 # A position: (reserve count, foundations, columns, talon, pointer, progress)
@@ -117,11 +121,14 @@ class _Search:
         self.free_recycle = ruleset.recycle is RecyclePolicy.UNLIMITED
         self.stage = stage
         self.sound = stage == SOUND
-        self.any_run = ruleset.tableau_moves is TableauMoves.ANY_RUN and stage != NARROW
-        self.returns = ruleset.foundation_returns and stage != NARROW
-        self.free_returns_only = stage == WIDE
+        narrow = stage in (NARROW, NARROW_BEST)
+        self.any_run = ruleset.tableau_moves is TableauMoves.ANY_RUN and not narrow
+        self.returns = ruleset.foundation_returns and not narrow
+        self.free_returns_only = stage in (WIDE, BEST)
         self.auto_home = not self.sound or not ruleset.foundation_returns
         self.auto_talon = not self.sound or self.draw == 1
+        # rel[card]: the foundation count at which ``card`` is the next to go home (its rank above the base)
+        self.rel = tuple((_RANK[card] - self.base) % 13 for card in range(52))
         self.budget = budget
         self.max_states = max_states
         self.states = 0
@@ -180,27 +187,27 @@ class _Search:
         """Play every safe card to its foundation (see the class docstring for which)."""
         if not self.auto_home:
             return position
-        base, safe = self.base, self.safe
+        rel, safe = self.rel, self.safe
         while True:
             reserve, found, columns, talon, pointer, progress = position
-            home = {suit * 13 + (base + count) % 13 for suit, count in enumerate(found) if count < 13}
             move: Macro | None = None
-            if reserve and self.reserve[reserve - 1] in home and safe(self.reserve[reserve - 1], found):
-                move = (_RESERVE, self.reserve[reserve - 1], _TO_FOUNDATION, 0)
+            card = self.reserve[reserve - 1] if reserve else -1
+            if reserve and found[card // 13] == rel[card] and safe(card, found):
+                move = (_RESERVE, card, _TO_FOUNDATION, 0)
             else:
                 for index, column in enumerate(columns):
-                    if column and column[-1] in home and safe(column[-1], found):
+                    if column and found[column[-1] // 13] == rel[column[-1]] and safe(column[-1], found):
                         move = (_TABLEAU, column[-1], _TO_FOUNDATION, index)
                         break
                 else:
-                    move = self._auto_talon(talon, pointer, progress, home, found)
+                    move = self._auto_talon(talon, pointer, progress, found)
             if move is None:
                 return position
             path.append(move)
             position = self.play(position, move)
 
     def _auto_talon(
-        self, talon: tuple[int, ...], pointer: int, progress: bool, home: set[int], found: tuple[int, int, int, int]
+        self, talon: tuple[int, ...], pointer: int, progress: bool, found: tuple[int, int, int, int]
     ) -> Macro | None:
         if not self.auto_talon:
             return None
@@ -209,16 +216,21 @@ class _Search:
             # home does not depend on the pointer (the transposition table ignores it there).
             if not self.can_recycle(progress):
                 return None
+            rel = self.rel
             for q, card in enumerate(talon, start=1):
-                if card in home and self.safe(card, found):
+                if found[card // 13] == rel[card] and self.safe(card, found):
                     return (_TALON, card, _TO_FOUNDATION, q)
             return None
-        if pointer and talon[pointer - 1] in home and self.safe(talon[pointer - 1], found):
+        if pointer and found[talon[pointer - 1] // 13] == self.rel[talon[pointer - 1]] and self.safe(talon[pointer - 1], found):
             return (_TALON, talon[pointer - 1], _TO_FOUNDATION, pointer)
         return None
 
     def moves(self, position: Position) -> list[Macro]:
+        """Every macro move, in the order tried: to foundations, off the reserve, tableau moves that
+        empty a column or free a card that goes home; then talon moves; then the other splits of
+        runs and foundation returns."""
         reserve, found, columns, talon, pointer, progress = position
+        rel = self.rel
         first: list[Macro] = []  # to foundations, off the reserve, emptying columns
         then: list[Macro] = []  # from the talon
         last: list[Macro] = []  # splitting runs, foundation returns
@@ -227,27 +239,45 @@ class _Search:
         for index, column in enumerate(columns):
             if column:
                 for card in _FITS_ON[column[-1]]:
-                    hosts.setdefault(card, []).append(index)
+                    if card in hosts:
+                        hosts[card].append(index)
+                    else:
+                        hosts[card] = [index]
             elif empty_column < 0:
                 empty_column = index  # one empty column stands for all (they are alike)
-        base = self.base
-        home = {suit * 13 + (base + count) % 13 for suit, count in enumerate(found) if count < 13}
+        for index in range(len(columns) - 1, -1, -1):
+            column = columns[index]
+            if column and found[column[-1] // 13] == rel[column[-1]]:
+                first.append((_TABLEAU, column[-1], _TO_FOUNDATION, index))
 
         if reserve:
             card = self.reserve[reserve - 1]
-            if card in home:
+            if found[card // 13] == rel[card]:
                 first.append((_RESERVE, card, _TO_FOUNDATION, 0))
             for target in hosts.get(card, ()):
                 first.append((_RESERVE, card, target, 0))
             if empty_column >= 0:
                 first.append((_RESERVE, card, empty_column, 0))
+        starts_of: list[list[int]] | None = None
+        if empty_column < 0 and self.any_run:
+            # Only cards that fit on a column end can move: find them instead of trying every card.
+            starts_of = [[], [], [], []]
+            for card in hosts:
+                for index, column in enumerate(columns):
+                    if card in column:
+                        starts_of[index].append(column.index(card))
+                        break
+            for found_starts in starts_of:
+                found_starts.sort()
         for index, column in enumerate(columns):
             if not column:
                 continue
-            end = column[-1]
-            if end in home:
-                first.insert(0, (_TABLEAU, end, _TO_FOUNDATION, index))
-            starts = range(len(column)) if self.any_run else ((0, len(column) - 1) if len(column) > 1 else (0,))
+            if starts_of is not None:
+                starts: Iterable[int] = starts_of[index]
+            elif self.any_run:
+                starts = range(len(column))
+            else:
+                starts = (0, len(column) - 1) if len(column) > 1 else (0,)
             for start in starts:
                 card = column[start]
                 targets = hosts.get(card, [])
@@ -257,16 +287,17 @@ class _Search:
                     if target == index:
                         continue
                     move = (_TABLEAU, card, target, index)
-                    if start == 0 or column[start - 1] in home:
+                    if start == 0 or found[column[start - 1] // 13] == rel[column[start - 1]]:
                         first.append(move)
                     else:
                         last.append(move)
         for q in self.reachable(len(talon), pointer, progress):
             card = talon[q - 1]
-            if card in home:
+            if found[card // 13] == rel[card]:
                 first.append((_TALON, card, _TO_FOUNDATION, q))
-            for target in hosts.get(card, ()):
-                then.append((_TALON, card, target, q))
+            if card in hosts:
+                for target in hosts[card]:
+                    then.append((_TALON, card, target, q))
             if empty_column >= 0:
                 then.append((_TALON, card, empty_column, q))
         if self.returns:
@@ -289,7 +320,9 @@ class _Search:
                         last.append((_FOUNDATION, card, target, 0))
                     if empty_column >= 0:
                         last.append((_FOUNDATION, card, empty_column, 0))
-        return first + then + last
+        first.extend(then)
+        first.extend(last)
+        return first
 
     # -------------------------------------------------------------- search
 
@@ -417,25 +450,35 @@ def solve(state: GameState, budget: Budget | None = None) -> SolveResult:
     if state.status is not Status.PLAYING:
         return SolveResult("lost", (), 0)
     budget = budget or Budget()
-    stages: list[tuple[str, int | None]] = [(NARROW, budget.narrow_states)]
+    stages: list[tuple[str, int | None]] = [
+        (NARROW, budget.narrow_states),
+        (NARROW_BEST, budget.narrow_best_states),
+        (BEST, budget.best_states),
+    ]
     if state.ruleset.foundation_returns:
         stages.append((WIDE, budget.wide_states))
     stages.append((SOUND, None))
     used = 0
+    exhausted: set[str] = set()  # stages that searched all their positions and found no win
     for stage, cap in stages:
+        if stage == NARROW_BEST and NARROW in exhausted:
+            continue  # the same positions in another order
         remaining = _remaining(budget, used)
         if remaining == 0:
             return SolveResult("unknown", (), used)
+        if cap == 0:
+            continue
         limit = remaining if cap is None else cap if remaining is None else min(cap, remaining)
         search = _Search(state, budget, limit, stage)
         try:
-            line = search.run(_start(state))
+            line = best_first(search, _start(state)) if stage in (NARROW_BEST, BEST) else search.run(_start(state))
         except _OutOfBudget:
             used += search.states
             if stage == SOUND or budget.out_of_time():
                 return SolveResult("unknown", (), used)
             continue
         used += search.states
+        exhausted.add(stage)
         if line is not None:
             return SolveResult("won", _checked(state, _shortest(search, _start(state), line)), used)
         if stage == SOUND:
