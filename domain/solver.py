@@ -1,4 +1,4 @@
-"""A solver for all three rulesets: depth-first search over macro moves with a transposition table.
+"""A solver for all three rulesets: searches over macro moves with a transposition table.
 
 What makes it fast:
 - compact positions: the reserve is a count (its order is fixed), foundations four counts,
@@ -8,9 +8,12 @@ What makes it fast:
 - a transposition table of seen positions, with columns in canonical (sorted) order;
 - move ordering: foundations, the reserve, emptying columns, then the rest.
 
-Stages: a narrow search first (no split runs, no foundation returns, the waste top goes home
-when safe) finds most wins quickly and with short lines; in classic a wide one follows (returns
-only to take a free card). Only wins count from those. The sound search then decides the rest
+Stages: a narrow depth-first search first (no split runs, no foundation returns, the waste top
+goes home when safe) finds most wins quickly and with short lines; then two best-first searches
+(``solver_best``: the narrow moves, then every move) rank positions by cards home, cards out of
+the reserve and the talon and how deep the next foundation cards lie; in classic a wide
+depth-first one follows (returns only to take a free card). Only wins count from those, each
+stage has its own position limit (``Budget``). The sound search then decides the rest
 using only pruning that never loses a win (see ``_Search``), so its ``lost`` is a proof;
 ``unknown`` means a limit of the budget was reached (``Budget``: positions and time, separate).
 A ``won`` line is rebuilt move by move through the rules engine and must end won, so it is
@@ -31,8 +34,9 @@ from .solver_talon import talon_positions
 from .state import GameState, Status
 
 # Bumped whenever a change can alter verdicts; pool files and progress records name it.
-# 1: the first solver (its "lost" was not always a proof); 2: every "lost" is a proof.
-SOLVER_VERSION = 2
+# 1: the first solver (its "lost" was not always a proof); 2: every "lost" is a proof;
+# 3: best-first win-finding stages (more deals won within a budget; "lost" still a proof).
+SOLVER_VERSION = 3
 
 _RANK = tuple(card % 13 for card in range(52))
 _SUIT = tuple(card // 13 for card in range(52))
@@ -54,8 +58,9 @@ class Budget:
 
     ``max_states``: positions searched, all stages together (None: no limit). ``out_of_time``:
     the caller's clock, asked every ``check_every`` positions (the default has no time limit).
-    ``narrow_states`` and ``wide_states`` (classic): at most this many of the positions go to
-    those win-finding stages before the sound stage.
+    ``narrow_states``, ``narrow_best_states``, ``best_states`` and ``wide_states`` (classic): at
+    most this many of the positions go to each of those win-finding stages before the sound
+    stage (0: the stage is skipped).
     """
 
     max_states: int | None = None
@@ -107,10 +112,11 @@ class _Search:
       cards come back.
 
     The other stages only look for wins (a win they find is replayed like any other) and take
-    shortcuts that may lose some: ``NARROW`` allows no split runs and no foundation returns, and
-    plays a safe waste top home; ``WIDE`` (classic) allows every move but returns a foundation
-    card only to take a card that is free to move now (otherwise a depth-first line wanders
-    through returns), and plays safe cards home as ``NARROW`` does.
+    shortcuts that may lose some: ``NARROW`` and ``NARROW_BEST`` allow no split runs and no
+    foundation returns, and play a safe waste top home; ``WIDE`` and ``BEST`` allow every move but
+    return a foundation card only to take a card that is free to move now (otherwise a
+    depth-first line wanders through returns), and play safe cards home as ``NARROW`` does. The
+    ``*_BEST`` stages are searched best first (``solver_best.best_first``), the others depth first.
     """
 
     def __init__(self, state: GameState, budget: Budget, max_states: int | None, stage: str) -> None:

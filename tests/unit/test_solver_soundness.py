@@ -10,7 +10,7 @@ from functools import cache
 import pytest
 
 from domain import Draw, GameState, MoveCard, Recycle, Status, apply, get_ruleset, legal_moves
-from domain.cards import RANKS, SUITS, code
+from domain.cards import SUITS, code
 from domain.solver import SOUND, Budget, _Search, _start, solve
 from domain.solver_talon import talon_positions
 from service.pool import start_state
