@@ -67,7 +67,7 @@ class Budget:
     out_of_time: Callable[[], bool] = field(default=lambda: False)
     check_every: int = 512
     narrow_states: int = 40_000
-    narrow_best_states: int = 200_000
+    narrow_best_states: int = 400_000
     best_states: int = 200_000
     wide_states: int = 200_000  # classic only: the stage between narrow and sound
 
@@ -193,11 +193,11 @@ class _Search:
         """Play every safe card to its foundation (see the class docstring for which)."""
         if not self.auto_home:
             return position
-        rel, safe = self.rel, self.safe
+        rel, safe, reserve_cards, auto_talon = self.rel, self.safe, self.reserve, self.auto_talon
         while True:
             reserve, found, columns, talon, pointer, progress = position
             move: Macro | None = None
-            card = self.reserve[reserve - 1] if reserve else -1
+            card = reserve_cards[reserve - 1] if reserve else -1
             if reserve and found[card // 13] == rel[card] and safe(card, found):
                 move = (_RESERVE, card, _TO_FOUNDATION, 0)
             else:
@@ -206,7 +206,8 @@ class _Search:
                         move = (_TABLEAU, column[-1], _TO_FOUNDATION, index)
                         break
                 else:
-                    move = self._auto_talon(talon, pointer, progress, found)
+                    if auto_talon:
+                        move = self._auto_talon(talon, pointer, progress, found)
             if move is None:
                 return position
             path.append(move)
@@ -342,7 +343,7 @@ class _Search:
         pointer counts.
         """
         reserve, found, columns, talon, pointer, progress = position
-        can_recycle = self.can_recycle(progress)
+        can_recycle = self.free_recycle or progress
         cards: tuple[object, ...] = (reserve, found, tuple(sorted(columns)), talon, can_recycle)
         if not can_recycle:
             cards = (*cards, pointer)  # only forward draws: keep the exact pointer
@@ -364,9 +365,11 @@ class _Search:
         ):
             raise _OutOfBudget()
         before = len(path)
-        position = self.auto(position, path)
+        if self.auto_home:
+            position = self.auto(position, path)
         added = len(path) - before
-        if sum(position[1]) == 52:
+        found = position[1]
+        if found[0] + found[1] + found[2] + found[3] == 52:
             return True, position, added
         if self.visited(position):
             del path[before:]
