@@ -147,7 +147,7 @@ def test_the_state_budget_is_respected() -> None:
     exact = solve(state, Budget(max_states=100, check_every=1))
     assert exact.result == "unknown" and exact.moves == ()
     assert exact.states <= 100 + 2
-    # The budget is checked every check_every positions (in each of the two searches).
+    # The budget is checked every check_every positions (in each stage that runs).
     coarse = solve(state, Budget(max_states=100))
     assert coarse.result == "unknown"
     assert coarse.states <= 100 + 2 * Budget().check_every
