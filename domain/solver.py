@@ -1,4 +1,4 @@
-"""A solver for all three rulesets: depth-first search over macro moves with a transposition table.
+"""A solver for all three rulesets: searches over macro moves with a transposition table.
 
 What makes it fast:
 - compact positions: the reserve is a count (its order is fixed), foundations four counts,
@@ -8,9 +8,12 @@ What makes it fast:
 - a transposition table of seen positions, with columns in canonical (sorted) order;
 - move ordering: foundations, the reserve, emptying columns, then the rest.
 
-Stages: a narrow search first (no split runs, no foundation returns, the waste top goes home
-when safe) finds most wins quickly and with short lines; in classic a wide one follows (returns
-only to take a free card). Only wins count from those. The sound search then decides the rest
+Stages: a narrow depth-first search first (no split runs, no foundation returns, the waste top
+goes home when safe) finds most wins quickly and with short lines; then two best-first searches
+(``solver_best``: the narrow moves, then every move) rank positions by cards home, cards out of
+the reserve and the talon and how deep the next foundation cards lie; in classic a wide
+depth-first one follows (returns only to take a free card). Only wins count from those, each
+stage has its own position limit (``Budget``). The sound search then decides the rest
 using only pruning that never loses a win (see ``_Search``), so its ``lost`` is a proof;
 ``unknown`` means a limit of the budget was reached (``Budget``: positions and time, separate).
 A ``won`` line is rebuilt move by move through the rules engine and must end won, so it is
@@ -19,19 +22,21 @@ always a real win.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 from .commands import Command, Draw, MoveCard, Recycle
 from .piles import FOUNDATION, TABLEAU
 from .rules import apply
 from .rulesets import RecyclePolicy, TableauMoves
+from .solver_best import best_first
 from .solver_talon import talon_positions
 from .state import GameState, Status
 
 # Bumped whenever a change can alter verdicts; pool files and progress records name it.
-# 1: the first solver (its "lost" was not always a proof); 2: every "lost" is a proof.
-SOLVER_VERSION = 2
+# 1: the first solver (its "lost" was not always a proof); 2: every "lost" is a proof;
+# 3: best-first win-finding stages (more deals won within a budget; "lost" still a proof).
+SOLVER_VERSION = 3
 
 _RANK = tuple(card % 13 for card in range(52))
 _SUIT = tuple(card // 13 for card in range(52))
@@ -53,14 +58,17 @@ class Budget:
 
     ``max_states``: positions searched, all stages together (None: no limit). ``out_of_time``:
     the caller's clock, asked every ``check_every`` positions (the default has no time limit).
-    ``narrow_states`` and ``wide_states`` (classic): at most this many of the positions go to
-    those win-finding stages before the sound stage.
+    ``narrow_states``, ``narrow_best_states``, ``best_states`` and ``wide_states`` (classic): at
+    most this many of the positions go to each of those win-finding stages before the sound
+    stage (0: the stage is skipped).
     """
 
     max_states: int | None = None
     out_of_time: Callable[[], bool] = field(default=lambda: False)
     check_every: int = 512
     narrow_states: int = 40_000
+    narrow_best_states: int = 400_000
+    best_states: int = 200_000
     wide_states: int = 200_000  # classic only: the stage between narrow and sound
 
 
@@ -75,7 +83,8 @@ class _OutOfBudget(Exception):
     pass
 
 
-NARROW, WIDE, SOUND = "narrow", "wide", "sound"  # the stages of a solve, in order
+# The stages of a solve, in order (WIDE in classic only).
+NARROW, NARROW_BEST, BEST, WIDE, SOUND = "narrow", "narrow-best", "best", "wide", "sound"
 
 
 # A position: (reserve count, foundations, columns, talon, pointer, progress)
@@ -103,10 +112,11 @@ class _Search:
       cards come back.
 
     The other stages only look for wins (a win they find is replayed like any other) and take
-    shortcuts that may lose some: ``NARROW`` allows no split runs and no foundation returns, and
-    plays a safe waste top home; ``WIDE`` (classic) allows every move but returns a foundation
-    card only to take a card that is free to move now (otherwise a depth-first line wanders
-    through returns), and plays safe cards home as ``NARROW`` does.
+    shortcuts that may lose some: ``NARROW`` and ``NARROW_BEST`` allow no split runs and no
+    foundation returns, and play a safe waste top home; ``WIDE`` and ``BEST`` allow every move but
+    return a foundation card only to take a card that is free to move now (otherwise a
+    depth-first line wanders through returns), and play safe cards home as ``NARROW`` does. The
+    ``*_BEST`` stages are searched best first (``solver_best.best_first``), the others depth first.
     """
 
     def __init__(self, state: GameState, budget: Budget, max_states: int | None, stage: str) -> None:
@@ -117,11 +127,14 @@ class _Search:
         self.free_recycle = ruleset.recycle is RecyclePolicy.UNLIMITED
         self.stage = stage
         self.sound = stage == SOUND
-        self.any_run = ruleset.tableau_moves is TableauMoves.ANY_RUN and stage != NARROW
-        self.returns = ruleset.foundation_returns and stage != NARROW
-        self.free_returns_only = stage == WIDE
+        narrow = stage in (NARROW, NARROW_BEST)
+        self.any_run = ruleset.tableau_moves is TableauMoves.ANY_RUN and not narrow
+        self.returns = ruleset.foundation_returns and not narrow
+        self.free_returns_only = stage in (WIDE, BEST)
         self.auto_home = not self.sound or not ruleset.foundation_returns
         self.auto_talon = not self.sound or self.draw == 1
+        # rel[card]: the foundation count at which ``card`` is the next to go home (its rank above the base)
+        self.rel = tuple((_RANK[card] - self.base) % 13 for card in range(52))
         self.budget = budget
         self.max_states = max_states
         self.states = 0
@@ -151,7 +164,7 @@ class _Search:
     # -------------------------------------------------------------- moves
 
     def play(self, position: Position, move: Macro) -> Position:
-        reserve, found, columns, talon, pointer, progress = position
+        reserve, found, columns, talon, pointer, _progress = position
         kind, card, target, detail = move
         moved: tuple[int, ...] = (card,)
         column_list = list(columns)
@@ -180,27 +193,28 @@ class _Search:
         """Play every safe card to its foundation (see the class docstring for which)."""
         if not self.auto_home:
             return position
-        base, safe = self.base, self.safe
+        rel, safe, reserve_cards, auto_talon = self.rel, self.safe, self.reserve, self.auto_talon
         while True:
             reserve, found, columns, talon, pointer, progress = position
-            home = {suit * 13 + (base + count) % 13 for suit, count in enumerate(found) if count < 13}
             move: Macro | None = None
-            if reserve and self.reserve[reserve - 1] in home and safe(self.reserve[reserve - 1], found):
-                move = (_RESERVE, self.reserve[reserve - 1], _TO_FOUNDATION, 0)
+            card = reserve_cards[reserve - 1] if reserve else -1
+            if reserve and found[card // 13] == rel[card] and safe(card, found):
+                move = (_RESERVE, card, _TO_FOUNDATION, 0)
             else:
                 for index, column in enumerate(columns):
-                    if column and column[-1] in home and safe(column[-1], found):
+                    if column and found[column[-1] // 13] == rel[column[-1]] and safe(column[-1], found):
                         move = (_TABLEAU, column[-1], _TO_FOUNDATION, index)
                         break
                 else:
-                    move = self._auto_talon(talon, pointer, progress, home, found)
+                    if auto_talon:
+                        move = self._auto_talon(talon, pointer, progress, found)
             if move is None:
                 return position
             path.append(move)
             position = self.play(position, move)
 
     def _auto_talon(
-        self, talon: tuple[int, ...], pointer: int, progress: bool, home: set[int], found: tuple[int, int, int, int]
+        self, talon: tuple[int, ...], pointer: int, progress: bool, found: tuple[int, int, int, int]
     ) -> Macro | None:
         if not self.auto_talon:
             return None
@@ -209,16 +223,25 @@ class _Search:
             # home does not depend on the pointer (the transposition table ignores it there).
             if not self.can_recycle(progress):
                 return None
+            rel = self.rel
             for q, card in enumerate(talon, start=1):
-                if card in home and self.safe(card, found):
+                if found[card // 13] == rel[card] and self.safe(card, found):
                     return (_TALON, card, _TO_FOUNDATION, q)
             return None
-        if pointer and talon[pointer - 1] in home and self.safe(talon[pointer - 1], found):
+        if (
+            pointer
+            and found[talon[pointer - 1] // 13] == self.rel[talon[pointer - 1]]
+            and self.safe(talon[pointer - 1], found)
+        ):
             return (_TALON, talon[pointer - 1], _TO_FOUNDATION, pointer)
         return None
 
     def moves(self, position: Position) -> list[Macro]:
+        """Every macro move, in the order tried: to foundations, off the reserve, tableau moves that
+        empty a column or free a card that goes home; then talon moves; then the other splits of
+        runs and foundation returns."""
         reserve, found, columns, talon, pointer, progress = position
+        rel = self.rel
         first: list[Macro] = []  # to foundations, off the reserve, emptying columns
         then: list[Macro] = []  # from the talon
         last: list[Macro] = []  # splitting runs, foundation returns
@@ -227,27 +250,44 @@ class _Search:
         for index, column in enumerate(columns):
             if column:
                 for card in _FITS_ON[column[-1]]:
-                    hosts.setdefault(card, []).append(index)
+                    if card in hosts:
+                        hosts[card].append(index)
+                    else:
+                        hosts[card] = [index]
             elif empty_column < 0:
                 empty_column = index  # one empty column stands for all (they are alike)
-        base = self.base
-        home = {suit * 13 + (base + count) % 13 for suit, count in enumerate(found) if count < 13}
+        for index in range(len(columns) - 1, -1, -1):
+            column = columns[index]
+            if column and found[column[-1] // 13] == rel[column[-1]]:
+                first.append((_TABLEAU, column[-1], _TO_FOUNDATION, index))
 
         if reserve:
             card = self.reserve[reserve - 1]
-            if card in home:
+            if found[card // 13] == rel[card]:
                 first.append((_RESERVE, card, _TO_FOUNDATION, 0))
-            for target in hosts.get(card, ()):
-                first.append((_RESERVE, card, target, 0))
+            first.extend((_RESERVE, card, target, 0) for target in hosts.get(card, ()))
             if empty_column >= 0:
                 first.append((_RESERVE, card, empty_column, 0))
+        starts_of: list[list[int]] | None = None
+        if empty_column < 0 and self.any_run:
+            # Only cards that fit on a column end can move: find them instead of trying every card.
+            starts_of = [[], [], [], []]
+            for card in hosts:
+                for index, column in enumerate(columns):
+                    if card in column:
+                        starts_of[index].append(column.index(card))
+                        break
+            for found_starts in starts_of:
+                found_starts.sort()
         for index, column in enumerate(columns):
             if not column:
                 continue
-            end = column[-1]
-            if end in home:
-                first.insert(0, (_TABLEAU, end, _TO_FOUNDATION, index))
-            starts = range(len(column)) if self.any_run else ((0, len(column) - 1) if len(column) > 1 else (0,))
+            if starts_of is not None:
+                starts: Iterable[int] = starts_of[index]
+            elif self.any_run:
+                starts = range(len(column))
+            else:
+                starts = (0, len(column) - 1) if len(column) > 1 else (0,)
             for start in starts:
                 card = column[start]
                 targets = hosts.get(card, [])
@@ -257,16 +297,16 @@ class _Search:
                     if target == index:
                         continue
                     move = (_TABLEAU, card, target, index)
-                    if start == 0 or column[start - 1] in home:
+                    if start == 0 or found[column[start - 1] // 13] == rel[column[start - 1]]:
                         first.append(move)
                     else:
                         last.append(move)
         for q in self.reachable(len(talon), pointer, progress):
             card = talon[q - 1]
-            if card in home:
+            if found[card // 13] == rel[card]:
                 first.append((_TALON, card, _TO_FOUNDATION, q))
-            for target in hosts.get(card, ()):
-                then.append((_TALON, card, target, q))
+            if card in hosts:
+                then.extend((_TALON, card, target, q) for target in hosts[card])
             if empty_column >= 0:
                 then.append((_TALON, card, empty_column, q))
         if self.returns:
@@ -285,11 +325,12 @@ class _Search:
                     card = suit * 13 + (self.base + count - 1) % 13
                     if self.free_returns_only and movable.isdisjoint(_FITS_ON[card]):
                         continue
-                    for target in hosts.get(card, ()):
-                        last.append((_FOUNDATION, card, target, 0))
+                    last.extend((_FOUNDATION, card, target, 0) for target in hosts.get(card, ()))
                     if empty_column >= 0:
                         last.append((_FOUNDATION, card, empty_column, 0))
-        return first + then + last
+        first.extend(then)
+        first.extend(last)
+        return first
 
     # -------------------------------------------------------------- search
 
@@ -303,7 +344,7 @@ class _Search:
         pointer counts.
         """
         reserve, found, columns, talon, pointer, progress = position
-        can_recycle = self.can_recycle(progress)
+        can_recycle = self.free_recycle or progress
         cards: tuple[object, ...] = (reserve, found, tuple(sorted(columns)), talon, can_recycle)
         if not can_recycle:
             cards = (*cards, pointer)  # only forward draws: keep the exact pointer
@@ -325,9 +366,11 @@ class _Search:
         ):
             raise _OutOfBudget()
         before = len(path)
-        position = self.auto(position, path)
+        if self.auto_home:
+            position = self.auto(position, path)
         added = len(path) - before
-        if sum(position[1]) == 52:
+        found = position[1]
+        if found[0] + found[1] + found[2] + found[3] == 52:
             return True, position, added
         if self.visited(position):
             del path[before:]
@@ -369,9 +412,8 @@ def _shortened(search: _Search, start: Position, line: list[Macro]) -> list[Macr
     positions = [start]
     for move in line:
         positions.append(search.play(positions[-1], move))
-    later: dict[Position, int] = {}
-    for index, position in enumerate(positions):
-        later[position] = index  # the last time the line is there (exactly: moves name columns)
+    # the last time the line is at each position (exactly: moves name columns)
+    later: dict[Position, int] = {position: index for index, position in enumerate(positions)}
     shorter: list[Macro] = []
     index = 0
     while index < len(line):
@@ -417,25 +459,35 @@ def solve(state: GameState, budget: Budget | None = None) -> SolveResult:
     if state.status is not Status.PLAYING:
         return SolveResult("lost", (), 0)
     budget = budget or Budget()
-    stages: list[tuple[str, int | None]] = [(NARROW, budget.narrow_states)]
+    stages: list[tuple[str, int | None]] = [
+        (NARROW, budget.narrow_states),
+        (NARROW_BEST, budget.narrow_best_states),
+        (BEST, budget.best_states),
+    ]
     if state.ruleset.foundation_returns:
         stages.append((WIDE, budget.wide_states))
     stages.append((SOUND, None))
     used = 0
+    exhausted: set[str] = set()  # stages that searched all their positions and found no win
     for stage, cap in stages:
+        if stage == NARROW_BEST and NARROW in exhausted:
+            continue  # the same positions in another order
         remaining = _remaining(budget, used)
         if remaining == 0:
             return SolveResult("unknown", (), used)
+        if cap == 0:
+            continue
         limit = remaining if cap is None else cap if remaining is None else min(cap, remaining)
         search = _Search(state, budget, limit, stage)
         try:
-            line = search.run(_start(state))
+            line = best_first(search, _start(state)) if stage in (NARROW_BEST, BEST) else search.run(_start(state))
         except _OutOfBudget:
             used += search.states
             if stage == SOUND or budget.out_of_time():
                 return SolveResult("unknown", (), used)
             continue
         used += search.states
+        exhausted.add(stage)
         if line is not None:
             return SolveResult("won", _checked(state, _shortest(search, _start(state), line)), used)
         if stage == SOUND:

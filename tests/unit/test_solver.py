@@ -16,7 +16,8 @@ from domain import (
 )
 from domain.piles import FOUNDATION
 from domain.rulesets import get_ruleset
-from domain.solver import Budget, SolveResult, solve
+from domain.solver import BEST, NARROW, NARROW_BEST, Budget, SolveResult, _checked, _OutOfBudget, _Search, _start, solve
+from domain.solver_best import best_first
 from service.deals.deal_pools import start_state
 from tests.support import move
 
@@ -143,7 +144,7 @@ def test_the_state_budget_is_respected() -> None:
     assert exact.result == "unknown"
     assert exact.moves == ()
     assert exact.states <= 100 + 2
-    # The budget is checked every check_every positions (in each of the two searches).
+    # The budget is checked every check_every positions (in each stage that runs).
     coarse = solve(state, Budget(max_states=100))
     assert coarse.result == "unknown"
     assert coarse.states <= 100 + 2 * Budget().check_every
@@ -180,3 +181,35 @@ def test_a_time_budget_stops_a_hard_seed_on_time() -> None:
     assert readings[-1] > 300  # it stopped because the time was up ...
     first_late = next(i for i, reading in enumerate(readings) if reading > 300)
     assert outcome.states <= (first_late + 1) * Budget().check_every  # ... and searched no further once it was
+
+
+def test_the_best_first_stage_wins_a_deal_the_narrow_depth_first_stage_misses() -> None:
+    """Open-runs seed 36: the narrow depth-first search finds no win in 200,000 positions; searched
+    best first, the same moves win within 1,000, and the line replays to a win."""
+    state = start_state(get_ruleset("open-runs"), 36)
+    depth_first = _Search(state, Budget(), 200_000, NARROW)
+    with pytest.raises(_OutOfBudget):
+        depth_first.run(_start(state))
+    search = _Search(state, Budget(), 1_000, NARROW_BEST)
+    line = best_first(search, _start(state))
+    assert line is not None
+    _assert_wins(state, SolveResult("won", _checked(state, line), search.states))
+
+
+@pytest.mark.parametrize("stage", [NARROW_BEST, BEST])
+def test_a_best_first_stage_that_runs_out_of_positions_proves_nothing(stage: str) -> None:
+    """On a lost deal the best-first stages search every position of their kind and answer None
+    (no win), never "lost": only the sound stage decides."""
+    state = start_state(get_ruleset("open-runs"), 58)
+    search = _Search(state, Budget(), 100_000, stage)
+    assert best_first(search, _start(state)) is None
+    assert 0 < search.states < 100_000
+    assert solve(state, ROOMY).result == "lost"
+
+
+def test_the_win_finding_stages_can_be_switched_off() -> None:
+    """With every win-finding stage at 0 positions the sound stage alone decides, with the same verdicts."""
+    sound_only = Budget(max_states=500_000, narrow_states=0, narrow_best_states=0, best_states=0, wide_states=0)
+    for ruleset_id, seed in (("open-runs", 2), ("open-runs", 4), ("classic", 3), ("draw-one", 5)):
+        state = start_state(get_ruleset(ruleset_id), seed)
+        assert solve(state, sound_only).result == solve(state, ROOMY).result
