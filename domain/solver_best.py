@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 HOME, RESERVE, TALON, DEPTH = 2, 3, 1, 2
 
 # A node of the search tree: (parent node or None, the macro moves from the parent, automatic ones included)
-_Node = tuple[object, tuple["Macro", ...]]
+_Node = tuple["_Node | None", tuple["Macro", ...]]
 
 
 def _value(position: Position, base: int, reserve_index: dict[int, int]) -> int:
@@ -78,5 +78,5 @@ def _line(node: _Node | None) -> list[Macro]:
     while node is not None:
         parent, segment = node
         parts.append(segment)
-        node = parent  # type: ignore[assignment]
+        node = parent
     return [move for segment in reversed(parts) for move in segment]
