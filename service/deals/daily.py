@@ -135,7 +135,12 @@ def public_source(stored: Mapping[str, Any]) -> JSON:
     whose number was already published: they read as the pool deal they are."""
     if stored.get("source") == "daily" and "pool" in stored and "daily" not in stored:
         return {"source": "pool", "pool": stored["pool"]}
-    return dict(stored)
+    # the keys in the order of the API's deal source schemas, the tag first (a stored jsonb
+    # source has its own order), so that a reply encodes as a dict as it does typed
+    return {key: stored[key] for key in _SOURCE_KEYS if key in stored} | dict(stored)
+
+
+_SOURCE_KEYS = ("source", "seed", "pool", "daily", "practice", "lesson", "race")
 
 
 def reveals_hidden_cards(source: Mapping[str, Any], over: bool, now: datetime) -> bool:

@@ -69,4 +69,6 @@ def public_event(version: int, kind: str, data: JSON, recorded_at: Any, reveal: 
     shown = public_data(kind, data, reveal)
     if kind == "GameDealt" and isinstance(shown.get("deal"), Mapping):
         shown = {**shown, "deal": public_source(shown["deal"])}
-    return {"version": version, "type": kind, "data": shown, "recordedAt": recorded_at}
+    # the keys in the order of the API's event schemas (the tag first), so that the reply of a move
+    # encodes to the same bytes as a dict as it does as its MoveResult (service.http.move_route)
+    return {"type": kind, "version": version, "recordedAt": recorded_at, "data": shown}

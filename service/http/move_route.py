@@ -113,7 +113,7 @@ class MoveRoute:
         except Exception as error:
             await self._problem(scope, receive, send, error)
             return None
-        content = encode_json(played.body)
+        content = encode_json(played.content)  # the reply's dict: the same JSON as its MoveResult
         response_headers = [(b"etag", etag(played.version).encode())]
         if played.replayed:
             response_headers.append((b"idempotent-replayed", b"true"))
