@@ -52,8 +52,8 @@ def summarize(collapsed: Path) -> str:
     total = 0
     for line in collapsed.read_text().splitlines():
         stack, _, count_text = line.rpartition(" ")
-        if not stack:
-            continue
+        if not stack or not count_text.isdigit():
+            continue  # py-spy now and then writes a line garbled by a racing read of the process's memory
         count = int(count_text)
         total += count
         frames = [_LINE.sub(")", frame) for frame in stack.split(";")]  # one entry per function
