@@ -45,6 +45,15 @@ _OPPOSITE_SUITS = ((1, 2), (0, 3), (0, 3), (1, 2))  # suits of the other colour
 _FITS_ON = tuple(
     tuple(suit * 13 + (_RANK[card] + 12) % 13 for suit in _OPPOSITE_SUITS[_SUIT[card]]) for card in range(52)
 )
+# Each card's twin: the same rank and colour, the other suit (S <-> C, H <-> D). A card fits on a
+# card exactly when it fits on that card's twin.
+_TWIN = tuple((3 - _SUIT[card]) * 13 + _RANK[card] for card in range(52))
+# Twin merging (see ``_Search.visited``) needs every twin move legal in every merged position: a
+# run moved onto its own column's end would need 27 cards in one column (a card, then 26 steps
+# down in alternating colours to its twin), impossible with at most this many tableau cards.
+_TWIN_MAX_CARDS = 26
+# A macro move's detail above this carries a twin move made first (``_Search.play``).
+_TWIN_FIRST = 64
 
 # Where a macro move takes its card from.
 _RESERVE, _TALON, _TABLEAU, _FOUNDATION = 0, 1, 2, 3
@@ -133,6 +142,8 @@ class _Search:
         self.free_returns_only = stage in (WIDE, BEST)
         self.auto_home = not self.sound or not ruleset.foundation_returns
         self.auto_talon = not self.sound or self.draw == 1
+        # Twin merging (``visited``): the sound stage where any run moves and nothing comes back.
+        self.twins = self.sound and ruleset.tableau_moves is TableauMoves.ANY_RUN and not ruleset.foundation_returns
         # rel[card]: the foundation count at which ``card`` is the next to go home (its rank above the base)
         self.rel = tuple((_RANK[card] - self.base) % 13 for card in range(52))
         self.budget = budget
@@ -164,8 +175,11 @@ class _Search:
     # -------------------------------------------------------------- moves
 
     def play(self, position: Position, move: Macro) -> Position:
-        reserve, found, columns, talon, pointer, _progress = position
         kind, card, target, detail = move
+        if detail >= _TWIN_FIRST:  # a twin move first (``twin_moves``), then the move itself
+            position = self.play(position, _twin_move(detail))
+            detail %= _TWIN_FIRST
+        reserve, found, columns, talon, pointer, _progress = position
         moved: tuple[int, ...] = (card,)
         column_list = list(columns)
         if kind == _RESERVE:
@@ -330,7 +344,86 @@ class _Search:
                         last.append((_FOUNDATION, card, empty_column, 0))
         first.extend(then)
         first.extend(last)
+        if self.twins and (self.free_recycle or progress):
+            twin_moves = self.twin_moves(position, first)
+            if twin_moves:
+                first.extend(twin_moves)
         return first
+
+    def free_twins(self, columns: tuple[tuple[int, ...], ...]) -> list[tuple[int, int, int]]:
+        """The free twin pairs: (end column, host column, index of the host card in it).
+
+        A pair is free when one twin is a column's end and the other lies in the tableau with a
+        card on it, the pair's only child: moving that child's run from one twin to the other is
+        legal both ways, and it changes nothing but which of the two twins is the end.
+        """
+        free: list[tuple[int, int, int]] = []
+        every = columns[0] + columns[1] + columns[2] + columns[3]
+        for end_index, column in enumerate(columns):
+            if not column:
+                continue
+            twin = _TWIN[column[-1]]
+            if twin not in every:
+                continue
+            for host_index, host_column in enumerate(columns):
+                if twin in host_column:
+                    at = host_column.index(twin)
+                    if at < len(host_column) - 1:
+                        free.append((end_index, host_index, at))
+                    break
+        return free
+
+    def merged(self, columns: tuple[tuple[int, ...], ...]) -> tuple[tuple[int, ...], ...]:
+        """The columns with the child of every free twin pair on the lower of the two twins."""
+        c0, c1, c2, c3 = columns
+        if not ((c0 and c0[-1] < 26) or (c1 and c1[-1] < 26) or (c2 and c2[-1] < 26) or (c3 and c3[-1] < 26)):
+            return columns  # no end is the lower twin (spades and hearts are, clubs and diamonds are not)
+        every = c0 + c1 + c2 + c3
+        if len(every) > _TWIN_MAX_CARDS:
+            return columns
+        changed: list[tuple[int, ...]] | None = None
+        end_index = 0
+        while end_index < 4:
+            column = columns[end_index] if changed is None else changed[end_index]
+            end_index += 1
+            if not column:
+                continue
+            end = column[-1]
+            twin = _TWIN[end]
+            if twin < end or twin not in every:
+                continue  # already on the lower twin, or the twin is not in the tableau
+            if changed is None:
+                changed = list(columns)
+            for host_index in range(4):
+                host_column = changed[host_index]
+                if twin in host_column:
+                    at = host_column.index(twin) + 1
+                    if at < len(host_column):  # the twin has a child: move its run onto the end
+                        changed[end_index - 1] = column + host_column[at:]
+                        changed[host_index] = host_column[:at]
+                        end_index = 0  # the run's end is another column's end now: look again
+                    break
+        return columns if changed is None else tuple(changed)
+
+    def twin_moves(self, position: Position, moves: list[Macro]) -> list[Macro]:
+        """The moves that only the twin-merged positions have (see ``visited``), each made after
+        the twin move that gets there: the hosting twin goes home, or the child's twin (from the
+        reserve, the talon or a column's first card) goes onto the hosting twin."""
+        _reserve, found, columns, _talon, _pointer, _progress = position
+        if sum(map(len, columns)) > _TWIN_MAX_CARDS:
+            return []
+        extra: list[Macro] = []
+        for end_index, host_index, at in self.free_twins(columns):
+            host_column = columns[host_index]
+            host, child = host_column[at], host_column[at + 1]
+            first = _TWIN_FIRST * (1 + (child * 4 + host_index) * 4 + end_index)  # child's run onto the end
+            if found[host // 13] == self.rel[host]:
+                extra.append((_TABLEAU, host, _TO_FOUNDATION, first + host_index))
+            other = _TWIN[child]
+            for kind, card, target, detail in moves:
+                if card == other and target == end_index and not (kind == _TABLEAU and detail == host_index):
+                    extra.append((kind, card, host_index, first + detail))
+        return extra
 
     # -------------------------------------------------------------- search
 
@@ -345,7 +438,10 @@ class _Search:
         """
         reserve, found, columns, talon, pointer, progress = position
         can_recycle = self.free_recycle or progress
-        cards: tuple[object, ...] = (reserve, found, tuple(sorted(columns)), talon, can_recycle)
+        if self.twins and can_recycle:
+            columns = self.merged(columns)
+        # No talon: the cards not home, in the reserve or the columns are the talon's, in their first order.
+        cards: tuple[object, ...] = (reserve, found, tuple(sorted(columns)), can_recycle)
         if not can_recycle:
             cards = (*cards, pointer)  # only forward draws: keep the exact pointer
             pointer = 0
@@ -437,6 +533,21 @@ def _shortest(search: _Search, start: Position, line: list[Macro]) -> list[Macro
     return line
 
 
+def _twin_move(detail: int) -> Macro:
+    """The twin move carried in a macro move's detail (``_Search.twin_moves``)."""
+    code = detail // _TWIN_FIRST - 1
+    child, source, target = code // 16, code // 4 % 4, code % 4
+    return (_TABLEAU, child, target, source)
+
+
+def _plain(line: Iterable[Macro]) -> Iterator[Macro]:
+    """The macro moves of a line with every twin move made a move of its own."""
+    for kind, card, target, detail in line:
+        if detail >= _TWIN_FIRST:
+            yield _twin_move(detail)
+        yield (kind, card, target, detail % _TWIN_FIRST)
+
+
 def _bump(found: tuple[int, int, int, int], suit: int, delta: int) -> tuple[int, int, int, int]:
     counts = list(found)
     counts[suit] += delta
@@ -508,7 +619,7 @@ def _checked(state: GameState, line: list[Macro]) -> tuple[Command, ...]:
 
 def _to_commands(state: GameState, line: list[Macro]) -> Iterator[Command]:
     """The API moves of a macro line: draws (and recycles) until the card shows, then the move."""
-    for kind, card, target, _ in line:
+    for kind, card, target, _ in _plain(line):
         if kind == _TALON:
             for _ in range(2 * 52):
                 if state.waste and state.waste[-1] == card:
