@@ -183,7 +183,8 @@ def _check_twin_moves(state: GameState, search: _Search, moves: list[tuple[int, 
             continue
         first = _twin_move(move[3])
         source, card, target = state.tableau[first[3]], first[1], first[2]
-        assert card in source[1:] and _TWIN[source[source.index(card) - 1]] == state.tableau[target][-1]
+        assert card in source[1:]
+        assert _TWIN[source[source.index(card) - 1]] == state.tableau[target][-1]
         commands = list(_to_commands(state, [move]))  # the twin move, draws, the move
         assert commands[0] == MoveCard(card, TABLEAU[target])
         after = state
