@@ -119,6 +119,30 @@ class _Search:
       three talon card: taking it out shifts the later cards' places in the threes and can make
       a needed card unreachable. In ``classic`` nothing moves automatically, since foundation
       cards come back.
+    - twin merging, where any run moves and nothing comes back (draw-one with a recycle allowed,
+      open-runs), with at most 26 cards in the tableau: positions that differ only in which of
+      two twins (same rank and colour) holds a free pair's child are one entry of the
+      transposition table, and the search makes, besides the moves of the position it reached,
+      the moves that only the other members have (``free_twins``, ``merged``, ``twin_moves``).
+
+    Why twin merging is sound. Cards that fit on a card fit on its twin and on nothing else. A
+    pair of twins is *free* when one is a column's end and the other lies in the tableau with a
+    card c on it (c is then the pair's only child: the end twin has none). Moving c's run from
+    one twin onto the other (a *twin move*) is legal both ways, since the end twin takes it and
+    the run cannot hold the target (that takes 27 cards in one column: a card, then 26 steps
+    down in alternating colours to its twin); it keeps the reserve, the foundations, the talon,
+    the pointer and every other pair's state, and each free pair stays free. So a position's
+    *class*, every choice of twin for the child of each free pair, is mutually reachable (a
+    twin move counts as progress, hence draw-one merges only once a recycle is allowed anyway)
+    and the class is its key (``merged``: each child on the lower twin). A member's moves that
+    do not touch a free pair's end lead to the same class whichever member makes them (the
+    pairs they leave free differ at most in their children's twins, and a pair they stop being
+    free of ends alike in both: its child gone home or first in a column, a twin gone home,
+    both twins taken). The moves that do touch it are the end twin going home and the child's
+    twin (the only other card that fits) going onto it; for the member with the other twin as
+    end, ``twin_moves`` makes those after the twin move there. So every move of every member
+    is made (up to the class of where it leads), and with the pointer rule above, the members
+    of the searched classes are closed under moves: a lost verdict still covers every line.
 
     The other stages only look for wins (a win they find is replayed like any other) and take
     shortcuts that may lose some: ``NARROW`` and ``NARROW_BEST`` allow no split runs and no
@@ -274,12 +298,20 @@ class _Search:
             column = columns[index]
             if column and found[column[-1] // 13] == rel[column[-1]]:
                 first.append((_TABLEAU, column[-1], _TO_FOUNDATION, index))
+        # With twin merging (``visited``): a run moved off a card onto that card's twin is a twin
+        # move (the same merged position), and a card that fits on two ends (twins, neither with a
+        # child) makes one merged position on either, so one of them is enough.
+        merge = 0
+        if self.twins and (self.free_recycle or progress):
+            cards = len(columns[0]) + len(columns[1]) + len(columns[2]) + len(columns[3])
+            merge = 2 if cards < _TWIN_MAX_CARDS else 1 if cards == _TWIN_MAX_CARDS else 0
+        one_host = (lambda targets: targets[:1]) if merge == 2 else (lambda targets: targets)
 
         if reserve:
             card = self.reserve[reserve - 1]
             if found[card // 13] == rel[card]:
                 first.append((_RESERVE, card, _TO_FOUNDATION, 0))
-            first.extend((_RESERVE, card, target, 0) for target in hosts.get(card, ()))
+            first.extend((_RESERVE, card, target, 0) for target in one_host(hosts.get(card, [])))
             if empty_column >= 0:
                 first.append((_RESERVE, card, empty_column, 0))
         starts_of: list[list[int]] | None = None
@@ -305,6 +337,8 @@ class _Search:
             for start in starts:
                 card = column[start]
                 targets = hosts.get(card, [])
+                if merge:  # the rest: the same merged positions
+                    targets = [target for target in targets if target != index][:1] if start == 0 else []
                 if empty_column >= 0 and start > 0:  # a whole column into an empty one changes nothing
                     targets = [*targets, empty_column]
                 for target in targets:
@@ -320,7 +354,7 @@ class _Search:
             if found[card // 13] == rel[card]:
                 first.append((_TALON, card, _TO_FOUNDATION, q))
             if card in hosts:
-                then.extend((_TALON, card, target, q) for target in hosts[card])
+                then.extend((_TALON, card, target, q) for target in one_host(hosts[card]))
             if empty_column >= 0:
                 then.append((_TALON, card, empty_column, q))
         if self.returns:
@@ -434,7 +468,9 @@ class _Search:
         draw; whatever a reachable pointer reaches, p reaches too. So the same cards with a
         pointer of a seen one's residue and no smaller, a multiple of draw or the end need no
         search of their own. Without a recycle (draw-one before any real move) the exact
-        pointer counts.
+        pointer counts. The columns are taken merged (``merged``, see the class docstring), and
+        the talon is left out: the cards neither home nor in the reserve nor in the columns are
+        the talon's, in the order they started in.
         """
         reserve, found, columns, talon, pointer, progress = position
         can_recycle = self.free_recycle or progress

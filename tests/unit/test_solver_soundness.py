@@ -122,6 +122,15 @@ def _canonical(position: tuple[object, ...]) -> tuple[object, ...]:
     return (reserve, found, tuple(sorted(columns)), talon, pointer)
 
 
+def _merged(search: _Search, position: tuple[object, ...]) -> tuple[object, ...]:
+    """``_canonical`` with the columns twin-merged where the search merges them (``_Search.visited``)."""
+    reserve, found, columns, talon, pointer, progress = position
+    assert isinstance(columns, tuple)
+    if search.twins and (search.free_recycle or progress):
+        columns = search.merged(columns)
+    return _canonical((reserve, found, columns, talon, pointer, progress))
+
+
 def _random_positions(ruleset_id: str, count: int, rng: random.Random) -> list[GameState]:
     """Positions from random play of real deals: a few moves in, and deep into some games."""
     found: list[GameState] = []
@@ -144,29 +153,32 @@ def _random_positions(ruleset_id: str, count: int, rng: random.Random) -> list[G
 @pytest.mark.parametrize("ruleset_id", ["classic", "draw-one", "open-runs"])
 def test_the_move_generator_matches_legal_moves(ruleset_id: str) -> None:
     """At the current pointer the solver's moves lead to exactly the positions the rules' moves do
-    (moves into different empty columns, or of a whole column into an empty one, are alike)."""
+    (moves into different empty columns, or of a whole column into an empty one, are alike, and
+    so are twin-merged positions: a twin move stays where it is, either of two twin ends will do)."""
     rng = random.Random(ruleset_id)
     compared = twinned = 0
     for state in _random_positions(ruleset_id, 150, rng):
         search = _Search(state, Budget(), None, SOUND)
         position = _start(state)
-        here = _canonical(position)
+        here = _merged(search, (*position[:5], True))
         moves = search.moves(position)
         solver = {
-            _canonical(search.play(position, move))
+            _merged(search, search.play(position, move))
             for move in moves
             if (move[0] != 1 or move[3] == position[4]) and move[3] < _TWIN_FIRST  # talon: the waste top
-        }
+        } - {here}
         rules = set()
         for move in legal_moves(state):
             if isinstance(move, MoveCard):
-                after = _canonical(_start(apply(state, move)[0]))
+                after = _merged(search, _start(apply(state, move)[0]))
                 if after != here:
                     rules.add(after)
         assert solver == rules
         compared += len(rules)
         twinned += _check_twin_moves(state, search, moves)
-    assert compared > 100
+    # Random play ends in open-runs mostly with a run moving to and fro between twins: few
+    # distinct moves once twin moves count as staying put.
+    assert compared > (15 if ruleset_id == "open-runs" else 50)
     if ruleset_id == "classic":
         assert twinned == 0  # no twin merging where foundation cards come back
     else:
