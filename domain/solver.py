@@ -305,13 +305,13 @@ class _Search:
         if self.twins and (self.free_recycle or progress):
             cards = len(columns[0]) + len(columns[1]) + len(columns[2]) + len(columns[3])
             merge = 2 if cards < _TWIN_MAX_CARDS else 1 if cards == _TWIN_MAX_CARDS else 0
-        one_host = (lambda targets: targets[:1]) if merge == 2 else (lambda targets: targets)
+        hosts_used = 1 if merge == 2 else 2  # (one more card in the tableau must keep it merged)
 
         if reserve:
             card = self.reserve[reserve - 1]
             if found[card // 13] == rel[card]:
                 first.append((_RESERVE, card, _TO_FOUNDATION, 0))
-            first.extend((_RESERVE, card, target, 0) for target in one_host(hosts.get(card, [])))
+            first.extend((_RESERVE, card, target, 0) for target in hosts.get(card, [])[:hosts_used])
             if empty_column >= 0:
                 first.append((_RESERVE, card, empty_column, 0))
         starts_of: list[list[int]] | None = None
@@ -354,7 +354,7 @@ class _Search:
             if found[card // 13] == rel[card]:
                 first.append((_TALON, card, _TO_FOUNDATION, q))
             if card in hosts:
-                then.extend((_TALON, card, target, q) for target in one_host(hosts[card]))
+                then.extend((_TALON, card, target, q) for target in hosts[card][:hosts_used])
             if empty_column >= 0:
                 then.append((_TALON, card, empty_column, q))
         if self.returns:
