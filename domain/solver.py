@@ -35,8 +35,9 @@ from .state import GameState, Status
 
 # Bumped whenever a change can alter verdicts; pool files and progress records name it.
 # 1: the first solver (its "lost" was not always a proof); 2: every "lost" is a proof;
-# 3: best-first win-finding stages (more deals won within a budget; "lost" still a proof).
-SOLVER_VERSION = 3
+# 3: best-first win-finding stages (more deals won within a budget; "lost" still a proof);
+# 4: twin merging in the sound stage (more deals decided within a budget; "lost" still a proof).
+SOLVER_VERSION = 4
 
 _RANK = tuple(card % 13 for card in range(52))
 _SUIT = tuple(card // 13 for card in range(52))
@@ -337,8 +338,9 @@ class _Search:
             for start in starts:
                 card = column[start]
                 targets = hosts.get(card, [])
-                if merge:  # the rest: the same merged positions
-                    targets = [target for target in targets if target != index][:1] if start == 0 else []
+                if merge:  # the rest: the same merged positions (a refill adds a card to the tableau)
+                    used = 1 if merge == 2 or not reserve else 2
+                    targets = [target for target in targets if target != index][:used] if start == 0 else []
                 if empty_column >= 0 and start > 0:  # a whole column into an empty one changes nothing
                     targets = [*targets, empty_column]
                 for target in targets:

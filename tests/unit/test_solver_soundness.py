@@ -9,7 +9,7 @@ from functools import cache
 
 import pytest
 
-from domain import Draw, GameState, MoveCard, Recycle, Status, apply, get_ruleset, legal_moves
+from domain import Draw, GameState, MoveCard, Recycle, Status, apply, get_ruleset, legal_moves, parse_card
 from domain.cards import SUITS, code
 from domain.piles import TABLEAU
 from domain.solver import _TWIN, _TWIN_FIRST, SOUND, Budget, _Search, _start, _to_commands, _twin_move, solve
@@ -322,3 +322,34 @@ def test_twin_merging_agrees_with_exhaustive_search(ruleset_id: str) -> None:
             continue
         assert verdict == truth, (ruleset_id, state)
         checked[verdict] += 1
+
+
+def test_a_refill_past_26_tableau_cards_keeps_both_twin_ends() -> None:
+    """26 cards in the tableau, two twin ends (9S, 9C) and a column starting with 8H: moving it
+    onto either empties its column and the reserve top fills it, so 27 cards are not merged and
+    the two moves lead to different positions: both must be made (and the rules agree)."""
+    state = table(
+        "open-runs",
+        tableau=[
+            ["KS", "QH", "JS", "TH", "9S"],
+            ["KC", "QD", "JC", "TD", "9C"],
+            ["8H", "7S", "6H", "5S", "4H", "3S", "2H", "AS"],
+            ["8D", "7C", "6D", "5C", "4D", "3C", "2D", "AC"],
+        ],
+        reserve=["KD", "KH"],
+        progress=True,
+    )
+    search = _Search(state, Budget(), None, SOUND)
+    position = _start(state)
+    solver = {
+        _merged(search, search.play(position, move))
+        for move in search.moves(position)
+        if move[0] == 2 and move[1] == parse_card("8H")
+    }
+    rules = {
+        _merged(search, _start(apply(state, move)[0]))
+        for move in legal_moves(state)
+        if isinstance(move, MoveCard) and move.card == parse_card("8H")
+    }
+    assert len(rules) == 2
+    assert solver == rules
