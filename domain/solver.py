@@ -35,8 +35,9 @@ from .state import GameState, Status
 
 # Bumped whenever a change can alter verdicts; pool files and progress records name it.
 # 1: the first solver (its "lost" was not always a proof); 2: every "lost" is a proof;
-# 3: best-first win-finding stages (more deals won within a budget; "lost" still a proof).
-SOLVER_VERSION = 3
+# 3: best-first win-finding stages (more deals won within a budget; "lost" still a proof);
+# 4: twin merging in the sound stage (more deals decided within a budget; "lost" still a proof).
+SOLVER_VERSION = 4
 
 _RANK = tuple(card % 13 for card in range(52))
 _SUIT = tuple(card // 13 for card in range(52))
@@ -45,6 +46,15 @@ _OPPOSITE_SUITS = ((1, 2), (0, 3), (0, 3), (1, 2))  # suits of the other colour
 _FITS_ON = tuple(
     tuple(suit * 13 + (_RANK[card] + 12) % 13 for suit in _OPPOSITE_SUITS[_SUIT[card]]) for card in range(52)
 )
+# Each card's twin: the same rank and colour, the other suit (S <-> C, H <-> D). A card fits on a
+# card exactly when it fits on that card's twin.
+_TWIN = tuple((3 - _SUIT[card]) * 13 + _RANK[card] for card in range(52))
+# Twin merging (see ``_Search.visited``) needs every twin move legal in every merged position: a
+# run moved onto its own column's end would need 27 cards in one column (a card, then 26 steps
+# down in alternating colours to its twin), impossible with at most this many tableau cards.
+_TWIN_MAX_CARDS = 26
+# A macro move's detail above this carries a twin move made first (``_Search.play``).
+_TWIN_FIRST = 64
 
 # Where a macro move takes its card from.
 _RESERVE, _TALON, _TABLEAU, _FOUNDATION = 0, 1, 2, 3
@@ -110,6 +120,30 @@ class _Search:
       three talon card: taking it out shifts the later cards' places in the threes and can make
       a needed card unreachable. In ``classic`` nothing moves automatically, since foundation
       cards come back.
+    - twin merging, where any run moves and nothing comes back (draw-one with a recycle allowed,
+      open-runs), with at most 26 cards in the tableau: positions that differ only in which of
+      two twins (same rank and colour) holds a free pair's child are one entry of the
+      transposition table, and the search makes, besides the moves of the position it reached,
+      the moves that only the other members have (``free_twins``, ``merged``, ``twin_moves``).
+
+    Why twin merging is sound. Cards that fit on a card fit on its twin and on nothing else. A
+    pair of twins is *free* when one is a column's end and the other lies in the tableau with a
+    card c on it (c is then the pair's only child: the end twin has none). Moving c's run from
+    one twin onto the other (a *twin move*) is legal both ways, since the end twin takes it and
+    the run cannot hold the target (that takes 27 cards in one column: a card, then 26 steps
+    down in alternating colours to its twin); it keeps the reserve, the foundations, the talon,
+    the pointer and every other pair's state, and each free pair stays free. So a position's
+    *class*, every choice of twin for the child of each free pair, is mutually reachable (a
+    twin move counts as progress, hence draw-one merges only once a recycle is allowed anyway)
+    and the class is its key (``merged``: each child on the lower twin). A member's moves that
+    do not touch a free pair's end lead to the same class whichever member makes them (the
+    pairs they leave free differ at most in their children's twins, and a pair they stop being
+    free of ends alike in both: its child gone home or first in a column, a twin gone home,
+    both twins taken). The moves that do touch it are the end twin going home and the child's
+    twin (the only other card that fits) going onto it; for the member with the other twin as
+    end, ``twin_moves`` makes those after the twin move there. So every move of every member
+    is made (up to the class of where it leads), and with the pointer rule above, the members
+    of the searched classes are closed under moves: a lost verdict still covers every line.
 
     The other stages only look for wins (a win they find is replayed like any other) and take
     shortcuts that may lose some: ``NARROW`` and ``NARROW_BEST`` allow no split runs and no
@@ -133,6 +167,8 @@ class _Search:
         self.free_returns_only = stage in (WIDE, BEST)
         self.auto_home = not self.sound or not ruleset.foundation_returns
         self.auto_talon = not self.sound or self.draw == 1
+        # Twin merging (``visited``): the sound stage where any run moves and nothing comes back.
+        self.twins = self.sound and ruleset.tableau_moves is TableauMoves.ANY_RUN and not ruleset.foundation_returns
         # rel[card]: the foundation count at which ``card`` is the next to go home (its rank above the base)
         self.rel = tuple((_RANK[card] - self.base) % 13 for card in range(52))
         self.budget = budget
@@ -164,8 +200,11 @@ class _Search:
     # -------------------------------------------------------------- moves
 
     def play(self, position: Position, move: Macro) -> Position:
-        reserve, found, columns, talon, pointer, _progress = position
         kind, card, target, detail = move
+        if detail >= _TWIN_FIRST:  # a twin move first (``twin_moves``), then the move itself
+            position = self.play(position, _twin_move(detail))
+            detail %= _TWIN_FIRST
+        reserve, found, columns, talon, pointer, _progress = position
         moved: tuple[int, ...] = (card,)
         column_list = list(columns)
         if kind == _RESERVE:
@@ -260,12 +299,20 @@ class _Search:
             column = columns[index]
             if column and found[column[-1] // 13] == rel[column[-1]]:
                 first.append((_TABLEAU, column[-1], _TO_FOUNDATION, index))
+        # With twin merging (``visited``): a run moved off a card onto that card's twin is a twin
+        # move (the same merged position), and a card that fits on two ends (twins, neither with a
+        # child) makes one merged position on either, so one of them is enough.
+        merge = 0
+        if self.twins and (self.free_recycle or progress):
+            cards = len(columns[0]) + len(columns[1]) + len(columns[2]) + len(columns[3])
+            merge = 2 if cards < _TWIN_MAX_CARDS else 1 if cards == _TWIN_MAX_CARDS else 0
+        hosts_used = 1 if merge == 2 else 2  # (one more card in the tableau must keep it merged)
 
         if reserve:
             card = self.reserve[reserve - 1]
             if found[card // 13] == rel[card]:
                 first.append((_RESERVE, card, _TO_FOUNDATION, 0))
-            first.extend((_RESERVE, card, target, 0) for target in hosts.get(card, ()))
+            first.extend((_RESERVE, card, target, 0) for target in hosts.get(card, [])[:hosts_used])
             if empty_column >= 0:
                 first.append((_RESERVE, card, empty_column, 0))
         starts_of: list[list[int]] | None = None
@@ -291,6 +338,9 @@ class _Search:
             for start in starts:
                 card = column[start]
                 targets = hosts.get(card, [])
+                if merge:  # the rest: the same merged positions (a refill adds a card to the tableau)
+                    used = 1 if merge == 2 or not reserve else 2
+                    targets = [target for target in targets if target != index][:used] if start == 0 else []
                 if empty_column >= 0 and start > 0:  # a whole column into an empty one changes nothing
                     targets = [*targets, empty_column]
                 for target in targets:
@@ -306,7 +356,7 @@ class _Search:
             if found[card // 13] == rel[card]:
                 first.append((_TALON, card, _TO_FOUNDATION, q))
             if card in hosts:
-                then.extend((_TALON, card, target, q) for target in hosts[card])
+                then.extend((_TALON, card, target, q) for target in hosts[card][:hosts_used])
             if empty_column >= 0:
                 then.append((_TALON, card, empty_column, q))
         if self.returns:
@@ -330,7 +380,86 @@ class _Search:
                         last.append((_FOUNDATION, card, empty_column, 0))
         first.extend(then)
         first.extend(last)
+        if self.twins and (self.free_recycle or progress):
+            twin_moves = self.twin_moves(position, first)
+            if twin_moves:
+                first.extend(twin_moves)
         return first
+
+    def free_twins(self, columns: tuple[tuple[int, ...], ...]) -> list[tuple[int, int, int]]:
+        """The free twin pairs: (end column, host column, index of the host card in it).
+
+        A pair is free when one twin is a column's end and the other lies in the tableau with a
+        card on it, the pair's only child: moving that child's run from one twin to the other is
+        legal both ways, and it changes nothing but which of the two twins is the end.
+        """
+        free: list[tuple[int, int, int]] = []
+        every = columns[0] + columns[1] + columns[2] + columns[3]
+        for end_index, column in enumerate(columns):
+            if not column:
+                continue
+            twin = _TWIN[column[-1]]
+            if twin not in every:
+                continue
+            for host_index, host_column in enumerate(columns):
+                if twin in host_column:
+                    at = host_column.index(twin)
+                    if at < len(host_column) - 1:
+                        free.append((end_index, host_index, at))
+                    break
+        return free
+
+    def merged(self, columns: tuple[tuple[int, ...], ...]) -> tuple[tuple[int, ...], ...]:
+        """The columns with the child of every free twin pair on the lower of the two twins."""
+        c0, c1, c2, c3 = columns
+        if not ((c0 and c0[-1] < 26) or (c1 and c1[-1] < 26) or (c2 and c2[-1] < 26) or (c3 and c3[-1] < 26)):
+            return columns  # no end is the lower twin (spades and hearts are, clubs and diamonds are not)
+        every = c0 + c1 + c2 + c3
+        if len(every) > _TWIN_MAX_CARDS:
+            return columns
+        changed: list[tuple[int, ...]] | None = None
+        end_index = 0
+        while end_index < 4:
+            column = columns[end_index] if changed is None else changed[end_index]
+            end_index += 1
+            if not column:
+                continue
+            end = column[-1]
+            twin = _TWIN[end]
+            if twin < end or twin not in every:
+                continue  # already on the lower twin, or the twin is not in the tableau
+            if changed is None:
+                changed = list(columns)
+            for host_index in range(4):
+                host_column = changed[host_index]
+                if twin in host_column:
+                    at = host_column.index(twin) + 1
+                    if at < len(host_column):  # the twin has a child: move its run onto the end
+                        changed[end_index - 1] = column + host_column[at:]
+                        changed[host_index] = host_column[:at]
+                        end_index = 0  # the run's end is another column's end now: look again
+                    break
+        return columns if changed is None else tuple(changed)
+
+    def twin_moves(self, position: Position, moves: list[Macro]) -> list[Macro]:
+        """The moves that only the twin-merged positions have (see ``visited``), each made after
+        the twin move that gets there: the hosting twin goes home, or the child's twin (from the
+        reserve, the talon or a column's first card) goes onto the hosting twin."""
+        _reserve, found, columns, _talon, _pointer, _progress = position
+        if sum(map(len, columns)) > _TWIN_MAX_CARDS:
+            return []
+        extra: list[Macro] = []
+        for end_index, host_index, at in self.free_twins(columns):
+            host_column = columns[host_index]
+            host, child = host_column[at], host_column[at + 1]
+            first = _TWIN_FIRST * (1 + (child * 4 + host_index) * 4 + end_index)  # child's run onto the end
+            if found[host // 13] == self.rel[host]:
+                extra.append((_TABLEAU, host, _TO_FOUNDATION, first + host_index))
+            other = _TWIN[child]
+            for kind, card, target, detail in moves:
+                if card == other and target == end_index and not (kind == _TABLEAU and detail == host_index):
+                    extra.append((kind, card, host_index, first + detail))
+        return extra
 
     # -------------------------------------------------------------- search
 
@@ -341,11 +470,16 @@ class _Search:
         draw; whatever a reachable pointer reaches, p reaches too. So the same cards with a
         pointer of a seen one's residue and no smaller, a multiple of draw or the end need no
         search of their own. Without a recycle (draw-one before any real move) the exact
-        pointer counts.
+        pointer counts. The columns are taken merged (``merged``, see the class docstring), and
+        the talon is left out: the cards neither home nor in the reserve nor in the columns are
+        the talon's, in the order they started in.
         """
         reserve, found, columns, talon, pointer, progress = position
         can_recycle = self.free_recycle or progress
-        cards: tuple[object, ...] = (reserve, found, tuple(sorted(columns)), talon, can_recycle)
+        if self.twins and can_recycle:
+            columns = self.merged(columns)
+        # No talon: the cards not home, in the reserve or the columns are the talon's, in their first order.
+        cards: tuple[object, ...] = (reserve, found, tuple(sorted(columns)), can_recycle)
         if not can_recycle:
             cards = (*cards, pointer)  # only forward draws: keep the exact pointer
             pointer = 0
@@ -437,6 +571,21 @@ def _shortest(search: _Search, start: Position, line: list[Macro]) -> list[Macro
     return line
 
 
+def _twin_move(detail: int) -> Macro:
+    """The twin move carried in a macro move's detail (``_Search.twin_moves``)."""
+    code = detail // _TWIN_FIRST - 1
+    child, source, target = code // 16, code // 4 % 4, code % 4
+    return (_TABLEAU, child, target, source)
+
+
+def _plain(line: Iterable[Macro]) -> Iterator[Macro]:
+    """The macro moves of a line with every twin move made a move of its own."""
+    for kind, card, target, detail in line:
+        if detail >= _TWIN_FIRST:
+            yield _twin_move(detail)
+        yield (kind, card, target, detail % _TWIN_FIRST)
+
+
 def _bump(found: tuple[int, int, int, int], suit: int, delta: int) -> tuple[int, int, int, int]:
     counts = list(found)
     counts[suit] += delta
@@ -508,7 +657,7 @@ def _checked(state: GameState, line: list[Macro]) -> tuple[Command, ...]:
 
 def _to_commands(state: GameState, line: list[Macro]) -> Iterator[Command]:
     """The API moves of a macro line: draws (and recycles) until the card shows, then the move."""
-    for kind, card, target, _ in line:
+    for kind, card, target, _ in _plain(line):
         if kind == _TALON:
             for _ in range(2 * 52):
                 if state.waste and state.waste[-1] == card:
