@@ -9,10 +9,11 @@ What makes it fast:
 - move ordering: foundations, the reserve, emptying columns, then the rest.
 
 Stages: a narrow depth-first search first (no split runs, no foundation returns, the waste top
-goes home when safe) finds most wins quickly and with short lines; then two best-first searches
-(``solver_best``: the narrow moves, and every move) rank positions by cards home, cards out of
-the reserve and the talon and how deep the next foundation cards lie; they take turns (a few
-hundred positions each), so a deal that one of them wins early costs little; in classic a wide
+goes home when safe) finds most wins quickly and with short lines; then best-first searches
+(``solver_best``: the narrow moves, every move, and the narrow moves ranked with a bonus for next
+foundation cards one move can play) rank positions by cards home, cards out of the reserve and
+the talon and how deep the next foundation cards lie; they take turns (a few hundred positions
+each), so a deal that one of them wins early costs little; in classic a wide
 depth-first one follows (returns only to take a free card). Only wins count from those, each
 stage has its own position limit (``Budget``). The sound search then decides the rest
 using only pruning that never loses a win (see ``_Search``), so its ``lost`` is a proof;
