@@ -69,9 +69,9 @@ class Budget:
     out_of_time: Callable[[], bool] = field(default=lambda: False)
     check_every: int = 512
     narrow_states: int = 40_000
-    narrow_best_states: int = 400_000
+    narrow_best_states: int = 300_000
     best_states: int = 200_000
-    narrow_reach_states: int = 150_000  # the narrow moves best first, with the ``reach`` evaluation
+    narrow_reach_states: int = 100_000  # the narrow moves best first, with the ``reach`` evaluation
     wide_states: int = 200_000  # classic only: the stage between narrow and sound
 
 
@@ -531,7 +531,10 @@ def _take_turns(
     active = list(range(len(searches)))
     while active:
         for index in list(active):
+            if index not in active:
+                continue
             search, cap = searches[index], group[index][1]
+            capped = False
             if remaining is not None:
                 left = remaining - sum(one.states for one in searches)
                 search.max_states = min(cap, search.states + max(left, 0))
@@ -543,11 +546,14 @@ def _take_turns(
             except _OutOfBudget:
                 if budget.out_of_time():
                     return None, search, sum(one.states for one in searches)
-                ended = True
+                ended = capped = True
             if runner is not None and runner.line is not None:
                 return runner.line, search, sum(one.states for one in searches)
             if ended:
                 active.remove(index)
+                if not capped:  # all its positions searched, no win:
+                    # another search of the same stage (the same moves) has no win to find either
+                    active = [other for other in active if group[other][0] != group[index][0]]
     return None, searches[0] if searches else _Search(state, budget, 0, BEST), sum(one.states for one in searches)
 
 
