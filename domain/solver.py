@@ -69,9 +69,9 @@ class Budget:
     out_of_time: Callable[[], bool] = field(default=lambda: False)
     check_every: int = 512
     narrow_states: int = 40_000
-    narrow_best_states: int = 300_000
+    narrow_best_states: int = 320_000
     best_states: int = 200_000
-    narrow_reach_states: int = 100_000  # the narrow moves best first, with the ``reach`` evaluation
+    narrow_reach_states: int = 90_000  # the narrow moves best first, with the ``reach`` evaluation
     wide_states: int = 200_000  # classic only: the stage between narrow and sound
 
 
