@@ -9,9 +9,11 @@ What makes it fast:
 - move ordering: foundations, the reserve, emptying columns, then the rest.
 
 Stages: a narrow depth-first search first (no split runs, no foundation returns, the waste top
-goes home when safe) finds most wins quickly and with short lines; then two best-first searches
-(``solver_best``: the narrow moves, then every move) rank positions by cards home, cards out of
-the reserve and the talon and how deep the next foundation cards lie; in classic a wide
+goes home when safe) finds most wins quickly and with short lines; then best-first searches
+(``solver_best``: the narrow moves, every move, and the narrow moves ranked with a bonus for next
+foundation cards one move can play) rank positions by cards home, cards out of the reserve and
+the talon and how deep the next foundation cards lie; they take turns (a few hundred positions
+each), so a deal that one of them wins early costs little; in classic a wide
 depth-first one follows (returns only to take a free card). Only wins count from those, each
 stage has its own position limit (``Budget``). The sound search then decides the rest
 using only pruning that never loses a win (see ``_Search``), so its ``lost`` is a proof;
@@ -29,7 +31,7 @@ from .commands import Command, Draw, MoveCard, Recycle
 from .piles import FOUNDATION, TABLEAU
 from .rules import apply
 from .rulesets import RecyclePolicy, TableauMoves
-from .solver_best import best_first
+from .solver_best import BestFirst
 from .solver_talon import talon_positions
 from .state import GameState, Status
 
@@ -70,15 +72,16 @@ class Budget:
     the caller's clock, asked every ``check_every`` positions (the default has no time limit).
     ``narrow_states``, ``narrow_best_states``, ``best_states`` and ``wide_states`` (classic): at
     most this many of the positions go to each of those win-finding stages before the sound
-    stage (0: the stage is skipped).
+    stage (0: the stage is skipped). The two best-first stages take turns, as one stage.
     """
 
     max_states: int | None = None
     out_of_time: Callable[[], bool] = field(default=lambda: False)
     check_every: int = 512
     narrow_states: int = 40_000
-    narrow_best_states: int = 400_000
+    narrow_best_states: int = 320_000
     best_states: int = 200_000
+    narrow_reach_states: int = 90_000  # the narrow moves best first, with the ``reach`` evaluation
     wide_states: int = 200_000  # classic only: the stage between narrow and sound
 
 
@@ -618,18 +621,34 @@ def solve(state: GameState, budget: Budget | None = None) -> SolveResult:
     stages.append((SOUND, None))
     used = 0
     exhausted: set[str] = set()  # stages that searched all their positions and found no win
+    skipped: set[str] = set()  # stages not to run (or run already, taking turns with another)
     for stage, cap in stages:
         if stage == NARROW_BEST and NARROW in exhausted:
-            continue  # the same positions in another order
+            skipped.add(NARROW_BEST)  # the same positions in another order
+        if stage in skipped:
+            continue
         remaining = _remaining(budget, used)
         if remaining == 0:
             return SolveResult("unknown", (), used)
         if cap == 0:
             continue
         limit = remaining if cap is None else cap if remaining is None else min(cap, remaining)
+        if stage in (NARROW_BEST, BEST):
+            # the best-first stages take turns, as one stage; the narrow moves twice, by two evaluations
+            group = [(NARROW_BEST, budget.narrow_best_states, False), (BEST, budget.best_states, False)]
+            group.append((NARROW_BEST, budget.narrow_reach_states, True))
+            group = [(name, cap, reach) for name, cap, reach in group if name not in skipped and cap]
+            skipped.update((NARROW_BEST, BEST))
+            found_line, search, states = _take_turns(state, budget, remaining, group)
+            used += states
+            if found_line is not None:
+                return SolveResult("won", _checked(state, _shortest(search, _start(state), found_line)), used)
+            if budget.out_of_time():
+                return SolveResult("unknown", (), used)
+            continue
         search = _Search(state, budget, limit, stage)
         try:
-            line = best_first(search, _start(state)) if stage in (NARROW_BEST, BEST) else search.run(_start(state))
+            line = search.run(_start(state))
         except _OutOfBudget:
             used += search.states
             if stage == SOUND or budget.out_of_time():
@@ -642,6 +661,49 @@ def solve(state: GameState, budget: Budget | None = None) -> SolveResult:
         if stage == SOUND:
             return SolveResult("lost", (), used)
     raise AssertionError("the sound stage always answers")  # pragma: no cover
+
+
+# Positions a best-first stage expands in one turn before the next stage takes its turn.
+_TURN = 256
+
+
+def _take_turns(
+    state: GameState, budget: Budget, remaining: int | None, group: list[tuple[str, int, bool]]
+) -> tuple[list[Macro] | None, _Search, int]:
+    """Run the best-first stages of ``group`` (stage, position limit, whether the ``reach``
+    evaluation ranks its positions) in turns until one wins or all
+    end (their kind searched, or their limit reached): (the winning line or None, its search, positions).
+    The budget's position limit (``remaining``) holds for all of them together; out of time, all stop.
+    """
+    searches = [_Search(state, budget, cap, stage) for stage, cap, _reach in group]
+    runners: list[BestFirst | None] = [None] * len(searches)
+    active = list(range(len(searches)))
+    while active:
+        for index in list(active):
+            if index not in active:
+                continue
+            search, cap = searches[index], group[index][1]
+            capped = False
+            if remaining is not None:
+                left = remaining - sum(one.states for one in searches)
+                search.max_states = min(cap, search.states + max(left, 0))
+            try:
+                runner = runners[index]
+                if runner is None:
+                    runner = runners[index] = BestFirst(search, _start(state), group[index][2])
+                ended = runner.step(_TURN)
+            except _OutOfBudget:
+                if budget.out_of_time():
+                    return None, search, sum(one.states for one in searches)
+                ended = capped = True
+            if runner is not None and runner.line is not None:
+                return runner.line, search, sum(one.states for one in searches)
+            if ended:
+                active.remove(index)
+                if not capped:  # all its positions searched, no win:
+                    # another search of the same stage (the same moves) has no win to find either
+                    active = [other for other in active if group[other][0] != group[index][0]]
+    return None, searches[0] if searches else _Search(state, budget, 0, BEST), sum(one.states for one in searches)
 
 
 def _checked(state: GameState, line: list[Macro]) -> tuple[Command, ...]:

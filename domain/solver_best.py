@@ -1,4 +1,4 @@
-"""Best-first win finding, the ``BEST`` stage of ``solver.solve``.
+"""Best-first win finding, the ``NARROW_BEST`` and ``BEST`` stages of ``solver.solve``.
 
 Positions are expanded best first by an evaluation: cards home, cards out of the reserve and out
 of the talon, and how deep the next card of each foundation lies under other reserve or tableau
@@ -7,6 +7,10 @@ uses the transposition table and move generator of a ``_Search`` (whose stage sa
 shortcuts are taken) and stops with ``_OutOfBudget`` at that search's position limit. A line it
 finds is replayed through the rules engine like any other, so a win is always real; finding
 nothing proves nothing.
+
+A search runs in steps (``BestFirst.step``), so that several searches can take turns
+(``take_turns``): which search wins a deal first differs from deal to deal, and taking turns
+costs the winner at most a few times its own positions instead of every other search's limit.
 """
 
 from __future__ import annotations
@@ -21,6 +25,11 @@ if TYPE_CHECKING:
 # card fewer over the next card of a foundation. Tuned on open-runs deals the depth-first stages
 # did not win within 2 s (see the README).
 HOME, RESERVE, TALON, DEPTH = 2, 3, 1, 2
+
+# The bonus of the ``reach`` evaluation for each next foundation card that one move can play
+# (the reserve top, a column's end card, a waste card that draws and recycles reach): it finds
+# some wins the plain evaluation misses (open-runs seed 253), so one search of each kind takes turns.
+REACH = 2
 
 # A node of the search tree: (parent node or None, the macro moves from the parent, automatic ones included)
 _Node = tuple["_Node | None", tuple["Macro", ...]]
@@ -45,32 +54,99 @@ def _value(position: Position, base: int, reserve_index: dict[int, int]) -> int:
     return HOME * (found[0] + found[1] + found[2] + found[3]) - RESERVE * reserve - TALON * len(talon) - DEPTH * depth
 
 
+def _reach_value(position: Position, search: _Search, reserve_index: dict[int, int]) -> int:
+    """``_value`` plus ``REACH`` for each next foundation card that one move can play."""
+    reserve, found, columns, talon, pointer, progress = position
+    base = search.base
+    depth = 0
+    playable = 0
+    waiting: list[int] = []  # next foundation cards in the talon
+    for suit in range(4):
+        count = found[suit]
+        if count == 13:
+            continue
+        card = suit * 13 + (base + count) % 13
+        index = reserve_index.get(card, 99)
+        if index < reserve:
+            depth += reserve - 1 - index
+            playable += index == reserve - 1
+            continue
+        for column in columns:
+            if card in column:
+                lying = len(column) - 1 - column.index(card)
+                depth += lying
+                playable += lying == 0
+                break
+        else:
+            waiting.append(card)
+    if waiting:
+        tops = {talon[q - 1] for q in search.reachable(len(talon), pointer, progress)}
+        playable += sum(card in tops for card in waiting)
+    home = found[0] + found[1] + found[2] + found[3]
+    return HOME * home - RESERVE * reserve - TALON * len(talon) - DEPTH * depth + REACH * playable
+
+
+class BestFirst:
+    """One best-first search, run a few expansions at a time (``step``).
+
+    ``line`` is the winning macro line once found; ``done`` says the search has ended (won, or
+    every position of its kind expanded). ``step`` lets the search's ``_OutOfBudget`` through.
+    """
+
+    def __init__(self, search: _Search, start: Position, reach: bool = False) -> None:
+        self.search = search
+        self.reach = reach
+        self.line: list[Macro] | None = None
+        self.done = False
+        self.base = search.base
+        self.reserve_index = {card: index for index, card in enumerate(search.reserve)}
+        self.counter = 0
+        self.heap: list[tuple[int, int, Position, _Node]] = []
+        path: list[Macro] = []
+        won, position, _added = search.enter(start, path)
+        if won:
+            self.line, self.done = path, True
+        elif position is None:
+            self.done = True
+        else:
+            self.heap.append((-self.value(position), 0, position, (None, tuple(path))))
+
+    def value(self, position: Position) -> int:
+        if self.reach:
+            return _reach_value(position, self.search, self.reserve_index)
+        return _value(position, self.base, self.reserve_index)
+
+    def step(self, expansions: int) -> bool:
+        """Expand up to ``expansions`` positions; True once the search has ended."""
+        if self.done:
+            return True
+        search, heap, base, reserve_index = self.search, self.heap, self.base, self.reserve_index
+        reach = self.reach
+        for _ in range(expansions):
+            if not heap:
+                self.done = True
+                return True
+            _, _, position, node = heapq.heappop(heap)
+            for move in search.moves(position):
+                segment = [move]
+                won, child, _added = search.enter(search.play(position, move), segment)
+                if won:
+                    self.line, self.done = _line(node) + segment, True
+                    return True
+                if child is None:
+                    continue
+                self.counter -= 1
+                value = _reach_value(child, search, reserve_index) if reach else _value(child, base, reserve_index)
+                heapq.heappush(heap, (-value, self.counter, child, (node, tuple(segment))))
+        return False
+
+
 def best_first(search: _Search, start: Position) -> list[Macro] | None:
     """A winning macro line, or None when every position of the search's kind was expanded."""
-    path: list[Macro] = []
-    won, position, _added = search.enter(start, path)
-    if won:
-        return path
-    if position is None:
-        return None
-    base = search.base
-    reserve_index = {card: index for index, card in enumerate(search.reserve)}
-    counter = 0
-    heap: list[tuple[int, int, Position, _Node]] = [
-        (-_value(position, base, reserve_index), 0, position, (None, tuple(path)))
-    ]
-    while heap:
-        _, _, position, node = heapq.heappop(heap)
-        for move in search.moves(position):
-            segment = [move]
-            won, child, _added = search.enter(search.play(position, move), segment)
-            if won:
-                return _line(node) + segment
-            if child is None:
-                continue
-            counter -= 1
-            heapq.heappush(heap, (-_value(child, base, reserve_index), counter, child, (node, tuple(segment))))
-    return None
+    runner = BestFirst(search, start)
+    while not runner.step(1 << 16):
+        pass
+    return runner.line
 
 
 def _line(node: _Node | None) -> list[Macro]:

@@ -209,7 +209,28 @@ def test_a_best_first_stage_that_runs_out_of_positions_proves_nothing(stage: str
 
 def test_the_win_finding_stages_can_be_switched_off() -> None:
     """With every win-finding stage at 0 positions the sound stage alone decides, with the same verdicts."""
-    sound_only = Budget(max_states=500_000, narrow_states=0, narrow_best_states=0, best_states=0, wide_states=0)
+    sound_only = Budget(
+        max_states=500_000, narrow_states=0, narrow_best_states=0, best_states=0, narrow_reach_states=0, wide_states=0
+    )
     for ruleset_id, seed in (("open-runs", 2), ("open-runs", 4), ("classic", 3), ("draw-one", 5)):
         state = start_state(get_ruleset(ruleset_id), seed)
         assert solve(state, sound_only).result == solve(state, ROOMY).result
+
+
+def test_the_best_first_stages_take_turns() -> None:
+    """Open-runs seed 25: the narrow-best stage finds no win in 400,000 positions, the best stage
+    one within a thousand. Taking turns, the solve wins after far fewer positions than the
+    narrow-best stage's limit (in stages one after the other it took more than 440,000)."""
+    state = start_state(get_ruleset("open-runs"), 25)
+    outcome = solve(state, ROOMY)
+    _assert_wins(state, outcome)
+    assert outcome.states < Budget().narrow_states + 20_000
+
+
+def test_the_position_limit_holds_for_stages_taking_turns() -> None:
+    """The budget's position limit counts the positions of every best-first stage taking turns."""
+    state = start_state(get_ruleset(HARD_SEED[0]), HARD_SEED[1])
+    limit = Budget().narrow_states + 5_000
+    outcome = solve(state, Budget(max_states=limit, check_every=1))
+    assert outcome.result == "unknown"
+    assert outcome.states <= limit + 2
