@@ -38,7 +38,8 @@ from .state import GameState, Status
 # Bumped whenever a change can alter verdicts; pool files and progress records name it.
 # 1: the first solver (its "lost" was not always a proof); 2: every "lost" is a proof;
 # 3: best-first win-finding stages (more deals won within a budget; "lost" still a proof);
-# 4: twin merging in the sound stage (more deals decided within a budget; "lost" still a proof).
+# 4: twin merging in the sound stage, and the best-first stages taking turns with a third one,
+#    narrow-reach (more deals decided within a budget; "lost" still a proof).
 SOLVER_VERSION = 4
 
 _RANK = tuple(card % 13 for card in range(52))
