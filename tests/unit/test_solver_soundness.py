@@ -12,7 +12,18 @@ import pytest
 from domain import Draw, GameState, MoveCard, Recycle, Status, apply, get_ruleset, legal_moves, parse_card
 from domain.cards import SUITS, code
 from domain.piles import TABLEAU
-from domain.solver import _TWIN, _TWIN_FIRST, SOUND, Budget, _OutOfBudget, _Search, _start, _to_commands, _twin_move, solve
+from domain.solver import (
+    _TWIN,
+    _TWIN_FIRST,
+    SOUND,
+    Budget,
+    _OutOfBudget,
+    _Search,
+    _start,
+    _to_commands,
+    _twin_move,
+    solve,
+)
 from domain.solver_talon import talon_positions
 from service.deals.deal_pools import start_state
 
