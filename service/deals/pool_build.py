@@ -85,6 +85,22 @@ def _init_worker(stop: Any) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
 
 
+class _CtrlC:
+    """SIGINT as a flag (``pool build``): the handler only records it (no lock taken in a signal
+    handler); ``check`` raises ``KeyboardInterrupt`` where the parent can take it, within the
+    loop's quarter-second wait, and the parent then tells the workers to stop."""
+
+    def __init__(self) -> None:
+        self.seen = False
+
+    def handle(self, _signum: int, _frame: object) -> None:
+        self.seen = True
+
+    def check(self) -> None:
+        if self.seen:
+            raise KeyboardInterrupt
+
+
 def _empty_pool(ruleset: Ruleset) -> DealPool:
     return DealPool(ruleset, 0.0, 0, 0, 0, 0, ())
 
@@ -472,12 +488,19 @@ def build(
             _loud(f"seed {record['seed']}: {error}; counted as undecided")
         seeds.add(record, error)
 
+    # Ctrl-C sets a flag that the loop reads between waits, instead of raising wherever the parent
+    # happens to be: a KeyboardInterrupt raised inside concurrent.futures' own bookkeeping (wait()
+    # takes every pending future's lock, one after the other) can leave a lock held, and then the
+    # executor's shutdown waits for ever (seen: a Ctrl-C that never ended, now and then).
+    interrupted = _CtrlC()
+    previous_handler = signal.signal(signal.SIGINT, interrupted.handle)
     try:
         with open(progress, "a", encoding="utf-8") as log:
             if progress.stat().st_size and not progress.read_bytes().endswith(b"\n"):
                 log.write("\n")  # a line cut short by a kill stays on its own (and is skipped)
             try:
                 while not seeds.complete:
+                    interrupted.check()
                     while len(pending) < 2 * workers:
                         while next_seed in seeds.verdict:
                             next_seed += 1
@@ -489,6 +512,7 @@ def build(
                     if not pending:
                         raise RuntimeError("no seed in flight and the pool is not complete")  # cannot happen
                     done, _ = wait(pending, timeout=0.25, return_when=FIRST_COMPLETED)
+                    interrupted.check()
                     for future in done:
                         del pending[future]
                         accept(future.result(), log)
@@ -514,6 +538,7 @@ def build(
                     future.cancel()
                 stop.set()  # the seeds still running are not needed
                 final_problems = verify_document(json.loads(text), parallel_check)
+                interrupted.check()
             except KeyboardInterrupt:
                 stop.set()
                 for future in pending:
@@ -542,6 +567,7 @@ def build(
     finally:
         stop.set()
         executor.shutdown(wait=True, cancel_futures=True)
+        signal.signal(signal.SIGINT, previous_handler)
 
     wall = time.perf_counter() - started
     if final_problems:
