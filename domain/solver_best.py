@@ -1,4 +1,4 @@
-"""Best-first win finding, the ``NARROW_BEST`` and ``BEST`` stages of ``solver.solve``.
+"""Best-first win finding, the ``NARROW_BEST`` and ``BEST`` stages of ``solver.solve`` (narrow-reach too).
 
 Positions are expanded best first by an evaluation: cards home, cards out of the reserve and out
 of the talon, and how deep the next card of each foundation lies under other reserve or tableau
@@ -9,7 +9,7 @@ finds is replayed through the rules engine like any other, so a win is always re
 nothing proves nothing.
 
 A search runs in steps (``BestFirst.step``), so that several searches can take turns
-(``take_turns``): which search wins a deal first differs from deal to deal, and taking turns
+(``solver._take_turns``): which search wins a deal first differs from deal to deal, and taking turns
 costs the winner at most a few times its own positions instead of every other search's limit.
 """
 
@@ -35,32 +35,13 @@ REACH = 2
 _Node = tuple["_Node | None", tuple["Macro", ...]]
 
 
-def _value(position: Position, base: int, reserve_index: dict[int, int]) -> int:
-    reserve, found, columns, talon, _pointer, _progress = position
-    depth = 0
-    for suit in range(4):
-        count = found[suit]
-        if count == 13:
-            continue
-        card = suit * 13 + (base + count) % 13
-        index = reserve_index.get(card, 99)
-        if index < reserve:
-            depth += reserve - 1 - index
-            continue
-        for column in columns:
-            if card in column:
-                depth += len(column) - 1 - column.index(card)
-                break
-    return HOME * (found[0] + found[1] + found[2] + found[3]) - RESERVE * reserve - TALON * len(talon) - DEPTH * depth
-
-
-def _reach_value(position: Position, search: _Search, reserve_index: dict[int, int]) -> int:
-    """``_value`` plus ``REACH`` for each next foundation card that one move can play."""
-    reserve, found, columns, talon, pointer, progress = position
-    base = search.base
+def _next_cards(position: Position, base: int, reserve_index: dict[int, int]) -> tuple[int, int, list[int]]:
+    """Where the next card of each foundation lies: (how many cards lie on them in the reserve and
+    the columns, how many of them are a reserve top or a column's end, those in the talon)."""
+    reserve, found, columns, _talon, _pointer, _progress = position
     depth = 0
     playable = 0
-    waiting: list[int] = []  # next foundation cards in the talon
+    waiting: list[int] = []
     for suit in range(4):
         count = found[suit]
         if count == 13:
@@ -79,11 +60,27 @@ def _reach_value(position: Position, search: _Search, reserve_index: dict[int, i
                 break
         else:
             waiting.append(card)
+    return depth, playable, waiting
+
+
+def _value(position: Position, base: int, reserve_index: dict[int, int]) -> int:
+    depth, _playable, _waiting = _next_cards(position, base, reserve_index)
+    return _score(position, depth)
+
+
+def _score(position: Position, depth: int) -> int:
+    reserve, found, _columns, talon, _pointer, _progress = position
+    return HOME * (found[0] + found[1] + found[2] + found[3]) - RESERVE * reserve - TALON * len(talon) - DEPTH * depth
+
+
+def _reach_value(position: Position, search: _Search, reserve_index: dict[int, int]) -> int:
+    """``_value`` plus ``REACH`` for each next foundation card that one move can play."""
+    _reserve, _found, _columns, talon, pointer, progress = position
+    depth, playable, waiting = _next_cards(position, search.base, reserve_index)
     if waiting:
         tops = {talon[q - 1] for q in search.reachable(len(talon), pointer, progress)}
         playable += sum(card in tops for card in waiting)
-    home = found[0] + found[1] + found[2] + found[3]
-    return HOME * home - RESERVE * reserve - TALON * len(talon) - DEPTH * depth + REACH * playable
+    return _score(position, depth) + REACH * playable
 
 
 class BestFirst:
@@ -120,8 +117,7 @@ class BestFirst:
         """Expand up to ``expansions`` positions; True once the search has ended."""
         if self.done:
             return True
-        search, heap, base, reserve_index = self.search, self.heap, self.base, self.reserve_index
-        reach = self.reach
+        search, heap, value_of = self.search, self.heap, self.value
         for _ in range(expansions):
             if not heap:
                 self.done = True
@@ -136,8 +132,7 @@ class BestFirst:
                 if child is None:
                     continue
                 self.counter -= 1
-                value = _reach_value(child, search, reserve_index) if reach else _value(child, base, reserve_index)
-                heapq.heappush(heap, (-value, self.counter, child, (node, tuple(segment))))
+                heapq.heappush(heap, (-value_of(child), self.counter, child, (node, tuple(segment))))
         return False
 
 
