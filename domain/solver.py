@@ -384,10 +384,8 @@ class _Search:
                         last.append((_FOUNDATION, card, empty_column, 0))
         first.extend(then)
         first.extend(last)
-        if self.twins and (self.free_recycle or progress):
-            twin_moves = self.twin_moves(position, first)
-            if twin_moves:
-                first.extend(twin_moves)
+        if merge:
+            first.extend(self.twin_moves(position, first))
         return first
 
     def free_twins(self, columns: tuple[tuple[int, ...], ...]) -> list[tuple[int, int, int]]:
@@ -448,10 +446,9 @@ class _Search:
     def twin_moves(self, position: Position, moves: list[Macro]) -> list[Macro]:
         """The moves that only the twin-merged positions have (see ``visited``), each made after
         the twin move that gets there: the hosting twin goes home, or the child's twin (from the
-        reserve, the talon or a column's first card) goes onto the hosting twin."""
+        reserve, the talon or a column's first card) goes onto the hosting twin. For positions
+        that are merged (``moves`` calls it for those only: at most 26 tableau cards)."""
         _reserve, found, columns, _talon, _pointer, _progress = position
-        if sum(map(len, columns)) > _TWIN_MAX_CARDS:
-            return []
         extra: list[Macro] = []
         for end_index, host_index, at in self.free_twins(columns):
             host_column = columns[host_index]
