@@ -165,7 +165,7 @@ class Games:
         self, game_id: uuid.UUID, token: str | None, command: Command, if_match: int | None = None,
         idempotency_key: str | None = None,
     ) -> Reply:
-        """One move (``Moves.play``), its reply typed for the API."""
+        """One move (``Moves.play``); its reply as ``Reply`` (``body`` typed for the API, ``content`` as made)."""
         played = await self.moves.play(game_id, token, command, if_match, idempotency_key)
         return Reply(played.body, played.version, played.replayed)
 
