@@ -628,15 +628,15 @@ def solve(state: GameState, budget: Budget | None = None) -> SolveResult:
         remaining = _remaining(budget, used)
         if remaining == 0:
             return SolveResult("unknown", (), used)
-        if cap == 0:
-            continue
-        limit = remaining if cap is None else cap if remaining is None else min(cap, remaining)
         if stage in (NARROW_BEST, BEST):
-            # the best-first stages take turns, as one stage; the narrow moves twice, by two evaluations
+            # the best-first stages take turns, as one stage (each with its own limit, 0: left
+            # out); the narrow moves twice, by two evaluations
             group = [(NARROW_BEST, budget.narrow_best_states, False), (BEST, budget.best_states, False)]
             group.append((NARROW_BEST, budget.narrow_reach_states, True))
             group = [(name, cap, reach) for name, cap, reach in group if name not in skipped and cap]
             skipped.update((NARROW_BEST, BEST))
+            if not group:
+                continue
             found_line, search, states = _take_turns(state, budget, remaining, group)
             used += states
             if found_line is not None:
@@ -644,6 +644,9 @@ def solve(state: GameState, budget: Budget | None = None) -> SolveResult:
             if budget.out_of_time():
                 return SolveResult("unknown", (), used)
             continue
+        if cap == 0:
+            continue
+        limit = remaining if cap is None else cap if remaining is None else min(cap, remaining)
         search = _Search(state, budget, limit, stage)
         try:
             line = search.run(_start(state))

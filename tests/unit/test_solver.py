@@ -234,3 +234,14 @@ def test_the_position_limit_holds_for_stages_taking_turns() -> None:
     outcome = solve(state, Budget(max_states=limit, check_every=1))
     assert outcome.result == "unknown"
     assert outcome.states <= limit + 2
+
+
+def test_narrow_reach_runs_on_its_own_limit_when_the_other_best_first_stages_are_off() -> None:
+    """Each best-first stage has its own limit (0 leaves it out): with narrow-best and best off,
+    narrow-reach still runs, and it wins open-runs seed 253, which the sound stage does not win
+    within 400,000 positions."""
+    state = start_state(get_ruleset("open-runs"), 253)
+    only_reach = Budget(max_states=400_000, narrow_states=0, narrow_best_states=0, best_states=0, wide_states=0)
+    outcome = solve(state, only_reach)
+    _assert_wins(state, outcome)
+    assert outcome.states <= only_reach.narrow_reach_states + 1

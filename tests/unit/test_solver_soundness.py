@@ -306,7 +306,9 @@ def test_classic_lost_needs_foundation_returns_of_every_kind() -> None:
     assert solve(state, Budget(max_states=100_000)).result == "won"
 
 
-SOUND_ONLY = Budget(max_states=300_000, narrow_states=0, narrow_best_states=0, best_states=0, wide_states=0)
+SOUND_ONLY = Budget(
+    max_states=300_000, narrow_states=0, narrow_best_states=0, best_states=0, narrow_reach_states=0, wide_states=0
+)
 
 
 @pytest.mark.parametrize("ruleset_id", ["draw-one", "open-runs"])
