@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .cards import CODES, RANKS, SUITS, codes
+from .cards import CODES, RANK_COUNT, RANKS, SUITS, codes, make_card, rank_after
 from .deal import FOUNDATION_INDEX, RESERVE_SLICE, STOCK_SLICE, TABLEAU_SLICE
 from .events import (
     CardsMoved,
@@ -29,6 +29,14 @@ from .state import GameState
 JSON = dict[str, Any]
 
 
+# _FOUNDATION_CODES[base rank][suit]: that suit's foundation cards in the order they go home; a
+# foundation holding n cards shows the first n (a slice: a new list, built in C).
+_FOUNDATION_CODES = tuple(
+    tuple([CODES[make_card(rank_after(base, i), suit)] for i in range(RANK_COUNT)] for suit in range(4))
+    for base in range(RANK_COUNT)
+)
+
+
 def table_view(state: GameState, withhold: bool = False) -> JSON:
     """The table, bottom to top in every list; the face-up waste whole. Face-down cards (stock,
     covered reserve) only once the game is over, and not even then when ``withhold``."""
@@ -41,7 +49,9 @@ def table_view(state: GameState, withhold: bool = False) -> JSON:
         "stock": stock,
         "waste": codes(state.waste),
         "reserve": reserve,
-        "foundations": {SUITS[suit]: codes(state.foundation_cards(suit)) for suit in range(4)},
+        "foundations": {suit: cards[: state.foundations[index]] for index, (suit, cards) in enumerate(
+            zip(SUITS, _FOUNDATION_CODES[state.base_rank], strict=True)
+        )},
         "tableau": [codes(column) for column in state.tableau],
     }
 

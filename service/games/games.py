@@ -13,9 +13,8 @@ import logging
 import secrets
 import uuid
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 import msgspec
 
@@ -71,8 +70,7 @@ JSON = dict[str, Any]
 log = logging.getLogger("canfield")
 
 
-@dataclass(frozen=True, slots=True)
-class Reply:
+class Reply(NamedTuple):
     """A move's reply: its body, the game's version after it, and whether an Idempotency-Key
     returned the first result again.
 

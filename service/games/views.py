@@ -25,8 +25,8 @@ def view_of(game_id: uuid.UUID | str, player_id: uuid.UUID | str, deal_source: J
     cards stay hidden even if the game has ended (``Games.withheld``, ``Games.readable``)."""
     domain_view = game_view(state, withhold)
     view = {
-        "id": str(game_id),
-        "player": str(player_id),
+        "id": _text(game_id),
+        "player": _text(player_id),
         "ruleset": domain_view["ruleset"],
         "deal": public_source(deal_source),
         "baseRank": domain_view["baseRank"],
@@ -43,6 +43,21 @@ def view_of(game_id: uuid.UUID | str, player_id: uuid.UUID | str, deal_source: J
     if lesson is not None:
         view["lesson"] = lesson
     return view
+
+
+_TEXTS: dict[uuid.UUID | str, str] = {}
+"""Ids of recent views as text: every move's reply shows its game's and player's id, and
+``str(uuid)`` formats in Python (about a microsecond each)."""
+_TEXTS_MAX = 4096
+
+
+def _text(value: uuid.UUID | str) -> str:
+    text = _TEXTS.get(value)
+    if text is None:
+        if len(_TEXTS) >= _TEXTS_MAX:
+            _TEXTS.clear()
+        text = _TEXTS[value] = str(value)
+    return text
 
 
 def cursor_of(started_at: datetime, game_id: uuid.UUID) -> str:

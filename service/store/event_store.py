@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Callable
 from contextlib import AbstractAsyncContextManager, nullcontext
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from psycopg import AsyncConnection
 from psycopg import errors as pg_errors
@@ -81,15 +81,13 @@ class StoredEvent:
     recorded_at: datetime
 
 
-@dataclass(frozen=True, slots=True)
-class NewEvent:
+class NewEvent(NamedTuple):  # a named tuple: cheap to make (service.games.moves.Game)
     version: int
     type: str
     data: dict[str, Any]
 
 
-@dataclass(frozen=True, slots=True)
-class PendingAppend:
+class PendingAppend(NamedTuple):
     """One game's move for ``append_many``: its events and new snapshot, if still at ``expected_version``."""
 
     game_id: uuid.UUID
@@ -360,7 +358,8 @@ class EventStore:
         batch = [
             {"id": m.game_id, "expected": m.expected_version, "version": m.events[-1].version, "status": m.status,
              "snapshot": m.snapshot, "now": m.now, "events": _event_rows(m.events)}
-            for m in sorted(moves, key=lambda m: m.game_id)  # rows locked in one order in every process
+            # rows locked in one order in every process (a UUID's order is its int's, compared in C)
+            for m in sorted(moves, key=lambda m: m.game_id.int)
         ]
         async with self.pool.connection() as conn:
             cursor = await conn.execute(_APPEND_MANY, {"batch": Json(batch)})
