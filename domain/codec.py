@@ -55,17 +55,19 @@ def event_from_data(kind: str, data: Mapping[str, Any]) -> Event:
 
 
 def state_to_snapshot(state: GameState) -> dict[str, Any]:
-    """A compact JSON-ready snapshot; ``snapshot_to_state`` reads it back exactly."""
+    """A compact JSON-ready snapshot (its arrays as tuples); ``snapshot_to_state`` reads it, or its
+    JSON decoded, back exactly."""
+    # Tuples encode to the same JSON arrays as lists (msgspec), without a copy per pile.
     snapshot: dict[str, Any] = {
         "format": SNAPSHOT_FORMAT,
-        "ruleset": [state.ruleset.id, state.ruleset.version],
-        "deck": list(state.deck),
+        "ruleset": (state.ruleset.id, state.ruleset.version),
+        "deck": state.deck,
         "baseRank": state.base_rank,
-        "reserve": list(state.reserve),
-        "stock": list(state.stock),
-        "waste": list(state.waste),
-        "foundations": list(state.foundations),
-        "tableau": [list(column) for column in state.tableau],
+        "reserve": state.reserve,
+        "stock": state.stock,
+        "waste": state.waste,
+        "foundations": state.foundations,
+        "tableau": state.tableau,
         "status": state.status.value,
         "progress": state.progress,
         "moveCount": state.move_count,

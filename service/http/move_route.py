@@ -5,8 +5,9 @@ A move is the request this service answers most, and Litestar's layers around it
 the response object) cost about as much server CPU as the move's own work. ``MoveRoute`` is an
 ASGI wrapper in front of Litestar's handler (and behind the rate limiter, which still sees every
 request) that answers a well-formed move itself, with the same code the controller uses
-(``service.http.controllers.common``'s parsers, ``Games.play``, ``service.http.problems``' exception handlers) and
-the same response: status, body bytes (Litestar's JSON encoder) and headers.
+(``service.http.controllers.common``'s parsers, ``Moves.play``, the use case behind
+``Games.play``, ``service.http.problems``' exception handlers) and the same response: status,
+body bytes (Litestar's JSON encoder) and headers.
 
 Anything else goes to Litestar untouched, which then answers exactly as it always has: another
 method or path, a query string, a path written with a trailing slash or percent-escapes, a header
@@ -107,13 +108,12 @@ class MoveRoute:
             return await self.handler(scope, _replay(received, receive), send)
 
         try:
-            played = await self.app.state.games.play(
-                _game_id(found.group(1)), token, move, if_match=expected, idempotency_key=key_text
-            )
+            # the use case itself (``Games.play`` only wraps its reply for the controller)
+            played = await self.app.state.games.moves.play(_game_id(found.group(1)), token, move, expected, key_text)
         except Exception as error:
             await self._problem(scope, receive, send, error)
             return None
-        content = encode_json(played.content)  # the reply's dict: the same JSON as its MoveResult
+        content = encode_json(played.body)  # the reply's dict: the same JSON as its MoveResult
         response_headers = [(b"etag", etag(played.version).encode())]
         if played.replayed:
             response_headers.append((b"idempotent-replayed", b"true"))
