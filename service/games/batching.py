@@ -5,7 +5,13 @@ Each move still goes to the database whole (its events and its game's new snapsh
 game is still at the version the move was decided on) and is acknowledged only after that
 transaction commits; what changes is that under load one round trip, one commit and one
 notification carry many moves instead of one. With one move at a time nothing waits: a move that
-finds no write in flight is written at once.
+finds no write in flight and no other move being decided is written at once.
+
+When no write is in flight but other moves of this process are still being decided (the game's
+turn taken, the rules not yet through: ``Moves.play`` counts them with ``deciding``), a decided
+move waits for them, at most ``max_wait`` seconds, and they go out together when the last one is
+decided: one statement and one commit instead of a lone write and then a batch. That is the
+moment the process would otherwise wait for the database with nothing else to do.
 
 Only the common move goes this way: no ``Idempotency-Key`` (its stored response needs its own
 insert) and not the move that ends the game (its stats projections run in its transaction). Those
@@ -38,10 +44,36 @@ class WriteAlone(Exception):
     batcher closed while it waited): the move is written by itself."""
 
 
+class Deciding:
+    """A move being decided, counted in its batcher's ``deciding`` until ``end`` (called once it
+    goes to be written, or gives up; a second call does nothing)."""
+
+    __slots__ = ("batcher",)
+
+    def __init__(self, batcher: AppendBatcher) -> None:
+        self.batcher: AppendBatcher | None = batcher
+        batcher.deciding += 1
+
+    def end(self) -> None:
+        batcher = self.batcher
+        if batcher is not None:
+            self.batcher = None
+            batcher.decided()
+
+    def leave(self) -> None:
+        """No longer counted, without starting a write (``AppendBatcher.append`` queues the move first)."""
+        if self.batcher is not None:
+            self.batcher.deciding -= 1
+            self.batcher = None
+
+
 class AppendBatcher:
-    def __init__(self, store: EventStore, max_batch: int = 64) -> None:
+    def __init__(self, store: EventStore, max_batch: int = 64, max_wait: float = 0.002) -> None:
         self.store = store
         self.max_batch = max(1, min(max_batch, MAX_BATCH))
+        self.max_wait = max_wait
+        self.deciding = 0  # moves of this process being decided (``Deciding``): a write waits for them
+        self._timer: asyncio.TimerHandle | None = None
         self._queue: deque[tuple[PendingAppend, asyncio.Future[None]]] = deque()
         self._wake = asyncio.Event()
         self._writer: asyncio.Task[None] | None = None
@@ -50,7 +82,7 @@ class AppendBatcher:
         self.batches = 0  # statements that wrote more than one move, and how many moves they held
         self.batched_moves = 0
 
-    async def append(self, move: PendingAppend) -> None:
+    async def append(self, move: PendingAppend, deciding: Deciding | None = None) -> None:
         """Write the move; raises ``ConcurrencyConflict`` when its game had moved on (nothing
         written), the database's error when it is away.
 
@@ -58,10 +90,12 @@ class AppendBatcher:
         arrive meanwhile wait, and are written together by the writer task once it is done. A move
         whose batch failed for a reason of its own, or that was waiting when the batcher closed, is
         written alone."""
+        if deciding is not None:
+            deciding.leave()
         if self._closed:
             await self.store.append_pending(move)
             return
-        if not self._busy:
+        if not self._busy and not self._queue and not self.deciding:
             self._busy = True
             try:
                 await self.store.append_pending(move)
@@ -70,6 +104,11 @@ class AppendBatcher:
             return
         written: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._queue.append((move, written))
+        if not self._busy:
+            if not self.deciding or len(self._queue) >= self.max_batch:
+                self._start()
+            elif self._timer is None:  # others are being decided: wait for them, not for ever
+                self._timer = asyncio.get_running_loop().call_later(self.max_wait, self._start)
         try:
             await written
         except WriteAlone:
@@ -80,15 +119,35 @@ class AppendBatcher:
         if not self._queue:
             self._busy = False
             return
+        self._start()
+
+    def _start(self) -> None:
+        """The writer task writes what is queued (and what queues while it writes)."""
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        if not self._queue or self._closed:
+            return
+        self._busy = True
         if self._writer is None or self._writer.done():
             self._writer = asyncio.get_running_loop().create_task(self._run(), name="canfield-append-batcher")
         self._wake.set()
+
+    def decided(self) -> None:
+        """One of the ``deciding`` moves is decided (or gave up): the last one starts the write
+        of the moves that waited for it."""
+        self.deciding -= 1
+        if not self.deciding and self._queue and not self._busy:
+            self._start()
 
     async def close(self, timeout: float = 10.0) -> None:
         """Stop taking moves into batches. A batch in flight is let finish (its moves may already
         have committed: cancelling it would leave them unknown); moves still waiting are handed
         back to be written alone, as are moves that come later."""
         self._closed = True
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
         self._wake.set()
         if self._writer is not None:
             try:

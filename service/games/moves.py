@@ -26,7 +26,7 @@ from ..errors import BadRequest, Forbidden, NotFound, Unauthorized, Unavailable,
 from ..stats import projections
 from ..store.event_store import ConcurrencyConflict, EventStore, GameRow, IdempotencyRace, NewEvent, PendingAppend
 from ..store.players import token_hash
-from .batching import AppendBatcher
+from .batching import AppendBatcher, Deciding
 
 JSON = dict[str, Any]
 View = Callable[["Game", datetime], JSON]  # a game's view at a moment (who may see what is the caller's rule)
@@ -160,14 +160,20 @@ class GameRepository:
         rows = await self.store.read_events_upto(game.id, game.version)
         return [event_from_data(row.type, row.data) for row in rows]
 
-    async def save(self, change: Change, idempotent: Idempotent | None = None, reply: JSON | None = None) -> None:
+    async def save(
+        self, change: Change, idempotent: Idempotent | None = None, reply: JSON | None = None,
+        deciding: Deciding | None = None,
+    ) -> None:
         """Write the move: with group commit when nothing else must go in its transaction, else
-        alone (its idempotent reply, or the stats of the game it ends, in the same transaction)."""
+        alone (its idempotent reply, or the stats of the game it ends, in the same transaction).
+        ``deciding``: the move's count in the batcher, ended here (it is decided)."""
         finish = change.finish()
         try:
             if idempotent is None and change.after.state.playing:
-                await self.batcher.append(change.pending())
+                await self.batcher.append(change.pending(), deciding)
             else:
+                if deciding is not None:
+                    deciding.end()
                 after = change.after
                 await self.store.append(
                     after.id,
@@ -244,14 +250,19 @@ class Moves:
         turns.users += 1
         try:
             async with turns.lock:
-                return await self._play(game_id, token, command, if_match, idempotency_key)
+                deciding = Deciding(self.games.batcher)  # a write in this process waits for it (batching)
+                try:
+                    return await self._play(game_id, token, command, if_match, idempotency_key, deciding)
+                finally:
+                    deciding.end()
         finally:
             turns.users -= 1
             if not turns.users:
                 del self._turns[game_id]
 
     async def _play(
-        self, game_id: uuid.UUID, token: str, command: Command, if_match: int | None, key: str | None
+        self, game_id: uuid.UUID, token: str, command: Command, if_match: int | None, key: str | None,
+        deciding: Deciding,
     ) -> Played:
         """Decide on the cached copy if there is one (one round trip); whatever a stale copy could
         explain (an If-Match mismatch, a refusal, a conflict) is decided again on the stored game."""
@@ -281,7 +292,7 @@ class Moves:
                 continue
             reply = self._reply(change)
             try:
-                await self.games.save(change, idempotent, reply)
+                await self.games.save(change, idempotent, reply, deciding)
             except ConcurrencyConflict:
                 if if_match is not None:
                     raise VersionConflict(

@@ -12,7 +12,7 @@ import pytest
 
 from domain import Draw, replay
 from domain.codec import event_from_data, snapshot_to_state, state_to_snapshot
-from service.games.batching import AppendBatcher
+from service.games.batching import AppendBatcher, Deciding
 from service.games.games import Games
 from service.store.event_store import ConcurrencyConflict, NewEvent, PendingAppend
 
@@ -92,6 +92,62 @@ async def test_two_moves_of_one_game_queued_together_go_in_separate_batches(game
     rows, _, version = log_and_snapshot(clean_database, game_a)
     assert version == 2
     assert [r[0] for r in rows] == [1, 2]
+
+
+async def test_a_decided_move_waits_for_the_moves_still_being_decided_and_they_share_one_statement(
+    games: Games, clean_database: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No write in flight, but others being decided: the decided move waits for them (not for a
+    lone write of its own), and the last one to be decided starts one statement for all."""
+    (_, game_a), (_, game_b) = await new_game(games, seed=8), await new_game(games, seed=9)
+    alone: list[uuid.UUID] = []
+    real_append_pending = games.store.append_pending
+
+    async def counted(move: PendingAppend) -> None:
+        alone.append(move.game_id)
+        await real_append_pending(move)
+
+    monkeypatch.setattr(games.store, "append_pending", counted)
+    batcher = AppendBatcher(games.store, max_wait=30.0)  # here only the deciders end the wait
+    a_deciding, b_deciding, c_deciding = Deciding(batcher), Deciding(batcher), Deciding(batcher)
+    assert batcher.deciding == 3
+    a = asyncio.ensure_future(batcher.append(drawn(games, clean_database, game_a), a_deciding))
+    await asyncio.sleep(0.05)
+    assert not a.done(), "a move was written while others were still being decided"
+    assert log_and_snapshot(clean_database, game_a)[2] == 1
+    b = asyncio.ensure_future(batcher.append(drawn(games, clean_database, game_b), b_deciding))
+    await asyncio.sleep(0.05)
+    assert not a.done()
+    assert not b.done()
+    c_deciding.end()  # the third gives up (a refused move, say): nobody is being decided now
+    c_deciding.end()  # a second end counts nothing
+    await asyncio.wait_for(asyncio.gather(a, b), 10)
+    await batcher.close()
+    assert batcher.deciding == 0
+    assert alone == []
+    assert (batcher.batches, batcher.batched_moves) == (1, 2)
+    assert [log_and_snapshot(clean_database, g)[2] for g in (game_a, game_b)] == [2, 2]
+
+
+async def test_a_decided_move_waits_at_most_max_wait_for_the_others(games: Games, clean_database: str) -> None:
+    (_, game_a) = await new_game(games, seed=10)
+    batcher = AppendBatcher(games.store, max_wait=0.05)
+    a_deciding, stuck = Deciding(batcher), Deciding(batcher)  # ``stuck`` never ends (a slow load, say)
+    await asyncio.wait_for(batcher.append(drawn(games, clean_database, game_a), a_deciding), 10)
+    assert log_and_snapshot(clean_database, game_a)[2] == 2
+    assert batcher.deciding == 1
+    stuck.end()
+    await batcher.close()
+
+
+async def test_moves_decided_one_at_a_time_are_each_written_at_once(games: Games, clean_database: str) -> None:
+    """With nothing else being decided, a move does not wait: the one-move statement, no batch."""
+    (token, game_id) = await new_game(games, seed=11)
+    for _ in range(3):
+        await games.play(game_id, token, DRAW)
+    assert games.batcher.batches == 0
+    assert games.batcher.deciding == 0
+    assert log_and_snapshot(clean_database, game_id)[2] == 4
 
 
 async def test_a_batch_that_fails_is_written_move_by_move(
