@@ -188,6 +188,9 @@ class _Search:
         self.max_states = max_states
         self.states = 0
         self.seen: dict[tuple[object, ...], list[int]] = {}
+        # Set by ``visited`` for a position it lets through: 0 if its cards are new, else the lowest
+        # pointer of its residue they were searched from before (``_NEVER``: none of that residue).
+        self.searched_from = 0
         self._reachable: dict[tuple[int, int, bool], tuple[int, ...]] = {}
 
     # -------------------------------------------------------------- rules on positions
@@ -495,8 +498,11 @@ class _Search:
         lowest = self.seen.get(cards)
         if lowest is None:
             lowest = self.seen[cards] = [_NEVER] * self.draw
+            self.searched_from = 0
         elif pointer % self.draw == 0 or pointer == len(talon) or lowest[pointer % self.draw] <= pointer:
             return True
+        else:
+            self.searched_from = lowest[pointer % self.draw]
         residue = pointer % self.draw
         lowest[residue] = min(lowest[residue], pointer)
         return False
@@ -545,8 +551,33 @@ class _Search:
             if child is None:
                 path.pop()
                 continue
-            stack.append((child, iter(self.moves(child)), child_added))
+            moves = self.moves(child)
+            if self.searched_from:
+                moves = self.new_moves(child, moves, self.searched_from)
+            stack.append((child, iter(moves), child_added))
         return None
+
+    def new_moves(self, position: Position, moves: list[Macro], searched_from: int) -> list[Macro]:
+        """The moves of cards searched before (``visited``) that the earlier searches did not make.
+
+        Its cards were searched from pointers of every residue (at least the multiples of the draw
+        and the end, which every pointer reaches after a recycle) and, of this pointer's residue,
+        from ``searched_from`` (``_NEVER``: none). A talon move depends on the card's place in the
+        talon alone, not on the pointer it is made from, and the talon is the same for the same
+        cards; so a talon move to a place those pointers reach was made there already, and only
+        the talon places of this residue below ``searched_from`` are new. Every other move is made
+        (from this pointer, it can lead to more).
+        """
+        pointer, size, draw = position[4], len(position[3]), self.draw
+        residue = pointer % draw
+        return [
+            move
+            for move in moves
+            if move[0] != _TALON
+            or (
+                (q := move[3] % _TWIN_FIRST) % draw == residue and q < searched_from and q != size
+            )
+        ]
 
 
 def _shortened(search: _Search, start: Position, line: list[Macro]) -> list[Macro]:
