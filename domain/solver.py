@@ -39,8 +39,10 @@ from .state import GameState, Status
 # 1: the first solver (its "lost" was not always a proof); 2: every "lost" is a proof;
 # 3: best-first win-finding stages (more deals won within a budget; "lost" still a proof);
 # 4: twin merging in the sound stage, and the best-first stages taking turns with a third one,
-#    narrow-reach (more deals decided within a budget; "lost" still a proof).
-SOLVER_VERSION = 4
+#    narrow-reach (more deals decided within a budget; "lost" still a proof);
+# 5: twin merging also past 26 tableau cards where a rank and colour is missing from the tableau
+#    (more deals decided within a budget; "lost" still a proof).
+SOLVER_VERSION = 5
 
 _RANK = tuple(card % 13 for card in range(52))
 _SUIT = tuple(card // 13 for card in range(52))
@@ -56,6 +58,10 @@ _TWIN = tuple((3 - _SUIT[card]) * 13 + _RANK[card] for card in range(52))
 # run moved onto its own column's end would need 27 cards in one column (a card, then 26 steps
 # down in alternating colours to its twin), impossible with at most this many tableau cards.
 _TWIN_MAX_CARDS = 26
+# ... or with more, when some rank and colour is missing from the tableau: such a 27-card run holds
+# every rank in both colours (the cards 13 apart have the same rank and the other colour). A
+# card's bit of its (rank, colour) class: the classes of the tableau are those of its cards.
+_CLASS_BIT = tuple(1 << (_RANK[card] * 2 + (_SUIT[card] in (1, 2))) for card in range(52))
 # A macro move's detail above this carries a twin move made first (``_Search.play``).
 _TWIN_FIRST = 64
 
@@ -125,18 +131,21 @@ class _Search:
       a needed card unreachable. In ``classic`` nothing moves automatically, since foundation
       cards come back.
     - twin merging, where any run moves and nothing comes back (draw-one with a recycle allowed,
-      open-runs), with at most 26 cards in the tableau: positions that differ only in which of
-      two twins (same rank and colour) holds a free pair's child are one entry of the
-      transposition table, and the search makes, besides the moves of the position it reached,
-      the moves that only the other members have (``free_twins``, ``merged``, ``twin_moves``).
+      open-runs), with at most 26 cards in the tableau or some rank and colour missing from it
+      (``_twin_room``): positions that differ only in which of two twins (same rank and colour)
+      holds a free pair's child are one entry of the transposition table, and the search makes,
+      besides the moves of the position it reached, the moves that only the other members have
+      (``free_twins``, ``merged``, ``twin_moves``).
 
     Why twin merging is sound. Cards that fit on a card fit on its twin and on nothing else. A
     pair of twins is *free* when one is a column's end and the other lies in the tableau with a
     card c on it (c is then the pair's only child: the end twin has none). Moving c's run from
     one twin onto the other (a *twin move*) is legal both ways, since the end twin takes it and
     the run cannot hold the target (that takes 27 cards in one column: a card, then 26 steps
-    down in alternating colours to its twin); it keeps the reserve, the foundations, the talon,
-    the pointer and every other pair's state, and each free pair stays free. So a position's
+    down in alternating colours to its twin, so every rank in both colours; twin moves keep the
+    tableau's cards, so no member of a class has such a run); it keeps the reserve, the
+    foundations, the talon, the pointer and every other pair's state, and each free pair stays
+    free. So a position's
     *class*, every choice of twin for the child of each free pair, is mutually reachable (a
     twin move counts as progress, hence draw-one merges only once a recycle is allowed anyway)
     and the class is its key (``merged``: each child on the lower twin). A member's moves that
@@ -179,6 +188,9 @@ class _Search:
         self.max_states = max_states
         self.states = 0
         self.seen: dict[tuple[object, ...], list[int]] = {}
+        # Set by ``visited`` for a position it lets through: 0 if its cards are new, else the lowest
+        # pointer of its residue they were searched from before (``_NEVER``: none of that residue).
+        self.searched_from = 0
         self._reachable: dict[tuple[int, int, bool], tuple[int, ...]] = {}
 
     # -------------------------------------------------------------- rules on positions
@@ -308,8 +320,7 @@ class _Search:
         # child) makes one merged position on either, so one of them is enough.
         merge = 0
         if self.twins and (self.free_recycle or progress):
-            cards = len(columns[0]) + len(columns[1]) + len(columns[2]) + len(columns[3])
-            merge = 2 if cards < _TWIN_MAX_CARDS else 1 if cards == _TWIN_MAX_CARDS else 0
+            merge = _twin_room(columns)
         hosts_used = 1 if merge == 2 else 2  # (one more card in the tableau must keep it merged)
 
         if reserve:
@@ -417,7 +428,7 @@ class _Search:
         if not ((c0 and c0[-1] < 26) or (c1 and c1[-1] < 26) or (c2 and c2[-1] < 26) or (c3 and c3[-1] < 26)):
             return columns  # no end is the lower twin (spades and hearts are, clubs and diamonds are not)
         every = c0 + c1 + c2 + c3
-        if len(every) > _TWIN_MAX_CARDS:
+        if len(every) > _TWIN_MAX_CARDS and not _twin_room(columns):
             return columns
         changed: list[tuple[int, ...]] | None = None
         end_index = 0
@@ -447,7 +458,7 @@ class _Search:
         """The moves that only the twin-merged positions have (see ``visited``), each made after
         the twin move that gets there: the hosting twin goes home, or the child's twin (from the
         reserve, the talon or a column's first card) goes onto the hosting twin. For positions
-        that are merged (``moves`` calls it for those only: at most 26 tableau cards)."""
+        that are merged (``moves`` calls it for those only: ``_twin_room``)."""
         _reserve, found, columns, _talon, _pointer, _progress = position
         extra: list[Macro] = []
         for end_index, host_index, at in self.free_twins(columns):
@@ -487,8 +498,11 @@ class _Search:
         lowest = self.seen.get(cards)
         if lowest is None:
             lowest = self.seen[cards] = [_NEVER] * self.draw
+            self.searched_from = 0
         elif pointer % self.draw == 0 or pointer == len(talon) or lowest[pointer % self.draw] <= pointer:
             return True
+        else:
+            self.searched_from = lowest[pointer % self.draw]
         residue = pointer % self.draw
         lowest[residue] = min(lowest[residue], pointer)
         return False
@@ -537,8 +551,33 @@ class _Search:
             if child is None:
                 path.pop()
                 continue
-            stack.append((child, iter(self.moves(child)), child_added))
+            moves = self.moves(child)
+            if self.searched_from:
+                moves = self.new_moves(child, moves, self.searched_from)
+            stack.append((child, iter(moves), child_added))
         return None
+
+    def new_moves(self, position: Position, moves: list[Macro], searched_from: int) -> list[Macro]:
+        """The moves of cards searched before (``visited``) that the earlier searches did not make.
+
+        Its cards were searched from pointers of every residue (at least the multiples of the draw
+        and the end, which every pointer reaches after a recycle) and, of this pointer's residue,
+        from ``searched_from`` (``_NEVER``: none). A talon move depends on the card's place in the
+        talon alone, not on the pointer it is made from, and the talon is the same for the same
+        cards; so a talon move to a place those pointers reach was made there already, and only
+        the talon places of this residue below ``searched_from`` are new. Every other move is made
+        (from this pointer, it can lead to more).
+        """
+        pointer, size, draw = position[4], len(position[3]), self.draw
+        residue = pointer % draw
+        return [
+            move
+            for move in moves
+            if move[0] != _TALON
+            or (
+                (q := move[3] % _TWIN_FIRST) % draw == residue and q < searched_from and q != size
+            )
+        ]
 
 
 def _shortened(search: _Search, start: Position, line: list[Macro]) -> list[Macro]:
@@ -570,6 +609,25 @@ def _shortest(search: _Search, start: Position, line: list[Macro]) -> list[Macro
             break
         line = shorter
     return line
+
+
+def _twin_room(columns: tuple[tuple[int, ...], ...]) -> int:
+    """Whether positions with these tableau cards are twin-merged (``_Search.merged``): 2 if also
+    with any one card more, 1 if only with these, 0 if not. Merged: every twin move is legal (no
+    column can hold a run from a card down to its twin), so at most 26 cards, or a (rank, colour)
+    class that none of the cards has: the same for every member of a merged class (twin moves
+    keep the tableau's cards), and one card more fills at most one missing class."""
+    cards = len(columns[0]) + len(columns[1]) + len(columns[2]) + len(columns[3])
+    if cards < _TWIN_MAX_CARDS:
+        return 2
+    classes = 0
+    for column in columns:
+        for card in column:
+            classes |= _CLASS_BIT[card]
+    missing = 26 - classes.bit_count()
+    if missing >= 2:
+        return 2
+    return 1 if missing or cards == _TWIN_MAX_CARDS else 0
 
 
 def _twin_move(detail: int) -> Macro:

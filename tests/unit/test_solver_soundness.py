@@ -10,18 +10,21 @@ from functools import cache
 import pytest
 
 from domain import Draw, GameState, MoveCard, Recycle, Status, apply, get_ruleset, legal_moves, parse_card
-from domain.cards import SUITS, code
+from domain.cards import RANKS, SUITS, code
 from domain.piles import TABLEAU
 from domain.solver import (
     _TWIN,
     _TWIN_FIRST,
     SOUND,
     Budget,
+    Macro,
+    Position,
     _OutOfBudget,
     _Search,
     _start,
     _to_commands,
     _twin_move,
+    _twin_room,
     solve,
 )
 from domain.solver_talon import talon_positions
@@ -168,7 +171,7 @@ def test_the_move_generator_matches_legal_moves(ruleset_id: str) -> None:
     so are twin-merged positions: a twin move stays where it is, either of two twin ends will do)."""
     rng = random.Random(ruleset_id)
     compared = twinned = 0
-    for state in _random_positions(ruleset_id, 150, rng):
+    for state in _random_positions(ruleset_id, 250 if ruleset_id == "open-runs" else 150, rng):
         search = _Search(state, Budget(), None, SOUND)
         position = _start(state)
         here = _merged(search, (*position[:5], True))
@@ -337,35 +340,205 @@ def test_twin_merging_agrees_with_exhaustive_search(ruleset_id: str) -> None:
         checked[verdict] += 1
 
 
-def test_a_refill_past_26_tableau_cards_keeps_both_twin_ends() -> None:
-    """26 cards in the tableau, two twin ends (9S, 9C) and a column starting with 8H: moving it
-    onto either empties its column and the reserve top fills it, so 27 cards are not merged and
-    the two moves lead to different positions: both must be made (and the rules agree)."""
+def test_a_refill_that_completes_the_tableau_s_ranks_and_colours_keeps_both_twin_ends() -> None:
+    """30 cards in the tableau with every rank and colour but the red aces: merged (no column
+    can hold a 27-card run from a card down to its twin, which needs all 26). Two twin ends (9S,
+    9C) and a column starting with 8D: moving it onto either empties its column and the reserve
+    top AH fills it, so the 31 cards have all 26 ranks and colours, are not merged and the two
+    moves lead to different positions: both must be made (and the rules agree)."""
     state = table(
         "open-runs",
         tableau=[
             ["KS", "QH", "JS", "TH", "9S"],
             ["KC", "QD", "JC", "TD", "9C"],
-            ["8H", "7S", "6H", "5S", "4H", "3S", "2H", "AS"],
             ["8D", "7C", "6D", "5C", "4D", "3C", "2D", "AC"],
+            ["KH", "QS", "JH", "TS", "9H", "8S", "7H", "6S", "5H", "4S", "3H", "2S"],
         ],
-        reserve=["KD", "KH"],
+        reserve=["KD", "AH"],
         progress=True,
     )
+    assert _twin_room(state.tableau) == 1  # merged, but not with every card more
     search = _Search(state, Budget(), None, SOUND)
     position = _start(state)
     solver = {
         _merged(search, search.play(position, move))
         for move in search.moves(position)
-        if move[0] == 2 and move[1] == parse_card("8H")
+        if move[0] == 2 and move[1] == parse_card("8D")
     }
     rules = {
         _merged(search, _start(apply(state, move)[0]))
         for move in legal_moves(state)
-        if isinstance(move, MoveCard) and move.card == parse_card("8H")
+        if isinstance(move, MoveCard) and move.card == parse_card("8D")
     }
     assert len(rules) == 2
     assert solver == rules
+
+
+def _twin_run(cards: frozenset[int]) -> bool:
+    """Whether some run of these cards goes from a card down to its twin (27 cards): the cards that
+    can lie i places above each card, step by step (no card can come twice in such a run)."""
+    for card in cards:
+        if _TWIN[card] not in cards:
+            continue
+        reach = {card}
+        for _ in range(26):
+            reach = {other for below in reach for other in _ABOVE[below] if other in cards}
+        if _TWIN[card] in reach:
+            return True
+    return False
+
+
+def _fits(card: int, below: int) -> bool:
+    return card % 13 == (below % 13 + 12) % 13 and (card // 13 in (1, 2)) != (below // 13 in (1, 2))
+
+
+_ABOVE = [[card for card in range(52) if _fits(card, below)] for below in range(52)]
+
+
+def test_twin_room_is_exactly_whether_no_twin_run_can_be_built() -> None:
+    """``_twin_room`` against the runs themselves: 1 or more exactly when the tableau's cards hold
+    no run from a card down to its twin, 2 exactly when neither do they with any one card more.
+    Card sets of 24-34 cards, half of them built around such a run (to have every rank and colour)."""
+    rng = random.Random("twin-room")
+    levels = {0: 0, 1: 0, 2: 0}
+    for _ in range(300):
+        size = rng.randrange(24, 35)
+        chosen: set[int] = set()
+        if rng.random() < 0.5:
+            card = rng.randrange(52)
+            chosen.add(card)
+            for step in range(1, 26):
+                rank, red = (card % 13 + 13 - step % 13) % 13, (card // 13 in (1, 2)) != (step % 2 == 1)
+                chosen.add(rng.choice([1, 2] if red else [0, 3]) * 13 + rank)
+        while len(chosen) < size:
+            chosen.add(rng.randrange(52))
+        cards = frozenset(chosen)
+        columns = (tuple(sorted(cards)), (), (), ())
+        expected = 0 if _twin_run(cards) else 1
+        if expected and not any(_twin_run(cards | {extra}) for extra in range(52) if extra not in cards):
+            expected = 2
+        assert _twin_room(columns) == expected, sorted(cards)
+        levels[expected] += 1
+    assert min(levels.values()) >= 25, levels  # every answer comes up
+
+
+def _big_tableau_position(rng: random.Random, ruleset_id: str) -> GameState:
+    """27-32 cards off the foundations, the highest above each base, all but a few in four runs
+    (so more than 26 in the tableau, with few ranks: merged), the rest in the reserve and talon."""
+    base = rng.randrange(13)
+    while True:
+        counts = [13] * 4
+        for _ in range(rng.randrange(27, 33)):
+            counts[rng.choice([suit for suit in range(4) if counts[suit]])] -= 1
+        loose = [suit * 13 + (base + i) % 13 for suit in range(4) for i in range(counts[suit], 13)]
+        loose.sort(key=lambda card: rng.random() * 2 - (card % 13 - base) % 13)  # high ranks first, roughly
+        columns: list[list[int]] = []
+        for _ in range(4):
+            column = [loose.pop(0)]
+            while fitting := [card for card in loose if _fits(card, column[-1])]:
+                column.append(fitting[rng.randrange(len(fitting))])
+                loose.remove(column[-1])
+            columns.append(column)
+        if len(loose) <= 6:
+            break
+    rng.shuffle(loose)
+    reserve = loose[: rng.randrange(min(len(loose), 3) + 1)]
+    talon = loose[len(reserve) :]
+    split = rng.randrange(len(talon) + 1)
+    return table(
+        ruleset_id,
+        base=RANKS[base],
+        foundations={SUITS[suit]: counts[suit] for suit in range(4)},
+        tableau=[[code(card) for card in column] for column in columns],
+        reserve=[code(card) for card in reserve],
+        waste=[code(card) for card in talon[:split]],
+        stock=[code(card) for card in talon[split:]],
+        progress=True,
+    )
+
+
+@pytest.mark.parametrize("ruleset_id", ["draw-one", "open-runs"])
+def test_twin_merging_past_26_tableau_cards_agrees_with_the_search_without_it(ruleset_id: str) -> None:
+    """Positions with more than 26 cards in the tableau and a free twin pair, merged because some
+    rank and colour is missing: the sound stage (twin merging) against the sound stage without
+    twin merging, and the lost ones against exhaustive search too (the won ones are too deep
+    for it: 27 cards to bring home)."""
+    rng = random.Random(f"big-{ruleset_id}")
+    checked = {"won": 0, "lost": 0}
+    for _ in range(2000):
+        state = _big_tableau_position(rng, ruleset_id)
+        search = _Search(state, SOUND_ONLY, None, SOUND)
+        if sum(map(len, state.tableau)) <= 26 or not _twin_room(state.tableau) or not search.free_twins(state.tableau):
+            continue
+        verdict = solve(state, SOUND_ONLY).result
+        assert verdict == _sound_verdict(state, False, 300_000), (ruleset_id, state)
+        if verdict == "lost":
+            assert brute_force(state, limit=50_000) == "lost", (ruleset_id, state)
+        checked[verdict] += 1
+    assert checked["lost"] >= 12, checked
+    assert checked["won"] >= 100, checked
+
+
+class _CountingSkips(_Search):
+    """The sound stage, counting the talon moves ``new_moves`` leaves out (and keeping them)."""
+
+    skipped = 0
+
+    def __init__(self, state: GameState, budget: Budget, max_states: int | None, stage: str) -> None:
+        super().__init__(state, budget, max_states, stage)
+        self.left_out: list[tuple[Position, Macro]] = []
+
+    def new_moves(self, position: Position, moves: list[Macro], searched_from: int) -> list[Macro]:
+        kept = super().new_moves(position, moves, searched_from)
+        _CountingSkips.skipped += len(moves) - len(kept)
+        self.left_out.extend((position, move) for move in moves if move not in kept)
+        return kept
+
+
+def test_every_talon_move_left_out_leads_where_the_search_has_been() -> None:
+    """Open-runs seed 593, proven lost: after the search, every talon move ``new_moves`` left out
+    leads (with its automatic moves) to a position the transposition table counts as seen,
+    so none of them could have led anywhere new."""
+    state = start_state(get_ruleset("open-runs"), 593)
+    search = _CountingSkips(state, Budget(), None, SOUND)
+    assert search.run(_start(state)) is None
+    assert len(search.left_out) > 1000
+    new = [
+        move for position, move in search.left_out if not search.visited(search.auto(search.play(position, move), []))
+    ]
+    assert new == []
+
+
+def test_leaving_out_talon_moves_made_from_a_higher_pointer_agrees_with_exhaustive_search() -> None:
+    """Open-runs: cards searched again from a lower pointer make only the talon moves the earlier
+    pointers did not reach (``_Search.new_moves``). Random small positions where it leaves some
+    out, decided by the sound stage alone and by brute force."""
+    ruleset_id = "open-runs"
+    rng = random.Random(f"skips-{ruleset_id}")
+    checked = {"won": 0, "lost": 0}
+    wanted = {"won": 4, "lost": 8}
+    tried = 0
+    while checked["lost"] < wanted["lost"] or checked["won"] < wanted["won"]:
+        tried += 1
+        assert tried < 8_000, checked
+        state = small_position(rng, ruleset_id, rng.randrange(8, 15))
+        search = _CountingSkips(state, SOUND_ONLY, 50_000, SOUND)
+        before = _CountingSkips.skipped
+        try:
+            line = search.run(_start(state))
+        except _OutOfBudget:
+            continue
+        if _CountingSkips.skipped == before:
+            continue  # nothing left out
+        verdict = "won" if line is not None else "lost"
+        if checked[verdict] >= wanted[verdict]:
+            continue
+        try:
+            truth = brute_force(state, limit=40_000)
+        except TooBig:
+            continue
+        assert verdict == truth, (ruleset_id, state)
+        checked[verdict] += 1
 
 
 def _sound_verdict(state: GameState, twins: bool, cap: int) -> str:
