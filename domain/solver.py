@@ -644,8 +644,9 @@ def solve(state: GameState, budget: Budget | None = None) -> SolveResult:
             if state.ruleset.draw_count == 1 and budget.sound_best_states:
                 # draw-one: the sound stage's moves best first (twin merging, safe cards home from
                 # anywhere in the talon) win deals the others miss within 10 s (seeds 69, 70, 111,
-                # 215, 262), and take the place of best (every move but with fewer cards home
-                # automatically: it won no draw-one deal of seeds 1..300 that this one misses)
+                # 215, 262), and take the place of best (with best left out, every deal of seeds
+                # 1..300 that the best-first stages won in 10 s stays won; four searches taking
+                # turns made the winners too late)
                 group = [(name, cap, reach) for name, cap, reach in group if name != BEST]
                 group.append((SOUND, budget.sound_best_states, False))
             skipped.update((NARROW_BEST, BEST))
