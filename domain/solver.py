@@ -13,8 +13,10 @@ goes home when safe) finds most wins quickly and with short lines; then best-fir
 (``solver_best``: the narrow moves, every move, and the narrow moves ranked with a bonus for next
 foundation cards one move can play) rank positions by cards home, cards out of the reserve and
 the talon and how deep the next foundation cards lie; they take turns (a few hundred positions
-each), so a deal that one of them wins early costs little; in classic a wide
-depth-first one follows (returns only to take a free card). Only wins count from those, each
+each), so a deal that one of them wins early costs little; in draw-one a fourth takes turns
+with them, the sound stage's own moves best first (*sound-best*: its "lost" when it has searched
+everything is a proof, like the sound stage's); in classic a wide
+depth-first one follows (returns only to take a free card). Only wins count from the others, each
 stage has its own position limit (``Budget``). The sound search then decides the rest
 using only pruning that never loses a win (see ``_Search``), so its ``lost`` is a proof;
 ``unknown`` means a limit of the budget was reached (``Budget``: positions and time, separate).
@@ -40,8 +42,10 @@ from .state import GameState, Status
 # 3: best-first win-finding stages (more deals won within a budget; "lost" still a proof);
 # 4: twin merging in the sound stage, and the best-first stages taking turns with a third one,
 #    narrow-reach (more deals decided within a budget; "lost" still a proof);
-# 5: twin merging also past 26 tableau cards where a rank and colour is missing from the tableau
-#    (more deals decided within a budget; "lost" still a proof).
+# 5: twin merging also past 26 tableau cards where a rank and colour is missing from the tableau,
+#    talon moves only where an earlier search of the same cards did not reach, and draw-one's
+#    sound-best stage (the sound stage's moves best first, taking turns with the other best-first
+#    stages; its "lost" a proof as the sound stage's): more deals decided within a budget.
 SOLVER_VERSION = 5
 
 _RANK = tuple(card % 13 for card in range(52))
@@ -77,9 +81,11 @@ class Budget:
 
     ``max_states``: positions searched, all stages together (None: no limit). ``out_of_time``:
     the caller's clock, asked every ``check_every`` positions (the default has no time limit).
-    ``narrow_states``, ``narrow_best_states``, ``best_states`` and ``wide_states`` (classic): at
-    most this many of the positions go to each of those win-finding stages before the sound
-    stage (0: the stage is skipped). The two best-first stages take turns, as one stage.
+    ``narrow_states``, ``narrow_best_states``, ``best_states`` (not in draw-one while
+    ``sound_best_states`` is not 0: that stage takes its place), ``narrow_reach_states``,
+    ``sound_best_states`` (draw-one only) and ``wide_states`` (classic only): at most this many of
+    the positions go to each of those stages before the sound stage (0: the stage is skipped).
+    The best-first stages take turns, as one stage.
     """
 
     max_states: int | None = None
@@ -89,6 +95,7 @@ class Budget:
     narrow_best_states: int = 320_000
     best_states: int = 200_000
     narrow_reach_states: int = 90_000  # the narrow moves best first, with the ``reach`` evaluation
+    sound_best_states: int = 300_000  # draw-one only: the sound stage's moves best first (see ``solve``)
     wide_states: int = 200_000  # classic only: the stage between narrow and sound
 
 
@@ -692,13 +699,23 @@ def solve(state: GameState, budget: Budget | None = None) -> SolveResult:
             group = [(NARROW_BEST, budget.narrow_best_states, False), (BEST, budget.best_states, False)]
             group.append((NARROW_BEST, budget.narrow_reach_states, True))
             group = [(name, cap, reach) for name, cap, reach in group if name not in skipped and cap]
+            if state.ruleset.draw_count == 1 and budget.sound_best_states:
+                # draw-one: the sound stage's moves best first (twin merging, safe cards home from
+                # anywhere in the talon) win deals the others miss within 10 s (seeds 69, 70, 111,
+                # 215, 262), and take the place of best (with best left out, every deal of seeds
+                # 1..300 that the best-first stages won in 10 s stays won; four searches taking
+                # turns made the winners too late)
+                group = [(name, cap, reach) for name, cap, reach in group if name != BEST]
+                group.append((SOUND, budget.sound_best_states, False))
             skipped.update((NARROW_BEST, BEST))
             if not group:
                 continue
-            found_line, search, states = _take_turns(state, budget, remaining, group)
+            found_line, search, states, proven_lost = _take_turns(state, budget, remaining, group)
             used += states
             if found_line is not None:
                 return SolveResult("won", _checked(state, _shortest(search, _start(state), found_line)), used)
+            if proven_lost:
+                return SolveResult("lost", (), used)
             if budget.out_of_time():
                 return SolveResult("unknown", (), used)
             continue
@@ -728,11 +745,16 @@ _TURN = 256
 
 def _take_turns(
     state: GameState, budget: Budget, remaining: int | None, group: list[tuple[str, int, bool]]
-) -> tuple[list[Macro] | None, _Search, int]:
+) -> tuple[list[Macro] | None, _Search, int, bool]:
     """Run the best-first stages of ``group`` (stage, position limit, whether the ``reach``
-    evaluation ranks its positions) in turns until one wins or all
-    end (their kind searched, or their limit reached): (the winning line or None, its search, positions).
-    The budget's position limit (``remaining``) holds for all of them together; out of time, all stop.
+    evaluation ranks its positions) in turns until one wins or all end (their kind searched, or
+    their limit reached): (the winning line or None, its search, positions, proven lost). The
+    budget's position limit (``remaining``) holds for all of them together; out of time, all stop.
+
+    A ``SOUND`` search in the group prunes only what the sound stage prunes, so when it has
+    searched all its positions without a win the deal is proven lost, as by the sound stage (the
+    order in which positions are expanded does not matter for that proof: every position entered
+    in the table is expanded before the search ends).
     """
     searches = [_Search(state, budget, cap, stage) for stage, cap, _reach in group]
     runners: list[BestFirst | None] = [None] * len(searches)
@@ -753,16 +775,23 @@ def _take_turns(
                 ended = runner.step(_TURN)
             except _OutOfBudget:
                 if budget.out_of_time():
-                    return None, search, sum(one.states for one in searches)
+                    return None, search, sum(one.states for one in searches), False
                 ended = capped = True
             if runner is not None and runner.line is not None:
-                return runner.line, search, sum(one.states for one in searches)
+                return runner.line, search, sum(one.states for one in searches), False
             if ended:
                 active.remove(index)
+                if not capped and search.sound:  # every position the sound stage would search, no win
+                    return None, search, sum(one.states for one in searches), True
                 if not capped:  # all its positions searched, no win:
                     # another search of the same stage (the same moves) has no win to find either
                     active = [other for other in active if group[other][0] != group[index][0]]
-    return None, searches[0] if searches else _Search(state, budget, 0, BEST), sum(one.states for one in searches)
+    return (
+        None,
+        searches[0] if searches else _Search(state, budget, 0, BEST),
+        sum(one.states for one in searches),
+        False,
+    )
 
 
 def _checked(state: GameState, line: list[Macro]) -> tuple[Command, ...]:

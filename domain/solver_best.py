@@ -1,4 +1,5 @@
-"""Best-first win finding, the ``NARROW_BEST`` and ``BEST`` stages of ``solver.solve`` (narrow-reach too).
+"""Best-first win finding, the ``NARROW_BEST`` and ``BEST`` stages of ``solver.solve`` (narrow-reach
+too, and draw-one's sound-best: the ``SOUND`` stage's moves, whose search of every position is a proof).
 
 Positions are expanded best first by an evaluation: cards home, cards out of the reserve and out
 of the talon, and how deep the next card of each foundation lies under other reserve or tableau
@@ -6,7 +7,9 @@ cards (among equals, the latest found first, so the search dives). It only looks
 uses the transposition table and move generator of a ``_Search`` (whose stage says which
 shortcuts are taken) and stops with ``_OutOfBudget`` at that search's position limit. A line it
 finds is replayed through the rules engine like any other, so a win is always real; finding
-nothing proves nothing.
+nothing proves nothing, except where the search has the sound stage's moves and expanded every
+position it entered (``solver._take_turns`` then calls the deal lost: the order of expansion does
+not matter for that proof).
 
 A search runs in steps (``BestFirst.step``), so that several searches can take turns
 (``solver._take_turns``): which search wins a deal first differs from deal to deal, and taking turns

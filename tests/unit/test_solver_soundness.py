@@ -572,3 +572,32 @@ def test_twin_merging_never_contradicts_the_sound_stage_without_it(ruleset_id: s
         assert {merged, plain} != {"won", "lost"}, (ruleset_id, seed, merged, plain)
         decided += merged != "unknown" and plain != "unknown"
     assert decided >= 6  # the check compared real verdicts, not only budgets running out
+
+
+SOUND_BEST_ONLY = Budget(
+    max_states=300_000, narrow_states=0, narrow_best_states=0, best_states=0, narrow_reach_states=0, wide_states=0
+)
+
+
+def test_the_sound_best_first_stage_proves_lost_only_what_exhaustive_search_confirms() -> None:
+    """Draw-one: the sound stage's moves searched best first call a position lost when they have
+    searched all of it; on random small positions (decided by that stage alone, since it ends
+    within the limit) every such verdict agrees with brute force."""
+    rng = random.Random("sound-best-draw-one")
+    checked = {"won": 0, "lost": 0}
+    tried = 0
+    while checked["lost"] < 12 or checked["won"] < 4:
+        tried += 1
+        assert tried < 5_000, checked
+        state = small_position(rng, "draw-one", rng.randrange(6, 13))
+        outcome = solve(state, SOUND_BEST_ONLY)
+        assert outcome.result in ("won", "lost")
+        assert outcome.states < SOUND_BEST_ONLY.sound_best_states  # decided by the best-first stage
+        if checked[outcome.result] >= (12 if outcome.result == "lost" else 4):
+            continue
+        try:
+            truth = brute_force(state, limit=40_000)
+        except TooBig:
+            continue
+        assert outcome.result == truth, state
+        checked[outcome.result] += 1
