@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import sys
 
-from . import api_bench, cpu_bench, domain_bench, profile_bench, soak_bench, solver_bench
+from . import api_bench, cpu_bench, domain_bench, movepath_bench, profile_bench, soak_bench, solver_bench
 
 BENCHES = {"domain": domain_bench.main, "api": api_bench.main, "soak": soak_bench.main, "solver": solver_bench.main}
-ON_REQUEST = {"profile": profile_bench.main, "cpu": cpu_bench.main}  # py-spy on a loaded server; server CPU per move
+# py-spy on a loaded server; server CPU per move; a move's Python work without server or database
+ON_REQUEST = {"profile": profile_bench.main, "cpu": cpu_bench.main, "movepath": movepath_bench.main}
 
 
 def main(argv: list[str]) -> None:
