@@ -6,7 +6,8 @@
    embedded PostgreSQL in a temp dir (stopped and deleted at the end). A fresh database
    ``canfield_bench_<hex>`` is created, migrated, and dropped at the end.
 2. The service, as in production (``service.http.server``: uvicorn with httptools on uvloop), one
-   process (``BENCH_WORKERS``).
+   process (``BENCH_WORKERS``). With one process and 2+ CPUs each server under test runs on the
+   first CPU alone and PostgreSQL and the load generator on the others (``BENCH_PIN``, default 1).
 3. The ceiling: ``bench/ceiling_app.py``, a bare Litestar app doing one INSERT per request
    through a pool opened like the service's, and the bare endpoint: ``bench/bare_app.py``,
    Litestar answering ``{"ok": true}`` with no work (the HTTP stack alone), both served the same way.
@@ -62,6 +63,23 @@ OLD_GAME_EVENTS = (1000, 10_000)  # old vs new: a move on games this long vs on 
 RUNS = max(1, int(os.environ.get("BENCH_RUNS", "3")))  # alternating service/ceiling runs per level; the median counts
 # a client deals a new game after this many moves (0: never)
 GAME_MOVES = int(os.environ.get("BENCH_GAME_MOVES", "300"))
+
+
+def _pinning() -> tuple[set[int], set[int]] | None:
+    """``BENCH_PIN`` (default 1, with one server process and 2+ CPUs): each server under test runs on
+    the first CPU alone, and everything else the bench starts (PostgreSQL, the load generator) on
+    the others, so the three targets meet the same conditions in every round instead of whatever
+    the scheduler makes of five busy processes on two cores (rounds of the same code varied 2x here
+    unpinned). ``BENCH_PIN=0``: nothing is pinned."""
+    if os.environ.get("BENCH_PIN", "1") == "0" or WORKERS != 1 or not hasattr(os, "sched_setaffinity"):
+        return None
+    cpus = sorted(os.sched_getaffinity(0))
+    if len(cpus) < 2:
+        return None
+    return {cpus[0]}, set(cpus[1:])
+
+
+PINNING = _pinning()
 LATENCY_MOVES = 300
 SERVER_DESCRIPTION = f"uvicorn with httptools on {LOOP}"
 CANFIELD_STOCK = 34  # 52 - 13 reserve - 1 foundation - 4 tableau: the ceiling's simulated stock
@@ -475,8 +493,11 @@ def start_server(name: str, app: str, database_url: str, log_dir: Path) -> Serve
     log = log_dir / f"{name}.log"
     command = [sys.executable, "-m", "uvicorn", app, "--host", HOST, "--port", str(port),
                "--log-level", "warning", "--no-access-log", "--workers", str(WORKERS), *uvicorn_arguments()]
+    pin = None if PINNING is None else PINNING[0]
     with open(log, "wb") as out:
         process = subprocess.Popen(command, cwd=PROJECT_ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
+    if pin is not None:  # at once, while the interpreter starts: its threads inherit it
+        os.sched_setaffinity(process.pid, pin)
     return Server(name, port, process, log)
 
 
@@ -666,12 +687,20 @@ def _median(values: list[float]) -> float:
     return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
 
 
+def _pinned(results: dict[str, Any]) -> str:
+    pinned = results.get("pinned")
+    if not pinned:
+        return " (nothing pinned)"
+    return f" (servers on CPU {pinned['server']}, PostgreSQL and the load generator on {pinned['rest']})"
+
+
 def report(results: dict[str, Any]) -> str:
     runs = len(results["levels"][0]["runs"]) if results["levels"] else 0
     lines = [
         (
             f"API bench: {results['seconds']:g} s per run after {results['warmup']:g} s warm-up; {results['server']}, "
-            f"{WORKERS} process(es) each; {results['database']}; {results['cpus']} CPUs; per level {runs} rounds of "
+            f"{WORKERS} process(es) each; {results['database']}; {results['cpus']} CPUs{_pinned(results)}; "
+            f"per level {runs} rounds of "
             "service / ceiling / bare, each row the median round of its target"
         ),
         "",
@@ -808,6 +837,7 @@ async def _run(db: Database, work_dir: Path, warmup: float, seconds: float) -> d
         "server": SERVER_DESCRIPTION,
         "database": db.description,
         "cpus": os.cpu_count(),
+        "pinned": None if PINNING is None else {"server": sorted(PINNING[0]), "rest": sorted(PINNING[1])},
         "python": platform.python_version(),
         "levels": levels,
         "check": check,
@@ -817,6 +847,8 @@ async def _run(db: Database, work_dir: Path, warmup: float, seconds: float) -> d
 
 
 def main() -> None:
+    if PINNING is not None:
+        os.sched_setaffinity(0, PINNING[1])  # PostgreSQL and the load generator, started from here, inherit it
     warmup = _float_env("BENCH_WARMUP", 2.0)
     seconds = _float_env("BENCH_SECONDS", 10.0)
     work_dir = Path(tempfile.mkdtemp(prefix="canfield-api-bench-"))

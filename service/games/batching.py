@@ -13,6 +13,12 @@ move waits for them, at most ``max_wait`` seconds, and they go out together when
 decided: one statement and one commit instead of a lone write and then a batch. That is the
 moment the process would otherwise wait for the database with nothing else to do.
 
+While a batch's statement is in flight the process has nothing else to do, so the work a move
+needs only for its reply (``prepare``: its player's view and events) is done then: the writer
+schedules it just before it sends the statement, and the loop runs it once the writer waits for
+the database. A move's reply is then ready when its commit is, instead of sixteen replies being
+built before the statement can go out.
+
 Only the common move goes this way: no ``Idempotency-Key`` (its stored response needs its own
 insert) and not the move that ends the game (its stats projections run in its transaction). Those
 and anything a batch could not write (an error other than the database being away) are written
@@ -25,6 +31,8 @@ import asyncio
 import logging
 import uuid
 from collections import deque
+from collections.abc import Callable
+from typing import Any
 
 from ..errors import Unavailable
 from ..store.connections import DATABASE_DOWN_ERRORS
@@ -67,6 +75,41 @@ class Deciding:
             self.batcher = None
 
 
+class _Waiting:
+    """A queued move: its write's outcome (``written``) and the work for its reply (``prepare``),
+    done once: while its statement is in flight, or else when the move's task asks for it."""
+
+    __slots__ = ("error", "move", "prepare", "value", "written")
+
+    def __init__(self, move: PendingAppend, written: asyncio.Future[None], prepare: Callable[[], Any] | None) -> None:
+        self.move = move
+        self.written = written
+        self.prepare = prepare
+        self.value: Any = None
+        self.error: BaseException | None = None
+
+    def run_prepare(self) -> None:
+        prepare = self.prepare
+        if prepare is not None:
+            self.prepare = None
+            try:
+                self.value = prepare()
+            except Exception as error:  # raised in the move's own task (``result``), not in the loop's
+                self.error = error
+
+    def result(self) -> Any:
+        self.run_prepare()
+        if self.error is not None:
+            raise self.error
+        return self.value
+
+
+def _prepare_all(batch: list[_Waiting]) -> None:
+    for entry in batch:
+        if not entry.written.done():  # a request cancelled meanwhile needs no reply
+            entry.run_prepare()
+
+
 class AppendBatcher:
     def __init__(self, store: EventStore, max_batch: int = 64, max_wait: float = 0.002) -> None:
         self.store = store
@@ -74,7 +117,7 @@ class AppendBatcher:
         self.max_wait = max_wait
         self.deciding = 0  # moves of this process being decided (``Deciding``): a write waits for them
         self._timer: asyncio.TimerHandle | None = None
-        self._queue: deque[tuple[PendingAppend, asyncio.Future[None]]] = deque()
+        self._queue: deque[_Waiting] = deque()
         self._wake = asyncio.Event()
         self._writer: asyncio.Task[None] | None = None
         self._busy = False  # a write is in flight (by a move's own task or by the writer task)
@@ -82,9 +125,13 @@ class AppendBatcher:
         self.batches = 0  # statements that wrote more than one move, and how many moves they held
         self.batched_moves = 0
 
-    async def append(self, move: PendingAppend, deciding: Deciding | None = None) -> None:
+    async def append(
+        self, move: PendingAppend, deciding: Deciding | None = None, prepare: Callable[[], Any] | None = None,
+    ) -> Any:
         """Write the move; raises ``ConcurrencyConflict`` when its game had moved on (nothing
-        written), the database's error when it is away.
+        written), the database's error when it is away. Returns what ``prepare`` returns (None
+        without one), called once, before the move is acknowledged: while the statement that
+        carries the move is in flight, or before a move's lone write.
 
         With no write in flight the move is written at once, by itself, in this task; moves that
         arrive meanwhile wait, and are written together by the writer task once it is done. A move
@@ -93,26 +140,31 @@ class AppendBatcher:
         if deciding is not None:
             deciding.leave()
         if self._closed:
+            value = None if prepare is None else prepare()
             await self.store.append_pending(move)
-            return
+            return value
         if not self._busy and not self._queue and not self.deciding:
+            value = None if prepare is None else prepare()
             self._busy = True
             try:
                 await self.store.append_pending(move)
             finally:
                 self._hand_over()
-            return
-        written: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._queue.append((move, written))
+            return value
+        entry = _Waiting(move, asyncio.get_running_loop().create_future(), prepare)
+        self._queue.append(entry)
         if not self._busy:
             if not self.deciding or len(self._queue) >= self.max_batch:
                 self._start()
             elif self._timer is None:  # others are being decided: wait for them, not for ever
                 self._timer = asyncio.get_running_loop().call_later(self.max_wait, self._start)
         try:
-            await written
+            await entry.written
         except WriteAlone:
+            value = entry.result()
             await self.store.append_pending(move)
+            return value
+        return entry.result()
 
     def _hand_over(self) -> None:
         """The write in flight is done: the writer task takes the moves that queued up meanwhile."""
@@ -156,7 +208,7 @@ class AppendBatcher:
                 await cancel_and_wait(self._writer)
             self._writer = None
         while self._queue:
-            _settle(self._queue.popleft()[1], exception=WriteAlone())
+            _settle(self._queue.popleft().written, exception=WriteAlone())
         self._busy = False
 
     async def _run(self) -> None:
@@ -169,63 +221,66 @@ class AppendBatcher:
             finally:
                 self._busy = False
 
-    def _next_batch(self) -> list[tuple[PendingAppend, asyncio.Future[None]]]:
+    def _next_batch(self) -> list[_Waiting]:
         """Up to ``max_batch`` waiting moves in arrival order, one per game (a later move of a
         game already in the batch waits for the next one)."""
-        batch: list[tuple[PendingAppend, asyncio.Future[None]]] = []
+        batch: list[_Waiting] = []
         games: set[uuid.UUID] = set()
-        later: deque[tuple[PendingAppend, asyncio.Future[None]]] = deque()
+        later: deque[_Waiting] = deque()
         while self._queue and len(batch) < self.max_batch:
             entry = self._queue.popleft()
-            if entry[1].done():  # the request was cancelled (client gone) before its turn
+            if entry.written.done():  # the request was cancelled (client gone) before its turn
                 continue
-            if entry[0].game_id in games:
+            if entry.move.game_id in games:
                 later.append(entry)
             else:
-                games.add(entry[0].game_id)
+                games.add(entry.move.game_id)
                 batch.append(entry)
         self._queue.extendleft(reversed(later))
         return batch
 
-    async def _write(self, batch: list[tuple[PendingAppend, asyncio.Future[None]]]) -> None:
+    async def _write(self, batch: list[_Waiting]) -> None:
         if not batch:
             return
+        # the replies' work runs while the statement is in flight: this callback runs at the loop's
+        # next turn, after this task has sent the statement and waits for its result
+        asyncio.get_running_loop().call_soon(_prepare_all, batch)
         if len(batch) == 1:  # the one-move statement is cheaper, and reports its own errors exactly
-            move, future = batch[0]
+            entry = batch[0]
             try:
-                await self.store.append_pending(move)
+                await self.store.append_pending(entry.move)
             except asyncio.CancelledError:
-                _settle(future, exception=_outcome_unknown())
+                _settle(entry.written, exception=_outcome_unknown())
                 raise
             except Exception as error:  # ConcurrencyConflict included: the move's own outcome
-                _settle(future, exception=error)
+                _settle(entry.written, exception=error)
             else:
-                _settle(future)
+                _settle(entry.written)
             return
         failure: BaseException | None = None
         written: set[uuid.UUID] = set()
         self.batches += 1
         self.batched_moves += len(batch)
         try:
-            written = await self.store.append_many([move for move, _ in batch])
+            written = await self.store.append_many([entry.move for entry in batch])
         except DATABASE_DOWN_ERRORS as error:
             # rolled back for a reason of the batch's own (a deadlock with another process's
             # batch, one locked game holding the statement past its timeout): write each alone;
             # the database being away fails them all
             failure = WriteAlone() if _rolled_back(error) else error
         except asyncio.CancelledError:
-            for _, future in batch:
-                _settle(future, exception=_outcome_unknown())
+            for entry in batch:
+                _settle(entry.written, exception=_outcome_unknown())
             raise
         except Exception as error:  # anything else the statement ran into: each move alone reports its own
             log.info("a batch of %d moves failed (%s); writing them one by one", len(batch), type(error).__name__)
             failure = WriteAlone()
-        for move, future in batch:
-            if failure is None and move.game_id not in written:
+        for entry in batch:
+            if failure is None and entry.move.game_id not in written:
                 failure_of_move: BaseException | None = ConcurrencyConflict()  # its game had moved on
             else:
                 failure_of_move = failure
-            _settle(future, exception=failure_of_move)
+            _settle(entry.written, exception=failure_of_move)
 
 
 def _rolled_back(error: Exception) -> bool:

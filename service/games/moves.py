@@ -15,6 +15,7 @@ import uuid
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
+from functools import partial
 from typing import Any, NamedTuple
 
 import msgspec
@@ -161,19 +162,22 @@ class GameRepository:
         return [event_from_data(row.type, row.data) for row in rows]
 
     async def save(
-        self, change: Change, idempotent: Idempotent | None = None, reply: JSON | None = None,
+        self, change: Change, reply: Callable[[], JSON], idempotent: Idempotent | None = None,
         deciding: Deciding | None = None,
-    ) -> None:
+    ) -> JSON:
         """Write the move: with group commit when nothing else must go in its transaction, else
         alone (its idempotent reply, or the stats of the game it ends, in the same transaction).
+        ``reply`` makes the move's reply, returned: called once, while a batch carrying the move
+        is in flight where it can be (``AppendBatcher.append``), else before the write.
         ``deciding``: the move's count in the batcher, ended here (it is decided)."""
         finish = change.finish()
         try:
             if idempotent is None and change.after.state.playing:
-                await self.batcher.append(change.pending(), deciding)
+                content: JSON = await self.batcher.append(change.pending(), deciding, reply)
             else:
                 if deciding is not None:
                     deciding.end()
+                content = reply()
                 after = change.after
                 await self.store.append(
                     after.id,
@@ -185,13 +189,14 @@ class GameRepository:
                     now=change.now,
                     idempotency_key=None if idempotent is None else idempotent.key,
                     request_hash=None if idempotent is None else idempotent.request_hash,
-                    response=reply if idempotent is not None else None,
+                    response=content if idempotent is not None else None,
                     on_finish=None if finish is None else projections.game_finished(finish),
                 )
         except ConcurrencyConflict:
             self.cache.pop(change.before.id, None)
             raise
         self.remember(change.after)
+        return content
 
     def remember(self, game: Game) -> None:
         self.cache.pop(game.id, None)
@@ -290,9 +295,8 @@ class Moves:
                     return Played({"game": self.view(game, self.clock()), "events": []}, game.version, False)
                 game = None
                 continue
-            reply = self._reply(change)
             try:
-                await self.games.save(change, idempotent, reply, deciding)
+                reply = await self.games.save(change, partial(self._reply, change), idempotent, deciding)
             except ConcurrencyConflict:
                 if if_match is not None:
                     raise VersionConflict(

@@ -129,6 +129,64 @@ async def test_a_decided_move_waits_for_the_moves_still_being_decided_and_they_s
     assert [log_and_snapshot(clean_database, g)[2] for g in (game_a, game_b)] == [2, 2]
 
 
+async def test_a_batched_moves_reply_is_made_while_its_statement_is_in_the_database(
+    games: Games, clean_database: str
+) -> None:
+    """``prepare`` (a move's reply) runs while the batch's statement is in PostgreSQL, not before
+    it is sent: here the statement is held on a row lock, and the replies are made meanwhile."""
+    (_, game_a), (_, game_b) = await new_game(games, seed=12), await new_game(games, seed=13)
+    seen: list[tuple[str, int]] = []
+    with psycopg.connect(clean_database) as blocker, psycopg.connect(clean_database, autocommit=True) as watcher:
+        blocker.execute("SELECT 1 FROM games WHERE id = %s FOR UPDATE", (game_b,))  # a transaction left open
+
+        def reply(name: str) -> str:
+            rows = watcher.execute(  # the batch statement, running or waiting for the lock
+                "SELECT pid FROM pg_stat_activity WHERE state = 'active' AND query LIKE %s AND pid <> pg_backend_pid()",
+                ("%json_to_recordset($1::json)%",),
+            ).fetchall()
+            seen.append((name, len(rows)))
+            return f"reply {name}"
+
+        batcher = AppendBatcher(games.store, max_wait=30.0)
+        a_deciding, b_deciding = Deciding(batcher), Deciding(batcher)
+        a = asyncio.ensure_future(
+            batcher.append(drawn(games, clean_database, game_a), a_deciding, lambda: reply("a"))
+        )
+        b = asyncio.ensure_future(
+            batcher.append(drawn(games, clean_database, game_b), b_deciding, lambda: reply("b"))
+        )
+        for _ in range(200):
+            await asyncio.sleep(0.01)
+            if len(seen) == 2:
+                break
+        assert not a.done() and not b.done(), "a move was acknowledged before its statement could commit"
+        blocker.rollback()  # lets the statement through
+        assert await asyncio.wait_for(asyncio.gather(a, b), 10) == ["reply a", "reply b"]
+    await batcher.close()
+    # each reply was made once, while the batch statement was in the database (sent, not yet done)
+    assert seen == [("a", 1), ("b", 1)]
+    assert (batcher.batches, batcher.batched_moves) == (1, 2)
+    assert [log_and_snapshot(clean_database, g)[2] for g in (game_a, game_b)] == [2, 2]
+
+
+async def test_a_replys_error_reaches_its_own_move_and_the_batch_still_commits(
+    games: Games, clean_database: str
+) -> None:
+    (_, game_a), (_, game_b) = await new_game(games, seed=14), await new_game(games, seed=15)
+    batcher = AppendBatcher(games.store, max_wait=30.0)
+    a_deciding, b_deciding = Deciding(batcher), Deciding(batcher)
+
+    def broken() -> str:
+        raise RuntimeError("a bug in a view")
+
+    a = asyncio.ensure_future(batcher.append(drawn(games, clean_database, game_a), a_deciding, broken))
+    b = asyncio.ensure_future(batcher.append(drawn(games, clean_database, game_b), b_deciding, lambda: "fine"))
+    results = await asyncio.wait_for(asyncio.gather(a, b, return_exceptions=True), 10)
+    await batcher.close()
+    assert isinstance(results[0], RuntimeError) and results[1] == "fine"
+    assert [log_and_snapshot(clean_database, g)[2] for g in (game_a, game_b)] == [2, 2]
+
+
 async def test_a_decided_move_waits_at_most_max_wait_for_the_others(games: Games, clean_database: str) -> None:
     (_, game_a) = await new_game(games, seed=10)
     batcher = AppendBatcher(games.store, max_wait=0.05)
