@@ -4,8 +4,10 @@ written together, in one statement and one transaction.
 Each move still goes to the database whole (its events and its game's new snapshot, only if the
 game is still at the version the move was decided on) and is acknowledged only after that
 transaction commits; what changes is that under load one round trip, one commit and one
-notification carry many moves instead of one. With one move at a time nothing waits: a move that
-finds no write in flight and no other move being decided is written at once.
+notification carry many moves instead of one. A move that finds no write in flight and no other
+move being decided is written at the event loop's next turn, together with the moves decided in
+this one (the requests that arrived together): with one move at a time, that is a few
+microseconds.
 
 When no write is in flight but other moves of this process are still being decided (the game's
 turn taken, the rules not yet through: ``Moves.play`` counts them with ``deciding``), a decided
@@ -117,10 +119,11 @@ class AppendBatcher:
         self.max_wait = max_wait
         self.deciding = 0  # moves of this process being decided (``Deciding``): a write waits for them
         self._timer: asyncio.TimerHandle | None = None
+        self._soon: asyncio.Handle | None = None
         self._queue: deque[_Waiting] = deque()
         self._wake = asyncio.Event()
         self._writer: asyncio.Task[None] | None = None
-        self._busy = False  # a write is in flight (by a move's own task or by the writer task)
+        self._busy = False  # the writer task is writing
         self._closed = False
         self.batches = 0  # statements that wrote more than one move, and how many moves they held
         self.batched_moves = 0
@@ -131,11 +134,13 @@ class AppendBatcher:
         """Write the move; raises ``ConcurrencyConflict`` when its game had moved on (nothing
         written), the database's error when it is away. Returns what ``prepare`` returns (None
         without one), called once, before the move is acknowledged: while the statement that
-        carries the move is in flight, or before a move's lone write.
+        carries the move is in flight, or before the move is written alone (the batcher closed,
+        or its batch failed).
 
-        With no write in flight the move is written at once, by itself, in this task; moves that
-        arrive meanwhile wait, and are written together by the writer task once it is done. A move
-        whose batch failed for a reason of its own, or that was waiting when the batcher closed, is
+        The writer task writes: with no write in flight, at the loop's next turn (or once the
+        moves being decided are, at most ``max_wait`` later); moves that arrive while a write is
+        in flight wait, and go together in the next statement once it is done. A move whose
+        batch failed for a reason of its own, or that was waiting when the batcher closed, is
         written alone."""
         if deciding is not None:
             deciding.leave()
@@ -143,21 +148,16 @@ class AppendBatcher:
             value = None if prepare is None else prepare()
             await self.store.append_pending(move)
             return value
-        if not self._busy and not self._queue and not self.deciding:
-            value = None if prepare is None else prepare()
-            self._busy = True
-            try:
-                await self.store.append_pending(move)
-            finally:
-                self._hand_over()
-            return value
         entry = _Waiting(move, asyncio.get_running_loop().create_future(), prepare)
         self._queue.append(entry)
         if not self._busy:
-            if not self.deciding or len(self._queue) >= self.max_batch:
+            if len(self._queue) >= self.max_batch:
                 self._start()
-            elif self._timer is None:  # others are being decided: wait for them, not for ever
-                self._timer = asyncio.get_running_loop().call_later(self.max_wait, self._start)
+            elif self.deciding:  # others are being decided: wait for them, not for ever
+                if self._timer is None:
+                    self._timer = asyncio.get_running_loop().call_later(self.max_wait, self._start)
+            elif self._soon is None:  # at the loop's next turn, with the moves decided in this one
+                self._soon = asyncio.get_running_loop().call_soon(self._start)
         try:
             await entry.written
         except WriteAlone:
@@ -166,18 +166,14 @@ class AppendBatcher:
             return value
         return entry.result()
 
-    def _hand_over(self) -> None:
-        """The write in flight is done: the writer task takes the moves that queued up meanwhile."""
-        if not self._queue:
-            self._busy = False
-            return
-        self._start()
-
     def _start(self) -> None:
         """The writer task writes what is queued (and what queues while it writes)."""
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
+        if self._soon is not None:
+            self._soon.cancel()
+            self._soon = None
         if not self._queue or self._closed:
             return
         self._busy = True
@@ -200,6 +196,9 @@ class AppendBatcher:
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
+        if self._soon is not None:
+            self._soon.cancel()
+            self._soon = None
         self._wake.set()
         if self._writer is not None:
             try:

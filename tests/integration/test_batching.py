@@ -87,8 +87,8 @@ async def test_two_moves_of_one_game_queued_together_go_in_separate_batches(game
     assert results[:2] == [None, None]
     assert results[3] is None
     assert isinstance(results[2], ConcurrencyConflict)  # a2 was decided on the same version as a1
-    assert batcher.batches == 1
-    assert batcher.batched_moves == 2
+    assert batcher.batches == 1  # first, a1 and b together; a2 by itself after them
+    assert batcher.batched_moves == 3
     rows, _, version = log_and_snapshot(clean_database, game_a)
     assert version == 2
     assert [r[0] for r in rows] == [1, 2]
