@@ -26,6 +26,7 @@ always a real win.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
@@ -108,6 +109,30 @@ class SolveResult:
 
 class _OutOfBudget(Exception):
     pass
+
+
+_NativeRun = Callable[..., tuple[int, int, list[tuple[int, int, int, int]] | None]]
+
+
+def _load_native() -> _NativeRun | None:
+    """The C search of the sound stage (``domain/_sound.c``, an optional extension: see setup.py), if built."""
+    try:
+        from ._sound import run
+    except ImportError:
+        return None
+    return run
+
+
+_native_run = _load_native()
+# Whether ``solve`` runs the sound stage's depth-first search in C (``_Search.run_native``): where
+# the extension is built, unless CANFIELD_PURE_SOLVER=1 asks for the Python search (the reference:
+# both give the same answer after the same positions; tests compare them). Tests may set it.
+NATIVE_SEARCH = _native_run is not None and os.environ.get("CANFIELD_PURE_SOLVER", "") != "1"
+
+
+def native_available() -> bool:
+    """Whether the C search of the sound stage is built (``domain._sound`` imports)."""
+    return _native_run is not None
 
 
 # The stages of a solve, in order (WIDE in classic only).
@@ -564,6 +589,33 @@ class _Search:
             stack.append((child, iter(moves), child_added))
         return None
 
+    def run_native(self, start: Position) -> list[Macro] | None:
+        """``run`` in C (``domain/_sound.c``), for the ``SOUND`` stage only: the same moves in the same
+        order, the same table and budget checks (``out_of_time`` asked every ``check_every``
+        positions), so the same answer (won with the same line, lost, or ``_OutOfBudget``) after
+        the same ``states``. The transposition table stays in C (``seen`` is left empty)."""
+        if not self.sound or _native_run is None:
+            raise RuntimeError("the C search is built for the sound stage only, and only where domain._sound is")
+        status, self.states, line = _native_run(
+            self.reserve,
+            self.base,
+            self.draw,
+            self.free_recycle,
+            self.any_run,
+            self.returns,
+            self.auto_home,
+            self.auto_talon,
+            self.twins,
+            start,
+            self.states,
+            -1 if self.max_states is None else self.max_states,
+            self.budget.check_every,
+            self.budget.out_of_time,
+        )
+        if status == 2:
+            raise _OutOfBudget()
+        return line
+
     def new_moves(self, position: Position, moves: list[Macro], searched_from: int) -> list[Macro]:
         """The moves of cards searched before (``visited``) that the earlier searches did not make.
 
@@ -724,7 +776,7 @@ def solve(state: GameState, budget: Budget | None = None) -> SolveResult:
         limit = remaining if cap is None else cap if remaining is None else min(cap, remaining)
         search = _Search(state, budget, limit, stage)
         try:
-            line = search.run(_start(state))
+            line = search.run_native(_start(state)) if stage == SOUND and NATIVE_SEARCH else search.run(_start(state))
         except _OutOfBudget:
             used += search.states
             if stage == SOUND or budget.out_of_time():
