@@ -189,3 +189,25 @@ def test_solve_answers_alike_with_either_search(ruleset_id: str, monkeypatch: py
         native = solve(state, sound_only)
         monkeypatch.setattr(solver, "NATIVE_SEARCH", False)
         assert solve(state, sound_only) == native
+
+
+@needs_native
+def test_the_capped_sound_stage_first_decides_what_it_can_and_hands_on_the_rest() -> None:
+    """``Budget.sound_first_states``: open-runs seed 39, proven lost within it (about 370,000
+    positions; the stages before the sound stage took 10 s in Python); with a limit it does not
+    decide within, the later stages decide as without it."""
+    state = start_state(get_ruleset("open-runs"), 39)
+    outcome = solve(state, Budget(max_states=1_000_000))
+    assert outcome.result == "lost"
+    assert outcome.states < 1_000_000
+    for ruleset_id, seed in (("open-runs", 4), ("classic", 4), ("open-runs", 2)):
+        state = start_state(get_ruleset(ruleset_id), seed)
+        capped = solve(state, Budget(max_states=400_000, sound_first_states=50))
+        assert capped.result == solve(state, Budget(max_states=400_000, sound_first_states=0)).result
+
+
+def test_without_the_c_search_the_stages_are_the_python_ones(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The capped sound stage first runs only with the C search: the Python order is unchanged."""
+    monkeypatch.setattr(solver, "NATIVE_SEARCH", False)
+    state = start_state(get_ruleset("open-runs"), 2)
+    assert solve(state, Budget(max_states=100_000)) == solve(state, Budget(max_states=100_000, sound_first_states=0))
