@@ -18,7 +18,9 @@ with them, the sound stage's own moves best first (*sound-best*: its "lost" when
 everything is a proof, like the sound stage's); in classic a wide
 depth-first one follows (returns only to take a free card). Only wins count from the others, each
 stage has its own position limit (``Budget``). The sound search then decides the rest
-using only pruning that never loses a win (see ``_Search``), so its ``lost`` is a proof;
+using only pruning that never loses a win (see ``_Search``), so its ``lost`` is a proof (with
+the C search, version 6, it also runs once right after narrow with a position limit,
+``Budget.sound_first_states``, since it is then fast enough to decide many deals sooner);
 ``unknown`` means a limit of the budget was reached (``Budget``: positions and time, separate).
 A ``won`` line is rebuilt move by move through the rules engine and must end won, so it is
 always a real win.
@@ -98,7 +100,9 @@ class Budget:
     ``sound_best_states`` is not 0: that stage takes its place), ``narrow_reach_states``,
     ``sound_best_states`` (draw-one only) and ``wide_states`` (classic only): at most this many of
     the positions go to each of those stages before the sound stage (0: the stage is skipped).
-    The best-first stages take turns, as one stage.
+    The best-first stages take turns, as one stage. ``sound_first_states``: where the C search is
+    built (``NATIVE_SEARCH``), the sound stage runs first with this limit, right after narrow; its
+    ``lost`` is a proof like the sound stage's (0: not run).
     """
 
     max_states: int | None = None
