@@ -5,7 +5,10 @@ WORKDIR /app
 # requirements/run.lock: the runtime part of requirements/dev.lock (the versions `make test` ran), with hashes
 COPY requirements/run.lock requirements/run.lock
 RUN pip install --no-cache-dir --require-hashes -r requirements/run.lock
-COPY pyproject.toml README.md ./
+# setup.py builds the solver's optional C extension (domain/_sound.c); python:3.11-slim has no C
+# compiler, so there the build is skipped (optional=True) and the solver runs its Python search:
+# the same verdicts, about 40 times slower in the sound stage. Install gcc first to have it.
+COPY pyproject.toml setup.py README.md ./
 COPY domain ./domain
 COPY service ./service
 COPY migrations ./migrations

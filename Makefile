@@ -31,7 +31,8 @@ endif
 
 .PHONY: run test bench openapi pools lint typecheck lock clean
 
-$(STAMP): $(LOCK) pyproject.toml
+# setup.py and domain/_sound.c: the solver's optional C extension, rebuilt when its source changes.
+$(STAMP): $(LOCK) pyproject.toml setup.py domain/_sound.c
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11+ is needed (set PYTHON=...)")'
 	@if [ "$(VENV_OK)" != yes ] && [ -e $(VENV) ]; then \
 		echo "make: $(VENV) has no usable Python 3.11+ ($(or $(VENV_VERSION),interpreter gone)) or not the one of PYTHON=$(PYTHON): rebuilding it"; \

@@ -18,14 +18,25 @@ with them, the sound stage's own moves best first (*sound-best*: its "lost" when
 everything is a proof, like the sound stage's); in classic a wide
 depth-first one follows (returns only to take a free card). Only wins count from the others, each
 stage has its own position limit (``Budget``). The sound search then decides the rest
-using only pruning that never loses a win (see ``_Search``), so its ``lost`` is a proof;
+using only pruning that never loses a win (see ``_Search``), so its ``lost`` is a proof (with
+the C search, version 6, it also runs once right after narrow with a position limit,
+``Budget.sound_first_states``, since it is then fast enough to decide many deals sooner);
 ``unknown`` means a limit of the budget was reached (``Budget``: positions and time, separate).
 A ``won`` line is rebuilt move by move through the rules engine and must end won, so it is
 always a real win.
+
+The sound stage's depth-first search also exists in C (``domain/_sound.c``, an optional
+extension built by setup.py where a C compiler is): ``_Search.run_native`` makes exactly the
+moves of ``_Search.run`` in the same order, so it answers the same (the same line, the same
+``states``, budget checks at the same positions), 20-45 times faster. ``solve`` uses it for the
+depth-first sound stage when it is built (``NATIVE_SEARCH``; CANFIELD_PURE_SOLVER=1 turns it
+off); the best-first stages, draw-one's sound-best among them, stay in Python. ``run`` is the
+reference, and the fallback where the extension is missing.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
@@ -46,7 +57,11 @@ from .state import GameState, Status
 #    talon moves only where an earlier search of the same cards did not reach, and draw-one's
 #    sound-best stage (the sound stage's moves best first, taking turns with the other best-first
 #    stages; its "lost" a proof as the sound stage's): more deals decided within a budget.
-SOLVER_VERSION = 5
+# 6: the sound stage's depth-first search in C where it is built (the same answers as the Python
+#    search for the same positions), and there a sound stage of at most 5,000,000 positions right
+#    after narrow (``Budget.sound_first_states``): more deals decided within a budget, "lost" still
+#    a proof. Without the extension the stages are version 5's.
+SOLVER_VERSION = 6
 
 _RANK = tuple(card % 13 for card in range(52))
 _SUIT = tuple(card // 13 for card in range(52))
@@ -85,7 +100,9 @@ class Budget:
     ``sound_best_states`` is not 0: that stage takes its place), ``narrow_reach_states``,
     ``sound_best_states`` (draw-one only) and ``wide_states`` (classic only): at most this many of
     the positions go to each of those stages before the sound stage (0: the stage is skipped).
-    The best-first stages take turns, as one stage.
+    The best-first stages take turns, as one stage. ``sound_first_states``: where the C search is
+    built (``NATIVE_SEARCH``), the sound stage runs first with this limit, right after narrow; its
+    ``lost`` is a proof like the sound stage's (0: not run).
     """
 
     max_states: int | None = None
@@ -97,6 +114,9 @@ class Budget:
     narrow_reach_states: int = 90_000  # the narrow moves best first, with the ``reach`` evaluation
     sound_best_states: int = 300_000  # draw-one only: the sound stage's moves best first (see ``solve``)
     wide_states: int = 200_000  # classic only: the stage between narrow and sound
+    # the sound stage with this position limit right after narrow, before the best-first stages
+    # (0: not run; it runs only where the C search is, ``NATIVE_SEARCH``, about 3-4 CPU s at most)
+    sound_first_states: int = 5_000_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,8 +130,34 @@ class _OutOfBudget(Exception):
     pass
 
 
-# The stages of a solve, in order (WIDE in classic only).
+_NativeRun = Callable[..., tuple[int, int, list[tuple[int, int, int, int]] | None]]
+
+
+def _load_native() -> _NativeRun | None:
+    """The C search of the sound stage (``domain/_sound.c``, an optional extension: see setup.py), if built."""
+    try:
+        from ._sound import run
+    except ImportError:
+        return None
+    return run
+
+
+_native_run = _load_native()
+# Whether ``solve`` runs the sound stage's depth-first search in C (``_Search.run_native``): where
+# the extension is built, unless CANFIELD_PURE_SOLVER=1 asks for the Python search (the reference:
+# both give the same answer after the same positions; tests compare them). Tests may set it.
+NATIVE_SEARCH = _native_run is not None and os.environ.get("CANFIELD_PURE_SOLVER", "") != "1"
+
+
+def native_available() -> bool:
+    """Whether the C search of the sound stage is built (``domain._sound`` imports)."""
+    return _native_run is not None
+
+
+# The stages of a solve, in order (WIDE in classic only; SOUND_FIRST, the sound stage with a
+# position limit, only with ``Budget.sound_first_states`` and the C search).
 NARROW, NARROW_BEST, BEST, WIDE, SOUND = "narrow", "narrow-best", "best", "wide", "sound"
+SOUND_FIRST = "sound-first"
 
 
 # A position: (reserve count, foundations, columns, talon, pointer, progress)
@@ -564,6 +610,33 @@ class _Search:
             stack.append((child, iter(moves), child_added))
         return None
 
+    def run_native(self, start: Position) -> list[Macro] | None:
+        """``run`` in C (``domain/_sound.c``), for the ``SOUND`` stage only: the same moves in the same
+        order, the same table and budget checks (``out_of_time`` asked every ``check_every``
+        positions), so the same answer (won with the same line, lost, or ``_OutOfBudget``) after
+        the same ``states``. The transposition table stays in C (``seen`` is left empty)."""
+        if not self.sound or _native_run is None:
+            raise RuntimeError("the C search is built for the sound stage only, and only where domain._sound is")
+        status, self.states, line = _native_run(
+            self.reserve,
+            self.base,
+            self.draw,
+            self.free_recycle,
+            self.any_run,
+            self.returns,
+            self.auto_home,
+            self.auto_talon,
+            self.twins,
+            start,
+            self.states,
+            -1 if self.max_states is None else self.max_states,
+            self.budget.check_every,
+            self.budget.out_of_time,
+        )
+        if status == 2:
+            raise _OutOfBudget()
+        return line
+
     def new_moves(self, position: Position, moves: list[Macro], searched_from: int) -> list[Macro]:
         """The moves of cards searched before (``visited``) that the earlier searches did not make.
 
@@ -674,8 +747,10 @@ def solve(state: GameState, budget: Budget | None = None) -> SolveResult:
     if state.status is not Status.PLAYING:
         return SolveResult("lost", (), 0)
     budget = budget or Budget()
-    stages: list[tuple[str, int | None]] = [
-        (NARROW, budget.narrow_states),
+    stages: list[tuple[str, int | None]] = [(NARROW, budget.narrow_states)]
+    if NATIVE_SEARCH and budget.sound_first_states:
+        stages.append((SOUND_FIRST, budget.sound_first_states))
+    stages += [
         (NARROW_BEST, budget.narrow_best_states),
         (BEST, budget.best_states),
     ]
@@ -722,9 +797,9 @@ def solve(state: GameState, budget: Budget | None = None) -> SolveResult:
         if cap == 0:
             continue
         limit = remaining if cap is None else cap if remaining is None else min(cap, remaining)
-        search = _Search(state, budget, limit, stage)
+        search = _Search(state, budget, limit, SOUND if stage == SOUND_FIRST else stage)
         try:
-            line = search.run(_start(state))
+            line = search.run_native(_start(state)) if search.sound and NATIVE_SEARCH else search.run(_start(state))
         except _OutOfBudget:
             used += search.states
             if stage == SOUND or budget.out_of_time():
@@ -734,7 +809,7 @@ def solve(state: GameState, budget: Budget | None = None) -> SolveResult:
         exhausted.add(stage)
         if line is not None:
             return SolveResult("won", _checked(state, _shortest(search, _start(state), line)), used)
-        if stage == SOUND:
+        if search.sound:  # SOUND or SOUND_FIRST: every position searched, no win
             return SolveResult("lost", (), used)
     raise AssertionError("the sound stage always answers")  # pragma: no cover
 

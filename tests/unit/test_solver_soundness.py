@@ -575,7 +575,13 @@ def test_twin_merging_never_contradicts_the_sound_stage_without_it(ruleset_id: s
 
 
 SOUND_BEST_ONLY = Budget(
-    max_states=300_000, narrow_states=0, narrow_best_states=0, best_states=0, narrow_reach_states=0, wide_states=0
+    max_states=300_000,
+    narrow_states=0,
+    narrow_best_states=0,
+    best_states=0,
+    narrow_reach_states=0,
+    wide_states=0,
+    sound_first_states=0,
 )
 
 

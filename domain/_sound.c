@@ -1,0 +1,906 @@
+/* The sound stage's depth-first search of domain/solver.py (``_Search.run`` with stage SOUND), in C.
+ *
+ * An optional speed-up: it makes exactly the moves the Python search makes, in the same order, with
+ * the same transposition table (twin merging, the pointer rule), the same automatic moves and the
+ * same budget checks, so for the same start it answers the same (won with the same macro line,
+ * lost, or out of budget) after the same number of positions. The Python code is the reference
+ * (each function below names the method it follows); tests/unit/test_solver_native.py compares the
+ * two. Pure computation: no I/O. The GIL is released while searching and taken back only to ask the
+ * caller's ``out_of_time`` every ``check_every`` positions.
+ *
+ * run(reserve_cards, base, draw, free_recycle, any_run, returns, auto_home, auto_talon, twins,
+ *     start, states, max_states, check_every, out_of_time) -> (status, states, line)
+ * states: the positions the search has counted already (the count goes on from there).
+ * status 0: lost (every position searched, line None), 1: won (line: list of macro tuples),
+ * 2: out of budget (line None). start is a solver Position; max_states -1 means no limit.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NCARDS 52
+#define TWIN_FIRST 64
+#define K_RESERVE 0
+#define K_TALON 1
+#define K_TABLEAU 2
+#define K_FOUNDATION 3
+#define TO_FOUNDATION (-1)
+#define NEVER (1 << 30)
+#define TWIN_MAX_CARDS 26
+#define MAX_MOVES 1024 /* far above the most one position has (about 420) */
+
+typedef struct {
+    int32_t kind, card, target, detail;
+} Move;
+
+typedef struct {
+    uint8_t reserve;
+    uint8_t found[4];
+    uint8_t len[4];
+    uint8_t talon_len;
+    uint8_t pointer;
+    uint8_t progress;
+    uint8_t cols[4][NCARDS];
+    uint8_t talon[NCARDS];
+} Pos;
+
+/* the transposition table: open addressing over entries whose keys live in one byte arena */
+typedef struct {
+    uint64_t key_off;
+    int32_t lowest[3];
+} Entry;
+
+typedef struct {
+    uint32_t hash;
+    uint32_t entry; /* entry index + 1; 0: empty */
+} Slot;
+
+typedef struct {
+    Move move;
+} PathItem;
+
+typedef struct {
+    Pos pos;
+    size_t mstart, mcount, mnext;
+    int added;
+} Frame;
+
+typedef struct {
+    int base, draw, free_recycle, any_run, returns, auto_home, auto_talon, twins;
+    uint8_t reserve_cards[NCARDS];
+    uint8_t rel[NCARDS];
+    long long states, max_states, check_every;
+    PyObject *out_of_time;
+    PyThreadState *thread;
+    int error;       /* 1: out of memory, 2: a Python exception is set */
+    int out_of_budget;
+    int searched_from;
+    /* table */
+    Slot *slots;
+    size_t slot_cap, nentries, entry_cap;
+    Entry *entries;
+    uint8_t *keys;
+    size_t keys_len, keys_cap;
+    /* path, frames, moves */
+    Move *path;
+    size_t path_len, path_cap;
+    Frame *frames;
+    size_t nframes, frames_cap;
+    Move *arena;
+    size_t arena_len, arena_cap;
+} Search;
+
+static uint8_t RANK[NCARDS], SUIT[NCARDS], TWIN[NCARDS], FITS_ON[NCARDS][2];
+static uint32_t CLASS_BIT[NCARDS];
+static const uint8_t OPPOSITE[4][2] = {{1, 2}, {0, 3}, {0, 3}, {1, 2}};
+
+static void init_tables(void) {
+    for (int card = 0; card < NCARDS; card++) {
+        RANK[card] = (uint8_t)(card % 13);
+        SUIT[card] = (uint8_t)(card / 13);
+    }
+    for (int card = 0; card < NCARDS; card++) {
+        int suit = SUIT[card], rank = RANK[card];
+        for (int i = 0; i < 2; i++)
+            FITS_ON[card][i] = (uint8_t)(OPPOSITE[suit][i] * 13 + (rank + 12) % 13);
+        TWIN[card] = (uint8_t)((3 - suit) * 13 + rank);
+        CLASS_BIT[card] = 1u << (rank * 2 + (suit == 1 || suit == 2));
+    }
+}
+
+static int grow(void **buffer, size_t *cap, size_t need, size_t item) {
+    if (need <= *cap)
+        return 0;
+    size_t wanted = *cap ? *cap : 64;
+    while (wanted < need)
+        wanted *= 2;
+    void *bigger = realloc(*buffer, wanted * item);
+    if (bigger == NULL)
+        return -1;
+    *buffer = bigger;
+    *cap = wanted;
+    return 0;
+}
+
+/* -------------------------------------------------------------- rules on positions */
+
+static inline int is_next(const Search *s, const Pos *p, int card) { return p->found[SUIT[card]] == s->rel[card]; }
+
+/* _Search.safe */
+static inline int is_safe(const Search *s, const Pos *p, int card) {
+    int relative = s->rel[card];
+    int need = relative ? relative : 13;
+    return p->found[OPPOSITE[SUIT[card]][0]] >= need && p->found[OPPOSITE[SUIT[card]][1]] >= need;
+}
+
+static inline int can_recycle(const Search *s, int progress) { return s->free_recycle || progress; }
+
+/* solver_talon.talon_positions through _Search.reachable */
+static int reachable(const Search *s, const Pos *p, int *out) {
+    int size = p->talon_len, pointer = p->pointer, draw = s->draw, n = 0, q;
+    uint8_t seen[NCARDS + 1];
+    if (pointer)
+        out[n++] = pointer;
+    q = pointer;
+    while (q < size) {
+        q = q + draw < size ? q + draw : size;
+        out[n++] = q;
+    }
+    if (can_recycle(s, p->progress) && size) {
+        memset(seen, 0, sizeof seen);
+        for (int i = 0; i < n; i++)
+            seen[out[i]] = 1;
+        q = 0;
+        while (q < size) {
+            q = q + draw < size ? q + draw : size;
+            if (!seen[q])
+                out[n++] = q;
+        }
+    }
+    return n;
+}
+
+/* _Search.play (in place) */
+static void play(const Search *s, Pos *p, int kind, int card, int target, int detail) {
+    uint8_t moved[NCARDS];
+    int nmoved = 1;
+    if (detail >= TWIN_FIRST) {
+        int code = detail / TWIN_FIRST - 1;
+        play(s, p, K_TABLEAU, code / 16, code % 4, code / 4 % 4);
+        detail %= TWIN_FIRST;
+    }
+    moved[0] = (uint8_t)card;
+    if (kind == K_RESERVE) {
+        p->reserve--;
+    } else if (kind == K_TALON) {
+        memmove(p->talon + detail - 1, p->talon + detail, (size_t)(p->talon_len - detail));
+        p->talon_len--;
+        p->pointer = (uint8_t)(detail - 1);
+    } else if (kind == K_FOUNDATION) {
+        p->found[SUIT[card]]--;
+    } else {
+        uint8_t *source = p->cols[detail];
+        int length = p->len[detail], index = 0;
+        while (index < length && source[index] != card)
+            index++;
+        nmoved = length - index;
+        memcpy(moved, source + index, (size_t)nmoved);
+        p->len[detail] = (uint8_t)index;
+        if (index == 0 && p->reserve) {
+            source[0] = s->reserve_cards[p->reserve - 1];
+            p->len[detail] = 1;
+            p->reserve--;
+        }
+    }
+    if (target == TO_FOUNDATION) {
+        p->found[SUIT[card]]++;
+    } else {
+        memcpy(p->cols[target] + p->len[target], moved, (size_t)nmoved);
+        p->len[target] = (uint8_t)(p->len[target] + nmoved);
+    }
+    p->progress = 1;
+}
+
+static int path_push(Search *s, int kind, int card, int target, int detail) {
+    if (grow((void **)&s->path, &s->path_cap, s->path_len + 1, sizeof(Move)))
+        return -1;
+    Move *m = &s->path[s->path_len++];
+    m->kind = kind;
+    m->card = card;
+    m->target = target;
+    m->detail = detail;
+    return 0;
+}
+
+/* _Search._auto_talon (the sound stage's branch) */
+static int auto_talon_move(const Search *s, const Pos *p, Move *move) {
+    if (!s->auto_talon || !can_recycle(s, p->progress))
+        return 0;
+    for (int q = 1; q <= p->talon_len; q++) {
+        int card = p->talon[q - 1];
+        if (is_next(s, p, card) && is_safe(s, p, card)) {
+            move->kind = K_TALON;
+            move->card = card;
+            move->target = TO_FOUNDATION;
+            move->detail = q;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* _Search.auto */
+static int auto_home(Search *s, Pos *p) {
+    for (;;) {
+        Move move;
+        int have = 0;
+        int card = p->reserve ? s->reserve_cards[p->reserve - 1] : -1;
+        if (p->reserve && is_next(s, p, card) && is_safe(s, p, card)) {
+            move.kind = K_RESERVE;
+            move.card = card;
+            move.target = TO_FOUNDATION;
+            move.detail = 0;
+            have = 1;
+        } else {
+            for (int index = 0; index < 4; index++) {
+                if (p->len[index]) {
+                    int end = p->cols[index][p->len[index] - 1];
+                    if (is_next(s, p, end) && is_safe(s, p, end)) {
+                        move.kind = K_TABLEAU;
+                        move.card = end;
+                        move.target = TO_FOUNDATION;
+                        move.detail = index;
+                        have = 1;
+                        break;
+                    }
+                }
+            }
+            if (!have)
+                have = auto_talon_move(s, p, &move);
+        }
+        if (!have)
+            return 0;
+        if (path_push(s, move.kind, move.card, move.target, move.detail))
+            return -1;
+        play(s, p, move.kind, move.card, move.target, move.detail);
+    }
+}
+
+/* solver._twin_room */
+static int twin_room(const Pos *p) {
+    int cards = p->len[0] + p->len[1] + p->len[2] + p->len[3];
+    if (cards < TWIN_MAX_CARDS)
+        return 2;
+    uint32_t classes = 0;
+    for (int c = 0; c < 4; c++)
+        for (int i = 0; i < p->len[c]; i++)
+            classes |= CLASS_BIT[p->cols[c][i]];
+    int missing = 26 - __builtin_popcount(classes);
+    if (missing >= 2)
+        return 2;
+    return (missing || cards == TWIN_MAX_CARDS) ? 1 : 0;
+}
+
+/* where a card lies in the columns: column * 64 + index, or -1 */
+static int locate(const uint8_t cols[4][NCARDS], const uint8_t *len, int card) {
+    for (int c = 0; c < 4; c++)
+        for (int i = 0; i < len[c]; i++)
+            if (cols[c][i] == card)
+                return c * 64 + i;
+    return -1;
+}
+
+/* _Search.merged, on the columns of q (in place) */
+static void merged(Pos *q) {
+    int any_low = 0;
+    for (int c = 0; c < 4; c++)
+        if (q->len[c] && q->cols[c][q->len[c] - 1] < 26)
+            any_low = 1;
+    if (!any_low)
+        return;
+    int cards = q->len[0] + q->len[1] + q->len[2] + q->len[3];
+    if (cards > TWIN_MAX_CARDS && !twin_room(q))
+        return;
+    int end_index = 0;
+    while (end_index < 4) {
+        int e = end_index++;
+        if (!q->len[e])
+            continue;
+        int end = q->cols[e][q->len[e] - 1];
+        int twin = TWIN[end];
+        if (twin < end)
+            continue;
+        int where = locate((const uint8_t(*)[NCARDS])q->cols, q->len, twin);
+        if (where < 0)
+            continue;
+        int host = where / 64, at = where % 64 + 1;
+        if (at < q->len[host]) {
+            uint8_t new_end[NCARDS], new_host[NCARDS];
+            int new_end_len = q->len[e] + (q->len[host] - at), new_host_len = at;
+            memcpy(new_end, q->cols[e], q->len[e]);
+            memcpy(new_end + q->len[e], q->cols[host] + at, (size_t)(q->len[host] - at));
+            memcpy(new_host, q->cols[host], (size_t)at);
+            memcpy(q->cols[e], new_end, (size_t)new_end_len);
+            q->len[e] = (uint8_t)new_end_len;
+            memcpy(q->cols[host], new_host, (size_t)new_host_len);
+            q->len[host] = (uint8_t)new_host_len;
+            end_index = 0;
+        }
+    }
+}
+
+/* _Search.free_twins: (end column, host column, index of the host card) */
+static int free_twins(const Pos *p, int out[4][3]) {
+    int n = 0;
+    for (int e = 0; e < 4; e++) {
+        if (!p->len[e])
+            continue;
+        int twin = TWIN[p->cols[e][p->len[e] - 1]];
+        int where = locate(p->cols, p->len, twin);
+        if (where < 0)
+            continue;
+        int host = where / 64, at = where % 64;
+        if (at < p->len[host] - 1) {
+            out[n][0] = e;
+            out[n][1] = host;
+            out[n][2] = at;
+            n++;
+        }
+    }
+    return n;
+}
+
+static inline void add(Move *list, int *n, int kind, int card, int target, int detail) {
+    Move *m = &list[(*n)++];
+    m->kind = kind;
+    m->card = card;
+    m->target = target;
+    m->detail = detail;
+}
+
+/* _Search.moves (the sound stage: free_returns_only is false) */
+static int moves(const Search *s, const Pos *p, Move *out) {
+    Move first[MAX_MOVES], then[MAX_MOVES], last[MAX_MOVES];
+    int nfirst = 0, nthen = 0, nlast = 0;
+    uint8_t hcount[NCARDS];
+    uint8_t hcol[NCARDS][4];
+    int empty_column = -1;
+    memset(hcount, 0, sizeof hcount);
+    for (int index = 0; index < 4; index++) {
+        if (p->len[index]) {
+            int end = p->cols[index][p->len[index] - 1];
+            for (int i = 0; i < 2; i++) {
+                int card = FITS_ON[end][i];
+                hcol[card][hcount[card]++] = (uint8_t)index;
+            }
+        } else if (empty_column < 0) {
+            empty_column = index;
+        }
+    }
+    for (int index = 3; index >= 0; index--) {
+        if (p->len[index]) {
+            int end = p->cols[index][p->len[index] - 1];
+            if (is_next(s, p, end))
+                add(first, &nfirst, K_TABLEAU, end, TO_FOUNDATION, index);
+        }
+    }
+    int merge = 0;
+    if (s->twins && (s->free_recycle || p->progress))
+        merge = twin_room(p);
+    int hosts_used = merge == 2 ? 1 : 2;
+    if (p->reserve) {
+        int card = s->reserve_cards[p->reserve - 1];
+        if (is_next(s, p, card))
+            add(first, &nfirst, K_RESERVE, card, TO_FOUNDATION, 0);
+        for (int i = 0; i < hcount[card] && i < hosts_used; i++)
+            add(first, &nfirst, K_RESERVE, card, hcol[card][i], 0);
+        if (empty_column >= 0)
+            add(first, &nfirst, K_RESERVE, card, empty_column, 0);
+    }
+    int only_hosted = empty_column < 0 && s->any_run; /* starts_of: the cards that fit on an end */
+    for (int index = 0; index < 4; index++) {
+        int length = p->len[index];
+        if (!length)
+            continue;
+        const uint8_t *column = p->cols[index];
+        for (int start = 0; start < length; start++) {
+            if (only_hosted) {
+                if (!hcount[column[start]])
+                    continue;
+            } else if (!s->any_run) {
+                if (!(start == 0 || start == length - 1))
+                    continue;
+            }
+            int card = column[start];
+            int targets[4], ntargets = 0;
+            if (merge) {
+                if (start == 0) {
+                    int used = (merge == 2 || !p->reserve) ? 1 : 2;
+                    for (int i = 0; i < hcount[card] && ntargets < used; i++)
+                        if (hcol[card][i] != index)
+                            targets[ntargets++] = hcol[card][i];
+                }
+            } else {
+                for (int i = 0; i < hcount[card]; i++)
+                    targets[ntargets++] = hcol[card][i];
+            }
+            if (empty_column >= 0 && start > 0)
+                targets[ntargets++] = empty_column;
+            for (int t = 0; t < ntargets; t++) {
+                int target = targets[t];
+                if (target == index)
+                    continue;
+                if (start == 0 || is_next(s, p, column[start - 1]))
+                    add(first, &nfirst, K_TABLEAU, card, target, index);
+                else
+                    add(last, &nlast, K_TABLEAU, card, target, index);
+            }
+        }
+    }
+    int places[2 * NCARDS + 2];
+    int nplaces = reachable(s, p, places);
+    for (int i = 0; i < nplaces; i++) {
+        int q = places[i];
+        int card = p->talon[q - 1];
+        if (is_next(s, p, card))
+            add(first, &nfirst, K_TALON, card, TO_FOUNDATION, q);
+        for (int h = 0; h < hcount[card] && h < hosts_used; h++)
+            add(then, &nthen, K_TALON, card, hcol[card][h], q);
+        if (empty_column >= 0)
+            add(then, &nthen, K_TALON, card, empty_column, q);
+    }
+    if (s->returns) {
+        for (int suit = 0; suit < 4; suit++) {
+            int count = p->found[suit];
+            if (count) {
+                int card = suit * 13 + (s->base + count - 1) % 13;
+                for (int h = 0; h < hcount[card]; h++)
+                    add(last, &nlast, K_FOUNDATION, card, hcol[card][h], 0);
+                if (empty_column >= 0)
+                    add(last, &nlast, K_FOUNDATION, card, empty_column, 0);
+            }
+        }
+    }
+    int n = 0;
+    memcpy(out, first, sizeof(Move) * (size_t)nfirst);
+    n += nfirst;
+    memcpy(out + n, then, sizeof(Move) * (size_t)nthen);
+    n += nthen;
+    memcpy(out + n, last, sizeof(Move) * (size_t)nlast);
+    n += nlast;
+    if (merge) {
+        /* _Search.twin_moves over the moves so far */
+        int pairs[4][3];
+        int npairs = free_twins(p, pairs), base_n = n;
+        for (int k = 0; k < npairs; k++) {
+            int end_index = pairs[k][0], host_index = pairs[k][1], at = pairs[k][2];
+            int host = p->cols[host_index][at], child = p->cols[host_index][at + 1];
+            int twin_first = TWIN_FIRST * (1 + (child * 4 + host_index) * 4 + end_index);
+            if (is_next(s, p, host))
+                add(out, &n, K_TABLEAU, host, TO_FOUNDATION, twin_first + host_index);
+            int other = TWIN[child];
+            for (int i = 0; i < base_n; i++) {
+                Move m = out[i];
+                if (m.card == other && m.target == end_index && !(m.kind == K_TABLEAU && m.detail == host_index))
+                    add(out, &n, m.kind, m.card, host_index, twin_first + m.detail);
+            }
+        }
+    }
+    return n;
+}
+
+/* -------------------------------------------------------------- the transposition table */
+
+static uint32_t hash_key(const uint8_t *key, int length) {
+    uint64_t h = 1469598103934665603ULL;
+    for (int i = 0; i < length; i++) {
+        h ^= key[i];
+        h *= 1099511628211ULL;
+    }
+    return (uint32_t)(h ^ (h >> 32));
+}
+
+static int column_less(const Pos *q, int a, int b) {
+    int la = q->len[a], lb = q->len[b], n = la < lb ? la : lb;
+    for (int i = 0; i < n; i++)
+        if (q->cols[a][i] != q->cols[b][i])
+            return q->cols[a][i] < q->cols[b][i];
+    return la < lb;
+}
+
+static int table_grow(Search *s) {
+    size_t cap = s->slot_cap ? s->slot_cap * 2 : (1u << 16);
+    Slot *slots = calloc(cap, sizeof(Slot));
+    if (slots == NULL)
+        return -1;
+    for (size_t i = 0; i < s->slot_cap; i++) {
+        if (s->slots[i].entry) {
+            size_t j = s->slots[i].hash & (cap - 1);
+            while (slots[j].entry)
+                j = (j + 1) & (cap - 1);
+            slots[j] = s->slots[i];
+        }
+    }
+    free(s->slots);
+    s->slots = slots;
+    s->slot_cap = cap;
+    return 0;
+}
+
+/* _Search.visited: 1 seen (or dominated), 0 new (searched_from set), -1 out of memory */
+static int visited(Search *s, const Pos *p) {
+    int recycle = s->free_recycle || p->progress;
+    int pointer = p->pointer;
+    Pos q;
+    const Pos *c = p;
+    if (s->twins && recycle) {
+        memcpy(q.len, p->len, sizeof q.len);
+        for (int i = 0; i < 4; i++)
+            memcpy(q.cols[i], p->cols[i], p->len[i]);
+        merged(&q);
+        c = &q;
+    }
+    uint8_t key[8 + 4 + NCARDS];
+    int length = 1;
+    key[length++] = p->reserve;
+    for (int i = 0; i < 4; i++)
+        key[length++] = p->found[i];
+    key[length++] = (uint8_t)recycle;
+    if (!recycle) {
+        key[length++] = (uint8_t)pointer;
+        pointer = 0;
+    } else {
+        key[length++] = 255;
+    }
+    int order[4] = {0, 1, 2, 3};
+    for (int i = 1; i < 4; i++) {
+        int x = order[i], j = i - 1;
+        while (j >= 0 && column_less(c, x, order[j])) {
+            order[j + 1] = order[j];
+            j--;
+        }
+        order[j + 1] = x;
+    }
+    for (int i = 0; i < 4; i++) {
+        int col = order[i];
+        key[length++] = c->len[col];
+        memcpy(key + length, c->cols[col], c->len[col]);
+        length += c->len[col];
+    }
+    key[0] = (uint8_t)length;
+    if ((s->nentries + 1) * 2 > s->slot_cap && table_grow(s))
+        return -1;
+    uint32_t h = hash_key(key, length);
+    size_t j = h & (s->slot_cap - 1);
+    Entry *entry = NULL;
+    while (s->slots[j].entry) {
+        if (s->slots[j].hash == h) {
+            Entry *candidate = &s->entries[s->slots[j].entry - 1];
+            const uint8_t *stored = s->keys + candidate->key_off;
+            if (stored[0] == length && memcmp(stored, key, (size_t)length) == 0) {
+                entry = candidate;
+                break;
+            }
+        }
+        j = (j + 1) & (s->slot_cap - 1);
+    }
+    int residue = pointer % s->draw;
+    if (entry == NULL) {
+        if (grow((void **)&s->entries, &s->entry_cap, s->nentries + 1, sizeof(Entry)) ||
+            grow((void **)&s->keys, &s->keys_cap, s->keys_len + (size_t)length, 1))
+            return -1;
+        entry = &s->entries[s->nentries++];
+        entry->key_off = s->keys_len;
+        memcpy(s->keys + s->keys_len, key, (size_t)length);
+        s->keys_len += (size_t)length;
+        for (int i = 0; i < 3; i++)
+            entry->lowest[i] = NEVER;
+        s->slots[j].hash = h;
+        s->slots[j].entry = (uint32_t)s->nentries;
+        s->searched_from = 0;
+    } else if (pointer % s->draw == 0 || pointer == p->talon_len || entry->lowest[residue] <= pointer) {
+        return 1;
+    } else {
+        s->searched_from = entry->lowest[residue];
+    }
+    if (pointer < entry->lowest[residue])
+        entry->lowest[residue] = pointer;
+    return 0;
+}
+
+/* -------------------------------------------------------------- search */
+
+/* _Search.enter: 1 won, 0 to search, 2 seen, -1 stop (out of budget or error) */
+static int enter(Search *s, Pos *p, int *added) {
+    s->states++;
+    if (s->states % s->check_every == 0) {
+        if (s->max_states >= 0 && s->states >= s->max_states) {
+            s->out_of_budget = 1;
+            return -1;
+        }
+        PyEval_RestoreThread(s->thread);
+        PyObject *answer = PyObject_CallNoArgs(s->out_of_time);
+        int late = answer == NULL ? -1 : PyObject_IsTrue(answer);
+        Py_XDECREF(answer);
+        s->thread = PyEval_SaveThread();
+        if (late < 0) {
+            s->error = 2;
+            return -1;
+        }
+        if (late) {
+            s->out_of_budget = 1;
+            return -1;
+        }
+    }
+    size_t before = s->path_len;
+    if (s->auto_home && auto_home(s, p)) {
+        s->error = 1;
+        return -1;
+    }
+    *added = (int)(s->path_len - before);
+    if (p->found[0] + p->found[1] + p->found[2] + p->found[3] == 52)
+        return 1;
+    int seen = visited(s, p);
+    if (seen < 0) {
+        s->error = 1;
+        return -1;
+    }
+    if (seen) {
+        s->path_len = before;
+        *added = 0;
+        return 2;
+    }
+    return 0;
+}
+
+/* _Search.new_moves, in place */
+static size_t new_moves(const Search *s, const Pos *p, Move *list, size_t n, int searched_from) {
+    int draw = s->draw, residue = p->pointer % draw, size = p->talon_len;
+    size_t kept = 0;
+    for (size_t i = 0; i < n; i++) {
+        Move m = list[i];
+        if (m.kind != K_TALON) {
+            list[kept++] = m;
+            continue;
+        }
+        int q = m.detail % TWIN_FIRST;
+        if (q % draw == residue && q < searched_from && q != size)
+            list[kept++] = m;
+    }
+    return kept;
+}
+
+static int push_frame(Search *s, const Pos *p, int added, int filter) {
+    if (grow((void **)&s->arena, &s->arena_cap, s->arena_len + MAX_MOVES, sizeof(Move)) ||
+        grow((void **)&s->frames, &s->frames_cap, s->nframes + 1, sizeof(Frame)))
+        return -1;
+    Move *list = s->arena + s->arena_len;
+    size_t n = (size_t)moves(s, p, list);
+    if (filter && s->searched_from)
+        n = new_moves(s, p, list, n, s->searched_from);
+    Frame *f = &s->frames[s->nframes++];
+    f->pos = *p;
+    f->mstart = s->arena_len;
+    f->mcount = n;
+    f->mnext = 0;
+    f->added = added;
+    s->arena_len += n;
+    return 0;
+}
+
+/* _Search.run: 1 won (the line in s->path), 0 lost, -1 stopped */
+static int search_run(Search *s, const Pos *start) {
+    Pos position = *start;
+    int added = 0;
+    int r = enter(s, &position, &added);
+    if (r < 0)
+        return -1;
+    if (r == 1)
+        return 1;
+    if (r == 2)
+        return 0;
+    if (push_frame(s, &position, added, 0)) {
+        s->error = 1;
+        return -1;
+    }
+    while (s->nframes) {
+        Frame *f = &s->frames[s->nframes - 1];
+        if (f->mnext == f->mcount) {
+            s->arena_len = f->mstart;
+            if (f->added)
+                s->path_len -= (size_t)f->added;
+            s->nframes--;
+            if (s->nframes)
+                s->path_len--;
+            continue;
+        }
+        Move move = s->arena[f->mstart + f->mnext++];
+        if (path_push(s, move.kind, move.card, move.target, move.detail)) {
+            s->error = 1;
+            return -1;
+        }
+        Pos child = f->pos;
+        play(s, &child, move.kind, move.card, move.target, move.detail);
+        int child_added = 0;
+        r = enter(s, &child, &child_added);
+        if (r < 0)
+            return -1;
+        if (r == 1)
+            return 1;
+        if (r == 2) {
+            s->path_len--;
+            continue;
+        }
+        if (push_frame(s, &child, child_added, 1)) {
+            s->error = 1;
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* -------------------------------------------------------------- the Python side */
+
+static int read_cards(PyObject *sequence, uint8_t *out, int limit, const char *what) {
+    PyObject *fast = PySequence_Fast(sequence, what);
+    if (fast == NULL)
+        return -1;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
+    if (n > limit) {
+        Py_DECREF(fast);
+        PyErr_Format(PyExc_ValueError, "%s: too many cards", what);
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        long card = PyLong_AsLong(PySequence_Fast_GET_ITEM(fast, i));
+        if (card == -1 && PyErr_Occurred()) {
+            Py_DECREF(fast);
+            return -1;
+        }
+        if (card < 0 || card >= NCARDS) {
+            Py_DECREF(fast);
+            PyErr_Format(PyExc_ValueError, "%s: not a card: %ld", what, card);
+            return -1;
+        }
+        out[i] = (uint8_t)card;
+    }
+    Py_DECREF(fast);
+    return (int)n;
+}
+
+static int read_position(PyObject *start, Pos *p) {
+    PyObject *found, *columns, *talon;
+    int reserve, pointer, progress;
+    memset(p, 0, sizeof *p);
+    if (!PyArg_ParseTuple(start, "iOOOip;a solver position", &reserve, &found, &columns, &talon, &pointer, &progress))
+        return -1;
+    uint8_t counts[4];
+    if (read_cards(found, counts, 4, "foundations") != 4) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_ValueError, "foundations: four counts");
+        return -1;
+    }
+    PyObject *fast = PySequence_Fast(columns, "columns");
+    if (fast == NULL)
+        return -1;
+    if (PySequence_Fast_GET_SIZE(fast) != 4) {
+        Py_DECREF(fast);
+        PyErr_SetString(PyExc_ValueError, "columns: four");
+        return -1;
+    }
+    for (int c = 0; c < 4; c++) {
+        int n = read_cards(PySequence_Fast_GET_ITEM(fast, c), p->cols[c], NCARDS, "column");
+        if (n < 0) {
+            Py_DECREF(fast);
+            return -1;
+        }
+        p->len[c] = (uint8_t)n;
+    }
+    Py_DECREF(fast);
+    int n = read_cards(talon, p->talon, NCARDS, "talon");
+    if (n < 0)
+        return -1;
+    if (reserve < 0 || reserve > NCARDS || pointer < 0 || pointer > n) {
+        PyErr_SetString(PyExc_ValueError, "reserve count or pointer out of range");
+        return -1;
+    }
+    memcpy(p->found, counts, 4);
+    p->talon_len = (uint8_t)n;
+    p->reserve = (uint8_t)reserve;
+    p->pointer = (uint8_t)pointer;
+    p->progress = (uint8_t)progress;
+    return 0;
+}
+
+static void release(Search *s) {
+    free(s->slots);
+    free(s->entries);
+    free(s->keys);
+    free(s->path);
+    free(s->frames);
+    free(s->arena);
+}
+
+static PyObject *sound_run(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *reserve_cards, *start, *out_of_time;
+    long long max_states, check_every, states;
+    Search s;
+    Pos position;
+    memset(&s, 0, sizeof s);
+    if (!PyArg_ParseTuple(args, "OiippppppOLLLO", &reserve_cards, &s.base, &s.draw, &s.free_recycle, &s.any_run,
+                          &s.returns, &s.auto_home, &s.auto_talon, &s.twins, &start, &states, &max_states,
+                          &check_every, &out_of_time))
+        return NULL;
+    if (s.draw < 1 || s.draw > 3 || s.base < 0 || s.base > 12) {
+        PyErr_SetString(PyExc_ValueError, "draw must be 1..3 and base 0..12");
+        return NULL;
+    }
+    if (check_every <= 0) {
+        PyErr_SetString(PyExc_ZeroDivisionError, "check_every must be positive");
+        return NULL;
+    }
+    if (!PyCallable_Check(out_of_time)) {
+        PyErr_SetString(PyExc_TypeError, "out_of_time must be callable");
+        return NULL;
+    }
+    if (read_cards(reserve_cards, s.reserve_cards, NCARDS, "reserve") < 0 || read_position(start, &position) < 0)
+        return NULL;
+    for (int card = 0; card < NCARDS; card++)
+        s.rel[card] = (uint8_t)(((RANK[card] - s.base) % 13 + 13) % 13);
+    s.states = states;
+    s.max_states = max_states;
+    s.check_every = check_every;
+    s.out_of_time = out_of_time;
+    s.thread = PyEval_SaveThread();
+    int r = search_run(&s, &position);
+    PyEval_RestoreThread(s.thread);
+    PyObject *result = NULL;
+    if (r < 0 && s.error == 1) {
+        PyErr_NoMemory();
+    } else if (r < 0 && s.error == 2) {
+        /* the exception out_of_time raised is set */
+    } else if (r < 0) {
+        result = Py_BuildValue("(iLO)", 2, s.states, Py_None);
+    } else if (r == 0) {
+        result = Py_BuildValue("(iLO)", 0, s.states, Py_None);
+    } else {
+        PyObject *line = PyList_New((Py_ssize_t)s.path_len);
+        if (line != NULL) {
+            for (size_t i = 0; i < s.path_len; i++) {
+                Move m = s.path[i];
+                PyObject *item = Py_BuildValue("(iiii)", m.kind, m.card, m.target, m.detail);
+                if (item == NULL) {
+                    Py_CLEAR(line);
+                    break;
+                }
+                PyList_SET_ITEM(line, (Py_ssize_t)i, item);
+            }
+        }
+        if (line != NULL) {
+            result = Py_BuildValue("(iLN)", 1, s.states, line);
+        }
+    }
+    release(&s);
+    return result;
+}
+
+static PyMethodDef methods[] = {
+    {"run", sound_run, METH_VARARGS,
+     "run(reserve_cards, base, draw, free_recycle, any_run, returns, auto_home, auto_talon, twins, start, "
+     "states, max_states, check_every, out_of_time) -> (status, states, line): the sound stage's depth-first search "
+     "(0 lost, 1 won with the macro line, 2 out of budget)"},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "domain._sound", "The solver's sound-stage depth-first search in C (see solver.py).", -1,
+    methods, NULL, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC PyInit__sound(void) {
+    init_tables();
+    return PyModule_Create(&module);
+}
