@@ -159,7 +159,8 @@ async def test_a_batched_moves_reply_is_made_while_its_statement_is_in_the_datab
             await asyncio.sleep(0.01)
             if len(seen) == 2:
                 break
-        assert not a.done() and not b.done(), "a move was acknowledged before its statement could commit"
+        assert not a.done(), "a move was acknowledged before its statement could commit"
+        assert not b.done()
         blocker.rollback()  # lets the statement through
         assert await asyncio.wait_for(asyncio.gather(a, b), 10) == ["reply a", "reply b"]
     await batcher.close()
@@ -183,7 +184,8 @@ async def test_a_replys_error_reaches_its_own_move_and_the_batch_still_commits(
     b = asyncio.ensure_future(batcher.append(drawn(games, clean_database, game_b), b_deciding, lambda: "fine"))
     results = await asyncio.wait_for(asyncio.gather(a, b, return_exceptions=True), 10)
     await batcher.close()
-    assert isinstance(results[0], RuntimeError) and results[1] == "fine"
+    assert isinstance(results[0], RuntimeError)
+    assert results[1] == "fine"
     assert [log_and_snapshot(clean_database, g)[2] for g in (game_a, game_b)] == [2, 2]
 
 
