@@ -60,8 +60,9 @@ from .state import GameState, Status
 # 6: the sound stage's depth-first search in C where it is built (the same answers as the Python
 #    search for the same positions), and there a sound stage of at most 5,000,000 positions right
 #    after narrow (``Budget.sound_first_states``; not in classic, whose sound-stage wins wander
-#    through foundation returns for thousands of moves): more deals decided within a budget, "lost"
-#    still a proof. Without the extension the stages are version 5's.
+#    through foundation returns for thousands of moves, nor with a position limit): more deals
+#    decided within a time budget, "lost" still a proof. Without the extension, or with a position
+#    limit, the stages are version 5's.
 SOLVER_VERSION = 6
 
 _RANK = tuple(card % 13 for card in range(52))
@@ -102,8 +103,9 @@ class Budget:
     ``sound_best_states`` (draw-one only) and ``wide_states`` (classic only): at most this many of
     the positions go to each of those stages before the sound stage (0: the stage is skipped).
     The best-first stages take turns, as one stage. ``sound_first_states``: where the C search is
-    built (``NATIVE_SEARCH``), the sound stage runs first with this limit, right after narrow, in
-    draw-one and open-runs; its ``lost`` is a proof like the sound stage's (0: not run).
+    built (``NATIVE_SEARCH``) and there is no ``max_states``, the sound stage runs first with this
+    limit, right after narrow, in draw-one and open-runs; its ``lost`` is a proof like the sound
+    stage's (0: not run).
     """
 
     max_states: int | None = None
@@ -749,11 +751,14 @@ def solve(state: GameState, budget: Budget | None = None) -> SolveResult:
         return SolveResult("lost", (), 0)
     budget = budget or Budget()
     stages: list[tuple[str, int | None]] = [(NARROW, budget.narrow_states)]
-    if NATIVE_SEARCH and budget.sound_first_states and not state.ruleset.foundation_returns:
+    first = budget.sound_first_states if budget.max_states is None and not state.ruleset.foundation_returns else 0
+    if NATIVE_SEARCH and first:
         # not in classic: its sound-stage wins go back and forth through foundation returns (lines
         # of 2,700 to 28,000 moves on the undecided seeds: real wins, poor hints), and the win
-        # stages after narrow decide 98% of its deals anyway
-        stages.append((SOUND_FIRST, budget.sound_first_states))
+        # stages after narrow decide 98% of its deals anyway. Not with a position limit either:
+        # there the stages stay version 5's, so a position-limited verdict (a daily deal's proof)
+        # is the same on every machine, with the C search or without (it is exact)
+        stages.append((SOUND_FIRST, first))
     stages += [
         (NARROW_BEST, budget.narrow_best_states),
         (BEST, budget.best_states),

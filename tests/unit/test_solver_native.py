@@ -191,23 +191,50 @@ def test_solve_answers_alike_with_either_search(ruleset_id: str, monkeypatch: py
         assert solve(state, sound_only) == native
 
 
+def ticking(checks: int) -> Callable[[], bool]:
+    """A clock that runs out after ``checks`` questions (one every ``check_every`` positions): a
+    time budget whose end does not depend on the machine."""
+    asked = 0
+
+    def out_of_time() -> bool:
+        nonlocal asked
+        asked += 1
+        return asked > checks
+
+    return out_of_time
+
+
 @needs_native
 def test_the_capped_sound_stage_first_decides_what_it_can_and_hands_on_the_rest() -> None:
-    """``Budget.sound_first_states``: open-runs seed 39, proven lost within it (about 370,000
-    positions; the stages before the sound stage took 10 s in Python); with a limit it does not
-    decide within, the later stages decide as without it."""
+    """``Budget.sound_first_states``: open-runs seed 39 is proven lost within it (about 370,000
+    positions, before the best-first stages' 610,000); with a limit it does not decide within,
+    the later stages decide as without it."""
     state = start_state(get_ruleset("open-runs"), 39)
-    outcome = solve(state, Budget(max_states=1_000_000))
+    outcome = solve(state, Budget())
     assert outcome.result == "lost"
-    assert outcome.states < 1_000_000
-    for ruleset_id, seed in (("open-runs", 4), ("classic", 4), ("open-runs", 2)):
+    assert outcome.states < 600_000
+    for ruleset_id, seed in (("open-runs", 4), ("draw-one", 4), ("open-runs", 2)):
         state = start_state(get_ruleset(ruleset_id), seed)
-        capped = solve(state, Budget(max_states=400_000, sound_first_states=50))
-        assert capped.result == solve(state, Budget(max_states=400_000, sound_first_states=0)).result
+        capped = solve(state, Budget(out_of_time=ticking(800), sound_first_states=50))
+        assert capped.result == solve(state, Budget(out_of_time=ticking(800), sound_first_states=0)).result
+
+
+@needs_native
+def test_with_a_position_limit_or_in_classic_the_stages_are_version_5s() -> None:
+    """A position-limited verdict (a daily deal's proof) is the same with the C search or without:
+    no capped sound stage first there, nor in classic."""
+    for ruleset_id, seed, budget in (
+        ("open-runs", 39, lambda first: Budget(max_states=600_000, sound_first_states=first)),
+        ("classic", 7, lambda first: Budget(out_of_time=ticking(300), sound_first_states=first)),
+    ):
+        state = start_state(get_ruleset(ruleset_id), seed)
+        assert solve(state, budget(5_000_000)) == solve(state, budget(0))
 
 
 def test_without_the_c_search_the_stages_are_the_python_ones(monkeypatch: pytest.MonkeyPatch) -> None:
     """The capped sound stage first runs only with the C search: the Python order is unchanged."""
     monkeypatch.setattr(solver, "NATIVE_SEARCH", False)
     state = start_state(get_ruleset("open-runs"), 2)
-    assert solve(state, Budget(max_states=100_000)) == solve(state, Budget(max_states=100_000, sound_first_states=0))
+    assert solve(state, Budget(out_of_time=ticking(200))) == solve(
+        state, Budget(out_of_time=ticking(200), sound_first_states=0)
+    )
