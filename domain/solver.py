@@ -743,13 +743,8 @@ def _remaining(budget: Budget, used: int) -> int | None:
     return None if budget.max_states is None else max(0, budget.max_states - used)
 
 
-def solve(state: GameState, budget: Budget | None = None) -> SolveResult:
-    """Search for a win from ``state``: ``won`` with a line of API moves, ``lost`` (proven) or ``unknown``."""
-    if state.status is Status.WON:
-        return SolveResult("won", (), 0)
-    if state.status is not Status.PLAYING:
-        return SolveResult("lost", (), 0)
-    budget = budget or Budget()
+def _stages(state: GameState, budget: Budget) -> list[tuple[str, int | None]]:
+    """The stages of a solve in order, each with its position limit (None: the rest of the budget)."""
     stages: list[tuple[str, int | None]] = [(NARROW, budget.narrow_states)]
     first = budget.sound_first_states if budget.max_states is None and not state.ruleset.foundation_returns else 0
     if NATIVE_SEARCH and first:
@@ -766,6 +761,17 @@ def solve(state: GameState, budget: Budget | None = None) -> SolveResult:
     if state.ruleset.foundation_returns:
         stages.append((WIDE, budget.wide_states))
     stages.append((SOUND, None))
+    return stages
+
+
+def solve(state: GameState, budget: Budget | None = None) -> SolveResult:
+    """Search for a win from ``state``: ``won`` with a line of API moves, ``lost`` (proven) or ``unknown``."""
+    if state.status is Status.WON:
+        return SolveResult("won", (), 0)
+    if state.status is not Status.PLAYING:
+        return SolveResult("lost", (), 0)
+    budget = budget or Budget()
+    stages = _stages(state, budget)
     used = 0
     exhausted: set[str] = set()  # stages that searched all their positions and found no win
     skipped: set[str] = set()  # stages not to run (or run already, taking turns with another)

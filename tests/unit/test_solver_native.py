@@ -219,16 +219,26 @@ def test_the_capped_sound_stage_first_decides_what_it_can_and_hands_on_the_rest(
         assert capped.result == solve(state, Budget(out_of_time=ticking(800), sound_first_states=0)).result
 
 
-@needs_native
-def test_with_a_position_limit_or_in_classic_the_stages_are_version_5s() -> None:
+def test_with_a_position_limit_or_in_classic_the_stages_are_version_5s(monkeypatch: pytest.MonkeyPatch) -> None:
     """A position-limited verdict (a daily deal's proof) is the same with the C search or without:
-    no capped sound stage first there, nor in classic."""
-    for ruleset_id, seed, budget in (
-        ("open-runs", 39, lambda first: Budget(max_states=600_000, sound_first_states=first)),
-        ("classic", 7, lambda first: Budget(out_of_time=ticking(300), sound_first_states=first)),
-    ):
-        state = start_state(get_ruleset(ruleset_id), seed)
-        assert solve(state, budget(5_000_000)) == solve(state, budget(0))
+    no capped sound stage first there, nor in classic; otherwise it comes right after narrow."""
+    monkeypatch.setattr(solver, "NATIVE_SEARCH", True)
+    open_runs, classic = (start_state(get_ruleset(r), 39) for r in ("open-runs", "classic"))
+    timed = Budget(out_of_time=ticking(10))
+    names = [name for name, _ in solver._stages(open_runs, timed)]
+    assert names[:2] == [solver.NARROW, solver.SOUND_FIRST]
+    assert solver.SOUND_FIRST not in [name for name, _ in solver._stages(open_runs, Budget(max_states=600_000))]
+    assert solver.SOUND_FIRST not in [name for name, _ in solver._stages(classic, timed)]
+    monkeypatch.setattr(solver, "NATIVE_SEARCH", False)
+    assert solver.SOUND_FIRST not in [name for name, _ in solver._stages(open_runs, timed)]
+
+
+@needs_native
+def test_a_position_limited_verdict_is_the_same_with_the_c_search_or_without(monkeypatch: pytest.MonkeyPatch) -> None:
+    state = start_state(get_ruleset("open-runs"), 2)
+    native = solve(state, Budget(max_states=60_000))
+    monkeypatch.setattr(solver, "NATIVE_SEARCH", False)
+    assert solve(state, Budget(max_states=60_000)) == native
 
 
 def test_without_the_c_search_the_stages_are_the_python_ones(monkeypatch: pytest.MonkeyPatch) -> None:
