@@ -43,7 +43,6 @@ log = logging.getLogger("canfield")
 Prover = Callable[[Ruleset, int], Awaitable[Proof]]
 """Solves one candidate (ruleset, seed); the server's runs ``daily.prove`` in a worker process."""
 
-DAILY_SOLVER_NICENESS = 10
 MAX_PREPARING = 4  # dates being prepared at once per process; more is a 503 (each costs a solver run)
 AHEAD_INTERVAL_SECONDS = 600.0
 RETRY_AFTER_SECONDS = 2
@@ -87,9 +86,7 @@ class DailyDeals:
         self.secret = secret
         self.wait_seconds = wait_seconds
         self.clock = clock
-        # below the server's priority: a deal is mostly prepared ahead of time (today's and
-        # tomorrow's at startup, about a minute of solver CPU), while requests are being served
-        self.solver = SolverWorkers(niceness=DAILY_SOLVER_NICENESS)
+        self.solver = SolverWorkers()
         self.prover: Prover = prover or self._prove_in_worker
         self._preparing: dict[date, asyncio.Task[DailyDeal]] = {}
         self._ahead: asyncio.Task[None] | None = None

@@ -32,13 +32,10 @@ def next_move(snapshot: dict[str, Any], seconds: float) -> tuple[str, dict[str, 
 T = TypeVar("T")
 
 
-def _end_with(parent: int, niceness: int = 0) -> None:
-    """In a worker, first thing: lower its priority by ``niceness`` (``os.nice``), and end when the
-    server process ends, however it ends (uvicorn re-raises SIGTERM after a graceful shutdown, which
-    skips the executor's own clean-up, and a SIGKILL skips everything). Linux only
-    (PR_SET_PDEATHSIG); elsewhere ``close`` has to do."""
-    if niceness and hasattr(os, "nice"):
-        os.nice(niceness)
+def _end_with(parent: int) -> None:
+    """In a worker, first thing: end when the server process ends, however it ends (uvicorn
+    re-raises SIGTERM after a graceful shutdown, which skips the executor's own clean-up, and a
+    SIGKILL skips everything). Linux only (PR_SET_PDEATHSIG); elsewhere ``close`` has to do."""
     if sys.platform != "linux":
         return
     try:
@@ -52,12 +49,9 @@ def _end_with(parent: int, niceness: int = 0) -> None:
 
 
 class SolverWorkers:
-    """One worker process, started on first use: CPU-bound work off the event loop. ``niceness``:
-    how much lower than the server's its scheduling priority is (work nobody waits on, such as
-    solving daily deals ahead of time, should not take CPU from the requests being served)."""
+    """One worker process, started on first use: CPU-bound work off the event loop."""
 
-    def __init__(self, niceness: int = 0) -> None:
-        self.niceness = niceness
+    def __init__(self) -> None:
         self.executor: ProcessPoolExecutor | None = None
 
     async def run(self, function: Callable[..., T], *args: Any) -> T:
@@ -65,7 +59,7 @@ class SolverWorkers:
         if self.executor is None:
             self.executor = ProcessPoolExecutor(
                 max_workers=1, mp_context=multiprocessing.get_context("spawn"), initializer=_end_with,
-                initargs=(os.getpid(), self.niceness),
+                initargs=(os.getpid(),),
             )
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self.executor, function, *args)
