@@ -13,6 +13,12 @@
  * states: the positions the search has counted already (the count goes on from there).
  * status 0: lost (every position searched, line None), 1: won (line: list of macro tuples),
  * 2: out of budget (line None). start is a solver Position; max_states -1 means no limit.
+ *
+ * The same search, resumable: start(reserve_cards, ..., twins, start, states) -> a search (a
+ * capsule holding its table and depth-first stack), and resume(search, max_states, check_every,
+ * out_of_time) -> (status, states, line) searches on from where the last resume stopped out of
+ * budget, as if it had never stopped: the same moves and positions, the same count, so the same
+ * answer as one run with the last limits. After status 0 or 1, or an error, it cannot resume.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -77,6 +83,11 @@ typedef struct {
     int error;       /* 1: out of memory, 2: a Python exception is set */
     int out_of_budget;
     int searched_from;
+    /* resuming (``resume``): 0 not started, 1 searching, 2 ended (won or lost), 3 broken (an error) */
+    int phase;
+    int pending; /* stopped out of budget after counting a position not yet entered: enter it first */
+    int busy;    /* a resume is running (the GIL is released while searching) */
+    Pos start;
     /* table */
     Slot *slots;
     size_t slot_cap, nentries, entry_cap;
@@ -613,11 +624,14 @@ static int visited(Search *s, const Pos *p) {
 /* -------------------------------------------------------------- search */
 
 /* _Search.enter: 1 won, 0 to search, 2 seen, -1 stop (out of budget or error) */
-static int enter(Search *s, Pos *p, int *added) {
+/* The count and the budget check of ``enter``: 0 go on, -1 stop (out of budget: ``pending`` set, so a
+ * resume enters the position counted here without counting it again; or an error). */
+static int count_position(Search *s) {
     s->states++;
     if (s->states % s->check_every == 0) {
         if (s->max_states >= 0 && s->states >= s->max_states) {
             s->out_of_budget = 1;
+            s->pending = 1;
             return -1;
         }
         PyEval_RestoreThread(s->thread);
@@ -631,9 +645,15 @@ static int enter(Search *s, Pos *p, int *added) {
         }
         if (late) {
             s->out_of_budget = 1;
+            s->pending = 1;
             return -1;
         }
     }
+    return 0;
+}
+
+/* ``enter`` after the count: 1 won, 0 to search, 2 seen, -1 error */
+static int enter_counted(Search *s, Pos *p, int *added) {
     size_t before = s->path_len;
     if (s->auto_home && auto_home(s, p)) {
         s->error = 1;
@@ -653,6 +673,12 @@ static int enter(Search *s, Pos *p, int *added) {
         return 2;
     }
     return 0;
+}
+
+static int enter(Search *s, Pos *p, int *added) {
+    if (count_position(s))
+        return -1;
+    return enter_counted(s, p, added);
 }
 
 /* _Search.new_moves, in place */
@@ -690,45 +716,69 @@ static int push_frame(Search *s, const Pos *p, int added, int filter) {
     return 0;
 }
 
-/* _Search.run: 1 won (the line in s->path), 0 lost, -1 stopped */
-static int search_run(Search *s, const Pos *start) {
-    Pos position = *start;
-    int added = 0;
-    int r = enter(s, &position, &added);
-    if (r < 0)
-        return -1;
-    if (r == 1)
-        return 1;
-    if (r == 2)
-        return 0;
-    if (push_frame(s, &position, added, 0)) {
-        s->error = 1;
-        return -1;
-    }
-    while (s->nframes) {
-        Frame *f = &s->frames[s->nframes - 1];
-        if (f->mnext == f->mcount) {
-            s->arena_len = f->mstart;
-            if (f->added)
-                s->path_len -= (size_t)f->added;
-            s->nframes--;
-            if (s->nframes)
-                s->path_len--;
-            continue;
+/* _Search.run: 1 won (the line in s->path), 0 lost, -1 stopped (out of budget: a call again goes on
+ * from there, see ``resume``; or an error). A resumed search makes the moves the uninterrupted one
+ * makes: the stack, the path and the table are kept, and a position counted just before the stop
+ * (``pending``) is entered first, without counting it again. */
+static int search_run(Search *s) {
+    int r, added = 0;
+    s->out_of_budget = 0;
+    if (s->phase == 0) {
+        Pos position = s->start;
+        if (s->pending) {
+            s->pending = 0;
+            r = enter_counted(s, &position, &added);
+        } else {
+            r = enter(s, &position, &added);
         }
-        Move move = s->arena[f->mstart + f->mnext++];
-        if (path_push(s, move.kind, move.card, move.target, move.detail)) {
+        if (r < 0)
+            return -1;
+        if (r == 1 || r == 2) {
+            s->phase = 2;
+            return r == 1 ? 1 : 0;
+        }
+        if (push_frame(s, &position, added, 0)) {
             s->error = 1;
             return -1;
         }
-        Pos child = f->pos;
-        play(s, &child, move.kind, move.card, move.target, move.detail);
+        s->phase = 1;
+    }
+    while (s->nframes) {
+        Frame *f = &s->frames[s->nframes - 1];
+        Move move;
         int child_added = 0;
-        r = enter(s, &child, &child_added);
+        Pos child;
+        if (s->pending) { /* the move made just before the stop: its position was counted */
+            s->pending = 0;
+            move = s->path[s->path_len - 1];
+            child = f->pos;
+            play(s, &child, move.kind, move.card, move.target, move.detail);
+            r = enter_counted(s, &child, &child_added);
+        } else {
+            if (f->mnext == f->mcount) {
+                s->arena_len = f->mstart;
+                if (f->added)
+                    s->path_len -= (size_t)f->added;
+                s->nframes--;
+                if (s->nframes)
+                    s->path_len--;
+                continue;
+            }
+            move = s->arena[f->mstart + f->mnext++];
+            if (path_push(s, move.kind, move.card, move.target, move.detail)) {
+                s->error = 1;
+                return -1;
+            }
+            child = f->pos;
+            play(s, &child, move.kind, move.card, move.target, move.detail);
+            r = enter(s, &child, &child_added);
+        }
         if (r < 0)
             return -1;
-        if (r == 1)
+        if (r == 1) {
+            s->phase = 2;
             return 1;
+        }
         if (r == 2) {
             s->path_len--;
             continue;
@@ -738,6 +788,7 @@ static int search_run(Search *s, const Pos *start) {
             return -1;
         }
     }
+    s->phase = 2;
     return 0;
 }
 
@@ -823,21 +874,22 @@ static void release(Search *s) {
     free(s->arena);
 }
 
-static PyObject *sound_run(PyObject *self, PyObject *args) {
-    (void)self;
-    PyObject *reserve_cards, *start, *out_of_time;
-    long long max_states, check_every, states;
-    Search s;
-    Pos position;
-    memset(&s, 0, sizeof s);
-    if (!PyArg_ParseTuple(args, "OiippppppOLLLO", &reserve_cards, &s.base, &s.draw, &s.free_recycle, &s.any_run,
-                          &s.returns, &s.auto_home, &s.auto_talon, &s.twins, &start, &states, &max_states,
-                          &check_every, &out_of_time))
-        return NULL;
-    if (s.draw < 1 || s.draw > 3 || s.base < 0 || s.base > 12) {
+/* The rules and the start of a search from ``run``'s or ``start``'s arguments: 0, or -1 with an exception. */
+static int setup(Search *s, PyObject *reserve_cards, PyObject *start, long long states) {
+    if (s->draw < 1 || s->draw > 3 || s->base < 0 || s->base > 12) {
         PyErr_SetString(PyExc_ValueError, "draw must be 1..3 and base 0..12");
-        return NULL;
+        return -1;
     }
+    if (read_cards(reserve_cards, s->reserve_cards, NCARDS, "reserve") < 0 || read_position(start, &s->start) < 0)
+        return -1;
+    for (int card = 0; card < NCARDS; card++)
+        s->rel[card] = (uint8_t)(((RANK[card] - s->base) % 13 + 13) % 13);
+    s->states = states;
+    return 0;
+}
+
+/* Search on (from the start, or from where it stopped) with these limits: (status, states, line). */
+static PyObject *search_on(Search *s, long long max_states, long long check_every, PyObject *out_of_time) {
     if (check_every <= 0) {
         PyErr_SetString(PyExc_ZeroDivisionError, "check_every must be positive");
         return NULL;
@@ -846,45 +898,109 @@ static PyObject *sound_run(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_TypeError, "out_of_time must be callable");
         return NULL;
     }
-    if (read_cards(reserve_cards, s.reserve_cards, NCARDS, "reserve") < 0 || read_position(start, &position) < 0)
+    s->max_states = max_states;
+    s->check_every = check_every;
+    s->out_of_time = out_of_time;
+    s->busy = 1;
+    s->thread = PyEval_SaveThread();
+    int r = search_run(s);
+    PyEval_RestoreThread(s->thread);
+    s->busy = 0;
+    s->out_of_time = NULL;
+    if (r < 0 && s->error) {
+        s->phase = 3;
+        if (s->error == 1)
+            PyErr_NoMemory();
+        /* error 2: the exception out_of_time raised is set */
         return NULL;
-    for (int card = 0; card < NCARDS; card++)
-        s.rel[card] = (uint8_t)(((RANK[card] - s.base) % 13 + 13) % 13);
-    s.states = states;
-    s.max_states = max_states;
-    s.check_every = check_every;
-    s.out_of_time = out_of_time;
-    s.thread = PyEval_SaveThread();
-    int r = search_run(&s, &position);
-    PyEval_RestoreThread(s.thread);
-    PyObject *result = NULL;
-    if (r < 0 && s.error == 1) {
-        PyErr_NoMemory();
-    } else if (r < 0 && s.error == 2) {
-        /* the exception out_of_time raised is set */
-    } else if (r < 0) {
-        result = Py_BuildValue("(iLO)", 2, s.states, Py_None);
-    } else if (r == 0) {
-        result = Py_BuildValue("(iLO)", 0, s.states, Py_None);
-    } else {
-        PyObject *line = PyList_New((Py_ssize_t)s.path_len);
-        if (line != NULL) {
-            for (size_t i = 0; i < s.path_len; i++) {
-                Move m = s.path[i];
-                PyObject *item = Py_BuildValue("(iiii)", m.kind, m.card, m.target, m.detail);
-                if (item == NULL) {
-                    Py_CLEAR(line);
-                    break;
-                }
-                PyList_SET_ITEM(line, (Py_ssize_t)i, item);
-            }
-        }
-        if (line != NULL) {
-            result = Py_BuildValue("(iLN)", 1, s.states, line);
-        }
     }
+    if (r < 0)
+        return Py_BuildValue("(iLO)", 2, s->states, Py_None);
+    if (r == 0)
+        return Py_BuildValue("(iLO)", 0, s->states, Py_None);
+    PyObject *line = PyList_New((Py_ssize_t)s->path_len);
+    if (line == NULL)
+        return NULL;
+    for (size_t i = 0; i < s->path_len; i++) {
+        Move m = s->path[i];
+        PyObject *item = Py_BuildValue("(iiii)", m.kind, m.card, m.target, m.detail);
+        if (item == NULL) {
+            Py_DECREF(line);
+            return NULL;
+        }
+        PyList_SET_ITEM(line, (Py_ssize_t)i, item);
+    }
+    return Py_BuildValue("(iLN)", 1, s->states, line);
+}
+
+static PyObject *sound_run(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *reserve_cards, *start, *out_of_time;
+    long long max_states, check_every, states;
+    Search s;
+    memset(&s, 0, sizeof s);
+    if (!PyArg_ParseTuple(args, "OiippppppOLLLO", &reserve_cards, &s.base, &s.draw, &s.free_recycle, &s.any_run,
+                          &s.returns, &s.auto_home, &s.auto_talon, &s.twins, &start, &states, &max_states,
+                          &check_every, &out_of_time))
+        return NULL;
+    PyObject *result = NULL;
+    if (setup(&s, reserve_cards, start, states) == 0)
+        result = search_on(&s, max_states, check_every, out_of_time);
     release(&s);
     return result;
+}
+
+#define CAPSULE "domain._sound.search"
+
+static void capsule_free(PyObject *capsule) {
+    Search *s = PyCapsule_GetPointer(capsule, CAPSULE);
+    if (s != NULL) {
+        release(s);
+        free(s);
+    }
+}
+
+static PyObject *sound_start(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *reserve_cards, *start;
+    long long states;
+    Search *s = calloc(1, sizeof *s);
+    if (s == NULL)
+        return PyErr_NoMemory();
+    if (!PyArg_ParseTuple(args, "OiippppppOL", &reserve_cards, &s->base, &s->draw, &s->free_recycle, &s->any_run,
+                          &s->returns, &s->auto_home, &s->auto_talon, &s->twins, &start, &states) ||
+        setup(s, reserve_cards, start, states) < 0) {
+        free(s);
+        return NULL;
+    }
+    PyObject *capsule = PyCapsule_New(s, CAPSULE, capsule_free);
+    if (capsule == NULL) {
+        release(s);
+        free(s);
+    }
+    return capsule;
+}
+
+static PyObject *sound_resume(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *capsule, *out_of_time;
+    long long max_states, check_every;
+    if (!PyArg_ParseTuple(args, "OLLO", &capsule, &max_states, &check_every, &out_of_time))
+        return NULL;
+    Search *s = PyCapsule_GetPointer(capsule, CAPSULE);
+    if (s == NULL)
+        return NULL;
+    if (s->busy) {
+        PyErr_SetString(PyExc_RuntimeError, "this search is running already");
+        return NULL;
+    }
+    if (s->phase >= 2) {
+        PyErr_SetString(PyExc_RuntimeError,
+                        s->phase == 2 ? "this search has ended (won or lost): it cannot go on"
+                                      : "this search stopped with an error: it cannot go on");
+        return NULL;
+    }
+    return search_on(s, max_states, check_every, out_of_time);
 }
 
 static PyMethodDef methods[] = {
@@ -892,6 +1008,12 @@ static PyMethodDef methods[] = {
      "run(reserve_cards, base, draw, free_recycle, any_run, returns, auto_home, auto_talon, twins, start, "
      "states, max_states, check_every, out_of_time) -> (status, states, line): the sound stage's depth-first search "
      "(0 lost, 1 won with the macro line, 2 out of budget)"},
+    {"start", sound_start, METH_VARARGS,
+     "start(reserve_cards, base, draw, free_recycle, any_run, returns, auto_home, auto_talon, twins, start, states) "
+     "-> search: the same search, not yet run, to be run by resume"},
+    {"resume", sound_resume, METH_VARARGS,
+     "resume(search, max_states, check_every, out_of_time) -> (status, states, line): search on from where the "
+     "last resume stopped out of budget (status 2), as if it had not stopped"},
     {NULL, NULL, 0, NULL},
 };
 

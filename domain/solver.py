@@ -20,7 +20,9 @@ depth-first one follows (returns only to take a free card). Only wins count from
 stage has its own position limit (``Budget``). The sound search then decides the rest
 using only pruning that never loses a win (see ``_Search``), so its ``lost`` is a proof (with
 the C search, version 6, it also runs once right after narrow with a position limit,
-``Budget.sound_first_states``, since it is then fast enough to decide many deals sooner);
+``Budget.sound_first_states``, since it is then fast enough to decide many deals sooner; from
+version 7 the last stage goes on with that search where it stopped instead of starting again, and
+in classic its win is kept as a fallback while the win-finding stages look for a shorter line);
 ``unknown`` means a limit of the budget was reached (``Budget``: positions and time, separate).
 A ``won`` line is rebuilt move by move through the rules engine and must end won, so it is
 always a real win.
@@ -39,6 +41,8 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import partial
+from types import ModuleType
 
 from .commands import Command, Draw, MoveCard, Recycle
 from .piles import FOUNDATION, TABLEAU
@@ -63,7 +67,12 @@ from .state import GameState, Status
 #    through foundation returns for thousands of moves, nor with a position limit): more deals
 #    decided within a time budget, "lost" still a proof. Without the extension, or with a position
 #    limit, the stages are version 5's.
-SOLVER_VERSION = 6
+# 7: the sound stage goes on with the capped one's search where it stopped (nothing searched
+#    twice), and the capped sound stage runs in classic too, its win kept as a fallback while the
+#    win-finding stages look for a shorter line (and shortened while there is time): more deals
+#    decided within a time budget, "lost" still a proof. Without the extension, or with a position
+#    limit, the stages are still version 5's.
+SOLVER_VERSION = 7
 
 _RANK = tuple(card % 13 for card in range(52))
 _SUIT = tuple(card // 13 for card in range(52))
@@ -104,8 +113,9 @@ class Budget:
     the positions go to each of those stages before the sound stage (0: the stage is skipped).
     The best-first stages take turns, as one stage. ``sound_first_states``: where the C search is
     built (``NATIVE_SEARCH``) and there is no ``max_states``, the sound stage runs first with this
-    limit, right after narrow, in draw-one and open-runs; its ``lost`` is a proof like the sound
-    stage's (0: not run).
+    limit, right after narrow (in classic its win is a fallback: ``solve``); its ``lost`` is a
+    proof like the sound stage's, and where it stops at its limit the sound stage goes on with the
+    same search (0: not run).
     """
 
     max_states: int | None = None
@@ -133,28 +143,25 @@ class _OutOfBudget(Exception):
     pass
 
 
-_NativeRun = Callable[..., tuple[int, int, list[tuple[int, int, int, int]] | None]]
-
-
-def _load_native() -> _NativeRun | None:
+def _load_native() -> ModuleType | None:
     """The C search of the sound stage (``domain/_sound.c``, an optional extension: see setup.py), if built."""
     try:
-        from ._sound import run
+        from . import _sound
     except ImportError:
         return None
-    return run
+    return _sound
 
 
-_native_run = _load_native()
+_native = _load_native()
 # Whether ``solve`` runs the sound stage's depth-first search in C (``_Search.run_native``): where
 # the extension is built, unless CANFIELD_PURE_SOLVER=1 asks for the Python search (the reference:
 # both give the same answer after the same positions; tests compare them). Tests may set it.
-NATIVE_SEARCH = _native_run is not None and os.environ.get("CANFIELD_PURE_SOLVER", "") != "1"
+NATIVE_SEARCH = _native is not None and os.environ.get("CANFIELD_PURE_SOLVER", "") != "1"
 
 
 def native_available() -> bool:
     """Whether the C search of the sound stage is built (``domain._sound`` imports)."""
-    return _native_run is not None
+    return _native is not None
 
 
 # The stages of a solve, in order (WIDE in classic only; SOUND_FIRST, the sound stage with a
@@ -248,6 +255,7 @@ class _Search:
         # pointer of its residue they were searched from before (``_NEVER``: none of that residue).
         self.searched_from = 0
         self._reachable: dict[tuple[int, int, bool], tuple[int, ...]] = {}
+        self._native: object | None = None  # a C search stopped out of budget (``resume_native``)
 
     # -------------------------------------------------------------- rules on positions
 
@@ -617,10 +625,11 @@ class _Search:
         """``run`` in C (``domain/_sound.c``), for the ``SOUND`` stage only: the same moves in the same
         order, the same table and budget checks (``out_of_time`` asked every ``check_every``
         positions), so the same answer (won with the same line, lost, or ``_OutOfBudget``) after
-        the same ``states``. The transposition table stays in C (``seen`` is left empty)."""
-        if not self.sound or _native_run is None:
+        the same ``states``. The transposition table stays in C (``seen`` is left empty). Out of
+        budget, the C search is kept: ``resume_native`` goes on with it."""
+        if not self.sound or _native is None:
             raise RuntimeError("the C search is built for the sound stage only, and only where domain._sound is")
-        status, self.states, line = _native_run(
+        self._native = _native.start(
             self.reserve,
             self.base,
             self.draw,
@@ -632,13 +641,32 @@ class _Search:
             self.twins,
             start,
             self.states,
+        )
+        return self.resume_native()
+
+    def resume_native(self) -> list[Macro] | None:
+        """Go on with the C search that ``run_native`` (or this) stopped out of budget, with the
+        limits as they are now (``max_states``, the budget's clock): it makes the moves it would
+        have made had it not stopped, so a search stopped and resumed answers what one search with
+        the last limits answers, after the same ``states``, without searching anything twice."""
+        if _native is None or self._native is None:
+            raise RuntimeError("no C search stopped out of budget to go on with")
+        answer: tuple[int, int, list[Macro] | None] = _native.resume(
+            self._native,
             -1 if self.max_states is None else self.max_states,
             self.budget.check_every,
             self.budget.out_of_time,
         )
+        status, self.states, line = answer
         if status == 2:
             raise _OutOfBudget()
+        self._native = None  # ended: its table is freed
         return line
+
+    @property
+    def resumable(self) -> bool:
+        """Whether a C search stopped out of budget is kept for ``resume_native``."""
+        return self._native is not None
 
     def new_moves(self, position: Position, moves: list[Macro], searched_from: int) -> list[Macro]:
         """The moves of cards searched before (``visited``) that the earlier searches did not make.
@@ -663,9 +691,12 @@ class _Search:
         ]
 
 
-def _shortened(search: _Search, start: Position, line: list[Macro]) -> list[Macro]:
+def _shortened(
+    search: _Search, start: Position, line: list[Macro], out_of_time: Callable[[], bool] = lambda: False
+) -> list[Macro]:
     """The line with detours cut out: wherever one move reaches a position the line only gets
-    to later, jump there (a depth-first line can wander, most of all with foundation returns)."""
+    to later, jump there (a depth-first line can wander, most of all with foundation returns).
+    Out of time (asked every 64 moves), the rest of the line is kept as it is: still a win."""
     positions = [start]
     for move in line:
         positions.append(search.play(positions[-1], move))
@@ -674,6 +705,8 @@ def _shortened(search: _Search, start: Position, line: list[Macro]) -> list[Macr
     shorter: list[Macro] = []
     index = 0
     while index < len(line):
+        if len(shorter) % 64 == 63 and out_of_time():
+            return shorter + line[index:]  # ``shorter`` reaches positions[index]
         best, best_move = index + 1, line[index]
         for move in search.moves(positions[index]):
             target = later.get(search.play(positions[index], move), -1)
@@ -684,10 +717,15 @@ def _shortened(search: _Search, start: Position, line: list[Macro]) -> list[Macr
     return shorter
 
 
-def _shortest(search: _Search, start: Position, line: list[Macro]) -> list[Macro]:
-    """``_shortened`` again and again while it still cuts (each pass finds new shortcuts)."""
+def _shortest(
+    search: _Search, start: Position, line: list[Macro], out_of_time: Callable[[], bool] = lambda: False
+) -> list[Macro]:
+    """``_shortened`` again and again while it still cuts (each pass finds new shortcuts), while
+    ``out_of_time`` says there is time (a long line's passes can take seconds)."""
     for _ in range(8):
-        shorter = _shortened(search, start, line)
+        if out_of_time():
+            break
+        shorter = _shortened(search, start, line, out_of_time)
         if len(shorter) >= len(line):
             break
         line = shorter
@@ -746,13 +784,14 @@ def _remaining(budget: Budget, used: int) -> int | None:
 def _stages(state: GameState, budget: Budget) -> list[tuple[str, int | None]]:
     """The stages of a solve in order, each with its position limit (None: the rest of the budget)."""
     stages: list[tuple[str, int | None]] = [(NARROW, budget.narrow_states)]
-    first = budget.sound_first_states if budget.max_states is None and not state.ruleset.foundation_returns else 0
+    first = budget.sound_first_states if budget.max_states is None else 0
     if NATIVE_SEARCH and first:
-        # not in classic: its sound-stage wins go back and forth through foundation returns (lines
-        # of 2,700 to 28,000 moves on the undecided seeds: real wins, poor hints), and the win
-        # stages after narrow decide 98% of its deals anyway. Not with a position limit either:
-        # there the stages stay version 5's, so a position-limited verdict (a daily deal's proof)
-        # is the same on every machine, with the C search or without (it is exact)
+        # Not with a position limit: there the stages stay version 5's, so a position-limited
+        # verdict (a daily deal's proof) is the same on every machine, with the C search or
+        # without (it is exact). In classic its win is kept only as a fallback (``solve``): its
+        # lines go back and forth through foundation returns (2,700 to 28,000 moves on deals the
+        # win-finding stages miss: real wins, poor hints), so those stages still look for a
+        # shorter one
         stages.append((SOUND_FIRST, first))
     stages += [
         (NARROW_BEST, budget.narrow_best_states),
@@ -775,14 +814,28 @@ def solve(state: GameState, budget: Budget | None = None) -> SolveResult:
     used = 0
     exhausted: set[str] = set()  # stages that searched all their positions and found no win
     skipped: set[str] = set()  # stages not to run (or run already, taking turns with another)
+    paused: _Search | None = None  # the capped sound stage (SOUND_FIRST) stopped at its limit
+    # classic: the capped sound stage's win, kept while the other stages look for a shorter line
+    fallback: tuple[_Search, list[Macro]] | None = None
+
+    def unknown() -> SolveResult:
+        """Out of budget: the fallback win if there is one (shortened while there is time)."""
+        if fallback is None:
+            return SolveResult("unknown", (), used)
+        search, line = fallback
+        shorter = _shortest(search, _start(state), line, budget.out_of_time)
+        return SolveResult("won", _checked(state, shorter), used)
+
     for stage, cap in stages:
         if stage == NARROW_BEST and NARROW in exhausted:
             skipped.add(NARROW_BEST)  # the same positions in another order
         if stage in skipped:
             continue
+        if stage == SOUND and fallback is not None:
+            return unknown()  # nothing shorter found: the fallback win, shortened while there is time
         remaining = _remaining(budget, used)
         if remaining == 0:
-            return SolveResult("unknown", (), used)
+            return unknown()
         if stage in (NARROW_BEST, BEST):
             # the best-first stages take turns, as one stage (each with its own limit, 0: left
             # out); the narrow moves twice, by two evaluations
@@ -807,21 +860,34 @@ def solve(state: GameState, budget: Budget | None = None) -> SolveResult:
             if proven_lost:
                 return SolveResult("lost", (), used)
             if budget.out_of_time():
-                return SolveResult("unknown", (), used)
+                return unknown()
             continue
         if cap == 0:
             continue
         limit = remaining if cap is None else cap if remaining is None else min(cap, remaining)
-        search = _Search(state, budget, limit, SOUND if stage == SOUND_FIRST else stage)
+        counted = 0  # positions of this search counted in ``used`` already
+        if stage == SOUND and paused is not None:
+            # the capped sound stage goes on where it stopped (the same search, nothing twice)
+            search, counted, paused = paused, paused.states, None
+            search.max_states = limit
+            run: Callable[[], list[Macro] | None] = search.resume_native
+        else:
+            search = _Search(state, budget, limit, SOUND if stage == SOUND_FIRST else stage)
+            run = partial(search.run_native if search.sound and NATIVE_SEARCH else search.run, _start(state))
         try:
-            line = search.run_native(_start(state)) if search.sound and NATIVE_SEARCH else search.run(_start(state))
+            line = run()
         except _OutOfBudget:
-            used += search.states
+            used += search.states - counted
             if stage == SOUND or budget.out_of_time():
-                return SolveResult("unknown", (), used)
+                return unknown()
+            if search.resumable:
+                paused = search
             continue
-        used += search.states
+        used += search.states - counted
         exhausted.add(stage)
+        if line is not None and stage == SOUND_FIRST and state.ruleset.foundation_returns:
+            fallback = (search, line)  # a real win, but a long one: the other stages try for shorter
+            continue
         if line is not None:
             return SolveResult("won", _checked(state, _shortest(search, _start(state), line)), used)
         if search.sound:  # SOUND or SOUND_FIRST: every position searched, no win
