@@ -8,17 +8,16 @@
  * two. Pure computation: no I/O. The GIL is released while searching and taken back only to ask the
  * caller's ``out_of_time`` every ``check_every`` positions.
  *
- * run(reserve_cards, base, draw, free_recycle, any_run, returns, auto_home, auto_talon, twins,
- *     start, states, max_states, check_every, out_of_time) -> (status, states, line)
- * states: the positions the search has counted already (the count goes on from there).
- * status 0: lost (every position searched, line None), 1: won (line: list of macro tuples),
- * 2: out of budget (line None). start is a solver Position; max_states -1 means no limit.
- *
- * The same search, resumable: start(reserve_cards, ..., twins, start, states) -> a search (a
- * capsule holding its table and depth-first stack), and resume(search, max_states, check_every,
- * out_of_time) -> (status, states, line) searches on from where the last resume stopped out of
- * budget, as if it had never stopped: the same moves and positions, the same count, so the same
- * answer as one run with the last limits. After status 0 or 1, or an error, it cannot resume.
+ * start(reserve_cards, base, draw, free_recycle, any_run, returns, auto_home, auto_talon, twins,
+ *       start, states) -> search
+ *     a search (a capsule holding its table and depth-first stack), not yet run; start is a solver
+ *     Position, states the positions the search has counted already (the count goes on from there).
+ * resume(search, max_states, check_every, out_of_time) -> (status, states, line)
+ *     search (on from where the last resume stopped out of budget, as if it had never stopped: the
+ *     same moves and positions, the same count, so the same answer as one run with the last limits).
+ *     status 0: lost (every position searched, line None), 1: won (line: list of macro tuples),
+ *     2: out of budget (line None; resume goes on); max_states -1 means no limit. After status 0
+ *     or 1, or an error, it cannot resume.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -874,7 +873,7 @@ static void release(Search *s) {
     free(s->arena);
 }
 
-/* The rules and the start of a search from ``run``'s or ``start``'s arguments: 0, or -1 with an exception. */
+/* The rules and the start of a search from ``start``'s arguments: 0, or -1 with an exception. */
 static int setup(Search *s, PyObject *reserve_cards, PyObject *start, long long states) {
     if (s->draw < 1 || s->draw > 3 || s->base < 0 || s->base > 12) {
         PyErr_SetString(PyExc_ValueError, "draw must be 1..3 and base 0..12");
@@ -933,23 +932,6 @@ static PyObject *search_on(Search *s, long long max_states, long long check_ever
     return Py_BuildValue("(iLN)", 1, s->states, line);
 }
 
-static PyObject *sound_run(PyObject *self, PyObject *args) {
-    (void)self;
-    PyObject *reserve_cards, *start, *out_of_time;
-    long long max_states, check_every, states;
-    Search s;
-    memset(&s, 0, sizeof s);
-    if (!PyArg_ParseTuple(args, "OiippppppOLLLO", &reserve_cards, &s.base, &s.draw, &s.free_recycle, &s.any_run,
-                          &s.returns, &s.auto_home, &s.auto_talon, &s.twins, &start, &states, &max_states,
-                          &check_every, &out_of_time))
-        return NULL;
-    PyObject *result = NULL;
-    if (setup(&s, reserve_cards, start, states) == 0)
-        result = search_on(&s, max_states, check_every, out_of_time);
-    release(&s);
-    return result;
-}
-
 #define CAPSULE "domain._sound.search"
 
 static void capsule_free(PyObject *capsule) {
@@ -1004,10 +986,6 @@ static PyObject *sound_resume(PyObject *self, PyObject *args) {
 }
 
 static PyMethodDef methods[] = {
-    {"run", sound_run, METH_VARARGS,
-     "run(reserve_cards, base, draw, free_recycle, any_run, returns, auto_home, auto_talon, twins, start, "
-     "states, max_states, check_every, out_of_time) -> (status, states, line): the sound stage's depth-first search "
-     "(0 lost, 1 won with the macro line, 2 out of budget)"},
     {"start", sound_start, METH_VARARGS,
      "start(reserve_cards, base, draw, free_recycle, any_run, returns, auto_home, auto_talon, twins, start, states) "
      "-> search: the same search, not yet run, to be run by resume"},

@@ -818,8 +818,9 @@ def solve(state: GameState, budget: Budget | None = None) -> SolveResult:
     # classic: the capped sound stage's win, kept while the other stages look for a shorter line
     fallback: tuple[_Search, list[Macro]] | None = None
 
-    def unknown() -> SolveResult:
-        """Out of budget: the fallback win if there is one (shortened while there is time)."""
+    def without_verdict() -> SolveResult:
+        """No stage decided within the budget: the fallback win if there is one (shortened while
+        there is time), else ``unknown``."""
         if fallback is None:
             return SolveResult("unknown", (), used)
         search, line = fallback
@@ -832,10 +833,10 @@ def solve(state: GameState, budget: Budget | None = None) -> SolveResult:
         if stage in skipped:
             continue
         if stage == SOUND and fallback is not None:
-            return unknown()  # nothing shorter found: the fallback win, shortened while there is time
+            return without_verdict()  # nothing shorter found: the fallback win, shortened while there is time
         remaining = _remaining(budget, used)
         if remaining == 0:
-            return unknown()
+            return without_verdict()
         if stage in (NARROW_BEST, BEST):
             # the best-first stages take turns, as one stage (each with its own limit, 0: left
             # out); the narrow moves twice, by two evaluations
@@ -860,7 +861,7 @@ def solve(state: GameState, budget: Budget | None = None) -> SolveResult:
             if proven_lost:
                 return SolveResult("lost", (), used)
             if budget.out_of_time():
-                return unknown()
+                return without_verdict()
             continue
         if cap == 0:
             continue
@@ -879,7 +880,7 @@ def solve(state: GameState, budget: Budget | None = None) -> SolveResult:
         except _OutOfBudget:
             used += search.states - counted
             if stage == SOUND or budget.out_of_time():
-                return unknown()
+                return without_verdict()
             if search.resumable:
                 paused = search
             continue
