@@ -72,7 +72,12 @@ from .state import GameState, Status
 #    win-finding stages look for a shorter line (and shortened while there is time): more deals
 #    decided within a time budget, "lost" still a proof. Without the extension, or with a position
 #    limit, the stages are still version 5's.
-SOLVER_VERSION = 7
+# 8: in draw-one the sound stage right after narrow has no limit of its own
+#    (``Budget.draw_one_sound_first_states``): it takes the rest of the budget, so the best-first
+#    stages are not reached there (on seeds 1..600 they won no deal it does not win within 10 s,
+#    and the time they took left ten deals undecided). Open-runs and classic, and every ruleset
+#    without the extension or with a position limit, are as in version 7.
+SOLVER_VERSION = 8
 
 _RANK = tuple(card % 13 for card in range(52))
 _SUIT = tuple(card // 13 for card in range(52))
@@ -115,7 +120,8 @@ class Budget:
     built (``NATIVE_SEARCH``) and there is no ``max_states``, the sound stage runs first with this
     limit, right after narrow (in classic its win is a fallback: ``solve``); its ``lost`` is a
     proof like the sound stage's, and where it stops at its limit the sound stage goes on with the
-    same search (0: not run).
+    same search (0: not run). In draw-one its limit is ``draw_one_sound_first_states`` instead
+    (None: no limit of its own, the rest of the budget, so no stage after it runs).
     """
 
     max_states: int | None = None
@@ -130,6 +136,10 @@ class Budget:
     # the sound stage with this position limit right after narrow, before the best-first stages
     # (0: not run; it runs only where the C search is, ``NATIVE_SEARCH``, about 3-4 CPU s at most)
     sound_first_states: int = 5_000_000
+    # draw-one's limit for it (None: the rest of the budget; 0: not run). With the C search, the
+    # sound stage there decides more deals in 10 s than the best-first stages win in the time
+    # they take from it (README, "Version 8 figures")
+    draw_one_sound_first_states: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -784,14 +794,17 @@ def _remaining(budget: Budget, used: int) -> int | None:
 def _stages(state: GameState, budget: Budget) -> list[tuple[str, int | None]]:
     """The stages of a solve in order, each with its position limit (None: the rest of the budget)."""
     stages: list[tuple[str, int | None]] = [(NARROW, budget.narrow_states)]
-    first = budget.sound_first_states if budget.max_states is None else 0
-    if NATIVE_SEARCH and first:
+    first = budget.draw_one_sound_first_states if state.ruleset.draw_count == 1 else budget.sound_first_states
+    if NATIVE_SEARCH and budget.max_states is None and first != 0:
         # Not with a position limit: there the stages stay version 5's, so a position-limited
         # verdict (a daily deal's proof) is the same on every machine, with the C search or
         # without (it is exact). In classic its win is kept only as a fallback (``solve``): its
         # lines go back and forth through foundation returns (2,700 to 28,000 moves on deals the
         # win-finding stages miss: real wins, poor hints), so those stages still look for a
-        # shorter one
+        # shorter one. With no limit of its own (draw-one's default) it is the sound stage itself,
+        # with the rest of the budget
+        if first is None:
+            return [*stages, (SOUND, None)]
         stages.append((SOUND_FIRST, first))
     stages += [
         (NARROW_BEST, budget.narrow_best_states),

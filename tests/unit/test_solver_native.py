@@ -7,6 +7,7 @@ import random
 import shutil
 import sysconfig
 from collections.abc import Callable
+from dataclasses import replace
 from functools import partial
 
 import pytest
@@ -216,21 +217,31 @@ def test_the_capped_sound_stage_first_decides_what_it_can_and_hands_on_the_rest(
     assert outcome.states < 600_000
     for ruleset_id, seed in (("open-runs", 4), ("draw-one", 4), ("open-runs", 2)):
         state = start_state(get_ruleset(ruleset_id), seed)
-        capped = solve(state, Budget(out_of_time=ticking(800), sound_first_states=50))
-        assert capped.result == solve(state, Budget(out_of_time=ticking(800), sound_first_states=0)).result
+        capped = solve(state, Budget(out_of_time=ticking(800), sound_first_states=50, draw_one_sound_first_states=50))
+        without = Budget(out_of_time=ticking(800), sound_first_states=0, draw_one_sound_first_states=0)
+        assert capped.result == solve(state, without).result
 
 
 def test_with_a_position_limit_the_stages_are_version_5s(monkeypatch: pytest.MonkeyPatch) -> None:
     """A position-limited verdict (a daily deal's proof) is the same with the C search or without:
     no capped sound stage first there; otherwise it comes right after narrow (in classic too, as a
-    fallback: ``test_in_classic_the_capped_sound_stage_win_is_a_fallback``)."""
+    fallback: ``test_in_classic_the_capped_sound_stage_win_is_a_fallback``); in draw-one it has no
+    limit of its own, so it is the sound stage itself, and nothing comes after it."""
     monkeypatch.setattr(solver, "NATIVE_SEARCH", True)
     timed = Budget(out_of_time=ticking(10))
     for ruleset_id in RULESETS:
         state = start_state(get_ruleset(ruleset_id), 39)
         names = [name for name, _ in solver._stages(state, timed)]
-        assert names[:2] == [solver.NARROW, solver.SOUND_FIRST]
+        if ruleset_id == "draw-one":
+            assert solver._stages(state, timed) == [(solver.NARROW, timed.narrow_states), (SOUND, None)]
+            capped = solver._stages(state, replace(timed, draw_one_sound_first_states=1_000))
+            assert capped[:2] == [(solver.NARROW, timed.narrow_states), (solver.SOUND_FIRST, 1_000)]
+            assert capped[-1] == (SOUND, None)
+            assert len(capped) > 3  # the best-first stages between
+        else:
+            assert names[:2] == [solver.NARROW, solver.SOUND_FIRST]
         assert solver.SOUND_FIRST not in [name for name, _ in solver._stages(state, Budget(max_states=600_000))]
+        assert len(solver._stages(state, Budget(max_states=600_000))) > 3
     monkeypatch.setattr(solver, "NATIVE_SEARCH", False)
     state = start_state(get_ruleset("open-runs"), 39)
     assert solver.SOUND_FIRST not in [name for name, _ in solver._stages(state, timed)]
@@ -387,7 +398,9 @@ def test_the_sound_stage_goes_on_from_the_capped_one(ruleset_id: str, seed: int)
         "narrow_reach_states": 0,
         "sound_best_states": 0,
     }
-    whole = solve(state, Budget(sound_first_states=0, **nothing_else))
+    whole = solve(state, Budget(sound_first_states=0, draw_one_sound_first_states=0, **nothing_else))
     for cap in (1_000, 3_999):
-        assert solve(state, Budget(sound_first_states=cap, **nothing_else)) == whole
+        assert solve(state, Budget(sound_first_states=cap, draw_one_sound_first_states=cap, **nothing_else)) == whole
+    # draw-one's default: no limit of its own, the sound stage at once (the same search again)
+    assert solve(state, Budget(**nothing_else)) == whole
     assert whole.states > 3_999
