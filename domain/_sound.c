@@ -51,16 +51,17 @@ typedef struct {
     uint8_t talon[NCARDS];
 } Pos;
 
-/* the transposition table: open addressing over entries whose keys live in one byte arena */
-typedef struct {
-    uint64_t key_off;
-    int32_t lowest[3];
-} Entry;
-
+/* The transposition table: open addressing over records in one byte arena, each 8-byte aligned:
+ * the key (its first byte its length) and then, one byte per pointer residue, the lowest pointer
+ * its cards were searched from (LOWEST_NEVER: none). The slot holds the key's hash, so a probe
+ * reads a record only when the hashes match, and one record read answers a lookup. */
 typedef struct {
     uint32_t hash;
-    uint32_t entry; /* entry index + 1; 0: empty */
+    uint32_t record; /* the record's offset / 8, plus 1; 0: empty */
 } Slot;
+
+#define LOWEST_NEVER 255
+#define MAX_KEY (8 + 4 + NCARDS)
 
 typedef struct {
     Move move;
@@ -89,8 +90,7 @@ typedef struct {
     Pos start;
     /* table */
     Slot *slots;
-    size_t slot_cap, nentries, entry_cap;
-    Entry *entries;
+    size_t slot_cap, nentries;
     uint8_t *keys;
     size_t keys_len, keys_cap;
     /* path, frames, moves */
@@ -293,13 +293,13 @@ static int twin_room(const Pos *p) {
     return (missing || cards == TWIN_MAX_CARDS) ? 1 : 0;
 }
 
-/* where a card lies in the columns: column * 64 + index, or -1 */
-static int locate(const uint8_t cols[4][NCARDS], const uint8_t *len, int card) {
+/* where each card lies in the columns: column * 64 + index, or -1 */
+static void locate_all(const uint8_t cols[4][NCARDS], const uint8_t *len, int16_t where[NCARDS]) {
+    for (int card = 0; card < NCARDS; card++)
+        where[card] = -1;
     for (int c = 0; c < 4; c++)
         for (int i = 0; i < len[c]; i++)
-            if (cols[c][i] == card)
-                return c * 64 + i;
-    return -1;
+            where[cols[c][i]] = (int16_t)(c * 64 + i);
 }
 
 /* _Search.merged, on the columns of q (in place) */
@@ -313,6 +313,8 @@ static void merged(Pos *q) {
     int cards = q->len[0] + q->len[1] + q->len[2] + q->len[3];
     if (cards > TWIN_MAX_CARDS && !twin_room(q))
         return;
+    int16_t places[NCARDS];
+    locate_all((const uint8_t(*)[NCARDS])q->cols, q->len, places);
     int end_index = 0;
     while (end_index < 4) {
         int e = end_index++;
@@ -322,7 +324,7 @@ static void merged(Pos *q) {
         int twin = TWIN[end];
         if (twin < end)
             continue;
-        int where = locate((const uint8_t(*)[NCARDS])q->cols, q->len, twin);
+        int where = places[twin];
         if (where < 0)
             continue;
         int host = where / 64, at = where % 64 + 1;
@@ -336,6 +338,7 @@ static void merged(Pos *q) {
             q->len[e] = (uint8_t)new_end_len;
             memcpy(q->cols[host], new_host, (size_t)new_host_len);
             q->len[host] = (uint8_t)new_host_len;
+            locate_all((const uint8_t(*)[NCARDS])q->cols, q->len, places);
             end_index = 0;
         }
     }
@@ -344,11 +347,13 @@ static void merged(Pos *q) {
 /* _Search.free_twins: (end column, host column, index of the host card) */
 static int free_twins(const Pos *p, int out[4][3]) {
     int n = 0;
+    int16_t places[NCARDS];
+    locate_all(p->cols, p->len, places);
     for (int e = 0; e < 4; e++) {
         if (!p->len[e])
             continue;
         int twin = TWIN[p->cols[e][p->len[e] - 1]];
-        int where = locate(p->cols, p->len, twin);
+        int where = places[twin];
         if (where < 0)
             continue;
         int host = where / 64, at = where % 64;
@@ -503,12 +508,17 @@ static int moves(const Search *s, const Pos *p, Move *out) {
 
 /* -------------------------------------------------------------- the transposition table */
 
+/* the key's bytes 8 at a time (the buffer is zero past ``length`` to the next multiple of 8) */
 static uint32_t hash_key(const uint8_t *key, int length) {
-    uint64_t h = 1469598103934665603ULL;
-    for (int i = 0; i < length; i++) {
-        h ^= key[i];
-        h *= 1099511628211ULL;
+    uint64_t h = 0x9E3779B97F4A7C15ULL ^ (uint64_t)length;
+    for (int i = 0; i < length; i += 8) {
+        uint64_t word;
+        memcpy(&word, key + i, 8);
+        h = (h ^ word) * 0xFF51AFD7ED558CCDULL;
+        h ^= h >> 32;
     }
+    h *= 0xC4CEB9FE1A85EC53ULL;
+    h ^= h >> 29;
     return (uint32_t)(h ^ (h >> 32));
 }
 
@@ -526,9 +536,9 @@ static int table_grow(Search *s) {
     if (slots == NULL)
         return -1;
     for (size_t i = 0; i < s->slot_cap; i++) {
-        if (s->slots[i].entry) {
+        if (s->slots[i].record) {
             size_t j = s->slots[i].hash & (cap - 1);
-            while (slots[j].entry)
+            while (slots[j].record)
                 j = (j + 1) & (cap - 1);
             slots[j] = s->slots[i];
         }
@@ -552,7 +562,7 @@ static int visited(Search *s, const Pos *p) {
         merged(&q);
         c = &q;
     }
-    uint8_t key[8 + 4 + NCARDS];
+    uint8_t key[MAX_KEY + 8];
     int length = 1;
     key[length++] = p->reserve;
     for (int i = 0; i < 4; i++)
@@ -580,43 +590,45 @@ static int visited(Search *s, const Pos *p) {
         length += c->len[col];
     }
     key[0] = (uint8_t)length;
+    memset(key + length, 0, 8); /* hash_key reads whole words */
     if ((s->nentries + 1) * 2 > s->slot_cap && table_grow(s))
         return -1;
     uint32_t h = hash_key(key, length);
     size_t j = h & (s->slot_cap - 1);
-    Entry *entry = NULL;
-    while (s->slots[j].entry) {
+    uint8_t *lowest = NULL; /* the found record's lowest pointers */
+    while (s->slots[j].record) {
         if (s->slots[j].hash == h) {
-            Entry *candidate = &s->entries[s->slots[j].entry - 1];
-            const uint8_t *stored = s->keys + candidate->key_off;
+            uint8_t *stored = s->keys + ((size_t)(s->slots[j].record - 1) << 3);
             if (stored[0] == length && memcmp(stored, key, (size_t)length) == 0) {
-                entry = candidate;
+                lowest = stored + length;
                 break;
             }
         }
         j = (j + 1) & (s->slot_cap - 1);
     }
     int residue = pointer % s->draw;
-    if (entry == NULL) {
-        if (grow((void **)&s->entries, &s->entry_cap, s->nentries + 1, sizeof(Entry)) ||
-            grow((void **)&s->keys, &s->keys_cap, s->keys_len + (size_t)length, 1))
+    if (lowest == NULL) {
+        size_t size = ((size_t)length + 3 + 7) & ~(size_t)7;
+        if (grow((void **)&s->keys, &s->keys_cap, s->keys_len + size, 1))
             return -1;
-        entry = &s->entries[s->nentries++];
-        entry->key_off = s->keys_len;
-        memcpy(s->keys + s->keys_len, key, (size_t)length);
-        s->keys_len += (size_t)length;
-        for (int i = 0; i < 3; i++)
-            entry->lowest[i] = NEVER;
+        if ((s->keys_len >> 3) + 1 > UINT32_MAX) /* past 32 GiB of records */
+            return -1;
+        uint8_t *record = s->keys + s->keys_len;
+        memcpy(record, key, (size_t)length);
+        lowest = record + length;
+        lowest[0] = lowest[1] = lowest[2] = LOWEST_NEVER;
         s->slots[j].hash = h;
-        s->slots[j].entry = (uint32_t)s->nentries;
+        s->slots[j].record = (uint32_t)((s->keys_len >> 3) + 1);
+        s->keys_len += size;
+        s->nentries++;
         s->searched_from = 0;
-    } else if (pointer % s->draw == 0 || pointer == p->talon_len || entry->lowest[residue] <= pointer) {
+    } else if (pointer % s->draw == 0 || pointer == p->talon_len || lowest[residue] <= pointer) {
         return 1;
     } else {
-        s->searched_from = entry->lowest[residue];
+        s->searched_from = lowest[residue] == LOWEST_NEVER ? NEVER : lowest[residue];
     }
-    if (pointer < entry->lowest[residue])
-        entry->lowest[residue] = pointer;
+    if (lowest[residue] == LOWEST_NEVER || pointer < lowest[residue])
+        lowest[residue] = (uint8_t)pointer;
     return 0;
 }
 
@@ -866,7 +878,6 @@ static int read_position(PyObject *start, Pos *p) {
 
 static void release(Search *s) {
     free(s->slots);
-    free(s->entries);
     free(s->keys);
     free(s->path);
     free(s->frames);
