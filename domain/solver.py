@@ -75,8 +75,10 @@ from .state import GameState, Status
 # 8: in draw-one the sound stage right after narrow has no limit of its own
 #    (``Budget.draw_one_sound_first_states``): it takes the rest of the budget, so the best-first
 #    stages are not reached there (on seeds 1..600 they won no deal it does not win within 10 s,
-#    and the time they took left ten deals undecided). Open-runs and classic, and every ruleset
-#    without the extension or with a position limit, are as in version 7.
+#    and the time they took left ten deals undecided); in open-runs its limit is 10,000,000
+#    positions (was 5,000,000; the C search is about 1.5x faster); classic keeps 5,000,000
+#    (``Budget.classic_sound_first_states``). Every ruleset without the extension or with a
+#    position limit is as in version 7.
 SOLVER_VERSION = 8
 
 _RANK = tuple(card % 13 for card in range(52))
@@ -120,8 +122,9 @@ class Budget:
     built (``NATIVE_SEARCH``) and there is no ``max_states``, the sound stage runs first with this
     limit, right after narrow (in classic its win is a fallback: ``solve``); its ``lost`` is a
     proof like the sound stage's, and where it stops at its limit the sound stage goes on with the
-    same search (0: not run). In draw-one its limit is ``draw_one_sound_first_states`` instead
-    (None: no limit of its own, the rest of the budget, so no stage after it runs).
+    same search (0: not run). That limit is open-runs'; in classic (foundation cards come back) it
+    is ``classic_sound_first_states``, in draw-one ``draw_one_sound_first_states`` (None: no limit
+    of its own, the rest of the budget, so no stage after it runs).
     """
 
     max_states: int | None = None
@@ -134,8 +137,12 @@ class Budget:
     sound_best_states: int = 300_000  # draw-one only: the sound stage's moves best first (see ``solve``)
     wide_states: int = 200_000  # classic only: the stage between narrow and sound
     # the sound stage with this position limit right after narrow, before the best-first stages
-    # (0: not run; it runs only where the C search is, ``NATIVE_SEARCH``, about 3-4 CPU s at most)
-    sound_first_states: int = 5_000_000
+    # (0: not run; it runs only where the C search is, ``NATIVE_SEARCH``): open-runs' limit, about
+    # 4 CPU s at most on the machine of the README's version 8 figures
+    sound_first_states: int = 10_000_000
+    # classic's (its win only a fallback: ``solve``): 10,000,000 there left a deal's fallback line
+    # of 73,000 moves where 5,000,000 gives the win-finding stages time to find a short one
+    classic_sound_first_states: int = 5_000_000
     # draw-one's limit for it (None: the rest of the budget; 0: not run). With the C search, the
     # sound stage there decides more deals in 10 s than the best-first stages win in the time
     # they take from it (README, "Version 8 figures")
@@ -794,7 +801,12 @@ def _remaining(budget: Budget, used: int) -> int | None:
 def _stages(state: GameState, budget: Budget) -> list[tuple[str, int | None]]:
     """The stages of a solve in order, each with its position limit (None: the rest of the budget)."""
     stages: list[tuple[str, int | None]] = [(NARROW, budget.narrow_states)]
-    first = budget.draw_one_sound_first_states if state.ruleset.draw_count == 1 else budget.sound_first_states
+    if state.ruleset.foundation_returns:
+        first: int | None = budget.classic_sound_first_states
+    elif state.ruleset.draw_count == 1:
+        first = budget.draw_one_sound_first_states
+    else:
+        first = budget.sound_first_states
     if NATIVE_SEARCH and budget.max_states is None and first != 0:
         # Not with a position limit: there the stages stay version 5's, so a position-limited
         # verdict (a daily deal's proof) is the same on every machine, with the C search or

@@ -240,6 +240,8 @@ def test_with_a_position_limit_the_stages_are_version_5s(monkeypatch: pytest.Mon
             assert len(capped) > 3  # the best-first stages between
         else:
             assert names[:2] == [solver.NARROW, solver.SOUND_FIRST]
+            cap = timed.classic_sound_first_states if ruleset_id == "classic" else timed.sound_first_states
+            assert solver._stages(state, timed)[1] == (solver.SOUND_FIRST, cap)
         assert solver.SOUND_FIRST not in [name for name, _ in solver._stages(state, Budget(max_states=600_000))]
         assert len(solver._stages(state, Budget(max_states=600_000))) > 3
     monkeypatch.setattr(solver, "NATIVE_SEARCH", False)
@@ -257,7 +259,7 @@ def test_in_classic_the_capped_sound_stage_win_is_a_fallback() -> None:
     no_narrow = {"narrow_states": 0}
     state = start_state(get_ruleset("classic"), 2)
     with_fallback = solve(state, Budget(**no_narrow))
-    without = solve(state, Budget(sound_first_states=0, **no_narrow))
+    without = solve(state, Budget(classic_sound_first_states=0, **no_narrow))
     assert with_fallback.moves == without.moves
     assert with_fallback.result == "won"
     assert with_fallback.states > without.states  # the capped sound stage ran (and won) first
@@ -272,7 +274,7 @@ def test_in_classic_the_capped_sound_stage_win_is_a_fallback() -> None:
     for move in won.moves:
         final, _events = apply(final, move)
     assert final.status is Status.WON
-    assert solve(state, Budget(out_of_time=ticking(130), sound_first_states=0, **no_narrow)).result == "unknown"
+    assert solve(state, Budget(out_of_time=ticking(130), classic_sound_first_states=0, **no_narrow)).result == "unknown"
 
 
 def test_a_long_line_is_shortened_while_there_is_time() -> None:
