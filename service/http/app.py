@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import logging
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -74,6 +75,10 @@ def create_app(settings: Settings, clock: Callable[[], datetime] = utc_now) -> L
         app.state.streams = streams
         await streams.start()
         games.daily.start()  # today's and tomorrow's daily deals, solved ahead of the first request
+        # What startup made (routes, schemas, the rules' tables, caches) lives as long as the
+        # process: out of the collector's generations, a full collection does not walk it again
+        gc.collect()
+        gc.freeze()
         try:
             yield
         finally:
