@@ -609,9 +609,9 @@ static int visited(Search *s, const Pos *p) {
     int residue = pointer % s->draw;
     if (lowest == NULL) {
         size_t size = ((size_t)length + 3 + 7) & ~(size_t)7;
-        if (grow((void **)&s->keys, &s->keys_cap, s->keys_len + size, 1))
+        if ((s->keys_len >> 3) + 1 > UINT32_MAX) /* past 32 GiB of records: a slot cannot name it */
             return -1;
-        if ((s->keys_len >> 3) + 1 > UINT32_MAX) /* past 32 GiB of records */
+        if (grow((void **)&s->keys, &s->keys_cap, s->keys_len + size, 1))
             return -1;
         uint8_t *record = s->keys + s->keys_len;
         memcpy(record, key, (size_t)length);
