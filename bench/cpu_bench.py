@@ -105,6 +105,7 @@ def _callgrind(pid: int, option: str, work_dir: Path) -> int:
         for path in reversed(new):
             found = _SUMMARY.search(path.read_bytes())
             if found:
+                RESULTS.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copy(path, RESULTS.with_name("callgrind.out"))  # the last round's, for callgrind_annotate
                 return int(found.group(1))
         time.sleep(0.2)

@@ -68,6 +68,10 @@ def test_a_private_daily_game_streams_to_its_players_pages_and_resumes_after_a_r
     )
     assert "Live updates stopped" not in second.status_text()
 
+    # `restartable` stops the server at teardown, before `open_page` reads the consoles
+    for page in (first, second):
+        page.check_console_before_the_server_stops()
+
 
 @pytest.fixture
 def one_stream_each(database_url: str, tmp_path: Path) -> Iterator[ServerProcess]:
@@ -106,3 +110,5 @@ def test_a_stream_refused_with_429_is_tried_again_after_retry_after(
     first.click(".table button[data-pile=stock]")
     first.wait_version(1)
     second.wait_for(lambda: second.table() == first.table(), "the draw, by the stream that got its turn")
+    for page in (first, second):  # `one_stream_each` stops the server before `open_page` reads the consoles
+        page.check_console_before_the_server_stops()
