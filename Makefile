@@ -51,8 +51,12 @@ run: $(STAMP)
 
 # The lint (ruff, the rules in pyproject.toml) and the type check (mypy --strict over domain/ and
 # service/) run first: CI runs `make test`, so a finding fails the build like a failing test.
+# The suite runs on every core (pytest-xdist: one worker per core, each its own pytest session with
+# its own test database and server processes; an idle worker takes tests queued for the other, so
+# the long solver checks do not finish alone). `make test PYTEST_WORKERS=0` runs it in one process.
+PYTEST_WORKERS ?= auto
 test: lint typecheck
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) --dist worksteal
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
