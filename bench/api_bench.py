@@ -23,6 +23,9 @@
 5. Old vs new game: move latency on a game with 1,000 and with 10,000 events vs a fresh one.
 6. The load generator's own speed, against a stub server that answers with a canned body.
 
+``BENCH_AB="NAME=value,..."`` adds a second service process with those settings, measured in every
+round right after the first: an A/B of a setting under the same conditions (see ``_ab_env``).
+
 Results are printed and written to ``bench/results/api.json``.
 """
 
@@ -483,9 +486,12 @@ class Server:
     log: Path
 
 
-def start_server(name: str, app: str, database_url: str, log_dir: Path) -> Server:
+def start_server(
+    name: str, app: str, database_url: str, log_dir: Path, extra_env: dict[str, str] | None = None
+) -> Server:
     port = free_port()
     env = {k: v for k, v in os.environ.items() if k not in {"DB_POOL_MIN", "DB_POOL_MAX", "DB_STATEMENT_TIMEOUT_MS"}}
+    env.update(extra_env or {})
     env["DATABASE_URL"] = database_url
     for limit in ("WRITES_PER_SECOND", "WRITE_BURST", "READS_PER_SECOND", "READ_BURST"):
         env[f"RATE_LIMIT_{limit}"] = "0"  # the load generator is one address hammering on purpose
@@ -676,9 +682,18 @@ def _fmt(value: float | None, spec: str) -> str:
     return "-" if value is None else format(value, spec)
 
 
-TARGETS = ("service", "ceiling", "bare")
-"""What each level measures, in this order in every run: the service's moves, the one-INSERT
-ceiling app, the bare endpoint (the HTTP stack alone)."""
+def _ab_env() -> dict[str, str]:
+    """``BENCH_AB="NAME=value,..."``: a second service process with these settings (say
+    ``MOVE_BATCH_WRITES=1``), measured in every round beside the first: an A/B of one setting under
+    the same conditions, round by round (this machine's speed drifts by a third between runs)."""
+    pairs = [item.split("=", 1) for item in os.environ.get("BENCH_AB", "").split(",") if item.strip()]
+    return {name.strip(): value.strip() for name, value in pairs}
+
+
+AB_ENV = _ab_env()
+TARGETS = ("service", "service-b", "ceiling", "bare") if AB_ENV else ("service", "ceiling", "bare")
+"""What each level measures, in this order in every run: the service's moves (and with ``BENCH_AB``
+the other service's), the one-INSERT ceiling app, the bare endpoint (the HTTP stack alone)."""
 
 
 def _median(values: list[float]) -> float:
@@ -721,6 +736,11 @@ def report(results: dict[str, Any]) -> str:
             f"      service / bare {level['bare_ratio']:.2f} (goal >= 0.5 at 16 and 64), "
             f"service / ceiling {level['ratio']:.2f}  (medians of the rounds' ratios)"
         )
+        if "b_ratio" in level:
+            lines.append(
+                f"      service-b ({results['ab']}) / bare {level['b_ratio']:.2f}; service / service-b, median of "
+                f"the rounds: {level['a_over_b']:.2f} (rounds {', '.join(f'{r:.2f}' for r in level['a_over_bs'])})"
+            )
     lines.append("   CPU: % of one core during the run, ms per request; others = the rest of the machine")
     lines.append("   every round (req/s of service / ceiling / bare; others' CPU during the service run):")
     for level in results["levels"]:
@@ -760,6 +780,10 @@ def report(results: dict[str, Any]) -> str:
 async def _run(db: Database, work_dir: Path, warmup: float, seconds: float) -> dict[str, Any]:
     servers = {
         "service": start_server("service", "service.http.asgi:app", db.url, work_dir),
+    }
+    if AB_ENV:
+        servers["service-b"] = start_server("service-b", "service.http.asgi:app", db.url, work_dir, AB_ENV)
+    servers |= {
         "ceiling": start_server("ceiling", "bench.ceiling_app:app", db.url, work_dir),
         "bare": start_server("bare", "bench.bare_app:app", db.url, work_dir),
     }
@@ -783,6 +807,13 @@ async def _run(db: Database, work_dir: Path, warmup: float, seconds: float) -> d
             level: dict[str, Any] = {"concurrency": concurrency, "runs": []}
             current = {"service": games, "ceiling": cgames,
                        "bare": [new_ceiling_game(servers["bare"].port, "/bare") for _ in range(concurrency)]}
+            if AB_ENV:
+                port = servers["service-b"].port
+                current["service-b"] = list(
+                    await asyncio.gather(*(new_service_game(port, seed + i) for i in range(concurrency)))
+                )
+                seed += concurrency
+                service_games += current["service-b"]
             for _ in range(RUNS):
                 pair: dict[str, Any] = {}
                 for target in TARGETS:
@@ -797,7 +828,7 @@ async def _run(db: Database, work_dir: Path, warmup: float, seconds: float) -> d
                     )
                     dealt = r.pop("dealt")
                     if target != "bare":  # bare games leave no trace to check
-                        (service_games if target == "service" else ceiling_games).extend(dealt)
+                        (service_games if target.startswith("service") else ceiling_games).extend(dealt)
                     current[target] = r.pop("current")
                     pair[target] = r
                     print(
@@ -808,6 +839,9 @@ async def _run(db: Database, work_dir: Path, warmup: float, seconds: float) -> d
                     )
                 pair["ratio"] = pair["service"]["per_second"] / max(pair["ceiling"]["per_second"], 1e-9)
                 pair["bare_ratio"] = pair["service"]["per_second"] / max(pair["bare"]["per_second"], 1e-9)
+                if AB_ENV:
+                    pair["b_ratio"] = pair["service-b"]["per_second"] / max(pair["bare"]["per_second"], 1e-9)
+                    pair["a_over_b"] = pair["service"]["per_second"] / max(pair["service-b"]["per_second"], 1e-9)
                 level["runs"].append(pair)
             for target in TARGETS:
                 by_speed = sorted(level["runs"], key=lambda pair: pair[target]["per_second"])
@@ -816,6 +850,10 @@ async def _run(db: Database, work_dir: Path, warmup: float, seconds: float) -> d
             level["bare_ratio"] = _median([pair["bare_ratio"] for pair in level["runs"]])
             level["ratios"] = [pair["ratio"] for pair in level["runs"]]
             level["bare_ratios"] = [pair["bare_ratio"] for pair in level["runs"]]
+            if AB_ENV:
+                level["b_ratio"] = _median([pair["b_ratio"] for pair in level["runs"]])
+                level["a_over_b"] = _median([pair["a_over_b"] for pair in level["runs"]])
+                level["a_over_bs"] = [pair["a_over_b"] for pair in level["runs"]]
             levels.append(level)
         old_new = []
         for events in OLD_GAME_EVENTS:
@@ -838,6 +876,7 @@ async def _run(db: Database, work_dir: Path, warmup: float, seconds: float) -> d
         "database": db.description,
         "cpus": os.cpu_count(),
         "pinned": None if PINNING is None else {"server": sorted(PINNING[0]), "rest": sorted(PINNING[1])},
+        "ab": ",".join(f"{k}={v}" for k, v in AB_ENV.items()) or None,
         "python": platform.python_version(),
         "levels": levels,
         "check": check,
