@@ -684,7 +684,7 @@ def _fmt(value: float | None, spec: str) -> str:
 
 def _ab_env() -> dict[str, str]:
     """``BENCH_AB="NAME=value,..."``: a second service process with these settings (say
-    ``MOVE_BATCH_WRITES=1``), measured in every round beside the first: an A/B of one setting under
+    ``MOVE_BATCH_MAX=1``), measured in every round beside the first: an A/B of one setting under
     the same conditions, round by round (this machine's speed drifts by a third between runs)."""
     pairs = [item.split("=", 1) for item in os.environ.get("BENCH_AB", "").split(",") if item.strip()]
     return {name.strip(): value.strip() for name, value in pairs}
@@ -716,7 +716,7 @@ def report(results: dict[str, Any]) -> str:
             f"API bench: {results['seconds']:g} s per run after {results['warmup']:g} s warm-up; {results['server']}, "
             f"{WORKERS} process(es) each; {results['database']}; {results['cpus']} CPUs{_pinned(results)}; "
             f"per level {runs} rounds of "
-            "service / ceiling / bare, each row the median round of its target"
+            f"{' / '.join(TARGETS)}, each row the median round of its target"
         ),
         "",
         "   C  target     req/s   p50 ms   p99 ms  errors  | CPU: client  server (ms/req)  postgres (ms/req)  others",
@@ -742,7 +742,7 @@ def report(results: dict[str, Any]) -> str:
                 f"the rounds: {level['a_over_b']:.2f} (rounds {', '.join(f'{r:.2f}' for r in level['a_over_bs'])})"
             )
     lines.append("   CPU: % of one core during the run, ms per request; others = the rest of the machine")
-    lines.append("   every round (req/s of service / ceiling / bare; others' CPU during the service run):")
+    lines.append(f"   every round (req/s of {' / '.join(TARGETS)}; others' CPU during the service run):")
     for level in results["levels"]:
         for number, pair in enumerate(level["runs"], 1):
             lines.append(

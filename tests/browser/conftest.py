@@ -22,7 +22,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -124,24 +124,44 @@ def new_driver(width: int, height: int, profile: str) -> Any:
     return driver
 
 
-@pytest.fixture
-def open_page(web: ServerProcess) -> Iterator[Callable[..., Page]]:
-    """`open_page(width=1280, height=900, server=web)`: a new browser with its own profile."""
-    if MISSING is not None:
-        pytest.skip(f"BROWSER TESTS SKIPPED: {MISSING}")
-    opened: list[tuple[Page, str]] = []
+class PageOpener:
+    """What `open_page` gives a test: `open_page(width=1280, height=900, server=web)` opens a new
+    browser with its own profile; the fixture checks every page's console at the end."""
 
-    def open_one(width: int = DESKTOP[0], height: int = DESKTOP[1], server: ServerProcess | None = None) -> Page:
+    def __init__(self, web: ServerProcess) -> None:
+        self.web = web
+        self.opened: list[tuple[Page, str]] = []
+
+    def __call__(self, width: int = DESKTOP[0], height: int = DESKTOP[1], server: ServerProcess | None = None) -> Page:
         profile = tempfile.mkdtemp(prefix="canfield-chromium-")
-        page = Page(new_driver(width, height, profile), (server or web).url)
-        opened.append((page, profile))
+        page = Page(new_driver(width, height, profile), (server or self.web).url)
+        self.opened.append((page, profile))
         if width < 500:  # headless windows are at least 500 px wide: emulate the phone's viewport
             page.emulate(width, height)
         return page
 
-    yield open_one
+    def check_consoles_before_a_server_stops(self) -> None:
+        """For a fixture that stops a server of the test's own (SIGTERM) while its pages are still
+        open: it is torn down before `open_page`, so it calls this first. The consoles are checked
+        now (reading them empties them), and from here on 503 is allowed: a stream that reconnects
+        while the server is stopping is answered 503 with Retry-After, "the server is shutting
+        down" (`StreamHub.subscribe`), the right answer from a stopping server, which the page
+        waits out and tries again."""
+        problems = [problem for page, _ in self.opened for problem in page.console_problems()]
+        for page, _ in self.opened:
+            page.expect_status(503)
+        assert not problems, "the browser console reported:\n" + "\n".join(problems)
+
+
+@pytest.fixture
+def open_page(web: ServerProcess) -> Iterator[PageOpener]:
+    """A `PageOpener`: `open_page(width=1280, height=900, server=web)` is a new browser with its own profile."""
+    if MISSING is not None:
+        pytest.skip(f"BROWSER TESTS SKIPPED: {MISSING}")
+    opener = PageOpener(web)
+    yield opener
     problems = []
-    for page, profile in opened:
+    for page, profile in opener.opened:
         try:
             problems += page.console_problems()
         finally:

@@ -155,16 +155,6 @@ class Page:
         """Declare failed requests this test causes on purpose (they show in the console)."""
         self.expected_statuses.update(statuses)
 
-    def check_console_before_the_server_stops(self) -> None:
-        """For a test whose own server fixture stops that server (SIGTERM) at teardown, before
-        ``open_page`` reads the consoles: check the console now (reading it empties it), and allow
-        503 from here on. A stream that reconnects while the server is stopping is answered 503
-        with Retry-After, "the server is shutting down" (``StreamHub.subscribe``): the right answer
-        from a stopping server, which the page waits out and tries again."""
-        problems = self.console_problems()
-        assert not problems, "the browser console reported:\n" + "\n".join(problems)
-        self.expect_status(503)
-
     def expect_network_errors(self) -> None:
         """Declare that the test takes the server away (refused and broken connections show in the console)."""
         self.network_errors_expected = True

@@ -12,17 +12,18 @@ import pytest
 
 from tests.live import ServerProcess
 
-from .conftest import DEFAULT_LIMITS
+from .conftest import DEFAULT_LIMITS, PageOpener
 from .pages import Page
 
 
 @pytest.fixture
-def restartable(database_url: str, tmp_path: Path) -> Iterator[list[ServerProcess]]:
+def restartable(open_page: PageOpener, database_url: str, tmp_path: Path) -> Iterator[list[ServerProcess]]:
     """A server of this test's own (default limits), which the test may kill and start again on its port."""
     servers = [ServerProcess(database_url, tmp_path / "server.log", env=DEFAULT_LIMITS)]
     try:
         servers[0].wait_until_up()
         yield servers
+        open_page.check_consoles_before_a_server_stops()
     finally:
         for server in servers:
             server.stop()
@@ -68,19 +69,16 @@ def test_a_private_daily_game_streams_to_its_players_pages_and_resumes_after_a_r
     )
     assert "Live updates stopped" not in second.status_text()
 
-    # `restartable` stops the server at teardown, before `open_page` reads the consoles
-    for page in (first, second):
-        page.check_console_before_the_server_stops()
-
 
 @pytest.fixture
-def one_stream_each(database_url: str, tmp_path: Path) -> Iterator[ServerProcess]:
+def one_stream_each(open_page: PageOpener, database_url: str, tmp_path: Path) -> Iterator[ServerProcess]:
     """A server that lets each player hold one open stream, and says so with Retry-After: 2."""
     env = {**DEFAULT_LIMITS, "STREAMS_PER_PLAYER": "1", "STREAM_KEEPALIVE_SECONDS": "2"}
     server = ServerProcess(database_url, tmp_path / "server.log", env=env)
     try:
         server.wait_until_up()
         yield server
+        open_page.check_consoles_before_a_server_stops()
     finally:
         server.stop()
 
@@ -110,5 +108,3 @@ def test_a_stream_refused_with_429_is_tried_again_after_retry_after(
     first.click(".table button[data-pile=stock]")
     first.wait_version(1)
     second.wait_for(lambda: second.table() == first.table(), "the draw, by the stream that got its turn")
-    for page in (first, second):  # `one_stream_each` stops the server before `open_page` reads the consoles
-        page.check_console_before_the_server_stops()
