@@ -51,11 +51,7 @@ async def _run() -> None:
         pool = None
 
         async def append_many(self, moves: list[Any]) -> set[uuid.UUID]:
-            msgspec.json.encode([
-                {"id": m.game_id, "expected": m.expected_version, "version": m.events[-1].version,
-                 "status": m.status, "snapshot": m.snapshot, "now": m.now, "events": event_store._event_rows(m.events)}
-                for m in sorted(moves, key=lambda m: m.game_id.int)
-            ])
+            msgspec.json.encode(event_store.batch_rows(moves))
             return await super().append_many(moves)
 
     class App:

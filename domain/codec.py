@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from . import undo_stack
@@ -20,8 +20,10 @@ from .events import (
     WasteRecycled,
 )
 from .piles import COLUMN_OF
+from .rules import evolve
 from .rulesets import get_ruleset
 from .state import GameState, Status
+from .undo_stack import UndoHistoryNeeded
 
 SNAPSHOT_FORMAT = 2
 """2: the undo stack is a window (domain.undo_stack) plus ``undoDepth``. 1 (read, never written)
@@ -81,6 +83,25 @@ def state_to_snapshot(state: GameState) -> dict[str, Any]:
         snapshot["lesson"] = state.lesson
         snapshot["lessonDone"] = state.lesson_done
     return snapshot
+
+
+def restore(snapshot: Mapping[str, Any], tail: Iterable[tuple[str, Mapping[str, Any]]], version: int) -> GameState:
+    """The state at ``version``: a stored snapshot, and the events stored after it folded in.
+
+    A game's snapshot is written only now and then (``service.store.event_store.SNAPSHOT_EVERY``),
+    so a stored game is its snapshot plus a short tail of ``(type, data)`` events. Folding them
+    with ``evolve`` is exact: an undo that needs the older moves (``UndoHistoryNeeded``) always
+    writes a snapshot, so a tail never holds one. Raises ValueError when the tail does not lead to
+    ``version`` (a tail that is not the one after this snapshot)."""
+    state = snapshot_to_state(snapshot)
+    for kind, data in tail:
+        try:
+            state = evolve(state, event_from_data(kind, data))
+        except UndoHistoryNeeded:
+            raise ValueError(f"the events after the snapshot at version {state.version} need the older moves") from None
+    if state.version != version:
+        raise ValueError(f"the snapshot and the events after it lead to version {state.version}, not {version}")
+    return state
 
 
 def snapshot_to_state(snapshot: Mapping[str, Any]) -> GameState:

@@ -4,7 +4,9 @@
   a test may SIGKILL; it dies with pytest.
 * `Ledger`: what clients were told (every acknowledged move's events, per client, in order).
 * `audit`: the stored log against the ledger: versions contiguous from 1, the games row's version
-  equal to the last event's (no half-written move), the snapshot equal to a replay of the events,
+  equal to the last event's (no half-written move), the snapshot equal to a replay of the events up
+  to its version and less than ``SNAPSHOT_EVERY`` behind, the state it restores equal to a replay
+  of them all,
   every acknowledged event at its version with its type and data, each client's acknowledgements
   in increasing versions, no version acknowledged twice and, when every request was answered
   (`exact`), nothing in the log that nobody was told about.
@@ -28,9 +30,10 @@ from typing import Any
 import httpx
 import psycopg
 
-from domain import redact, replay
-from domain.codec import event_from_data, snapshot_to_state
+from domain import GameState, redact, replay
+from domain.codec import event_from_data, restore, snapshot_to_state
 from service.http.server import uvicorn_arguments
+from service.store.event_store import SNAPSHOT_EVERY
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 
@@ -140,12 +143,20 @@ class GameLog:
     version: int  # the games row's
     events: list[tuple[int, str, dict[str, Any]]]  # (version, type, data) by version
     snapshot: dict[str, Any]
+    snapshot_version: int  # its game_snapshots row's
+
+    def state(self) -> GameState:
+        """The game's state as the service restores it: the snapshot and the events after it."""
+        tail = [(kind, data) for version, kind, data in self.events if version > self.snapshot_version]
+        return restore(self.snapshot, tail, self.version)
 
 
 def stored(url: str, game_ids: list[str]) -> dict[str, GameLog]:
     with psycopg.connect(url, autocommit=True) as conn:
         games = conn.execute(
-            "SELECT id::text, version, snapshot FROM games WHERE id = ANY(%s::uuid[])", (game_ids,)
+            "SELECT g.id::text, g.version, s.snapshot, s.version FROM games g JOIN game_snapshots s ON s.game_id = g.id"
+            " WHERE g.id = ANY(%s::uuid[])",
+            (game_ids,),
         ).fetchall()
         rows = conn.execute(
             "SELECT game_id::text, version, type, data FROM events WHERE game_id = ANY(%s::uuid[]) "
@@ -155,7 +166,7 @@ def stored(url: str, game_ids: list[str]) -> dict[str, GameLog]:
     events: dict[str, list[tuple[int, str, dict[str, Any]]]] = defaultdict(list)
     for game_id, version, kind, data in rows:
         events[game_id].append((version, kind, data))
-    return {game_id: GameLog(version, events[game_id], snapshot) for game_id, version, snapshot in games}
+    return {game_id: GameLog(version, events[game_id], snapshot, at) for game_id, version, snapshot, at in games}
 
 
 def audit(url: str, ledger: Ledger, game_ids: list[str], *, exact: bool = True) -> dict[str, Any]:
@@ -175,8 +186,19 @@ def audit(url: str, ledger: Ledger, game_ids: list[str], *, exact: bool = True) 
                 f"{game_id}: the games row is at version {log.version} but {len(versions)} events are stored"
             )
         replayed = replay(event_from_data(kind, data) for _, kind, data in log.events)
-        if snapshot_to_state(log.snapshot) != replayed:
-            problems.append(f"{game_id}: the snapshot differs from the replay of its events")
+        if log.snapshot["version"] != log.snapshot_version or snapshot_to_state(log.snapshot) != replay(
+            event_from_data(kind, data) for version, kind, data in log.events if version <= log.snapshot_version
+        ):
+            problems.append(f"{game_id}: the snapshot differs from the replay of its events up to its version")
+        if not log.version - SNAPSHOT_EVERY < log.snapshot_version <= log.version:
+            problems.append(f"{game_id}: the snapshot is at version {log.snapshot_version}, the game at {log.version}")
+        try:
+            restored = log.state()
+        except ValueError as error:
+            problems.append(f"{game_id}: its snapshot and the events after it do not restore: {error}")
+        else:
+            if restored != replayed:
+                problems.append(f"{game_id}: the restored state differs from the replay of its events")
     told: dict[tuple[str, int], str] = {}
     lost = 0
     for client, replies in ledger.acked.items():

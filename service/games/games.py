@@ -38,7 +38,7 @@ from domain import (
     replay,
     shuffled_deck,
 )
-from domain.codec import event_from_data, snapshot_to_state, state_to_snapshot
+from domain.codec import event_from_data, restore, state_to_snapshot
 from domain.rulesets import DEFAULT_RULESET_ID
 
 from ..deals.choice import deal_pool_of, parse_day, pool_number, random_pool_number
@@ -246,7 +246,7 @@ class Games:
         return shuffled_deck(seed), {"source": "seed", "seed": seed}
 
     async def stored_game(self, game_id: uuid.UUID) -> GameRow:
-        """The game's stored row (its snapshot, version and times), or ``NotFound``."""
+        """The game's stored row (its snapshot and the events after it, version and times), or ``NotFound``."""
         game = await self.store.load_game(game_id)
         if game is None:
             raise NotFound(f"no game {game_id}")
@@ -254,7 +254,7 @@ class Games:
 
     async def _game(self, game_id: uuid.UUID) -> tuple[GameRow, GameState]:
         game = await self.stored_game(game_id)
-        return game, snapshot_to_state(game.snapshot)
+        return game, restore(game.snapshot, game.tail, game.version)
 
     def withheld(self, deal_source: Mapping[str, Any], now: datetime) -> bool:
         """Whether a game's hidden cards stay hidden in a reply even once it has ended: a daily

@@ -21,11 +21,20 @@ from typing import Any, NamedTuple
 import msgspec
 
 from domain import Command, DomainError, GameState, UndoHistoryNeeded, apply, command_to_api, event_data, event_type
-from domain.codec import event_from_data, snapshot_to_state, state_to_snapshot
+from domain.codec import event_from_data, restore, state_to_snapshot
 
 from ..errors import BadRequest, Forbidden, NotFound, Unauthorized, Unavailable, VersionConflict
 from ..stats import projections
-from ..store.event_store import ConcurrencyConflict, EventStore, GameRow, IdempotencyRace, NewEvent, PendingAppend
+from ..store.event_store import (
+    ConcurrencyConflict,
+    EventStore,
+    Figures,
+    GameRow,
+    IdempotencyRace,
+    NewEvent,
+    PendingAppend,
+    snapshot_due,
+)
 from ..store.players import token_hash
 from .batching import AppendBatcher, Deciding
 
@@ -55,7 +64,7 @@ class Game(NamedTuple):
 
     @classmethod
     def of(cls, row: GameRow) -> Game:
-        state = snapshot_to_state(row.snapshot)
+        state = restore(row.snapshot, row.tail, row.version)
         return cls(row.id, row.player_id, row.deal, row.started_at, row.finished_at, state, True)
 
 
@@ -67,10 +76,19 @@ class Change(NamedTuple):
     events: list[NewEvent]
     now: datetime
 
-    def pending(self) -> PendingAppend:
+    def figures(self) -> Figures:
         state = self.after.state
-        return PendingAppend(self.before.id, self.before.version, self.events, state.status.value,
-                             state_to_snapshot(state), self.now)
+        return Figures(state.status.value, state.move_count, state.undo_count, state.assisted)
+
+    def snapshot(self) -> JSON | None:
+        """The new state's snapshot when this move is to write one (``event_store.snapshot_due``)."""
+        if snapshot_due(self.before.version, self.events):
+            return state_to_snapshot(self.after.state)
+        return None
+
+    def pending(self) -> PendingAppend:
+        return PendingAppend(self.before.id, self.before.version, self.events, self.figures(), self.snapshot(),
+                             self.now)
 
     def finish(self) -> projections.Finish | None:
         """What the stats learn when this move ends the game (lesson games teach them nothing)."""
@@ -183,8 +201,8 @@ class GameRepository:
                     after.id,
                     change.before.version,
                     change.events,
-                    status=after.state.status.value,
-                    snapshot=state_to_snapshot(after.state),
+                    figures=change.figures(),
+                    snapshot=state_to_snapshot(after.state),  # the slow path always writes it
                     finished_at=after.finished_at,
                     now=change.now,
                     idempotency_key=None if idempotent is None else idempotent.key,

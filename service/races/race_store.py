@@ -36,8 +36,9 @@ class EntrantRow:
     standing: dict[str, Any] | None  # frozen when the race finished
     place: int | None
     game_version: int | None  # the game as it is now (None before the start)
-    game_snapshot: dict[str, Any] | None
+    game_snapshot: dict[str, Any] | None  # with the events after it, the game's state (domain.codec.restore)
     game_finished_at: datetime | None
+    game_tail: list[tuple[str, dict[str, Any]]] | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,8 +102,11 @@ SELECT id, creator_id, ruleset_id, ruleset_version, deal, deck, max_entrants, ti
 FROM races WHERE id = %s
 """
 _ENTRANTS = """
-SELECT e.player_id, p.name, e.seat, e.joined_at, e.game_id, e.standing, e.place, g.version, g.snapshot, g.finished_at
+SELECT e.player_id, p.name, e.seat, e.joined_at, e.game_id, e.standing, e.place, g.version, s.snapshot, g.finished_at,
+       (SELECT json_agg(json_build_array(ev.type, ev.data) ORDER BY ev.version) FROM events ev
+        WHERE ev.game_id = g.id AND ev.version > s.version)
 FROM race_entrants e JOIN players p ON p.id = e.player_id LEFT JOIN games g ON g.id = e.game_id
+LEFT JOIN game_snapshots s ON s.game_id = g.id
 WHERE e.race_id = %s ORDER BY e.seat
 """
 _NOTIFY = f"SELECT pg_notify('{CHANNEL}', %s::text || ':' || %s::text)"

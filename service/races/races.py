@@ -28,7 +28,7 @@ import msgspec
 
 from domain import Ruleset, deal, event_data, event_type, get_ruleset, initial_state, parse_deck
 from domain.cards import codes
-from domain.codec import snapshot_to_state, state_to_snapshot
+from domain.codec import restore, state_to_snapshot
 from domain.rulesets import DEFAULT_RULESET_ID
 from domain.verify import Unverified
 
@@ -100,10 +100,11 @@ def _checked(race: RaceRow, entrant: EntrantRow, rows: list[LogRow]) -> Standing
 
 
 def _claimed(entrant: EntrantRow, verified: bool | None = None) -> Standing:
-    """The figures the entrant's game shows now (its snapshot)."""
-    if entrant.game_snapshot is None:
+    """The figures the entrant's game shows now (its snapshot and the events after it)."""
+    if entrant.game_snapshot is None or entrant.game_version is None:
         return Standing("playing", 0, 0, None, False, verified)
-    return Standing.of(snapshot_to_state(entrant.game_snapshot), entrant.game_finished_at, verified)
+    state = restore(entrant.game_snapshot, entrant.game_tail or [], entrant.game_version)
+    return Standing.of(state, entrant.game_finished_at, verified)
 
 
 def race_view(race: RaceRow) -> JSON:

@@ -1,11 +1,18 @@
-"""The event store in PostgreSQL: one row per game stream (with its snapshot) and its events.
+"""The event store in PostgreSQL: one row per game stream, its events, and a snapshot of it.
 
-A move is at most two round trips: ``load`` (the snapshot row, the caller's identity and any
-stored idempotent response, in one query; skipped when the game is in this process's cache) and
-``append`` (one statement that updates the snapshot only if the version is still the one the
-move was decided on, inserts the events at the next versions and stores the idempotent
-response). ``UNIQUE (game_id, version)`` backs the version check: a
-violation is a concurrency conflict, like an update that found the version moved on.
+A move is at most two round trips: ``load`` (the game's row, its snapshot and the events after
+it, the caller's identity and any stored idempotent response, in one query; skipped when the game
+is in this process's cache) and ``append`` (one statement that updates the game's row only if the
+version is still the one the move was decided on, inserts the events at the next versions, writes
+the snapshot when one is due and stores the idempotent response). ``UNIQUE (game_id, version)``
+backs the version check: a violation is a concurrency conflict, like an update that found the
+version moved on.
+
+Snapshots (``game_snapshots``, one per game) are written every ``SNAPSHOT_EVERY`` versions, not
+every move: a game's state is its snapshot with the few events after it folded in
+(``GameRow.tail``, ``domain.codec.restore``). A move that rewrote its 1.1 KB snapshot in the
+``games`` row cost PostgreSQL about 1.7 KB of WAL; now most moves write the small row and the
+event (README "Performance").
 """
 
 from __future__ import annotations
@@ -14,7 +21,7 @@ import logging
 import uuid
 from collections.abc import Awaitable, Callable
 from contextlib import AbstractAsyncContextManager, nullcontext
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, NamedTuple
 
@@ -41,13 +48,17 @@ class DailyEntryTaken(Exception):
 
 @dataclass(frozen=True, slots=True)
 class GameRow:
+    """A stored game: its state is ``snapshot`` with ``tail`` folded in, at ``version``
+    (``domain.codec.restore(row.snapshot, row.tail, row.version)``)."""
+
     id: uuid.UUID
     player_id: uuid.UUID
     deal: dict[str, Any]
     version: int
-    snapshot: dict[str, Any]
+    snapshot: dict[str, Any]  # the game's state at some version <= ``version``
     started_at: datetime
     finished_at: datetime | None
+    tail: list[tuple[str, dict[str, Any]]] = field(default_factory=list)  # the events after it, (type, data)
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,18 +98,52 @@ class NewEvent(NamedTuple):  # a named tuple: cheap to make (service.games.moves
     data: dict[str, Any]
 
 
+class Figures(NamedTuple):
+    """What the games list shows of a state, kept as columns of its row (``GameState``'s fields)."""
+
+    status: str
+    move_count: int
+    undo_count: int
+    assisted: bool
+
+
 class PendingAppend(NamedTuple):
-    """One game's move for ``append_many``: its events and new snapshot, if still at ``expected_version``."""
+    """One game's move for ``append_many``: its events, the state's figures and, when one is due
+    (``snapshot_due``), its new snapshot; written only if the game is still at ``expected_version``."""
 
     game_id: uuid.UUID
     expected_version: int
     events: list[NewEvent]
-    status: str
-    snapshot: dict[str, Any]
+    figures: Figures
+    snapshot: dict[str, Any] | None
     now: datetime
 
 
-_GAME_COLUMNS = "g.id, g.player_id, g.deal, g.version, g.snapshot, g.started_at, g.finished_at"
+SNAPSHOT_EVERY = 16
+"""A game's snapshot is written by the move that reaches a multiple of this many versions, so a
+stored game is its snapshot and fewer than this many events after it (folded on load). Measured
+(README "Performance"): 16 keeps a load's fold to a few dozen microseconds while the snapshot's
+share of a move's writes is a sixteenth."""
+
+UNDONE = "MoveUndone"
+
+
+def snapshot_due(expected_version: int, events: list[NewEvent]) -> bool:
+    """Whether a move from ``expected_version`` writing ``events`` writes its game's snapshot: when
+    it crosses a multiple of ``SNAPSHOT_EVERY``, and always for an undo (an undo may have refilled
+    the undo window from the log, which folding a tail cannot repeat: ``domain.codec.restore``)."""
+    if events[-1].version // SNAPSHOT_EVERY > expected_version // SNAPSHOT_EVERY:
+        return True
+    return any(event.type == UNDONE for event in events)
+
+
+_GAME_COLUMNS = (
+    "g.id, g.player_id, g.deal, g.version, s.snapshot, g.started_at, g.finished_at,"
+    " (SELECT coalesce(json_agg(json_build_array(e.type, e.data) ORDER BY e.version), '[]'::json)"
+    "  FROM events e WHERE e.game_id = g.id AND e.version > s.version)"
+)
+"""A ``GameRow``'s columns, from ``games g JOIN game_snapshots s``: the tail is the events after
+the snapshot (in the same statement, so of the same moment)."""
 
 _LOAD = f"""
 SELECT {_GAME_COLUMNS},
@@ -106,6 +151,7 @@ SELECT {_GAME_COLUMNS},
        k.request_hash, k.response
 FROM (SELECT %(id)s::uuid AS id) AS wanted
 LEFT JOIN games g ON g.id = wanted.id
+LEFT JOIN game_snapshots s ON s.game_id = g.id
 LEFT JOIN idempotency_keys k ON k.game_id = wanted.id AND k.key = %(key)s
 """
 
@@ -116,8 +162,8 @@ batch), delivered on commit; service.streams.hub listens on it."""
 _APPEND_EVENTS = f"""
 WITH updated AS (
     UPDATE games
-    SET version = %(version)s, status = %(status)s, snapshot = %(snapshot)s, updated_at = %(now)s,
-        finished_at = %(finished_at)s
+    SET version = %(version)s, status = %(status)s, move_count = %(move_count)s, undo_count = %(undo_count)s,
+        assisted = %(assisted)s, updated_at = %(now)s, finished_at = %(finished_at)s
     WHERE id = %(id)s AND version = %(expected)s
     -- only when the update happened; delivered to listeners on commit (service.streams.hub)
     RETURNING id, pg_notify('{CHANNEL}', id::text || ':' || version::text) AS notified
@@ -126,12 +172,17 @@ WITH updated AS (
     SELECT updated.id, e.version, e.type, e.data, %(now)s
     FROM updated, jsonb_to_recordset(%(events)s) AS e(version integer, type text, data jsonb)
     RETURNING 1
+), snapped AS (
+    UPDATE game_snapshots s SET version = %(version)s, snapshot = %(snapshot)s
+    FROM updated WHERE s.game_id = updated.id AND %(snapshot)s::json IS NOT NULL
+    RETURNING 1
 )"""
 _APPEND_COUNTS = """
-SELECT (SELECT count(*) FROM updated), (SELECT count(*) FROM inserted)
+SELECT (SELECT count(*) FROM updated), (SELECT count(*) FROM inserted), (SELECT count(*) FROM snapped)
 """
 _APPEND = _APPEND_EVENTS + _APPEND_COUNTS
-"""A move: the snapshot updated only if still at the expected version, then its events."""
+"""A move: the game's row updated only if still at the expected version, then its events and
+(unless ``snapshot`` is null) its snapshot."""
 
 _APPEND_WITH_KEY = _APPEND_EVENTS + """, remembered AS (
     INSERT INTO idempotency_keys (game_id, key, request_hash, response, created_at)
@@ -144,10 +195,12 @@ _APPEND_WITH_KEY = _APPEND_EVENTS + """, remembered AS (
 _APPEND_MANY = f"""
 WITH batch AS (
     SELECT * FROM json_to_recordset(%(batch)s::json) AS b(
-        id uuid, expected integer, version integer, status text, snapshot json, now timestamptz, events json)
+        id uuid, expected integer, version integer, status text, moves integer, undos integer, assisted boolean,
+        snapshot json, now timestamptz, events json)
 ), updated AS (
     UPDATE games g
-    SET version = b.version, status = b.status, snapshot = b.snapshot, updated_at = b.now
+    SET version = b.version, status = b.status, move_count = b.moves, undo_count = b.undos, assisted = b.assisted,
+        updated_at = b.now
     FROM batch b
     WHERE g.id = b.id AND g.version = b.expected
     RETURNING g.id, g.version
@@ -155,6 +208,11 @@ WITH batch AS (
     INSERT INTO events (game_id, version, type, data, recorded_at)
     SELECT b.id, e.version, e.type, e.data, b.now
     FROM updated u JOIN batch b ON b.id = u.id, json_to_recordset(b.events) AS e(version integer, type text, data jsonb)
+    RETURNING 1
+), snapped AS (
+    UPDATE game_snapshots s SET version = b.version, snapshot = b.snapshot
+    FROM updated u JOIN batch b ON b.id = u.id
+    WHERE s.game_id = u.id AND b.snapshot IS NOT NULL
     RETURNING 1
 ), notified AS (
     -- one notification for the whole batch: "id:version,id:version,..." (service.streams.hub)
@@ -165,11 +223,13 @@ SELECT u.id, (SELECT count(*) FROM notified) FROM updated u
 
 _CREATE = """
 WITH game AS (
-    INSERT INTO games (id, player_id, ruleset_id, ruleset_version, deal, status, version, snapshot,
-                       started_at, updated_at)
+    INSERT INTO games (id, player_id, ruleset_id, ruleset_version, deal, status, version, move_count, undo_count,
+                       assisted, started_at, updated_at)
     VALUES (%(id)s, %(player_id)s, %(ruleset_id)s, %(ruleset_version)s, %(deal)s, %(status)s, %(version)s,
-            %(snapshot)s, %(now)s, %(now)s)
+            %(move_count)s, %(undo_count)s, %(assisted)s, %(now)s, %(now)s)
     RETURNING id
+), snapshot AS (
+    INSERT INTO game_snapshots (game_id, version, snapshot) SELECT game.id, %(version)s, %(snapshot)s FROM game
 )
 INSERT INTO events (game_id, version, type, data, recorded_at)
 SELECT game.id, e.version, e.type, e.data, %(now)s
@@ -212,11 +272,25 @@ async def insert_game(
             "deal": Jsonb(deal),
             "status": status,
             "version": events[-1].version,
+            "move_count": snapshot["moveCount"],
+            "undo_count": snapshot["undoCount"],
+            "assisted": snapshot["assisted"],
             "snapshot": Json(snapshot),
             "now": now,
             "events": Jsonb(_event_rows(events)),
         },
     )
+
+
+def batch_rows(moves: list[PendingAppend]) -> list[dict[str, Any]]:
+    """``append_many``'s batch document (the rows of ``_APPEND_MANY``'s ``json_to_recordset``)."""
+    return [
+        {"id": m.game_id, "expected": m.expected_version, "version": m.events[-1].version,
+         "status": m.figures.status, "moves": m.figures.move_count, "undos": m.figures.undo_count,
+         "assisted": m.figures.assisted, "snapshot": m.snapshot, "now": m.now, "events": _event_rows(m.events)}
+        # rows locked in one order in every process (a UUID's order is its int's, compared in C)
+        for m in sorted(moves, key=lambda m: m.game_id.int)
+    ]
 
 
 class EventStore:
@@ -258,8 +332,8 @@ class EventStore:
             )
             row = await cursor.fetchone()
         assert row is not None
-        game = None if row[0] is None else GameRow(*row[:7])
-        return Loaded(game, row[7], row[8], row[9])
+        game = None if row[0] is None else GameRow(*row[:8])
+        return Loaded(game, row[8], row[9], row[10])
 
     async def player_games(
         self, player_id: uuid.UUID, ended: bool | None, before: tuple[datetime, uuid.UUID] | None, limit: int
@@ -272,8 +346,7 @@ class EventStore:
             conditions.append("(g.started_at, g.id) < (%(started)s, %(id)s)")
         query = (
             "SELECT g.id, g.ruleset_id, g.ruleset_version, g.deal, g.status, g.version,"
-            " (g.snapshot->>'moveCount')::int, (g.snapshot->>'undoCount')::int,"
-            " (g.snapshot->>'assisted')::boolean, g.started_at, g.finished_at"
+            " g.move_count, g.undo_count, g.assisted, g.started_at, g.finished_at"
             f" FROM games g WHERE {' AND '.join(conditions)}"
             " ORDER BY g.started_at DESC, g.id DESC LIMIT %(limit)s"
         )
@@ -288,7 +361,10 @@ class EventStore:
 
     async def load_game(self, game_id: uuid.UUID) -> GameRow | None:
         async with self.pool.connection() as conn:
-            cursor = await conn.execute(f"SELECT {_GAME_COLUMNS} FROM games g WHERE g.id = %s", (game_id,))
+            cursor = await conn.execute(
+                f"SELECT {_GAME_COLUMNS} FROM games g JOIN game_snapshots s ON s.game_id = g.id WHERE g.id = %s",
+                (game_id,),
+            )
             row = await cursor.fetchone()
         return None if row is None else GameRow(*row)
 
@@ -298,8 +374,8 @@ class EventStore:
         expected_version: int,
         events: list[NewEvent],
         *,
-        status: str,
-        snapshot: dict[str, Any],
+        figures: Figures,
+        snapshot: dict[str, Any] | None,
         finished_at: datetime | None,
         now: datetime,
         idempotency_key: str | None = None,
@@ -307,7 +383,8 @@ class EventStore:
         response: dict[str, Any] | None = None,
         on_finish: OnCommit | None = None,
     ) -> None:
-        """Write the events and the new snapshot if the stream is still at ``expected_version``.
+        """Write the events, the state's figures and (unless None) its snapshot if the stream is
+        still at ``expected_version``.
 
         ``on_finish`` (given only for the move that ends the game: the stats projections) runs in
         the same transaction, after the append; every other move stays one statement."""
@@ -315,8 +392,11 @@ class EventStore:
             "id": game_id,
             "expected": expected_version,
             "version": events[-1].version,
-            "status": status,
-            "snapshot": Json(snapshot),
+            "status": figures.status,
+            "move_count": figures.move_count,
+            "undo_count": figures.undo_count,
+            "assisted": figures.assisted,
+            "snapshot": None if snapshot is None else Json(snapshot),
             "finished_at": finished_at,
             "now": now,
             "events": Jsonb(_event_rows(events)),
@@ -347,20 +427,15 @@ class EventStore:
 
     async def append_pending(self, move: PendingAppend) -> None:
         """``append`` for a move prepared for ``append_many`` (one that does not end its game)."""
-        await self.append(move.game_id, move.expected_version, move.events, status=move.status,
+        await self.append(move.game_id, move.expected_version, move.events, figures=move.figures,
                           snapshot=move.snapshot, finished_at=None, now=move.now)
 
     async def append_many(self, moves: list[PendingAppend]) -> set[uuid.UUID]:
         """Write several games' moves in one statement (one transaction): each game whose stored
-        version is still the one its move was decided on gets its events and new snapshot; the
+        version is still the one its move was decided on gets its events, figures and any due snapshot; the
         rest are left untouched. Returns the ids of the games written. For moves that neither
         finish the game nor carry an idempotency key (``service.games.batching``)."""
-        batch = [
-            {"id": m.game_id, "expected": m.expected_version, "version": m.events[-1].version, "status": m.status,
-             "snapshot": m.snapshot, "now": m.now, "events": _event_rows(m.events)}
-            # rows locked in one order in every process (a UUID's order is its int's, compared in C)
-            for m in sorted(moves, key=lambda m: m.game_id.int)
-        ]
+        batch = batch_rows(moves)
         async with self.pool.connection() as conn:
             cursor = await conn.execute(_APPEND_MANY, {"batch": Json(batch)})
             rows = await cursor.fetchall()

@@ -19,6 +19,7 @@ from sqlalchemy import (
     Table,
     Text,
     UniqueConstraint,
+    false,
     func,
     text,
 )
@@ -45,15 +46,27 @@ games = Table(
     Column("deal", JSONB, nullable=False),
     Column("status", Text, nullable=False),
     Column("version", Integer, nullable=False),
-    Column("snapshot", JSON, nullable=False),  # read and written whole, never queried into
     Column("started_at", DateTime(timezone=True), nullable=False, server_default=func.now()),
     Column("finished_at", DateTime(timezone=True), nullable=True),
     Column("updated_at", DateTime(timezone=True), nullable=False, server_default=func.now()),
+    # The games list's figures (the state's, kept beside the snapshot that is written only now and then)
+    Column("move_count", Integer, nullable=False, server_default=text("0")),
+    Column("undo_count", Integer, nullable=False, server_default=text("0")),
+    Column("assisted", Boolean, nullable=False, server_default=false()),
     # A player's entry for a date's daily deal (a daily game that is not practice): one at most.
     Index(
         "games_daily_entry_key", "player_id", text("(deal->>'daily')"), unique=True,
         postgresql_where=text("deal->>'source' = 'daily' AND deal->>'practice' = 'false'"),
     ),
+)
+
+game_snapshots = Table(
+    "game_snapshots",
+    metadata,
+    # One per game: its state at ``version`` (service.store.event_store.SNAPSHOT_EVERY)
+    Column("game_id", UUID(as_uuid=True), ForeignKey("games.id"), primary_key=True),
+    Column("version", Integer, nullable=False),
+    Column("snapshot", JSON, nullable=False),  # read and written whole, never queried into
 )
 
 events = Table(

@@ -11,7 +11,7 @@ import weakref
 from collections.abc import AsyncIterator
 from typing import Any
 
-from domain.codec import snapshot_to_state
+from domain.codec import restore
 
 from ..deals.daily import reveals_hidden_cards
 from ..games.views import public_event, view_of
@@ -25,7 +25,7 @@ log = logging.getLogger("canfield")
 
 def row_view(game: GameRow, withhold: bool) -> dict[str, Any]:
     """The API view of a stored games row (``withhold``: its hidden cards stay hidden)."""
-    state = snapshot_to_state(game.snapshot)
+    state = restore(game.snapshot, game.tail, game.version)
     return view_of(game.id, game.player_id, game.deal, game.started_at, game.finished_at, state, withhold)
 
 

@@ -28,9 +28,9 @@ def test_undo_goes_back_to_the_deal_past_the_snapshots_window(
         reply = ann.move(game["id"], {"type": "draw"})
         assert reply.status_code == 200, reply.text
         drawn.append(reply.json()["events"])
-    snapshot = stored(clean_database, [game["id"]])[game["id"]].snapshot
-    assert snapshot["undoDepth"] == 8
-    assert undo_stack.depth(snapshot["undo"]) == 3
+    state = stored(clean_database, [game["id"]])[game["id"]].state()
+    assert state.undo_depth == 8
+    assert undo_stack.depth(state.undo) == 3
 
     for number, events in enumerate(reversed(drawn)):
         headers = {"Idempotency-Key": "deep"} if number == 6 else {}  # one through the uncached path
@@ -50,6 +50,8 @@ def test_undo_goes_back_to_the_deal_past_the_snapshots_window(
 
     log = stored(clean_database, [game["id"]])[game["id"]]
     replayed = replay(event_from_data(kind, data) for _, kind, data in log.events)
+    assert log.state() == replayed
+    assert log.snapshot_version == 17, "an undo writes the snapshot"
     assert snapshot_to_state(log.snapshot) == replayed
     assert replayed.undo_depth == 0
     assert log.version == 17

@@ -10,30 +10,34 @@ from typing import Any
 import psycopg
 import pytest
 
-from domain import Draw, replay
-from domain.codec import event_from_data, snapshot_to_state, state_to_snapshot
+from domain import Draw, Recycle, replay
+from domain.codec import event_from_data, state_to_snapshot
 from service.games.batching import AppendBatcher, Deciding
 from service.games.games import Games
-from service.store.event_store import ConcurrencyConflict, NewEvent, PendingAppend
+from service.store.event_store import (
+    SNAPSHOT_EVERY,
+    ConcurrencyConflict,
+    Figures,
+    NewEvent,
+    PendingAppend,
+    snapshot_due,
+)
+from tests.live import stored
 
 from .conftest import new_game, server_process
 
-DRAW = Draw()
+DRAW, RECYCLE = Draw(), Recycle()
 
 
 def log_and_snapshot(url: str, game_id: uuid.UUID) -> tuple[list[tuple[int, str, Any]], Any, int]:
-    with psycopg.connect(url) as conn:
-        rows = conn.execute(
-            "SELECT version, type, data FROM events WHERE game_id = %s ORDER BY version", (game_id,)
-        ).fetchall()
-        snapshot, version = conn.execute("SELECT snapshot, version FROM games WHERE id = %s", (game_id,)).fetchone()
-    return [(r[0], r[1], r[2]) for r in rows], snapshot, version
+    """The game's events, its state as stored (its snapshot and the events after it) and its version."""
+    log = stored(url, [str(game_id)])[str(game_id)]
+    return log.events, log.state(), log.version
 
 
 def drawn(games: Games, url: str, game_id: uuid.UUID) -> PendingAppend:
     """The move 'draw' on the stored game, ready to append."""
-    _, snapshot, version = log_and_snapshot(url, game_id)
-    state = snapshot_to_state(snapshot)
+    _, state, version = log_and_snapshot(url, game_id)
     from domain import decide, event_data, event_type, evolve
 
     events = decide(state, DRAW)
@@ -41,7 +45,9 @@ def drawn(games: Games, url: str, game_id: uuid.UUID) -> PendingAppend:
     for event in events:
         after = evolve(after, event)
     new = [NewEvent(version + i + 1, event_type(e), event_data(e)) for i, e in enumerate(events)]
-    return PendingAppend(game_id, version, new, after.status.value, state_to_snapshot(after), games.clock())
+    figures = Figures(after.status.value, after.move_count, after.undo_count, after.assisted)
+    snapshot = state_to_snapshot(after) if snapshot_due(version, new) else None
+    return PendingAppend(game_id, version, new, figures, snapshot, games.clock())
 
 
 async def test_moves_of_many_games_at_once_share_statements_and_every_log_stays_whole(
@@ -54,11 +60,27 @@ async def test_moves_of_many_games_at_once_share_statements_and_every_log_stays_
     assert games.batcher.batches > 0, "no statement carried more than one move"
     assert games.batcher.batched_moves > games.batcher.batches
     for _, game_id in players:
-        rows, snapshot, version = log_and_snapshot(clean_database, game_id)
+        rows, state, version = log_and_snapshot(clean_database, game_id)
         assert [r[0] for r in rows] == list(range(1, rounds + 2))
         assert version == rounds + 1
-        assert snapshot_to_state(snapshot) == replay(event_from_data(t, d) for _, t, d in rows)
+        assert state == replay(event_from_data(t, d) for _, t, d in rows)
 
+
+async def test_a_batch_writes_a_games_snapshot_only_at_a_multiple_of_snapshot_every(
+    games: Games, clean_database: str
+) -> None:
+    players = [await new_game(games, seed=seed) for seed in range(1, 9)]
+    for version in range(2, SNAPSHOT_EVERY + 3):
+        states = {game_id: log_and_snapshot(clean_database, game_id)[1] for _, game_id in players}
+        await asyncio.gather(*(
+            games.play(game_id, token, DRAW if states[game_id].stock else RECYCLE) for token, game_id in players
+        ))
+        for _, game_id in players:
+            log = stored(clean_database, [str(game_id)])[str(game_id)]
+            assert log.version == version
+            assert log.snapshot_version == (1 if version < SNAPSHOT_EVERY else SNAPSHOT_EVERY)
+            assert log.state() == replay(event_from_data(t, d) for _, t, d in log.events)
+    assert games.batcher.batched_moves > games.batcher.batches > 0, "the moves went in shared statements"
 
 async def test_a_batch_writes_the_games_still_at_their_version_and_leaves_the_others_untouched(
     games: Games, clean_database: str

@@ -53,7 +53,6 @@ def test_events_reject_a_duplicate_game_version(clean_database: str, engine: sa.
                 deal={"seed": 1},
                 status="playing",
                 version=1,
-                snapshot={},
             )
         )
         conn.execute(events.insert().values(game_id=game_id, version=1, type="GameStarted", data={}))

@@ -27,7 +27,7 @@ from domain import (
     legal_moves,
     replay_commands,
 )
-from domain.codec import snapshot_to_state
+from domain.codec import restore
 from domain.verify import Unverified
 from service.deals.daily import DailyDeal, daily_source
 from service.deals.deal_pools import decode_line, load_deal_pool, start_state
@@ -115,7 +115,7 @@ async def start(games: Games, token: str, ruleset: str, deal: DealRequest) -> tu
     game_id = view.id
     row = await games.store.load_game(game_id)
     assert row is not None
-    return game_id, snapshot_to_state(row.snapshot)
+    return game_id, restore(row.snapshot, row.tail, row.version)
 
 
 async def play(games: Games, token: str, game_id: uuid.UUID, state: GameState, command: Command) -> GameState:

@@ -13,7 +13,8 @@ import pytest
 from domain import Draw, Recycle, Undo, parse_command, replay
 from domain.codec import event_from_data, snapshot_to_state
 from service.games.games import Games
-from service.store.event_store import ConcurrencyConflict, NewEvent
+from service.store.event_store import SNAPSHOT_EVERY, ConcurrencyConflict, Figures, NewEvent
+from tests.live import stored
 
 from .conftest import new_game, server_process
 
@@ -41,10 +42,20 @@ async def test_the_snapshot_equals_the_replay_of_the_events(games: Games, clean_
         hints = (await games.hints(game_id)).hints
         await games.play(game_id, token, parse_command(msgspec.to_builtins(hints[0].move)))
     await games.play(game_id, token, UNDO)
-    with psycopg.connect(clean_database) as conn:
-        snapshot = conn.execute("SELECT snapshot FROM games WHERE id = %s", (game_id,)).fetchone()[0]
-        rows = conn.execute("SELECT type, data FROM events WHERE game_id = %s ORDER BY version", (game_id,)).fetchall()
-    assert snapshot_to_state(snapshot) == replay(event_from_data(t, d) for t, d in rows)
+    log = stored(clean_database, [str(game_id)])[str(game_id)]
+    replayed = replay(event_from_data(t, d) for _, t, d in log.events)
+    assert log.snapshot_version == log.version, "the undo wrote the snapshot"
+    assert snapshot_to_state(log.snapshot) == replayed
+    undone_at = log.version
+    for _ in range(SNAPSHOT_EVERY + 2):  # moves that write no snapshot until a multiple of SNAPSHOT_EVERY
+        hints = (await games.hints(game_id)).hints
+        await games.play(game_id, token, parse_command(msgspec.to_builtins(hints[0].move)))
+        log = stored(clean_database, [str(game_id)])[str(game_id)]
+        if log.version // SNAPSHOT_EVERY == undone_at // SNAPSHOT_EVERY:
+            assert log.snapshot_version == undone_at, "no snapshot written since the undo"
+        else:
+            assert log.version - SNAPSHOT_EVERY < log.snapshot_version <= log.version
+        assert log.state() == replay(event_from_data(t, d) for _, t, d in log.events)
 
 
 async def test_a_stale_append_is_a_conflict_and_writes_nothing(games: Games, clean_database: str) -> None:
@@ -54,7 +65,8 @@ async def test_a_stale_append_is_a_conflict_and_writes_nothing(games: Games, cle
     await games.play(game_id, token, DRAW)
     with pytest.raises(ConcurrencyConflict):
         await games.store.append(
-            game.id, game.version, [NewEvent(2, "GameResigned", {})], status="resigned", snapshot=game.snapshot,
+            game.id, game.version, [NewEvent(2, "GameResigned", {})], figures=Figures("resigned", 0, 0, False),
+            snapshot=game.snapshot,
             finished_at=None, now=game.started_at,
         )
     assert stored_events(clean_database, game_id) == [(1, "GameDealt"), (2, "StockDrawn")]
@@ -72,7 +84,8 @@ async def test_a_duplicate_version_is_a_conflict_even_if_the_row_check_passes(
         )
     with pytest.raises(ConcurrencyConflict):
         await games.store.append(
-            game.id, game.version, [NewEvent(2, "StockDrawn", {})], status="playing", snapshot=game.snapshot,
+            game.id, game.version, [NewEvent(2, "StockDrawn", {})], figures=Figures("playing", 1, 0, False),
+            snapshot=game.snapshot,
             finished_at=None, now=game.started_at,
         )
     with psycopg.connect(clean_database) as conn:

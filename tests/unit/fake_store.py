@@ -11,11 +11,12 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from domain import deal, event_data, event_type, initial_state, shuffled_deck
-from domain.codec import state_to_snapshot
+from domain import GameState, deal, event_data, event_type, initial_state, shuffled_deck
+from domain.codec import restore, state_to_snapshot
 from domain.rulesets import get_ruleset
 from service.store.event_store import (
     ConcurrencyConflict,
+    Figures,
     GameRow,
     IdempotencyRace,
     Loaded,
@@ -52,6 +53,11 @@ class FakeStore:
         self.events[game_id] = [NewEvent(1, event_type(dealt), event_data(dealt))]
         return game_id
 
+    def state(self, game_id: uuid.UUID) -> GameState:
+        """The game's state as stored: its snapshot and the events after it."""
+        row = self.games[game_id]
+        return restore(row.snapshot, row.tail, row.version)
+
     async def load(self, game_id: uuid.UUID, token: str | None = None, key: str | None = None) -> Loaded:
         self.calls.append("load")
         stored = self.keys.get((game_id, key)) if key is not None else None
@@ -63,8 +69,9 @@ class FakeStore:
         return [StoredEvent(e.version, e.type, e.data, T0) for e in self.events[game_id][:version]]
 
     async def append(
-        self, game_id: uuid.UUID, expected_version: int, events: list[NewEvent], *, status: str,
-        snapshot: dict[str, Any], finished_at: datetime | None, now: datetime, idempotency_key: str | None = None,
+        self, game_id: uuid.UUID, expected_version: int, events: list[NewEvent], *,
+        figures: Figures, snapshot: dict[str, Any] | None, finished_at: datetime | None, now: datetime,
+        idempotency_key: str | None = None,
         request_hash: bytes | None = None, response: dict[str, Any] | None = None, on_finish: Any = None,
     ) -> None:
         self.calls.append("append" if idempotency_key is None else "append-with-key")
@@ -76,8 +83,11 @@ class FakeStore:
         row = self.games[game_id]
         if row.version != expected_version:
             raise ConcurrencyConflict()
-        self.games[game_id] = GameRow(row.id, row.player_id, row.deal, events[-1].version, snapshot, row.started_at,
-                                      finished_at)
+        # as in PostgreSQL: the snapshot only when one is written, else the events join its tail
+        written, tail = (snapshot, []) if snapshot is not None else (row.snapshot, row.tail)
+        tail = tail + [(e.type, e.data) for e in events] if snapshot is None else tail
+        self.games[game_id] = GameRow(row.id, row.player_id, row.deal, events[-1].version, written, row.started_at,
+                                      finished_at, tail)
         self.events[game_id] += events
         if idempotency_key is not None:
             assert request_hash is not None
@@ -85,7 +95,7 @@ class FakeStore:
             self.keys[(game_id, idempotency_key)] = (request_hash, response)
 
     async def append_pending(self, move: PendingAppend) -> None:
-        await self.append(move.game_id, move.expected_version, move.events, status=move.status,
+        await self.append(move.game_id, move.expected_version, move.events, figures=move.figures,
                           snapshot=move.snapshot, finished_at=None, now=move.now)
 
     async def append_many(self, moves: list[PendingAppend]) -> set[uuid.UUID]:

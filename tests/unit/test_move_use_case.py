@@ -25,7 +25,7 @@ from domain import (
     event_type,
     legal_moves,
 )
-from domain.codec import snapshot_to_state, state_to_snapshot
+from domain.codec import state_to_snapshot
 from service.errors import BadRequest, Forbidden, NotFound, Unauthorized, Unavailable, VersionConflict
 from service.games.batching import AppendBatcher
 from service.games.moves import Game, GameRepository, Moves, TokenCache, _request_hash
@@ -51,7 +51,7 @@ class World:
     def rival_plays(self, game_id: uuid.UUID, command: Any) -> None:
         """Another server process moves the game on (straight into the store)."""
         row = self.store.games[game_id]
-        state, events = apply(snapshot_to_state(row.snapshot), command)
+        state, events = apply(self.store.state(game_id), command)
         new = [NewEvent(row.version + i + 1, event_type(e), event_data(e)) for i, e in enumerate(events)]
         self.store.events[game_id] += new
         self.store.games[game_id] = GameRow(row.id, row.player_id, row.deal, state.version, state_to_snapshot(state),
@@ -157,7 +157,7 @@ async def test_a_refusal_on_a_stale_copy_is_decided_again_and_a_real_one_stands(
     # a seed whose first draw turns up a card that can move: illegal on the copy without that draw
     for seed in range(1, 200):
         game = world.store.add_game(world.ann, seed=seed)
-        drawn, _ = apply(snapshot_to_state(world.store.games[game].snapshot), Draw())
+        drawn, _ = apply(world.store.state(game), Draw())
         card_moves = [m for m in legal_moves(drawn) if isinstance(m, MoveCard) and m.card == drawn.waste[-1]]
         if card_moves:
             break
@@ -219,13 +219,13 @@ async def test_an_undo_below_the_undo_window_reads_the_log() -> None:
     world = World()
     game = world.store.add_game(world.ann, seed=10, ruleset="open-runs")
     for _ in range(80):  # more than the snapshot's undo window
-        stock = snapshot_to_state(world.store.games[game].snapshot).stock
+        stock = world.store.state(game).stock
         await world.moves.play(game, ANN, Draw() if stock else Recycle())
     world.store.calls.clear()
     for _ in range(80):
         await world.moves.play(game, ANN, Undo())
     assert "read_events_upto" in world.store.calls
-    state = snapshot_to_state(world.store.games[game].snapshot)
+    state = world.store.state(game)
     assert state.stock
     assert not state.waste
     assert state.undo_count == 80

@@ -1,0 +1,84 @@
+"""Migration 0005 moves each game's snapshot into ``game_snapshots`` and its list figures into
+columns; a database of games made before it plays on after it, and a downgrade puts the old
+layout back only when no snapshot is behind its game."""
+
+from __future__ import annotations
+
+import secrets
+import uuid
+from collections.abc import Iterator
+
+import psycopg
+import pytest
+from alembic import command
+from psycopg import sql
+from psycopg.types.json import Json, Jsonb
+
+from domain import Draw, Recycle, apply, deal, event_data, event_type, get_ruleset, initial_state, shuffled_deck
+from domain.codec import restore, snapshot_to_state, state_to_snapshot
+from service.store.embedded_db import with_database
+from service.store.migrations import alembic_config
+
+from ..conftest import TEST_DB_PREFIX
+
+
+@pytest.fixture
+def scratch_url(postgres_server_url: str) -> Iterator[str]:
+    """An empty database of its own (migrated by the test, step by step)."""
+    name = f"{TEST_DB_PREFIX}{secrets.token_hex(6)}"
+    with psycopg.connect(postgres_server_url, autocommit=True) as admin:
+        admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+    try:
+        yield with_database(postgres_server_url, name)
+    finally:
+        with psycopg.connect(postgres_server_url, autocommit=True) as admin:
+            admin.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+
+
+def test_a_game_stored_before_0005_keeps_its_state_and_figures(scratch_url: str) -> None:
+    config = alembic_config(scratch_url)
+    command.upgrade(config, "0004")
+    dealt = deal(get_ruleset("open-runs"), shuffled_deck(3), {"source": "seed", "seed": 3})
+    state, events = initial_state(dealt), [dealt]
+    for _ in range(20):
+        state, new = apply(state, Draw() if state.stock else Recycle())
+        events += new
+    state, new = apply(state, Draw() if state.stock else Recycle())
+    events += new
+    player, game = uuid.uuid4(), uuid.uuid4()
+    with psycopg.connect(scratch_url, autocommit=True) as conn:  # the old layout: the snapshot in the row
+        conn.execute("INSERT INTO players (id, name, token_hash) VALUES (%s, 'Ann', %s)", (player, b"hash"))
+        conn.execute(
+            "INSERT INTO games (id, player_id, ruleset_id, ruleset_version, deal, status, version, snapshot)"
+            " VALUES (%s, %s, 'open-runs', 1, '{}', 'playing', %s, %s)",
+            (game, player, state.version, Json(state_to_snapshot(state))),
+        )
+        for version, event in enumerate(events, start=1):
+            conn.execute("INSERT INTO events (game_id, version, type, data) VALUES (%s, %s, %s, %s)",
+                         (game, version, event_type(event), Jsonb(event_data(event))))
+
+    command.upgrade(config, "head")
+    with psycopg.connect(scratch_url, autocommit=True) as conn:
+        figures = conn.execute("SELECT version, move_count, undo_count, assisted FROM games").fetchone()
+        snapshot_version, snapshot = conn.execute("SELECT version, snapshot FROM game_snapshots").fetchone()
+        columns = {row[0] for row in conn.execute(
+            "SELECT column_name FROM information_schema.columns WHERE table_name = 'games'"
+        )}
+    assert figures == (state.version, state.move_count, state.undo_count, state.assisted) == (22, 21, 0, False)
+    assert snapshot_version == state.version
+    assert restore(snapshot, [], state.version) == state
+    assert "snapshot" not in columns
+
+    command.downgrade(config, "0004")  # every snapshot is current: the old layout comes back whole
+    with psycopg.connect(scratch_url, autocommit=True) as conn:
+        (stored,) = conn.execute("SELECT snapshot FROM games").fetchone()
+    assert snapshot_to_state(stored) == state
+
+    command.upgrade(config, "head")
+    with psycopg.connect(scratch_url, autocommit=True) as conn:  # a move written after 0005 without a snapshot
+        conn.execute("UPDATE games SET version = version + 1")
+    with pytest.raises(RuntimeError, match="1 game\\(s\\) have a snapshot older than their last event"):
+        command.downgrade(config, "0004")
+    with psycopg.connect(scratch_url, autocommit=True) as conn:
+        assert conn.execute("SELECT version_num FROM alembic_version").fetchone()[0] == "0005", "nothing undone"
+        assert conn.execute("SELECT count(*) FROM game_snapshots").fetchone()[0] == 1
