@@ -26,7 +26,8 @@ time the service takes to recover from a database restart under load.
    acknowledged with 200; also the first ``/health`` 200 (polled every 10 ms). Errors here are
    answers other than 200/409/412/422/503.
 5. **Audit** of every game ever played, straight from PostgreSQL: event versions contiguous from
-   1, the games row at the last event's version, the snapshot equal to a replay of the events.
+   1, the games row at the last event's version, the snapshot equal to a replay of the events up to
+   its version and the state it restores equal to a replay of them all (``tests.live.log_problems``).
    **Lost moves** = acknowledged events (each 200 reply lists the events it appended) missing
    from the log or stored as another event. Also counted: events in the log that no client was
    told about (with every request answered, 0 too).
@@ -247,34 +248,23 @@ async def step(conn: Connection, run: Run, slot_index: int, rng: random.Random) 
 
 
 def audit(url: str, run: Run) -> dict[str, Any]:
-    from domain import replay
-    from domain.codec import event_from_data, snapshot_to_state
+    from tests.live import log_problems, stored  # the same checks as the tests' audit
 
     problems: list[str] = []
     lost = 0
     untold = 0
-    events_total = 0
-    with psycopg.connect(url, autocommit=True) as conn:
-        for game_id in run.games:
-            row = conn.execute("SELECT version, snapshot FROM games WHERE id = %s", (game_id,)).fetchone()
-            rows = conn.execute(
-                "SELECT version, type, data FROM events WHERE game_id = %s ORDER BY version", (game_id,)
-            ).fetchall()
-            events_total += len(rows)
-            if row is None:
-                problems.append(f"{game_id}: no games row")
-                continue
-            versions = [r[0] for r in rows]
-            if versions != list(range(1, len(rows) + 1)):
-                problems.append(f"{game_id}: versions not contiguous")
-            if row[0] != len(rows):
-                problems.append(f"{game_id}: games row at version {row[0]}, {len(rows)} events (half-written)")
-            if snapshot_to_state(row[1]) != replay(event_from_data(t, d) for _, t, d in rows):
-                problems.append(f"{game_id}: snapshot != replay of the events")
-            stored = {v: t for v, t, _ in rows}
-            acked = run.acked.get(game_id, {})
-            lost += sum(1 for version, kind in acked.items() if stored.get(version) != kind)
-            untold += sum(1 for version in stored if version > 1 and version not in acked)
+    logs = stored(url, list(run.games))
+    events_total = sum(len(log.events) for log in logs.values())
+    for game_id in run.games:
+        log = logs.get(game_id)
+        if log is None:
+            problems.append(f"{game_id}: no games row")
+            continue
+        problems += log_problems(game_id, log)
+        kinds = {version: kind for version, kind, _ in log.events}
+        acked = run.acked.get(game_id, {})
+        lost += sum(1 for version, kind in acked.items() if kinds.get(version) != kind)
+        untold += sum(1 for version in kinds if version > 1 and version not in acked)
     return {
         "games": len(run.games),
         "events": events_total,
@@ -443,7 +433,8 @@ def report(results: dict[str, Any]) -> str:
         (
             f"  ERRORS: {soak['errors']}   LOST MOVES: {check['lost_moves']} (of {check['acknowledged_events']} "
             f"acknowledged events; {check['unacknowledged_events']} stored events nobody was told about; "
-            f"{check['games']} games audited: versions contiguous, no half-written move, snapshot == replay: "
+            f"{check['games']} games audited: versions contiguous, no half-written move, "
+            f"snapshot and restored state == replay: "
             f"{'yes' if not check['problems'] else 'NO'})"
         ),
         (

@@ -169,6 +169,35 @@ def stored(url: str, game_ids: list[str]) -> dict[str, GameLog]:
     return {game_id: GameLog(version, events[game_id], snapshot, at) for game_id, version, snapshot, at in games}
 
 
+def log_problems(game_id: str, log: GameLog) -> list[str]:
+    """What is wrong with one stored game (nothing, when all is well): versions contiguous from 1,
+    the row at the last event's version, the snapshot equal to the replay up to its version and
+    less than ``SNAPSHOT_EVERY`` behind, the state it restores equal to the replay of them all."""
+    problems: list[str] = []
+    versions = [v for v, _, _ in log.events]
+    if versions != list(range(1, len(versions) + 1)):
+        problems.append(f"{game_id}: event versions are not 1..n: {versions[:5]}...{versions[-5:]}")
+    if log.version != len(versions):
+        problems.append(
+            f"{game_id}: the games row is at version {log.version} but {len(versions)} events are stored"
+        )
+    replayed = replay(event_from_data(kind, data) for _, kind, data in log.events)
+    if log.snapshot["version"] != log.snapshot_version or snapshot_to_state(log.snapshot) != replay(
+        event_from_data(kind, data) for version, kind, data in log.events if version <= log.snapshot_version
+    ):
+        problems.append(f"{game_id}: the snapshot differs from the replay of its events up to its version")
+    if not log.version - SNAPSHOT_EVERY < log.snapshot_version <= log.version:
+        problems.append(f"{game_id}: the snapshot is at version {log.snapshot_version}, the game at {log.version}")
+    try:
+        restored = log.state()
+    except ValueError as error:
+        problems.append(f"{game_id}: its snapshot and the events after it do not restore: {error}")
+    else:
+        if restored != replayed:
+            problems.append(f"{game_id}: the restored state differs from the replay of its events")
+    return problems
+
+
 def audit(url: str, ledger: Ledger, game_ids: list[str], *, exact: bool = True) -> dict[str, Any]:
     """Problems found (an empty ``problems`` list when all is well) and counts."""
     logs = stored(url, game_ids)
@@ -178,27 +207,7 @@ def audit(url: str, ledger: Ledger, game_ids: list[str], *, exact: bool = True) 
         if log is None:
             problems.append(f"{game_id}: no games row")
             continue
-        versions = [v for v, _, _ in log.events]
-        if versions != list(range(1, len(versions) + 1)):
-            problems.append(f"{game_id}: event versions are not 1..n: {versions[:5]}...{versions[-5:]}")
-        if log.version != len(versions):
-            problems.append(
-                f"{game_id}: the games row is at version {log.version} but {len(versions)} events are stored"
-            )
-        replayed = replay(event_from_data(kind, data) for _, kind, data in log.events)
-        if log.snapshot["version"] != log.snapshot_version or snapshot_to_state(log.snapshot) != replay(
-            event_from_data(kind, data) for version, kind, data in log.events if version <= log.snapshot_version
-        ):
-            problems.append(f"{game_id}: the snapshot differs from the replay of its events up to its version")
-        if not log.version - SNAPSHOT_EVERY < log.snapshot_version <= log.version:
-            problems.append(f"{game_id}: the snapshot is at version {log.snapshot_version}, the game at {log.version}")
-        try:
-            restored = log.state()
-        except ValueError as error:
-            problems.append(f"{game_id}: its snapshot and the events after it do not restore: {error}")
-        else:
-            if restored != replayed:
-                problems.append(f"{game_id}: the restored state differs from the replay of its events")
+        problems += log_problems(game_id, log)
     told: dict[tuple[str, int], str] = {}
     lost = 0
     for client, replies in ledger.acked.items():
