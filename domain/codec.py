@@ -94,11 +94,14 @@ def restore(snapshot: Mapping[str, Any], tail: Iterable[tuple[str, Mapping[str, 
     writes a snapshot, so a tail never holds one. Raises ValueError when the tail does not lead to
     ``version`` (a tail that is not the one after this snapshot)."""
     state = snapshot_to_state(snapshot)
+    taken_at = state.version
     for kind, data in tail:
         try:
             state = evolve(state, event_from_data(kind, data))
         except UndoHistoryNeeded:
-            raise ValueError(f"the events after the snapshot at version {state.version} need the older moves") from None
+            raise ValueError(
+                f"the events after the snapshot at version {taken_at} need the older moves (at version {state.version})"
+            ) from None
     if state.version != version:
         raise ValueError(f"the snapshot and the events after it lead to version {state.version}, not {version}")
     return state

@@ -205,7 +205,7 @@ def audit(url: str, ledger: Ledger, game_ids: list[str], *, exact: bool = True) 
     for game_id in game_ids:
         log = logs.get(game_id)
         if log is None:
-            problems.append(f"{game_id}: no games row")
+            problems.append(f"{game_id}: no games row, or no game_snapshots row for it")
             continue
         problems += log_problems(game_id, log)
     told: dict[tuple[str, int], str] = {}

@@ -120,7 +120,7 @@ class PendingAppend(NamedTuple):
 
 
 SNAPSHOT_EVERY = 16
-"""A game's snapshot is written by the move that reaches a multiple of this many versions, so a
+"""A game's snapshot is written by the move that reaches or passes a multiple of this many versions, so a
 stored game is its snapshot and fewer than this many events after it (folded on load, about 4 us
 an event here: at most about 60 us on a load, which a cached game skips), while a snapshot's
 1.1 KB is written once in 16 moves instead of every move (README "Performance")."""

@@ -82,6 +82,26 @@ async def test_a_batch_writes_a_games_snapshot_only_at_a_multiple_of_snapshot_ev
             assert log.state() == replay(event_from_data(t, d) for _, t, d in log.events)
     assert games.batcher.batched_moves > games.batcher.batches > 0, "the moves went in shared statements"
 
+async def test_a_stale_move_due_to_write_a_snapshot_leaves_the_stored_one_alone(
+    games: Games, clean_database: str
+) -> None:
+    token, game_id = await new_game(games, seed=3)
+    while (state := log_and_snapshot(clean_database, game_id)[1]).version < SNAPSHOT_EVERY - 1:
+        await games.play(game_id, token, DRAW if state.stock else RECYCLE)
+    stale = drawn(games, clean_database, game_id)  # from 15 to 16: due to write the snapshot
+    assert stale.snapshot is not None
+    stale = stale._replace(snapshot={**stale.snapshot, "undoCount": 99})  # told apart if it were written
+    await games.play(game_id, token, DRAW)  # the game moves on first (and writes its snapshot at 16)
+    before = stored(clean_database, [str(game_id)])[str(game_id)]
+    assert before.snapshot_version == SNAPSHOT_EVERY
+
+    assert await games.store.append_many([stale]) == set()
+    with pytest.raises(ConcurrencyConflict):
+        await games.store.append_pending(stale)  # the one-move statement, the same
+    after = stored(clean_database, [str(game_id)])[str(game_id)]
+    assert (after.snapshot, after.snapshot_version, after.events) == (before.snapshot, before.snapshot_version,
+                                                                      before.events)
+
 async def test_a_batch_writes_the_games_still_at_their_version_and_leaves_the_others_untouched(
     games: Games, clean_database: str
 ) -> None:

@@ -49,9 +49,10 @@ def played(seed: int, moves: int, undo_every: int = 0) -> tuple[list[Event], lis
     return events, states
 
 
-@pytest.mark.parametrize("seed", [1, 2, 3])
-def test_a_snapshot_and_the_events_after_it_restore_every_later_state(seed: int) -> None:
-    events, states = played(seed, 60)
+@pytest.mark.parametrize(("seed", "undo_every"), [(1, 0), (2, 0), (3, 0), (4, 4), (5, 3)])
+def test_a_snapshot_and_the_events_after_it_restore_every_later_state(seed: int, undo_every: int) -> None:
+    events, states = played(seed, 60, undo_every)
+    assert not undo_every or states[-1].undo_count > 5
     for at in range(0, len(states), 7):
         snapshot = state_to_snapshot(states[at])
         for end in range(at, min(len(states), at + SNAPSHOT_EVERY + 3)):
