@@ -3,6 +3,7 @@
 The event store's own batch statement (``event_store._APPEND_MANY`` with ``batch_rows``, so the
 snapshot policy is the code's: ``snapshot_due``) on an embedded PostgreSQL, from one connection
 with nothing else running: ``STORE_GAMES`` open-runs games (default 16) that draw and recycle,
+among ``STORE_OTHER_GAMES`` stored games that do not move (default 5,000: a table with history),
 ``STORE_MOVES`` moves each (default 300), written ``STORE_BATCH`` at a time (default "1,8,16":
 moves a statement), ``STORE_ROUNDS`` rounds (default 3) alternating the batch sizes, each on a
 fresh database. It prints, per move, the server backend's CPU time (user + system, from
@@ -29,6 +30,7 @@ GAMES = int(os.environ.get("STORE_GAMES", "16"))
 MOVES = int(os.environ.get("STORE_MOVES", "300"))
 BATCHES = tuple(int(size) for size in os.environ.get("STORE_BATCH", "1,8,16").split(","))
 ROUNDS = int(os.environ.get("STORE_ROUNDS", "3"))
+OTHER_GAMES = int(os.environ.get("STORE_OTHER_GAMES", "5000"))
 
 
 def main() -> None:
@@ -49,7 +51,8 @@ def main() -> None:
                     results[size].append(_run(database.admin_url, games, size, psutil))
         finally:
             database.stop()
-    print(f"store: {GAMES} games x {MOVES} moves (draw/recycle), {ROUNDS} rounds; per move, median of the rounds:")
+    print(f"store: {GAMES} games x {MOVES} moves (draw/recycle) among {OTHER_GAMES} other games, {ROUNDS} rounds; "
+          "per move, median of the rounds:")
     for size, rounds in results.items():
         cpu, wal, wall = (statistics.median(r[i] for r in rounds) for i in range(3))
         every = " ".join(f"{r[0]:.1f}" for r in rounds)
@@ -101,6 +104,12 @@ def _run(admin_url: str, games: list[tuple[Any, list[Any]]], size: int, psutil: 
             conn.execute(
                 "INSERT INTO players (id, name, token_hash) VALUES (%s, 'bench', %s)", (player, os.urandom(32))
             )
+            conn.execute(
+                "INSERT INTO games (id, player_id, ruleset_id, ruleset_version, deal, status, version)"
+                " SELECT gen_random_uuid(), %s, 'open-runs', 1, '{}', 'playing', 1 FROM generate_series(1, %s)",
+                (player, OTHER_GAMES),
+            )
+            conn.execute("INSERT INTO game_snapshots (game_id, version, snapshot) SELECT id, 1, '{}' FROM games")
             for (game_id, snapshot, kind, data), _ in games:
                 first_event = [event_store.NewEvent(1, kind, data)]
                 with conn.transaction():
@@ -110,6 +119,7 @@ def _run(admin_url: str, games: list[tuple[Any, list[Any]]], size: int, psutil: 
                         "assisted": False, "snapshot": Json(snapshot), "now": datetime.now(UTC),
                         "events": Jsonb(event_store._event_rows(first_event)),
                     })
+            conn.execute("ANALYZE")
             conn.execute("CHECKPOINT")  # each round starts with the same full-page-write debt
             backend = psutil.Process(conn.execute("SELECT pg_backend_pid()").fetchone()[0])
             start_lsn = conn.execute("SELECT pg_current_wal_lsn()").fetchone()[0]
@@ -120,7 +130,9 @@ def _run(admin_url: str, games: list[tuple[Any, list[Any]]], size: int, psutil: 
                 for first in range(0, len(games), size):
                     batch = [moves_of[number] for _, moves_of in games[first : first + size]]
                     started = time.perf_counter()
-                    rows = conn.execute(event_store._APPEND_MANY, {"batch": Json(event_store.batch_rows(batch))})
+                    rows = conn.execute(event_store._APPEND_MANY, {
+                        "batch": Json(event_store.batch_rows(batch)), "ids": [move.game_id for move in batch],
+                    })
                     written = rows.fetchall()
                     wall += time.perf_counter() - started
                     if len(written) != len(batch):

@@ -9,11 +9,13 @@ from typing import Any
 
 import psycopg
 import pytest
+from psycopg.types.json import Json
 
 from domain import Draw, Recycle, replay
 from domain.codec import event_from_data, state_to_snapshot
 from service.games.batching import AppendBatcher, Deciding
 from service.games.games import Games
+from service.store import event_store
 from service.store.event_store import (
     SNAPSHOT_EVERY,
     ConcurrencyConflict,
@@ -101,6 +103,38 @@ async def test_a_stale_move_due_to_write_a_snapshot_leaves_the_stored_one_alone(
     after = stored(clean_database, [str(game_id)])[str(game_id)]
     assert (after.snapshot, after.snapshot_version, after.events) == (before.snapshot, before.snapshot_version,
                                                                       before.events)
+
+def _scanned_tables(plan: dict[str, Any]) -> set[str]:
+    """The tables a plan (EXPLAIN's JSON) reads whole."""
+    found = {plan["Relation Name"]} if plan.get("Node Type") == "Seq Scan" else set()
+    for child in plan.get("Plans", []):
+        found |= _scanned_tables(child)
+    return found
+
+
+@pytest.mark.parametrize("plan_mode", ["force_custom_plan", "force_generic_plan"])
+async def test_a_batch_finds_its_games_by_index_however_many_games_are_stored(
+    games: Games, clean_database: str, plan_mode: str
+) -> None:
+    players = [await new_game(games, seed=seed) for seed in range(1, 9)]
+    moves = [drawn(games, clean_database, game_id) for _, game_id in players]
+    with psycopg.connect(clean_database, autocommit=True) as conn:
+        conn.execute(  # a table with history: thousands of games that do not move
+            "INSERT INTO games (id, player_id, ruleset_id, ruleset_version, deal, status, version)"
+            " SELECT gen_random_uuid(), player_id, ruleset_id, ruleset_version, deal, status, 1"
+            " FROM games, generate_series(1, 500)"
+        )
+        conn.execute("INSERT INTO game_snapshots (game_id, version, snapshot)"
+                     " SELECT id, 1, '{}' FROM games WHERE id NOT IN (SELECT game_id FROM game_snapshots)")
+        conn.execute("ANALYZE games, game_snapshots")
+        conn.execute(f"SET plan_cache_mode = {plan_mode}")
+        with conn.transaction(force_rollback=True):
+            (plan,) = conn.execute(
+                "EXPLAIN (ANALYZE, FORMAT JSON) " + event_store._APPEND_MANY,
+                {"batch": Json(event_store.batch_rows(moves)), "ids": [move.game_id for move in moves]},
+            ).fetchone()
+    assert plan[0]["Plan"]["Actual Rows"] == len(moves), "every move written"
+    assert not _scanned_tables(plan[0]["Plan"]) & {"games", "game_snapshots"}, "a scan of every stored game"
 
 async def test_a_batch_writes_the_games_still_at_their_version_and_leaves_the_others_untouched(
     games: Games, clean_database: str
