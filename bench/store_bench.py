@@ -14,6 +14,7 @@ shared by its moves, hence the batch sizes.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import secrets
 import statistics
@@ -64,7 +65,8 @@ def _played_games() -> list[tuple[Any, list[Any]]]:
     """Each game's first state and its moves as ``PendingAppend``s, made by the rules."""
     from domain import Draw, Recycle, apply, deal, event_data, event_type, get_ruleset, initial_state, shuffled_deck
     from domain.codec import state_to_snapshot
-    from service.store.event_store import Figures, NewEvent, PendingAppend, snapshot_due
+    from service.games.moves import figures_of
+    from service.store.event_store import NewEvent, PendingAppend, snapshot_due
 
     now = datetime.now(UTC)
     games = []
@@ -77,17 +79,28 @@ def _played_games() -> list[tuple[Any, list[Any]]]:
             before = state.version
             state, events = apply(state, Draw() if state.stock else Recycle())
             new = [NewEvent(before + i + 1, event_type(e), event_data(e)) for i, e in enumerate(events)]
-            figures = Figures(state.status.value, state.move_count, state.undo_count, state.assisted)
             snapshot = state_to_snapshot(state) if snapshot_due(before, new) else None
-            moves.append(PendingAppend(first[0], before, new, figures, snapshot, now))
+            moves.append(PendingAppend(first[0], before, new, figures_of(state), snapshot, now))
         games.append((first, moves))
     return games
+
+
+async def _deal(url: str, player: uuid.UUID, games: list[tuple[Any, list[Any]]]) -> None:
+    """The moving games, dealt by the store's own insert."""
+    import psycopg
+
+    from service.store.event_store import NewEvent, insert_game
+
+    async with await psycopg.AsyncConnection.connect(url, autocommit=True) as conn:
+        for (game_id, snapshot, kind, data), _ in games:
+            await insert_game(conn, game_id, player, ("open-runs", 1), {}, "playing", snapshot,
+                              [NewEvent(1, kind, data)], datetime.now(UTC))
 
 
 def _run(admin_url: str, games: list[tuple[Any, list[Any]]], size: int, psutil: Any) -> tuple[float, float, float]:
     import psycopg
     from psycopg import sql
-    from psycopg.types.json import Json, Jsonb
+    from psycopg.types.json import Json
 
     from service.store import event_store
     from service.store.embedded_db import with_database
@@ -110,15 +123,7 @@ def _run(admin_url: str, games: list[tuple[Any, list[Any]]], size: int, psutil: 
                 (player, OTHER_GAMES),
             )
             conn.execute("INSERT INTO game_snapshots (game_id, version, snapshot) SELECT id, 1, '{}' FROM games")
-            for (game_id, snapshot, kind, data), _ in games:
-                first_event = [event_store.NewEvent(1, kind, data)]
-                with conn.transaction():
-                    conn.execute(event_store._CREATE, {
-                        "id": game_id, "player_id": player, "ruleset_id": "open-runs", "ruleset_version": 1,
-                        "deal": Jsonb({}), "status": "playing", "version": 1, "move_count": 0, "undo_count": 0,
-                        "assisted": False, "snapshot": Json(snapshot), "now": datetime.now(UTC),
-                        "events": Jsonb(event_store._event_rows(first_event)),
-                    })
+            asyncio.run(_deal(url, player, games))
             conn.execute("ANALYZE")
             conn.execute("CHECKPOINT")  # each round starts with the same full-page-write debt
             backend = psutil.Process(conn.execute("SELECT pg_backend_pid()").fetchone()[0])

@@ -68,6 +68,11 @@ class Game(NamedTuple):
         return cls(row.id, row.player_id, row.deal, row.started_at, row.finished_at, state, True)
 
 
+def figures_of(state: GameState) -> Figures:
+    """What the games list shows of ``state`` (the store keeps them as columns)."""
+    return Figures(state.status.value, state.move_count, state.undo_count, state.assisted)
+
+
 class Change(NamedTuple):
     """A decided move: the game before and after it, and the events that lead there."""
 
@@ -77,8 +82,7 @@ class Change(NamedTuple):
     now: datetime
 
     def figures(self) -> Figures:
-        state = self.after.state
-        return Figures(state.status.value, state.move_count, state.undo_count, state.assisted)
+        return figures_of(self.after.state)
 
     def snapshot(self) -> JSON | None:
         """The new state's snapshot when this move is to write one (``event_store.snapshot_due``)."""

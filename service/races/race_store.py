@@ -21,7 +21,7 @@ from psycopg.types.json import Jsonb
 from psycopg_pool import AsyncConnectionPool
 
 from ..errors import Conflict, Forbidden, NotFound
-from ..store.event_store import CHANNEL, NewEvent, insert_game
+from ..store.event_store import CHANNEL, TAIL, NewEvent, insert_game
 
 OPEN, RUNNING, FINISHED = "open", "running", "finished"
 
@@ -38,7 +38,7 @@ class EntrantRow:
     game_version: int | None  # the game as it is now (None before the start)
     game_snapshot: dict[str, Any] | None  # with the events after it, the game's state (domain.codec.restore)
     game_finished_at: datetime | None
-    game_tail: list[tuple[str, dict[str, Any]]] | None
+    game_tail: list[tuple[str, dict[str, Any]]]  # the events after the snapshot (none before the start)
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,10 +101,9 @@ SELECT id, creator_id, ruleset_id, ruleset_version, deal, deck, max_entrants, ti
        version, created_at, started_at, ends_at, finished_at
 FROM races WHERE id = %s
 """
-_ENTRANTS = """
+_ENTRANTS = f"""
 SELECT e.player_id, p.name, e.seat, e.joined_at, e.game_id, e.standing, e.place, g.version, s.snapshot, g.finished_at,
-       (SELECT json_agg(json_build_array(ev.type, ev.data) ORDER BY ev.version) FROM events ev
-        WHERE ev.game_id = g.id AND ev.version > s.version)
+       {TAIL}
 FROM race_entrants e JOIN players p ON p.id = e.player_id LEFT JOIN games g ON g.id = e.game_id
 LEFT JOIN game_snapshots s ON s.game_id = g.id
 WHERE e.race_id = %s ORDER BY e.seat

@@ -103,7 +103,7 @@ def _claimed(entrant: EntrantRow, verified: bool | None = None) -> Standing:
     """The figures the entrant's game shows now (its snapshot and the events after it)."""
     if entrant.game_snapshot is None or entrant.game_version is None:
         return Standing("playing", 0, 0, None, False, verified)
-    state = restore(entrant.game_snapshot, entrant.game_tail or [], entrant.game_version)
+    state = restore(entrant.game_snapshot, entrant.game_tail, entrant.game_version)
     return Standing.of(state, entrant.game_finished_at, verified)
 
 

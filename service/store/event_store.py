@@ -137,13 +137,15 @@ def snapshot_due(expected_version: int, events: list[NewEvent]) -> bool:
     return any(event.type == UNDONE for event in events)
 
 
-_GAME_COLUMNS = (
-    "g.id, g.player_id, g.deal, g.version, s.snapshot, g.started_at, g.finished_at,"
-    " (SELECT coalesce(json_agg(json_build_array(e.type, e.data) ORDER BY e.version), '[]'::json)"
-    "  FROM events e WHERE e.game_id = g.id AND e.version > s.version)"
+TAIL = (
+    "(SELECT coalesce(json_agg(json_build_array(e.type, e.data) ORDER BY e.version), '[]'::json)"
+    " FROM events e WHERE e.game_id = g.id AND e.version > s.version)"
 )
-"""A ``GameRow``'s columns, from ``games g JOIN game_snapshots s``: the tail is the events after
-the snapshot (in the same statement, so of the same moment)."""
+"""The events after a game's snapshot as ``[[type, data], ...]``, for a query over ``games g``
+and ``game_snapshots s`` (in the same statement, so of the same moment as the snapshot)."""
+
+_GAME_COLUMNS = f"g.id, g.player_id, g.deal, g.version, s.snapshot, g.started_at, g.finished_at, {TAIL}"
+"""A ``GameRow``'s columns, from ``games g JOIN game_snapshots s``."""
 
 _LOAD = f"""
 SELECT {_GAME_COLUMNS},
@@ -178,7 +180,7 @@ WITH updated AS (
     RETURNING 1
 )"""
 _APPEND_COUNTS = """
-SELECT (SELECT count(*) FROM updated), (SELECT count(*) FROM inserted), (SELECT count(*) FROM snapped)
+SELECT (SELECT count(*) FROM updated), (SELECT count(*) FROM inserted)
 """
 _APPEND = _APPEND_EVENTS + _APPEND_COUNTS
 """A move: the game's row updated only if still at the expected version, then its events and

@@ -15,11 +15,11 @@ from domain import Draw, Recycle, replay
 from domain.codec import event_from_data, state_to_snapshot
 from service.games.batching import AppendBatcher, Deciding
 from service.games.games import Games
+from service.games.moves import figures_of
 from service.store import event_store
 from service.store.event_store import (
     SNAPSHOT_EVERY,
     ConcurrencyConflict,
-    Figures,
     NewEvent,
     PendingAppend,
     snapshot_due,
@@ -47,9 +47,8 @@ def drawn(games: Games, url: str, game_id: uuid.UUID) -> PendingAppend:
     for event in events:
         after = evolve(after, event)
     new = [NewEvent(version + i + 1, event_type(e), event_data(e)) for i, e in enumerate(events)]
-    figures = Figures(after.status.value, after.move_count, after.undo_count, after.assisted)
     snapshot = state_to_snapshot(after) if snapshot_due(version, new) else None
-    return PendingAppend(game_id, version, new, figures, snapshot, games.clock())
+    return PendingAppend(game_id, version, new, figures_of(after), snapshot, games.clock())
 
 
 async def test_moves_of_many_games_at_once_share_statements_and_every_log_stays_whole(

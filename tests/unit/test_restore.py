@@ -3,84 +3,52 @@
 
 from __future__ import annotations
 
-import random
-
 import pytest
 
-from domain import (
-    Event,
-    GameState,
-    Resign,
-    Undo,
-    apply,
-    deal,
-    event_data,
-    event_type,
-    get_ruleset,
-    initial_state,
-    legal_moves,
-    replay,
-    shuffled_deck,
-    undo_stack,
-)
+from domain import Event, Undo, event_data, event_type, undo_stack
 from domain.codec import restore, state_to_snapshot
 from service.store.event_store import SNAPSHOT_EVERY, NewEvent, snapshot_due
 
-
-def played(seed: int, moves: int, undo_every: int = 0) -> tuple[list[Event], list[GameState]]:
-    """A random game's events and the state after each of them (index = version - 1)."""
-    rng = random.Random(seed)
-    dealt = deal(get_ruleset("classic"), shuffled_deck(seed), {"source": "seed", "seed": seed})
-    state = initial_state(dealt)
-    events, states = [dealt], [state]
-    for number in range(moves):
-        if not state.playing:
-            break
-        options = [m for m in legal_moves(state) if not isinstance(m, Undo | Resign)]
-        if undo_every and number % undo_every == undo_every - 1 and state.undo_depth:
-            command = Undo()
-        elif options:
-            command = rng.choice(options)
-        else:
-            break
-        state, new = apply(state, command, history=events)
-        events += new
-        states += [replay(events[: len(states) + i + 1]) for i in range(len(new))]
-    return events, states
+from .tables import RULESETS
+from .walks import commands, play
 
 
-@pytest.mark.parametrize(("seed", "undo_every"), [(1, 0), (2, 0), (3, 0), (4, 4), (5, 3)])
-def test_a_snapshot_and_the_events_after_it_restore_every_later_state(seed: int, undo_every: int) -> None:
-    events, states = played(seed, 60, undo_every)
-    assert not undo_every or states[-1].undo_count > 5
-    for at in range(0, len(states), 7):
-        snapshot = state_to_snapshot(states[at])
-        for end in range(at, min(len(states), at + SNAPSHOT_EVERY + 3)):
-            tail = [(event_type(e), event_data(e)) for e in events[at + 1 : end + 1]]
-            assert restore(snapshot, tail, end + 1) == states[end]
+def tail_of(events: list[Event], after: int) -> list[tuple[str, dict]]:
+    """The stored form of the events after the first ``after``."""
+    return [(event_type(e), event_data(e)) for e in events[after:]]
+
+
+@pytest.mark.parametrize("ruleset", RULESETS)
+@pytest.mark.parametrize("seed", [1, 2])
+def test_a_snapshot_and_the_events_after_it_restore_every_later_state(ruleset: str, seed: int) -> None:
+    chosen = commands(ruleset, seed, 80)  # undo runs included; the window (64) never empties in 80 moves
+    assert any(isinstance(command, Undo) for command in chosen)
+    steps = play(ruleset, seed, chosen)
+    for at in range(0, len(steps), 7):
+        taken, taken_events = steps[at]
+        snapshot = state_to_snapshot(taken)
+        for state, events in steps[at : at + SNAPSHOT_EVERY + 3]:
+            assert restore(snapshot, tail_of(events, len(taken_events)), state.version) == state
 
 
 def test_a_tail_that_does_not_reach_the_version_is_refused() -> None:
-    events, states = played(4, 10)
-    snapshot = state_to_snapshot(states[2])
-    tail = [(event_type(e), event_data(e)) for e in events[3:6]]
-    assert restore(snapshot, tail, 6) == states[5]
-    with pytest.raises(ValueError, match="lead to version 6, not 7"):
-        restore(snapshot, tail, 7)
+    steps = play(RULESETS[0], 4, commands(RULESETS[0], 4, 10))
+    (taken, taken_events), (state, events) = steps[2], steps[5]
+    tail = tail_of(events, len(taken_events))
+    assert restore(state_to_snapshot(taken), tail, state.version) == state
+    with pytest.raises(ValueError, match=f"lead to version {state.version}, not {state.version + 1}"):
+        restore(state_to_snapshot(taken), tail, state.version + 1)
 
 
 def test_an_undo_that_needs_the_older_moves_cannot_be_folded_from_a_tail(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(undo_stack, "WINDOW", 2)
-    events, states = played(5, 12)
-    assert states[-1].undo_depth > 2
-    state = states[-1]
-    for _ in range(3):  # the third undo finds the window empty
-        state, new = apply(state, Undo(), history=events)
-        events += new
-    snapshot = state_to_snapshot(states[-1])
-    tail = [(event_type(e), event_data(e)) for e in events[len(states):]]
+    monkeypatch.setattr(undo_stack, "WINDOW", 3)
+    steps = play(RULESETS[0], 5, commands(RULESETS[0], 5, 300))
+    refills = [i for i in range(1, len(steps)) if steps[i - 1][0].undo_depth and not steps[i - 1][0].undo
+               and steps[i][0].undo_count > steps[i - 1][0].undo_count]
+    assert refills, "no undo reached below the window"
+    (taken, taken_events), (state, events) = steps[refills[0] - 1], steps[refills[0]]
     with pytest.raises(ValueError, match="need the older moves"):
-        restore(snapshot, tail, len(events))
+        restore(state_to_snapshot(taken), tail_of(events, len(taken_events)), state.version)
 
 
 def test_the_move_that_crosses_a_multiple_and_every_undo_write_the_snapshot() -> None:
