@@ -10,6 +10,7 @@ skipped, loudly: the rest of the suite needs only Python.
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import shutil
@@ -24,6 +25,7 @@ HERE = Path(__file__).resolve().parent / "ts"
 DOCUMENT = Path(__file__).resolve().parents[2] / "openapi" / "openapi.json"
 BIN = HERE / "node_modules" / ".bin"
 STAMP = HERE / "node_modules" / ".canfield-lock-sha256"
+INSTALL_LOCK = HERE / ".npm-install.lock"
 MISSING = [tool for tool in ("node", "npm") if shutil.which(tool) is None]
 
 pytestmark = pytest.mark.skipif(
@@ -44,9 +46,15 @@ def run(command: list[str], cwd: Path, timeout: float = 300) -> str:
 def node_modules() -> Path:
     """The pinned packages, installed from the lock (again only when the lock changed)."""
     lock = hashlib.sha256((HERE / "package-lock.json").read_bytes()).hexdigest()
-    if not (STAMP.exists() and STAMP.read_text() == lock):
-        run(["npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"], HERE, timeout=600)
-        STAMP.write_text(lock)
+    # The suite's workers (pytest-xdist, --dist worksteal) may run this module's tests at once,
+    # each with its own copy of this fixture. `npm ci` first deletes node_modules, so a second
+    # install would pull the packages from under the first worker's generators: one worker
+    # installs while the others wait on this lock, then find the stamp and go on.
+    with INSTALL_LOCK.open("w") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        if not (STAMP.exists() and STAMP.read_text() == lock):
+            run(["npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"], HERE, timeout=600)
+            STAMP.write_text(lock)
     return BIN
 
 
