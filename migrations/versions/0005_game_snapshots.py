@@ -45,6 +45,9 @@ def upgrade() -> None:
 def downgrade() -> None:
     # The old layout needs every game's snapshot at its current version; a snapshot that is behind
     # needs the rules to bring it forward (domain.codec.restore), which a migration cannot run.
+    # The lock (held to the end of the migration's transaction) waits for moves being written and
+    # keeps new ones out, so no move can slip in between this check and the copy below.
+    op.execute("LOCK TABLE games, game_snapshots IN EXCLUSIVE MODE")
     behind = op.get_bind().execute(sa.text(
         "SELECT count(*) FROM games g JOIN game_snapshots s ON s.game_id = g.id WHERE s.version <> g.version"
     )).scalar_one()

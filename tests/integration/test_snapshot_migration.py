@@ -5,6 +5,8 @@ layout back only when no snapshot is behind its game."""
 from __future__ import annotations
 
 import secrets
+import threading
+import time
 import uuid
 from collections.abc import Iterator
 
@@ -97,3 +99,55 @@ def test_a_game_stored_before_0005_keeps_its_state_and_figures(scratch_url: str)
     with psycopg.connect(scratch_url, autocommit=True) as conn:
         assert conn.execute("SELECT version_num FROM alembic_version").fetchone()[0] == "0005", "nothing undone"
         assert conn.execute("SELECT count(*) FROM game_snapshots").fetchone()[0] == 1
+
+
+def test_a_downgrade_waits_for_a_move_being_written_and_then_refuses(scratch_url: str) -> None:
+    """A server still writing while the downgrade runs: the move's transaction is open when the
+    downgrade starts. Without its lock the check would see the old, current version, pass, and the
+    copy would then take the snapshot the move left behind."""
+    config = alembic_config(scratch_url)
+    command.upgrade(config, "head")
+    dealt = deal(get_ruleset("open-runs"), shuffled_deck(5), {"source": "seed", "seed": 5})
+    state = initial_state(dealt)
+    player, game = uuid.uuid4(), uuid.uuid4()
+    with psycopg.connect(scratch_url, autocommit=True) as conn:
+        conn.execute("INSERT INTO players (id, name, token_hash) VALUES (%s, 'Ann', %s)", (player, b"hash"))
+        conn.execute(
+            "INSERT INTO games (id, player_id, ruleset_id, ruleset_version, deal, status, version)"
+            " VALUES (%s, %s, 'open-runs', 1, '{}', 'playing', %s)",
+            (game, player, state.version),
+        )
+        conn.execute("INSERT INTO game_snapshots (game_id, version, snapshot) VALUES (%s, %s, %s)",
+                     (game, state.version, Json(state_to_snapshot(state))))
+
+    outcome: list[BaseException | None] = []
+
+    def downgrade() -> None:
+        try:
+            command.downgrade(config, "0004")
+        except BaseException as error:  # handed to the test's thread
+            outcome.append(error)
+        else:
+            outcome.append(None)
+
+    with psycopg.connect(scratch_url) as mover, psycopg.connect(scratch_url, autocommit=True) as watcher:
+        mover.execute("UPDATE games SET version = version + 1 WHERE id = %s", (game,))  # not committed yet
+        worker = threading.Thread(target=downgrade)
+        worker.start()
+        deadline = time.monotonic() + 30
+        while not watcher.execute(
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
+            " AND wait_event_type = 'Lock' AND pid <> %s",
+            (mover.info.backend_pid,),
+        ).fetchone()[0]:
+            assert worker.is_alive(), f"the downgrade ended without waiting for the move: {outcome}"
+            assert time.monotonic() < deadline, "the downgrade never waited for the move"
+            time.sleep(0.05)
+        mover.commit()  # the move lands while the downgrade waits
+        worker.join(timeout=60)
+    assert not worker.is_alive()
+    assert len(outcome) == 1
+    assert isinstance(outcome[0], RuntimeError), f"the downgrade went through: {outcome}"
+    assert "1 game(s) have a snapshot older than their last event" in str(outcome[0])
+    with psycopg.connect(scratch_url, autocommit=True) as conn:
+        assert conn.execute("SELECT version_num FROM alembic_version").fetchone()[0] == "0005", "nothing undone"
