@@ -65,8 +65,8 @@ def _played_games() -> list[tuple[Any, list[Any]]]:
     """Each game's first state and its moves as ``PendingAppend``s, made by the rules."""
     from domain import Draw, Recycle, apply, deal, event_data, event_type, get_ruleset, initial_state, shuffled_deck
     from domain.codec import state_to_snapshot
-    from service.games.moves import figures_of
-    from service.store.event_store import NewEvent, PendingAppend, snapshot_due
+    from service.games.moves import pending_append
+    from service.store.event_store import NewEvent
 
     now = datetime.now(UTC)
     games = []
@@ -79,8 +79,7 @@ def _played_games() -> list[tuple[Any, list[Any]]]:
             before = state.version
             state, events = apply(state, Draw() if state.stock else Recycle())
             new = [NewEvent(before + i + 1, event_type(e), event_data(e)) for i, e in enumerate(events)]
-            snapshot = state_to_snapshot(state) if snapshot_due(before, new) else None
-            moves.append(PendingAppend(first[0], before, new, figures_of(state), snapshot, now))
+            moves.append(pending_append(first[0], before, new, state, now))
         games.append((first, moves))
     return games
 

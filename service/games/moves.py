@@ -73,6 +73,16 @@ def figures_of(state: GameState) -> Figures:
     return Figures(state.status.value, state.move_count, state.undo_count, state.assisted)
 
 
+def pending_append(
+    game_id: uuid.UUID, expected_version: int, events: list[NewEvent], state: GameState, now: datetime
+) -> PendingAppend:
+    """A decided move (``events`` leading from ``expected_version`` to ``state``) as the store's
+    batch takes it: the state's figures and, only when one is due (``event_store.snapshot_due``),
+    its snapshot."""
+    snapshot = state_to_snapshot(state) if snapshot_due(expected_version, events) else None
+    return PendingAppend(game_id, expected_version, events, figures_of(state), snapshot, now)
+
+
 class Change(NamedTuple):
     """A decided move: the game before and after it, and the events that lead there."""
 
@@ -81,18 +91,8 @@ class Change(NamedTuple):
     events: list[NewEvent]
     now: datetime
 
-    def figures(self) -> Figures:
-        return figures_of(self.after.state)
-
-    def snapshot(self) -> JSON | None:
-        """The new state's snapshot when this move is to write one (``event_store.snapshot_due``)."""
-        if snapshot_due(self.before.version, self.events):
-            return state_to_snapshot(self.after.state)
-        return None
-
     def pending(self) -> PendingAppend:
-        return PendingAppend(self.before.id, self.before.version, self.events, self.figures(), self.snapshot(),
-                             self.now)
+        return pending_append(self.before.id, self.before.version, self.events, self.after.state, self.now)
 
     def finish(self) -> projections.Finish | None:
         """What the stats learn when this move ends the game (lesson games teach them nothing)."""
@@ -205,7 +205,7 @@ class GameRepository:
                     after.id,
                     change.before.version,
                     change.events,
-                    figures=change.figures(),
+                    figures=figures_of(after.state),
                     snapshot=state_to_snapshot(after.state),  # the slow path always writes it
                     finished_at=after.finished_at,
                     now=change.now,

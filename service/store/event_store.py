@@ -31,6 +31,8 @@ from psycopg.rows import tuple_row
 from psycopg.types.json import Json, Jsonb
 from psycopg_pool import AsyncConnectionPool
 
+from domain.events import MoveUndone
+
 from .players import token_hash
 
 
@@ -125,7 +127,7 @@ stored game is its snapshot and fewer than this many events after it (folded on 
 an event here: at most about 60 us on a load, which a cached game skips), while a snapshot's
 1.1 KB is written once in 16 moves instead of every move (README "Performance")."""
 
-UNDONE = "MoveUndone"
+UNDONE = MoveUndone.__name__  # its stored type (domain.event_type)
 
 
 def snapshot_due(expected_version: int, events: list[NewEvent]) -> bool:

@@ -12,17 +12,16 @@ import pytest
 from psycopg.types.json import Json
 
 from domain import Draw, Recycle, replay
-from domain.codec import event_from_data, state_to_snapshot
+from domain.codec import event_from_data
 from service.games.batching import AppendBatcher, Deciding
 from service.games.games import Games
-from service.games.moves import figures_of
+from service.games.moves import pending_append
 from service.store import event_store
 from service.store.event_store import (
     SNAPSHOT_EVERY,
     ConcurrencyConflict,
     NewEvent,
     PendingAppend,
-    snapshot_due,
 )
 from tests.live import stored
 
@@ -47,8 +46,7 @@ def drawn(games: Games, url: str, game_id: uuid.UUID) -> PendingAppend:
     for event in events:
         after = evolve(after, event)
     new = [NewEvent(version + i + 1, event_type(e), event_data(e)) for i, e in enumerate(events)]
-    snapshot = state_to_snapshot(after) if snapshot_due(version, new) else None
-    return PendingAppend(game_id, version, new, figures_of(after), snapshot, games.clock())
+    return pending_append(game_id, version, new, after, games.clock())
 
 
 async def test_moves_of_many_games_at_once_share_statements_and_every_log_stays_whole(
@@ -83,6 +81,7 @@ async def test_a_batch_writes_a_games_snapshot_only_at_a_multiple_of_snapshot_ev
             assert log.state() == replay(event_from_data(t, d) for _, t, d in log.events)
     assert games.batcher.batched_moves > games.batcher.batches > 0, "the moves went in shared statements"
 
+
 async def test_a_stale_move_due_to_write_a_snapshot_leaves_the_stored_one_alone(
     games: Games, clean_database: str
 ) -> None:
@@ -102,6 +101,7 @@ async def test_a_stale_move_due_to_write_a_snapshot_leaves_the_stored_one_alone(
     after = stored(clean_database, [str(game_id)])[str(game_id)]
     assert (after.snapshot, after.snapshot_version, after.events) == (before.snapshot, before.snapshot_version,
                                                                       before.events)
+
 
 def _scanned_tables(plan: dict[str, Any]) -> set[str]:
     """The tables a plan (EXPLAIN's JSON) reads whole."""
@@ -134,6 +134,7 @@ async def test_a_batch_finds_its_games_by_index_however_many_games_are_stored(
             ).fetchone()
     assert plan[0]["Plan"]["Actual Rows"] == len(moves), "every move written"
     assert not _scanned_tables(plan[0]["Plan"]) & {"games", "game_snapshots"}, "a scan of every stored game"
+
 
 async def test_a_batch_writes_the_games_still_at_their_version_and_leaves_the_others_untouched(
     games: Games, clean_database: str

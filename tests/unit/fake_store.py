@@ -84,8 +84,10 @@ class FakeStore:
         if row.version != expected_version:
             raise ConcurrencyConflict()
         # as in PostgreSQL: the snapshot only when one is written, else the events join its tail
-        written, tail = (snapshot, []) if snapshot is not None else (row.snapshot, row.tail)
-        tail = tail + [(e.type, e.data) for e in events] if snapshot is None else tail
+        if snapshot is None:
+            written, tail = row.snapshot, row.tail + [(e.type, e.data) for e in events]
+        else:
+            written, tail = snapshot, []
         self.games[game_id] = GameRow(row.id, row.player_id, row.deal, events[-1].version, written, row.started_at,
                                       finished_at, tail)
         self.events[game_id] += events
