@@ -1,9 +1,9 @@
 """The Games facade: the one object the controllers call for players, games, stats and races.
 
 It creates players and authenticates tokens (``store.players``), deals games (a seed, deck, pool,
-daily or lesson deal), hands every move to the move use case (``Games.play`` calls ``Moves.play``,
-service.games.moves), asks the solver's worker processes for hints, and answers reads (a game's
-view, its events, its state at a version) after checking the reader may see them. ``stats``,
+daily or lesson deal), holds the move use case (``moves``, service.games.moves), asks the
+solver's worker processes for hints, and answers reads (a game's view, its events, its state at
+a version) after checking the reader may see them. ``stats``,
 ``daily`` and ``races`` are the services it holds for those parts of the API.
 """
 
@@ -14,13 +14,12 @@ import secrets
 import uuid
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
-from typing import Any, NamedTuple
+from typing import Any
 
 import msgspec
 
 from domain import (
     MAX_SEED,
-    Command,
     Event,
     GameOver,
     GameState,
@@ -49,7 +48,7 @@ from ..deals.solver_workers import SolverWorkers
 from ..errors import BadRequest, Forbidden, NotFound, Unauthorized
 from ..races.race_store import RaceStore
 from ..races.races import Races, race_of
-from ..schemas import EventPage, GameList, GameView, Hints, LegalMoves, MoveResult, NewGame, Player, PlayerCreated
+from ..schemas import EventPage, GameList, GameView, Hints, LegalMoves, NewGame, Player, PlayerCreated
 from ..settings import Settings
 from ..stats import projections
 from ..stats.queries import Stats
@@ -64,37 +63,14 @@ from ..store.players import PlayerStore
 from .batching import AppendBatcher
 from .lessons import lesson_deal, lesson_ruleset_id
 from .moves import Game, GameRepository, Moves, TokenCache
-from .views import cursor_of, parse_cursor, public_event, view_of
+from .views import cursor_of, parse_cursor, public_event, view_of, withheld
 
 JSON = dict[str, Any]
 log = logging.getLogger("canfield")
 
 
-class Reply(NamedTuple):
-    """A move's reply: its body, the game's version after it, and whether an Idempotency-Key
-    returned the first result again.
-
-    ``content`` is the body as a dict, the way the use case made it; its keys come in the order of
-    ``MoveResult``'s fields (tests/unit/test_reply_encoding.py), so it encodes to the same JSON.
-    ``body`` is the typed (and validated) ``MoveResult``, made when asked for: the controller asks;
-    the move's lean path (service.http.move_route) sends ``content`` and saves that conversion,
-    about 8% of a move's server CPU."""
-
-    content: JSON
-    version: int
-    replayed: bool
-
-    @property
-    def body(self) -> MoveResult:
-        return msgspec.convert(self.content, MoveResult)
-
-
 def utc_now() -> datetime:
     return datetime.now(UTC)
-
-
-def _reply_event(event: NewEvent, recorded_at: datetime, reveal: bool) -> JSON:
-    return public_event(event.version, event.type, event.data, recorded_at, reveal)
 
 
 class Games:
@@ -107,11 +83,11 @@ class Games:
         self.tokens = TokenCache(settings.game_cache_size)
         self.solver = SolverWorkers()
         self.batcher = AppendBatcher(store, settings.move_batch_max)
-        self.repository = GameRepository(store, self.batcher, self.tokens, settings.game_cache_size)
-        self.moves = Moves(self.repository, clock, self._reply_view, _reply_event, self.withheld, self._game_ended,
-                           settings.move_retries)
+        self.repository = GameRepository(store, self.batcher, self.tokens, settings.game_cache_size,
+                                         settings.move_retries)
         self.daily = DailyDeals(store.pool, settings.daily_secret, settings.daily_wait_seconds, clock)
         self.races = Races(RaceStore(store.pool), clock, self.authenticate, self._deal)  # races branch
+        self.moves = Moves(self.repository, clock, self.races)
 
     # ------------------------------------------------------------ players
 
@@ -156,16 +132,6 @@ class Games:
             ],
             "nextBefore": cursor_of(page[-1].started_at, page[-1].id) if len(rows) > limit else None,
         }, GameList)
-
-    # ------------------------------------------------------------ moves
-
-    async def play(
-        self, game_id: uuid.UUID, token: str | None, command: Command, if_match: int | None = None,
-        idempotency_key: str | None = None,
-    ) -> Reply:
-        """One move (``Moves.play``); its reply as ``Reply`` (``body`` typed for the API, ``content`` as made)."""
-        played = await self.moves.play(game_id, token, command, if_match, idempotency_key)
-        return Reply(played.body, played.version, played.replayed)
 
     async def ping(self) -> None:
         """Returns once the database has answered a query (``GET /health``)."""
@@ -229,7 +195,7 @@ class Games:
         )
         game = Game(game_id, player_id, source, now, None, state, True)
         self.repository.remember(game)
-        return msgspec.convert(self._reply_view(game, now), GameView)
+        return msgspec.convert(view_of(game_id, player_id, source, now, None, state, withheld(source, now)), GameView)
 
     def _deal(self, ruleset: Ruleset, given: Mapping[str, Any]) -> tuple[tuple[int, ...], JSON]:
         """The deck and deal source of a seed, deck, pool or lesson deal (or the ruleset's default)."""
@@ -256,11 +222,6 @@ class Games:
         game = await self.stored_game(game_id)
         return game, restore(game.snapshot, game.tail, game.version)
 
-    def withheld(self, deal_source: Mapping[str, Any], now: datetime) -> bool:
-        """Whether a game's hidden cards stay hidden in a reply even once it has ended: a daily
-        game's until its date is over, a race game's always (reads ask ``Races.guard``)."""
-        return race_of(deal_source) is not None or not reveals_hidden_cards(deal_source, True, now)
-
     async def readable(self, game: GameRow, token: str | None) -> bool:
         """Refuse a read its reader may not make; then whether the game's hidden cards stay hidden
         even if it has ended. A daily game answers only to its player until its date is over (its
@@ -283,23 +244,6 @@ class Games:
         withhold = await self.readable(game, token)
         view = view_of(game.id, game.player_id, game.deal, game.started_at, game.finished_at, state, withhold)
         return msgspec.convert(view, GameView)
-
-    def _reply_view(self, game: Game, now: datetime) -> JSON:
-        """A game's view in a reply to its player's own write."""
-        withhold = self.withheld(game.deal, now)
-        return view_of(game.id, game.player_id, game.deal, game.started_at, game.finished_at, game.state, withhold)
-
-    async def _game_ended(self, game: Game) -> None:
-        """A race game has ended: its log is checked and its race may be over now (races branch).
-        The move is already committed, so a failure here is only logged: the race's finish checks
-        every log again, and the next look at the race finishes it."""
-        race_id = race_of(game.deal)
-        if race_id is None:
-            return
-        try:
-            await self.races.game_ended(race_id, game.id)
-        except Exception as error:
-            log.warning("race %s: not settled after its game ended (%r); the next request will", race_id, error)
 
     async def legal_moves(self, game_id: uuid.UUID, token: str | None = None) -> LegalMoves:
         game, state = await self._game(game_id)

@@ -1,22 +1,25 @@
 """The move use case: load the game, let the rules decide, save the outcome.
 
 ``Moves.play`` is the one way a move (draw, recycle, card move, undo, resign, a solver hint's
-mark) is made. ``GameRepository`` hides how a game is read (this process's cache first, the
-store when it must) and how a decided move is written (``save``: group commit, alone, or with
-its idempotent reply, whichever fits). A conflict is an exception all the way up.
+mark) is made: it takes the game's turn in this process, asks ``GameRepository.update`` to run
+``decide`` (the domain's ``apply``) on the game and save what it decided, and settles a race the
+move ended. Everything about *how* a game is read and written lives in the repository: this
+process's cache, the snapshot and the events after it, group commit, the idempotent reply, and
+the retry when a cached copy turned out to be behind.
 """
 
 from __future__ import annotations
 
 import asyncio
 import hashlib
+import logging
 import random
 import uuid
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime
 from functools import partial
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 import msgspec
 
@@ -24,6 +27,7 @@ from domain import Command, DomainError, GameState, UndoHistoryNeeded, apply, co
 from domain.codec import event_from_data, restore, state_to_snapshot
 
 from ..errors import BadRequest, Forbidden, NotFound, Unauthorized, Unavailable, VersionConflict
+from ..races.races import race_of
 from ..stats import projections
 from ..store.event_store import (
     ConcurrencyConflict,
@@ -37,18 +41,17 @@ from ..store.event_store import (
 )
 from ..store.players import token_hash
 from .batching import AppendBatcher, Deciding
+from .views import move_reply
 
 JSON = dict[str, Any]
-View = Callable[["Game", datetime], JSON]  # a game's view at a moment (who may see what is the caller's rule)
-Event = Callable[[NewEvent, datetime, bool], JSON]  # a new event as a client sees it (reveal or not)
+log = logging.getLogger("canfield")
 
 
 class Game(NamedTuple):
     """A game as a move sees it; ``confirmed`` when just read from the store rather than from
     this process's cache (a cached copy may be behind another process's moves). Immutable; a
-    named tuple, like the other values a move makes here (``Change``, ``Played``, the store's
-    ``NewEvent`` and ``PendingAppend``): a move makes several, and a frozen dataclass costs about
-    three times as much to construct (service CPU per move, README "Performance")."""
+    named tuple, like the other values a move makes here, because a move makes several and a
+    frozen dataclass costs about three times as much to construct (docs/performance.md)."""
 
     id: uuid.UUID
     player_id: uuid.UUID
@@ -94,6 +97,12 @@ class Change(NamedTuple):
     def pending(self) -> PendingAppend:
         return pending_append(self.before.id, self.before.version, self.events, self.after.state, self.now)
 
+    def reply(self) -> JSON:
+        """The move's reply: the new view and the events it appended, as its player sees them."""
+        after = self.after
+        return move_reply(after.id, after.player_id, after.deal, after.started_at, after.finished_at, after.state,
+                          self.events, self.now)
+
     def finish(self) -> projections.Finish | None:
         """What the stats learn when this move ends the game (lesson games teach them nothing)."""
         state, game = self.after.state, self.after
@@ -111,11 +120,26 @@ class Idempotent:
     key: str
     request_hash: bytes
 
+    @classmethod
+    def of(cls, key: str | None, command: Command) -> Idempotent | None:
+        if key is None:
+            return None
+        return cls(key, hashlib.sha256(msgspec.json.encode(command_to_api(command))).digest())
+
 
 class Played(NamedTuple):
-    body: JSON  # {"game": view, "events": [...]}
+    """A move's outcome: its reply (``{"game": view, "events": [...]}``), the game's version
+    after it, whether an Idempotency-Key returned the first reply again, and the game after the
+    move (None for a replayed reply)."""
+
+    reply: JSON
     version: int
-    replayed: bool  # True when an Idempotency-Key returned the first result again
+    replayed: bool
+    game: Game | None = None
+
+
+Decide = Callable[[Game], Awaitable[Change]]
+"""The rules' verdict on one game: the change a move makes (no events: nothing to record)."""
 
 
 class TokenCache:
@@ -134,27 +158,70 @@ class TokenCache:
             del self.players[next(iter(self.players))]
 
 
-@dataclass(frozen=True, slots=True)
-class Loaded:
-    """What a move needs from the store: the game, and the reply an Idempotency-Key stored."""
-
-    game: Game
-    stored_request: bytes | None
-    stored_reply: JSON | None
-
-
 class GameRepository:
-    """Games for moves: ``get`` from this process's cache (unconfirmed) or ``load`` from the
-    store; ``save`` writes a decided move, conditional on the version it was decided on, and
-    raises ``ConcurrencyConflict`` when the game had moved on (``IdempotencyRace`` when another
-    request stored the same key first)."""
+    """Games for moves. ``update`` reads a game (this process's cache first, else the store),
+    runs a decision on it and saves the change, conditional on the version it was decided on;
+    whatever a stale cached copy could explain (a refusal, an If-Match mismatch, a conflict) is
+    decided again on the stored game, up to ``retries`` times."""
 
-    def __init__(self, store: EventStore, batcher: AppendBatcher, tokens: TokenCache, cache_size: int) -> None:
+    def __init__(
+        self, store: EventStore, batcher: AppendBatcher, tokens: TokenCache, cache_size: int, retries: int = 12
+    ) -> None:
         self.store = store
         self.batcher = batcher
         self.tokens = tokens
         self.cache_size = cache_size
+        self.retries = retries
         self.cache: dict[uuid.UUID, Game] = {}  # games this process wrote last, by id, oldest first
+
+    async def update(
+        self, game_id: uuid.UUID, token: str, decide: Decide, idempotent: Idempotent | None = None,
+        strict: bool = False,
+    ) -> Played:
+        """Decide on the game and save the change; ``strict`` (an If-Match) turns a conflict
+        at the save into ``VersionConflict`` instead of deciding again."""
+        deciding = Deciding(self.batcher)  # a write in this process waits for it (batching)
+        try:
+            game = None if idempotent is not None else self.cached(game_id, token)
+            for attempt in range(self.retries):
+                if game is None:
+                    if attempt:
+                        await asyncio.sleep(random.uniform(0, 0.002 * attempt))  # spread racing retries apart
+                    game, stored = await self.load(game_id, token, idempotent)
+                    if stored is not None:
+                        return stored
+                played = await self._attempt(game, decide, idempotent, strict, deciding)
+                if played is not None:
+                    return played
+                game = None  # the copy was behind, or another request took the key: the stored game
+        finally:
+            deciding.end()
+        raise Unavailable("the game is changing too fast to apply this move now; try again")
+
+    async def _attempt(
+        self, game: Game, decide: Decide, idempotent: Idempotent | None, strict: bool, deciding: Deciding
+    ) -> Played | None:
+        """One decision and save on ``game``; None when it must be tried again on the stored game."""
+        try:
+            change = await decide(game)
+        except (DomainError, VersionConflict):
+            if game.confirmed:
+                raise
+            return None
+        if not change.events:  # nothing to record (a solver hint on a game already assisted)
+            return Played(change.reply(), game.version, False) if game.confirmed else None
+        try:
+            reply = await self.save(change, idempotent, deciding)
+        except ConcurrencyConflict:
+            if strict:
+                raise VersionConflict(
+                    f"the game moved on from version {change.before.version} while this move was made: "
+                    "reload and try again"
+                ) from None
+            return None
+        except IdempotencyRace:
+            return None  # the next load returns what the first request with this key stored
+        return Played(reply, change.after.version, False, change.after)
 
     def cached(self, game_id: uuid.UUID, token: str) -> Game | None:
         """This process's last copy of the game, when it also knows the token's player."""
@@ -166,9 +233,12 @@ class GameRepository:
             raise Forbidden("this game belongs to another player")
         return Game(game.id, game.player_id, game.deal, game.started_at, game.finished_at, game.state, False)
 
-    async def load(self, game_id: uuid.UUID, token: str, key: str | None) -> Loaded:
-        """The stored game, checked to be the token's player's, with what ``key`` stored."""
-        loaded = await self.store.load(game_id, token, key)
+    async def load(
+        self, game_id: uuid.UUID, token: str, idempotent: Idempotent | None
+    ) -> tuple[Game, Played | None]:
+        """The stored game, checked to be the token's player's, and the reply its idempotency
+        key stored, if any (a key used with another move is refused)."""
+        loaded = await self.store.load(game_id, token, None if idempotent is None else idempotent.key)
         if loaded.caller is None:
             raise Unauthorized("the bearer token is not valid")
         if loaded.game is None:
@@ -176,55 +246,66 @@ class GameRepository:
         self.tokens.remember(token, loaded.caller)
         if loaded.caller != loaded.game.player_id:
             raise Forbidden("this game belongs to another player")
-        return Loaded(Game.of(loaded.game), loaded.stored_request, loaded.stored_response)
+        game = Game.of(loaded.game)
+        stored = loaded.stored_response
+        if stored is None or idempotent is None:
+            return game, None
+        if loaded.stored_request != idempotent.request_hash:
+            raise BadRequest("this Idempotency-Key was already used for a different move in this game")
+        return game, Played(stored, stored["game"]["version"], True)
 
     async def history(self, game: Game) -> list[Any]:
         """The game's stored events, for an undo below the state's undo window."""
         rows = await self.store.read_events_upto(game.id, game.version)
         return [event_from_data(row.type, row.data) for row in rows]
 
-    async def save(
-        self, change: Change, reply: Callable[[], JSON], idempotent: Idempotent | None = None,
-        deciding: Deciding | None = None,
-    ) -> JSON:
-        """Write the move: with group commit when nothing else must go in its transaction, else
-        alone (its idempotent reply, or the stats of the game it ends, in the same transaction).
-        ``reply`` makes the move's reply, returned: called once, while a batch carrying the move
-        is in flight where it can be (``AppendBatcher.append``), else before the write.
+    async def save(self, change: Change, idempotent: Idempotent | None, deciding: Deciding | None = None) -> JSON:
+        """Write the move and return its reply. With group commit when nothing else must go in
+        its transaction (the reply is made while the batch's statement is in flight), else alone,
+        with its idempotent reply or the stats of the game it ends in the same transaction.
         ``deciding``: the move's count in the batcher, ended here (it is decided)."""
-        finish = change.finish()
         try:
             if idempotent is None and change.after.state.playing:
-                content: JSON = await self.batcher.append(change.pending(), deciding, reply)
+                reply: JSON = await self.batcher.append(change.pending(), deciding, change.reply)
             else:
                 if deciding is not None:
                     deciding.end()
-                content = reply()
-                after = change.after
-                await self.store.append(
-                    after.id,
-                    change.before.version,
-                    change.events,
-                    figures=figures_of(after.state),
-                    snapshot=state_to_snapshot(after.state),  # the slow path always writes it
-                    finished_at=after.finished_at,
-                    now=change.now,
-                    idempotency_key=None if idempotent is None else idempotent.key,
-                    request_hash=None if idempotent is None else idempotent.request_hash,
-                    response=content if idempotent is not None else None,
-                    on_finish=None if finish is None else projections.game_finished(finish),
-                )
+                reply = change.reply()
+                await self._append_alone(change, idempotent, reply)
         except ConcurrencyConflict:
             self.cache.pop(change.before.id, None)
             raise
         self.remember(change.after)
-        return content
+        return reply
+
+    async def _append_alone(self, change: Change, idempotent: Idempotent | None, reply: JSON) -> None:
+        finish = change.finish()
+        after = change.after
+        await self.store.append(
+            after.id,
+            change.before.version,
+            change.events,
+            figures=figures_of(after.state),
+            snapshot=state_to_snapshot(after.state),  # the slow path always writes it
+            finished_at=after.finished_at,
+            now=change.now,
+            idempotency_key=None if idempotent is None else idempotent.key,
+            request_hash=None if idempotent is None else idempotent.request_hash,
+            response=reply if idempotent is not None else None,
+            on_finish=None if finish is None else projections.game_finished(finish),
+        )
 
     def remember(self, game: Game) -> None:
         self.cache.pop(game.id, None)
         self.cache[game.id] = game
         if len(self.cache) > self.cache_size:
             del self.cache[next(iter(self.cache))]  # the least recently written game
+
+
+class RaceReferee(Protocol):
+    """Who hears of a race game that a move ended (``service.races.races.Races``)."""
+
+    async def game_ended(self, race_id: uuid.UUID, game_id: uuid.UUID) -> None: ...
 
 
 class _Turns:
@@ -238,127 +319,68 @@ class _Turns:
 
 
 class Moves:
-    """The move use case. ``view`` shapes a game's view for its player's reply, ``event`` a new
-    event; ``ended`` hears of every game a move ended (after the commit)."""
+    """The move use case: ``play`` one move on a game of the token's player."""
 
     def __init__(
-        self,
-        games: GameRepository,
-        clock: Callable[[], datetime],
-        view: View,
-        event: Event,
-        withheld: Callable[[Mapping[str, Any], datetime], bool],
-        ended: Callable[[Game], Awaitable[None]],
-        retries: int,
+        self, games: GameRepository, clock: Callable[[], datetime], races: RaceReferee | None = None
     ) -> None:
         self.games = games
         self.clock = clock
-        self.view = view
-        self.event = event
-        self.withheld = withheld
-        self.ended = ended
-        self.retries = retries
+        self.races = races
         self._turns: dict[uuid.UUID, _Turns] = {}
 
     async def play(
         self, game_id: uuid.UUID, token: str | None, command: Command, if_match: int | None = None,
         idempotency_key: str | None = None,
     ) -> Played:
-        """One move, the moves of one game in this process taking turns (first come, first
-        served). Without that, two clients of one game starve each other: a move decided on the
-        cached game needs one round trip, a retry after a conflict two, so the retrier keeps
-        losing to the other's next move until its retries run out. Between processes the
-        conditional save still decides."""
+        """One move. The moves of one game in this process take turns (first come, first served):
+        without that, two clients of one game starve each other, since a move decided on the
+        cached game needs one round trip and a retry after a conflict two. Between processes the
+        conditional save decides."""
         if token is None:
             raise Unauthorized("a move needs 'Authorization: Bearer <token>' of the game's player")
+        decide = partial(self._decide, command, if_match)
+        idempotent = Idempotent.of(idempotency_key, command)
         turns = self._turns.get(game_id)
         if turns is None:
             turns = self._turns[game_id] = _Turns()
         turns.users += 1
         try:
             async with turns.lock:
-                deciding = Deciding(self.games.batcher)  # a write in this process waits for it (batching)
-                try:
-                    return await self._play(game_id, token, command, if_match, idempotency_key, deciding)
-                finally:
-                    deciding.end()
+                played = await self.games.update(game_id, token, decide, idempotent, strict=if_match is not None)
         finally:
             turns.users -= 1
             if not turns.users:
                 del self._turns[game_id]
+        if played.game is not None and not played.game.state.playing:
+            await self._settle(played.game)
+        return played
 
-    async def _play(
-        self, game_id: uuid.UUID, token: str, command: Command, if_match: int | None, key: str | None,
-        deciding: Deciding,
-    ) -> Played:
-        """Decide on the cached copy if there is one (one round trip); whatever a stale copy could
-        explain (an If-Match mismatch, a refusal, a conflict) is decided again on the stored game."""
-        idempotent = None if key is None else Idempotent(key, _request_hash(command))
-        game = None if idempotent is not None else self.games.cached(game_id, token)
-        for attempt in range(self.retries):
-            if game is None:
-                if attempt:
-                    await asyncio.sleep(random.uniform(0, 0.002 * attempt))  # spread racing retries apart
-                loaded = await self.games.load(game_id, token, key)
-                if loaded.stored_reply is not None and idempotent is not None:
-                    if loaded.stored_request != idempotent.request_hash:
-                        raise BadRequest("this Idempotency-Key was already used for a different move in this game")
-                    return Played(loaded.stored_reply, loaded.stored_reply["game"]["version"], True)
-                game = loaded.game
-            try:
-                change = await self._decide(game, command, if_match)
-            except (DomainError, VersionConflict):
-                if game.confirmed:
-                    raise
-                game = None  # the cached copy may be behind: decide on the stored game
-                continue
-            if change is None:  # nothing to record (a solver hint on a game already assisted)
-                if game.confirmed:
-                    return Played({"game": self.view(game, self.clock()), "events": []}, game.version, False)
-                game = None
-                continue
-            try:
-                reply = await self.games.save(change, partial(self._reply, change), idempotent, deciding)
-            except ConcurrencyConflict:
-                if if_match is not None:
-                    raise VersionConflict(
-                        f"the game moved on from version {if_match} while this move was made: reload and try again"
-                    ) from None
-                game = None
-                continue
-            except IdempotencyRace:
-                game = None  # the next load returns what the first request with this key stored
-                continue
-            if not change.after.state.playing:
-                await self.ended(change.after)
-            return Played(reply, change.after.version, False)
-        raise Unavailable("the game is changing too fast to apply this move now; try again")
-
-    async def _decide(self, game: Game, command: Command, if_match: int | None) -> Change | None:
-        """The rules' verdict on ``command`` (raises ``IllegalMove`` or ``GameOver``); None when
-        it records nothing."""
+    async def _decide(self, command: Command, if_match: int | None, game: Game) -> Change:
+        """The rules' verdict on ``command`` (raises ``IllegalMove``, ``GameOver`` or
+        ``VersionConflict``)."""
         if if_match is not None and if_match != game.version:
             raise VersionConflict(f"the game is at version {game.version}, not {if_match}: reload and try again")
         try:
             state, events = apply(game.state, command)
         except UndoHistoryNeeded:  # an undo below the state's undo window: its older moves are in the log
             state, events = apply(game.state, command, await self.games.history(game))
-        if not events:
-            return None
         now = self.clock()
+        if not events:
+            return Change(game, game, [], now)
         new_events = [NewEvent(game.version + i + 1, event_type(e), event_data(e)) for i, e in enumerate(events)]
         finished_at = game.finished_at or (None if state.playing else now)
         after = Game(game.id, game.player_id, game.deal, game.started_at, finished_at, state, True)
         return Change(game, after, new_events, now)
 
-    def _reply(self, change: Change) -> JSON:
-        """The reply to the move: the new view and the events it appended, as its player sees them."""
-        reveal = not change.after.state.playing and not self.withheld(change.after.deal, change.now)
-        return {
-            "game": self.view(change.after, change.now),
-            "events": [self.event(event, change.now, reveal) for event in change.events],
-        }
-
-
-def _request_hash(command: Command) -> bytes:
-    return hashlib.sha256(msgspec.json.encode(command_to_api(command))).digest()
+    async def _settle(self, game: Game) -> None:
+        """A race game has ended: its race may be over now. The move is already committed, so a
+        failure here is only logged: the race's finish checks every log again, and the next look
+        at the race settles it."""
+        race_id = race_of(game.deal)
+        if race_id is None or self.races is None:
+            return
+        try:
+            await self.races.game_ended(race_id, game.id)
+        except Exception as error:
+            log.warning("race %s: not settled after its game ended (%r); the next request will", race_id, error)

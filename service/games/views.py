@@ -6,14 +6,15 @@ from __future__ import annotations
 
 import base64
 import uuid
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
 from domain import GameState, game_view, public_data
 
-from ..deals.daily import public_source
+from ..deals.daily import public_source, reveals_hidden_cards
 from ..errors import BadRequest
+from ..races.races import race_of
 from .lessons import lesson_progress
 
 JSON = dict[str, Any]
@@ -22,7 +23,7 @@ JSON = dict[str, Any]
 def view_of(game_id: uuid.UUID | str, player_id: uuid.UUID | str, deal_source: JSON, started_at: Any,
             finished_at: Any, state: GameState, withhold: bool) -> JSON:
     """The API's game view: the domain's part plus who, where from and when. ``withhold``: hidden
-    cards stay hidden even if the game has ended (``Games.withheld``, ``Games.readable``)."""
+    cards stay hidden even if the game has ended (``withheld``, ``Games.readable``)."""
     domain_view = game_view(state, withhold)
     view = {
         "id": _text(game_id),
@@ -87,3 +88,24 @@ def public_event(version: int, kind: str, data: JSON, recorded_at: Any, reveal: 
     # the keys in the order of the API's event schemas (the tag first), so that the reply of a move
     # encodes to the same bytes as a dict as it does as its MoveResult (service.http.move_route)
     return {"type": kind, "version": version, "recordedAt": recorded_at, "data": shown}
+
+
+def withheld(deal_source: Mapping[str, Any], now: datetime) -> bool:
+    """Whether a game's hidden cards stay hidden in a reply to its player even once it has ended:
+    a daily game's until its date is over, a race game's always (reads ask ``Races.guard``)."""
+    return race_of(deal_source) is not None or not reveals_hidden_cards(deal_source, True, now)
+
+
+def move_reply(
+    game_id: uuid.UUID, player_id: uuid.UUID, deal_source: JSON, started_at: Any, finished_at: Any,
+    state: GameState, events: Sequence[Any], now: datetime,
+) -> JSON:
+    """The reply to a move, as its player sees it: the game's view after it, and the events it
+    appended (``NewEvent``s, recorded ``now``). The one place a move's reply is shaped; an
+    Idempotency-Key stores exactly this."""
+    withhold = withheld(deal_source, now)
+    reveal = not state.playing and not withhold
+    return {
+        "game": view_of(game_id, player_id, deal_source, started_at, finished_at, state, withhold),
+        "events": [public_event(event.version, event.type, event.data, now, reveal) for event in events],
+    }

@@ -22,7 +22,7 @@ from ..store.event_store import EventStore
 from ..streams.hub import StreamHub
 from .controllers.common import check_json_body, check_parameters
 from .controllers.deals import DealController
-from .controllers.games import GameController
+from .controllers.games import GameController, document_move
 from .controllers.health import health
 from .controllers.lessons import LessonController
 from .controllers.players import PlayerController
@@ -32,7 +32,7 @@ from .controllers.stats import player_stats, stats
 from .controllers.streams import StreamController
 from .controllers.web import web_routes
 from .limits import install_rate_limits
-from .move_route import MoveRoute
+from .move_route import make_move, route_moves
 from .openapi import DealUnionPlugin, TaggedUnionPlugin, complete
 from .problems import EXCEPTION_HANDLERS
 
@@ -90,8 +90,8 @@ def create_app(settings: Settings, clock: Callable[[], datetime] = utc_now) -> L
 
     app = Litestar(
         route_handlers=[
-            PlayerController, RulesetController, GameController, StreamController, DealController, player_stats, stats,
-            health, LessonController, RaceController, *web_routes(),
+            PlayerController, RulesetController, GameController, make_move, StreamController, DealController,
+            player_stats, stats, health, LessonController, RaceController, *web_routes(),
         ],
         lifespan=[lifespan],
         exception_handlers=EXCEPTION_HANDLERS,
@@ -126,8 +126,10 @@ def create_app(settings: Settings, clock: Callable[[], datetime] = utc_now) -> L
         logging_config=None,
         debug=False,
     )
+    app.state.max_body_bytes = settings.max_body_bytes  # the move route reads its body itself
+    route_moves(app)
+    document_move(app.openapi_schema)  # the move route's operation (an ASGI route is not documented)
     complete(app.openapi_schema)  # response headers (built once here, served as built)
-    app.asgi_handler = MoveRoute(app.asgi_handler, app, settings.max_body_bytes)  # a move's lean path
     install_rate_limits(app, settings)  # in front of routing, CORS and body parsing: every request
     return app
 

@@ -1,134 +1,113 @@
-"""``POST /games/{id}/moves`` on a lean path: the hot request without Litestar's per-request layers.
+"""``POST /games/{id}/moves``: the one route of a move, as a lean ASGI handler.
 
-A move is the request this service answers most, and Litestar's layers around it (routing, the
-``before_request`` checks, dependency and parameter resolution, the body read and decoded twice,
-the response object) cost about as much server CPU as the move's own work. ``MoveRoute`` is an
-ASGI wrapper in front of Litestar's handler (and behind the rate limiter, which still sees every
-request) that answers a well-formed move itself, with the same code the controller uses
-(``service.http.controllers.common``'s parsers, ``Moves.play``, the use case behind
-``Games.play``, ``service.http.problems``' exception handlers) and the same response: status,
-body bytes (Litestar's JSON encoder) and headers.
+A move is the request this service answers most, and Litestar's per-request layers for an HTTP
+handler (the ``before_request`` checks, dependency and parameter resolution, the body decoded
+twice, the response object) cost about as much server CPU as the move's own work. So this route
+is an ASGI route handler: Litestar still routes it (and its CORS and exception middleware and the
+rate limiter still see it), and the handler does the rest itself: it reads the headers and the
+body once, parses the move with the controllers' parsers, calls the move use case
+(``Moves.play``) and sends the reply the use case shaped, encoded once. A refusal is raised as
+the service's own error and answered by the app's exception handlers, like any other route's.
 
-Anything else goes to Litestar untouched, which then answers exactly as it always has: another
-method or path, a query string, a path written with a trailing slash or percent-escapes, a header
-given twice, an ``Origin`` header (CORS stays Litestar's), a body without ``Content-Length`` or
-larger than the limit, no JSON content type, and every request whose parsing fails (the body, the
-move, the bearer header, ``If-Match``, ``Idempotency-Key``): Litestar gets the body this wrapper
-already read and gives the 400, 401 or 415 in its usual words. Only errors of the move itself
-(``Games.play``: 401, 403, 404, 409, 412, 422, 503) are answered here, by the app's exception
-handlers, as Litestar's exception middleware would. ``GameController.move`` stays the documented
-operation (and serves the requests handed over).
+The checks come in the order every other route makes them: the path's spelling, headers given
+twice, the media type, the body's size and JSON, the move, then the bearer token, ``If-Match``
+and ``Idempotency-Key``. The operation is documented in OpenAPI by ``MOVE_DOCUMENT``
+(service.http.controllers.games), which is never served.
 """
 
 from __future__ import annotations
 
-import logging
-import re
 import uuid
-from collections.abc import Awaitable, Callable
 from typing import Any
 
-from litestar import Litestar
+from litestar import Litestar, asgi
+from litestar._asgi.routing_trie.traversal import traverse_route_map
+from litestar.exceptions import ClientException, MethodNotAllowedException
 from litestar.serialization import encode_json
+from litestar.status_codes import HTTP_413_REQUEST_ENTITY_TOO_LARGE
 
 from domain import Command
 
+from ..errors import BadRequest, NotFound, UnsupportedMediaType
 from .controllers.common import check_json_body, etag, idempotency_key, if_match, parse_move, token_of
-from .problems import EXCEPTION_HANDLERS
+from .paths import NOT_FOUND, UUID, as_sent, malformed, trailing_slash
 
-log = logging.getLogger("canfield")
-
-ASGIApp = Callable[[Any, Any, Any], Awaitable[None]]
-_PATH = re.compile(r"/games/([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})/moves")
-_READ = frozenset(
-    {b"authorization", b"content-type", b"content-length", b"if-match", b"idempotency-key", b"last-event-id"}
-)
-# _READ: the headers read here, and those Litestar's path refuses twice (service.http.controllers.common._ONCE);
-# _ELSEWHERE: headers that send a request to Litestar: a browser's (CORS), a body of unknown length
-_ELSEWHERE = frozenset({b"origin", b"transfer-encoding"})
+MOVE_PATH = "/games/{game_id:uuid}/moves"
+_SAMPLE_PATH = "/games/00000000-0000-0000-0000-000000000000/moves"
+_ONCE = frozenset({b"authorization", b"content-type", b"idempotency-key", b"if-match", b"last-event-id"})
 _JSON = b"application/json"
 
 
-class MoveRoute:
-    """``app.asgi_handler = MoveRoute(app.asgi_handler, app, max_body)``."""
+@asgi(MOVE_PATH, copy_scope=False)
+async def make_move(scope: Any, receive: Any, send: Any) -> None:
+    """Make one move: parse the request, play the move, send its reply."""
+    if scope["method"] != "POST":
+        raise MethodNotAllowedException(headers={"Allow": "OPTIONS, POST"})
+    _check_path(scope)
+    headers = _headers(scope)
+    body = await _body(scope, receive, headers)
+    move = _command(body)
+    authorization = headers.get(b"authorization")
+    token = None if authorization is None else token_of(authorization.decode("latin-1"))
+    version = headers.get(b"if-match")
+    key = headers.get(b"idempotency-key")
+    expected = None if version is None else if_match(version.decode("latin-1"))
+    key_text = None if key is None else idempotency_key(key.decode("latin-1"))
+    game_id: uuid.UUID = scope["path_params"]["game_id"]
+    played = await scope["app"].state.games.moves.play(game_id, token, move, expected, key_text)
+    content = encode_json(played.reply)
+    reply_headers = [(b"etag", etag(played.version).encode())]
+    if played.replayed:
+        reply_headers.append((b"idempotent-replayed", b"true"))
+    reply_headers += [(b"content-type", _JSON), (b"content-length", str(len(content)).encode())]
+    await send({"type": "http.response.start", "status": 200, "headers": reply_headers})
+    await send({"type": "http.response.body", "body": content, "more_body": False})
 
-    def __init__(self, handler: ASGIApp, app: Litestar, max_body: int) -> None:
-        self.handler = handler
-        self.app = app
-        self.max_body = max_body
 
-    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        if scope["type"] != "http" or scope["method"] != "POST":
-            return await self.handler(scope, receive, send)
-        path: str = scope["path"]
-        found = _PATH.fullmatch(path)
-        if found is None or scope.get("query_string") or scope.get("root_path"):
-            return await self.handler(scope, receive, send)
-        raw_path = scope.get("raw_path")
-        if raw_path is not None and raw_path != path.encode():
-            return await self.handler(scope, receive, send)
-        headers: dict[bytes, bytes] = {}
-        for name, value in scope["headers"]:
-            if name in _READ:
-                if name in headers:
-                    return await self.handler(scope, receive, send)
-                headers[name] = value
-            elif name in _ELSEWHERE:
-                return await self.handler(scope, receive, send)
-        media_type = headers.get(b"content-type", b"").split(b";")[0].strip().lower()
-        length = headers.get(b"content-length", b"")
-        if (
-            (media_type != _JSON and not media_type.endswith(b"+json"))
-            or not length.isdigit()
-            or int(length) > self.max_body
-        ):
-            return await self.handler(scope, receive, send)
+def _check_path(scope: Any) -> None:
+    """The path as written: no trailing slash or empty segment, the id as 8-4-4-4-12 hex digits
+    (the router also takes other spellings of a UUID)."""
+    slash = trailing_slash(as_sent(scope))
+    if slash is not None:
+        raise NotFound(slash)
+    path: str = scope["path"]
+    if not UUID.fullmatch(path.split("/")[2]):
+        raise NotFound(malformed(path, [route.path for route in scope["app"].routes]) or NOT_FOUND)
 
-        received: list[Any] = []
-        body = b""
-        while True:
-            message = await receive()
-            received.append(message)
-            if message["type"] != "http.request":
-                return await self.handler(scope, _replay(received, receive), send)
-            body += message.get("body", b"")
-            if len(body) > self.max_body:
-                return await self.handler(scope, _replay(received, receive), send)
-            if not message.get("more_body"):
-                break
-        try:
-            move = _command(body)
-            authorization = headers.get(b"authorization")
-            token = None if authorization is None else token_of(authorization.decode("latin-1"))
-            version = headers.get(b"if-match")
-            key = headers.get(b"idempotency-key")
-            expected = None if version is None else if_match(version.decode("latin-1"))
-            key_text = None if key is None else idempotency_key(key.decode("latin-1"))
-        except Exception:  # Litestar's path gives the refusal, in its own order and words
-            return await self.handler(scope, _replay(received, receive), send)
 
-        try:
-            # the use case itself (``Games.play`` only wraps its reply for the controller)
-            played = await self.app.state.games.moves.play(_game_id(found.group(1)), token, move, expected, key_text)
-        except Exception as error:
-            await self._problem(scope, receive, send, error)
-            return None
-        content = encode_json(played.body)  # the reply's dict: the same JSON as its MoveResult
-        response_headers = [(b"etag", etag(played.version).encode())]
-        if played.replayed:
-            response_headers.append((b"idempotent-replayed", b"true"))
-        response_headers += [(b"content-type", _JSON), (b"content-length", str(len(content)).encode())]
-        await send({"type": "http.response.start", "status": 200, "headers": response_headers})
-        await send({"type": "http.response.body", "body": content, "more_body": False})
-        return None
+def _headers(scope: Any) -> dict[bytes, bytes]:
+    """The headers this route reads, each given at most once."""
+    found: dict[bytes, bytes] = {}
+    for name, value in scope["headers"]:
+        if name in _ONCE:
+            if name in found:
+                raise BadRequest(f"the {name.decode().title()} header is given more than once; give it once")
+            found[name] = value
+    media_type = found.get(b"content-type", b"").split(b";")[0].strip().lower()
+    if media_type != _JSON and not media_type.endswith(b"+json"):
+        raise UnsupportedMediaType("send the body as JSON with 'Content-Type: application/json'")
+    return found
 
-    async def _problem(self, scope: Any, receive: Any, send: Any, error: Exception) -> None:
-        """The error as Litestar's exception middleware answers it: the app's handler for the
-        nearest class of the error, its response sent as Litestar sends any response."""
-        handler = next(EXCEPTION_HANDLERS[kind] for kind in type(error).__mro__ if kind in EXCEPTION_HANDLERS)
-        request = self.app.request_class(scope=scope, receive=receive, send=send)
-        response = handler(request, error)
-        await response.to_asgi_response(app=None, request=request)(scope, receive, send)
+
+async def _body(scope: Any, receive: Any, headers: dict[bytes, bytes]) -> bytes:
+    """The whole body, refused once it is larger than the service accepts."""
+    limit: int = scope["app"].state.max_body_bytes
+    length = headers.get(b"content-length")
+    if length is not None and length.isdigit() and int(length) > limit:
+        raise ClientException(status_code=HTTP_413_REQUEST_ENTITY_TOO_LARGE)
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            raise ClientException("the client went away before the body was complete")
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > limit:
+            raise ClientException(status_code=HTTP_413_REQUEST_ENTITY_TOO_LARGE)
+        chunks.append(chunk)
+        if not message.get("more_body"):
+            return b"".join(chunks)
 
 
 _PARSED: dict[bytes, Command] = {}
@@ -139,7 +118,7 @@ _PARSED_LENGTH = 128  # longer bodies are parsed every time (a move's is under 6
 
 
 def _command(body: bytes) -> Command:
-    """The move a body asks for, as the controller parses it (raises as it does)."""
+    """The move a body asks for (raises ``BadRequest`` in the controllers' words)."""
     command = _PARSED.get(body)
     if command is None:
         command = parse_move(check_json_body(body))
@@ -150,29 +129,22 @@ def _command(body: bytes) -> Command:
     return command
 
 
-_GAME_IDS: dict[str, uuid.UUID] = {}
-"""Game ids of recent move paths, parsed: a client moves one game many times, and ``uuid.UUID``
-parses in Python (about 1 us, a few per cent of a move's server CPU)."""
-_GAME_IDS_MAX = 4096
+class _AnyMethod(dict[Any, Any]):
+    """A route node's path parameters by method, the same for every method (an ASGI route's)."""
+
+    def __missing__(self, method: Any) -> Any:
+        return self["asgi"]
 
 
-def _game_id(text: str) -> uuid.UUID:
-    """The game id in a move path (``_PATH`` has checked its form)."""
-    game_id = _GAME_IDS.get(text)
-    if game_id is None:
-        if len(_GAME_IDS) >= _GAME_IDS_MAX:
-            _GAME_IDS.clear()
-        game_id = _GAME_IDS[text] = uuid.UUID(text)
-    return game_id
+def route_moves(app: Litestar) -> None:
+    """Let the router parse the move route's path parameters for any HTTP method.
 
-
-def _replay(received: list[Any], receive: Any) -> Any:
-    """``receive`` for Litestar: the messages this wrapper already took, then the rest."""
-    pending = list(received)
-
-    async def replayed() -> Any:
-        if pending:
-            return pending.pop(0)
-        return await receive()
-
-    return replayed
+    Litestar 2.25 files an ASGI route's path parameters under "asgi" but looks them up under the
+    request's method, so an ASGI route with a path parameter fails with a KeyError on every
+    request; this answers every method's lookup with the "asgi" entry (tests/api/test_move_route.py
+    sends several methods)."""
+    node, _, _ = traverse_route_map(root_node=app.asgi_router.root_route_map_node, path=_SAMPLE_PATH)
+    if not node.is_asgi:
+        raise RuntimeError(f"{MOVE_PATH} is not routed to the move route")
+    parameters: dict[Any, Any] = node.path_parameters
+    node.path_parameters = _AnyMethod(parameters)

@@ -1,10 +1,6 @@
-"""The lean path of a move (service.http.move_route) answers exactly as Litestar's route does.
-
-Each case is sent twice, on twin games (same player, same deal, the server's clock standing
-still): once as a client sends it, which the lean path answers, and once with a query parameter
-the route ignores (``?via=litestar``), which sends it through Litestar's route. Status, headers
-(all but ``date``) and body must be the same, the game id aside.
-"""
+"""``POST /games/{id}/moves`` has one route (service.http.move_route): every request to that path,
+well-formed or not, is answered by it, in the service's own words, and changes the game only
+when it is a move the game's player may make."""
 
 from __future__ import annotations
 
@@ -14,85 +10,118 @@ import httpx
 
 from tests.api.conftest import Player
 
-DEAL = {"ruleset": "open-runs", "deal": {"seed": 11}}
-
-
-def _twins(player: Player) -> tuple[str, str]:
-    return player.new_game(**DEAL)["id"], player.new_game(**DEAL)["id"]
-
-
-def _send(
-    client: httpx.Client, game_id: str, via_litestar: bool, body: bytes, headers: dict[str, str] | list[tuple[str, str]]
-) -> httpx.Response:
-    url = f"/games/{game_id}/moves" + ("?via=litestar" if via_litestar else "")
-    return client.post(url, content=body, headers=headers)
-
-
-def _same(lean: httpx.Response, litestar: httpx.Response, lean_id: str, litestar_id: str) -> None:
-    assert lean.status_code == litestar.status_code, (lean.text, litestar.text)
-    heads = [(k, v) for k, v in lean.headers.multi_items() if k != "date"]
-    theirs = [(k, v) for k, v in litestar.headers.multi_items() if k != "date"]
-    assert heads == theirs
-    assert lean.content == litestar.content.replace(litestar_id.encode(), lean_id.encode())
-
-
-def _both(client: httpx.Client, ids: tuple[str, str], body: bytes, headers: Any) -> httpx.Response:
-    lean = _send(client, ids[0], False, body, headers)
-    litestar = _send(client, ids[1], True, body, headers)
-    _same(lean, litestar, *ids)
-    return lean
-
-
 JSON = {"Content-Type": "application/json"}
 
 
-def test_moves_and_their_refusals_are_answered_alike(clocked: httpx.Client, clock: Any) -> None:
-    ann, bob = Player(clocked, "Ann"), Player(clocked, "Bob")
-    ids = _twins(ann)
+def _move(client: httpx.Client, game_id: str, body: bytes, headers: Any) -> httpx.Response:
+    return client.post(f"/games/{game_id}/moves", content=body, headers=headers)
+
+
+def _version(client: httpx.Client, game_id: str) -> int:
+    version: int = client.get(f"/games/{game_id}").json()["version"]
+    return version
+
+
+def _code(response: httpx.Response) -> str | None:
+    if response.headers.get("content-type") != "application/problem+json":
+        return None
+    code: str = response.json()["code"]
+    return code
+
+
+def test_moves_and_their_refusals_each_get_their_own_answer(client: httpx.Client) -> None:
+    ann, bob = Player(client, "Ann"), Player(client, "Bob")
+    game_id = ann.new_game(ruleset="open-runs", deal={"seed": 11})["id"]
     auth = {**ann.auth, **JSON}
-    for _ in range(14):  # the stock runs out (draw three): recycles too
-        stock = _both(clocked, ids, b'{"type": "draw"}', auth).json()["game"]["table"]["stock"]["count"]
-        if stock == 0:
-            assert _both(clocked, ids, b'{"type":"recycle"}', auth).status_code == 200
-    version = _both(clocked, ids, b'{"type":"draw"}', auth).json()["game"]["version"]
-    cases: list[tuple[bytes, Any, int]] = [
-        (b'{"type":"draw"}', {**auth, "If-Match": f'"{version}"'}, 200),
-        (b'{"type":"draw"}', {**auth, "If-Match": '"1"'}, 412),
-        (b'{"type":"draw"}', {**auth, "If-Match": "seven"}, 400),
-        (b'{"type":"move","card":"KS","to":"foundation"}', auth, 422),
-        (b'{"type":"move","card":"KS"}', auth, 400),
-        (b'{"type":"jump"}', auth, 400),
-        (b'{"type":"draw","type":"resign"}', auth, 400),
-        (b'{"type":"draw"', auth, 400),
-        (b"", auth, 400),
-        (b"[]", auth, 400),
-        (b'{"type":"draw"}', {**ann.auth, "Content-Type": "text/plain"}, 415),
-        (b'{"type":"draw"}', {**ann.auth, "Content-Type": "application/problem+json; charset=utf-8"}, 200),
-        (b'{"type":"draw"}', JSON, 401),
-        (b'{"type":"draw"}', {**JSON, "Authorization": "Basic abc"}, 401),
-        (b'{"type":"draw"}', {**JSON, "Authorization": "Bearer not-a-token"}, 401),
-        (b'{"type":"draw"}', {**JSON, **bob.auth}, 403),
+    version = _move(client, game_id, b'{"type":"draw"}', auth).json()["game"]["version"]
+    cases: list[tuple[bytes, Any, int, str | None]] = [
+        (b'{"type":"draw"}', {**auth, "If-Match": f'"{version}"'}, 200, None),
+        (b'{"type":"draw"}', {**auth, "If-Match": '"1"'}, 412, "version_conflict"),
+        (b'{"type":"draw"}', {**auth, "If-Match": "seven"}, 400, "invalid_request"),
+        (b'{"type":"move","card":"KS","to":"foundation"}', auth, 422, "illegal_move"),
+        (b'{"type":"move","card":"KS"}', auth, 400, "invalid_request"),
+        (b'{"type":"jump"}', auth, 400, "invalid_request"),
+        (b'{"type":"draw","type":"resign"}', auth, 400, "invalid_request"),
+        (b'{"type":"draw"', auth, 400, "invalid_request"),
+        (b"", auth, 400, "invalid_request"),
+        (b"[]", auth, 400, "invalid_request"),
+        (b'{"type":"draw"}', {**ann.auth, "Content-Type": "text/plain"}, 415, "unsupported_media_type"),
+        (b'{"type":"draw"}', {**ann.auth, "Content-Type": "application/problem+json; charset=utf-8"}, 200, None),
+        (b'{"type":"draw"}', JSON, 401, "unauthorized"),
+        (b'{"type":"draw"}', {**JSON, "Authorization": "Basic abc"}, 401, "unauthorized"),
+        (b'{"type":"draw"}', {**JSON, "Authorization": "Bearer not-a-token"}, 401, "unauthorized"),
+        (b'{"type":"draw"}', {**JSON, **bob.auth}, 403, "forbidden"),
         (b'{"type":"draw"}', [("Authorization", f"Bearer {ann.token}"), ("Authorization", f"Bearer {bob.token}"),
-                              ("Content-Type", "application/json")], 400),
-        (b'{"type":"draw"}', {**auth, "Idempotency-Key": "k1"}, 200),
-        (b'{"type":"draw"}', {**auth, "Idempotency-Key": "k1"}, 200),  # replayed
-        (b'{"type":"recycle"}', {**auth, "Idempotency-Key": "k1"}, 400),  # the key with another move
-        (b'{"type":"draw"}', {**auth, "Idempotency-Key": "two words"}, 400),
-        (b'{"type":"draw"}', {**auth, "Origin": "https://example.org"}, 200),  # CORS headers: Litestar's
+                              ("Content-Type", "application/json")], 400, "invalid_request"),
+        (b'{"type":"draw"}', {**auth, "Idempotency-Key": "two words"}, 400, "invalid_request"),
+        (b'{"type":"draw"' + b" " * 100_000 + b"}", auth, 413, "payload_too_large"),
     ]
-    for body, headers, status in cases:
-        assert _both(clocked, ids, body, headers).status_code == status, (body, headers)
-    replayed = _send(clocked, ids[0], False, b'{"type":"draw"}', {**auth, "Idempotency-Key": "k1"})
-    assert replayed.headers["idempotent-replayed"] == "true"
-    assert _both(clocked, ids, b'{"type":"resign"}', auth).status_code == 200
-    assert _both(clocked, ids, b'{"type":"draw"}', auth).status_code == 409
+    for body, headers, status, code in cases:
+        before = _version(client, game_id)
+        response = _move(client, game_id, body, headers)
+        assert (response.status_code, _code(response)) == (status, code), (body, headers, response.text)
+        assert _version(client, game_id) == before + (1 if status == 200 else 0), (body, headers)
 
 
-def test_an_unknown_game_is_a_404_on_both_paths(clocked: httpx.Client) -> None:
-    ann = Player(clocked, "Ann")
-    missing = "0b9d6c1e-2f3a-4b5c-8d7e-9f0a1b2c3d4e"
-    lean = _send(clocked, missing, False, b'{"type":"draw"}', {**ann.auth, **JSON})
-    litestar = _send(clocked, missing, True, b'{"type":"draw"}', {**ann.auth, **JSON})
-    _same(lean, litestar, missing, missing)
-    assert lean.status_code == 404
-    assert lean.headers["content-type"] == "application/problem+json"
+def test_an_idempotency_key_replays_the_first_reply_byte_for_byte(client: httpx.Client) -> None:
+    ann = Player(client, "Ann")
+    game_id = ann.new_game(ruleset="open-runs", deal={"seed": 11})["id"]
+    auth = {**ann.auth, **JSON, "Idempotency-Key": "k1"}
+    first = _move(client, game_id, b'{"type":"draw"}', auth)
+    again = _move(client, game_id, b'{"type":"draw"}', auth)
+    assert (first.status_code, again.status_code) == (200, 200)
+    assert again.content == first.content
+    assert again.headers["idempotent-replayed"] == "true" and "idempotent-replayed" not in first.headers
+    other = _move(client, game_id, b'{"type":"recycle"}', auth)
+    assert (other.status_code, _code(other)) == (400, "invalid_request")
+    assert _version(client, game_id) == 2
+
+
+def test_the_path_is_checked_as_written(client: httpx.Client) -> None:
+    ann = Player(client, "Ann")
+    game_id = ann.new_game(ruleset="open-runs", deal={"seed": 11})["id"]
+    auth = {**ann.auth, **JSON}
+    for path in (f"/games/{game_id}/moves/", f"/games/urn:uuid:{game_id}/moves", "/games/1234/moves",
+                 "/games/0b9d6c1e-2f3a-4b5c-8d7e-9f0a1b2c3d4e/moves"):
+        response = client.post(path, content=b'{"type":"draw"}', headers=auth)
+        assert (response.status_code, _code(response)) == (404, "not_found"), path
+    assert "1234" in client.post("/games/1234/moves", content=b"{}", headers=auth).json()["detail"]
+    assert _version(client, game_id) == 1
+
+
+def test_other_methods_are_refused_and_a_browser_may_ask_first(client: httpx.Client) -> None:
+    ann = Player(client, "Ann")
+    game_id = ann.new_game(ruleset="open-runs", deal={"seed": 11})["id"]
+    for method in ("GET", "PUT", "DELETE", "PROPFIND"):
+        response = client.request(method, f"/games/{game_id}/moves", headers=ann.auth)
+        assert (response.status_code, _code(response)) == (405, "method_not_allowed"), method
+        assert "POST" in response.headers["allow"]
+    origin = "https://client.example"
+    preflight = client.options(f"/games/{game_id}/moves", headers={
+        "Origin": origin, "Access-Control-Request-Method": "POST",
+        "Access-Control-Request-Headers": "authorization, content-type, if-match",
+    })
+    assert preflight.status_code in (200, 204)
+    assert "POST" in preflight.headers["access-control-allow-methods"]
+
+
+def test_a_body_sent_in_chunks_is_read_whole(client: httpx.Client) -> None:
+    ann = Player(client, "Ann")
+    game_id = ann.new_game(ruleset="open-runs", deal={"seed": 11})["id"]
+
+    def chunks() -> Any:
+        yield b'{"type":'
+        yield b'"draw"}'
+
+    response = client.post(f"/games/{game_id}/moves", content=chunks(), headers={**ann.auth, **JSON})
+    assert response.status_code == 200, response.text
+    assert response.json()["game"]["version"] == 2
+    assert response.headers["etag"] == '"2"'
+
+
+def test_the_document_describes_the_route(client: httpx.Client) -> None:
+    document = client.get("/schema/openapi.json").json()
+    operation = document["paths"]["/games/{game_id}/moves"]["post"]
+    assert operation["operationId"] == "makeMove"
+    assert {"200", "400", "401", "403", "404", "409", "412", "413", "415", "422"} <= set(operation["responses"])
+    assert "MoveResult" in document["components"]["schemas"]

@@ -55,7 +55,7 @@ async def test_moves_of_many_games_at_once_share_statements_and_every_log_stays_
     players = [await new_game(games, seed=seed) for seed in range(1, 25)]
     rounds = 8
     for _ in range(rounds):
-        await asyncio.gather(*(games.play(game_id, token, DRAW) for token, game_id in players))
+        await asyncio.gather(*(games.moves.play(game_id, token, DRAW) for token, game_id in players))
     assert games.batcher.batches > 0, "no statement carried more than one move"
     assert games.batcher.batched_moves > games.batcher.batches
     for _, game_id in players:
@@ -72,7 +72,7 @@ async def test_a_batch_writes_a_games_snapshot_only_at_a_multiple_of_snapshot_ev
     for version in range(2, SNAPSHOT_EVERY + 3):
         states = {game_id: log_and_snapshot(clean_database, game_id)[1] for _, game_id in players}
         await asyncio.gather(*(
-            games.play(game_id, token, DRAW if states[game_id].stock else RECYCLE) for token, game_id in players
+            games.moves.play(game_id, token, DRAW if states[game_id].stock else RECYCLE) for token, game_id in players
         ))
         for _, game_id in players:
             log = stored(clean_database, [str(game_id)])[str(game_id)]
@@ -87,11 +87,11 @@ async def test_a_stale_move_due_to_write_a_snapshot_leaves_the_stored_one_alone(
 ) -> None:
     token, game_id = await new_game(games, seed=3)
     while (state := log_and_snapshot(clean_database, game_id)[1]).version < SNAPSHOT_EVERY - 1:
-        await games.play(game_id, token, DRAW if state.stock else RECYCLE)
+        await games.moves.play(game_id, token, DRAW if state.stock else RECYCLE)
     stale = drawn(games, clean_database, game_id)  # from 15 to 16: due to write the snapshot
     assert stale.snapshot is not None
     stale = stale._replace(snapshot={**stale.snapshot, "undoCount": 99})  # told apart if it were written
-    await games.play(game_id, token, DRAW)  # the game moves on first (and writes its snapshot at 16)
+    await games.moves.play(game_id, token, DRAW)  # the game moves on first (and writes its snapshot at 16)
     before = stored(clean_database, [str(game_id)])[str(game_id)]
     assert before.snapshot_version == SNAPSHOT_EVERY
 
@@ -141,7 +141,7 @@ async def test_a_batch_writes_the_games_still_at_their_version_and_leaves_the_ot
 ) -> None:
     (token_a, game_a), (_, game_b) = await new_game(games, seed=3), await new_game(games, seed=4)
     stale = drawn(games, clean_database, game_a)
-    await games.play(game_a, token_a, DRAW)  # game a moves on: the prepared move is stale now
+    await games.moves.play(game_a, token_a, DRAW)  # game a moves on: the prepared move is stale now
     before = log_and_snapshot(clean_database, game_a)
     fresh = drawn(games, clean_database, game_b)
     written = await games.store.append_many([stale, fresh])
@@ -153,7 +153,7 @@ async def test_a_batch_writes_the_games_still_at_their_version_and_leaves_the_ot
 
 
 async def test_two_moves_of_one_game_queued_together_go_in_separate_batches(games: Games, clean_database: str) -> None:
-    """The per-game lock keeps this from happening through Games.play; the batcher holds on its own."""
+    """The per-game lock keeps this from happening through Moves.play; the batcher holds on its own."""
     (_, game_a), (_, game_b), (_, game_c) = [await new_game(games, seed=s) for s in (5, 6, 7)]
     batcher = AppendBatcher(games.store)
     first = drawn(games, clean_database, game_c)
@@ -280,7 +280,7 @@ async def test_moves_decided_one_at_a_time_are_each_written_at_once(games: Games
     """With nothing else being decided, a move does not wait: the one-move statement, no batch."""
     (token, game_id) = await new_game(games, seed=11)
     for _ in range(3):
-        await games.play(game_id, token, DRAW)
+        await games.moves.play(game_id, token, DRAW)
     assert games.batcher.batches == 0
     assert games.batcher.deciding == 0
     assert log_and_snapshot(clean_database, game_id)[2] == 4
@@ -297,7 +297,7 @@ async def test_a_batch_that_fails_is_written_move_by_move(
         raise psycopg.errors.DeadlockDetected("deadlock detected")
 
     monkeypatch.setattr(games.store, "append_many", deadlocked)
-    played = await asyncio.gather(*(games.play(game_id, token, DRAW) for token, game_id in players))
+    played = await asyncio.gather(*(games.moves.play(game_id, token, DRAW) for token, game_id in players))
     assert [p.version for p in played] == [2] * len(players)
     assert games.batcher.batches > 0  # the failing path was taken
     for _, game_id in players:
@@ -310,7 +310,7 @@ async def test_move_batch_max_1_writes_every_move_alone(clean_database: str) -> 
     async with server_process(clean_database, 8, move_batch_max=1) as games:
         players = [await new_game(games, seed=seed) for seed in range(40, 52)]
         for _ in range(3):
-            await asyncio.gather(*(games.play(game_id, token, DRAW) for token, game_id in players))
+            await asyncio.gather(*(games.moves.play(game_id, token, DRAW) for token, game_id in players))
         assert games.batcher.batches == 0
         for _, game_id in players:
             assert log_and_snapshot(clean_database, game_id)[2] == 4
@@ -325,7 +325,7 @@ async def test_a_batch_held_up_by_one_locked_game_writes_the_others(clean_databa
         with psycopg.connect(clean_database) as locker:
             locker.execute("SELECT 1 FROM games WHERE id = %s FOR UPDATE", (locked,))  # held until rollback
             results = await asyncio.wait_for(
-                asyncio.gather(*(games.play(g, t, DRAW) for t, g in players), return_exceptions=True), 10
+                asyncio.gather(*(games.moves.play(g, t, DRAW) for t, g in players), return_exceptions=True), 10
             )
             locker.rollback()
         assert games.batcher.batches == 1  # the two moves queued behind the first were tried together

@@ -1,5 +1,5 @@
 """The stats projections against real PostgreSQL: kept in the events' transaction while games are
-played through ``Games.play``, and equal to a rebuild from the event log alone."""
+played through ``Moves.play``, and equal to a rebuild from the event log alone."""
 
 from __future__ import annotations
 
@@ -120,9 +120,9 @@ async def start(games: Games, token: str, ruleset: str, deal: DealRequest) -> tu
 
 async def play(games: Games, token: str, game_id: uuid.UUID, state: GameState, command: Command) -> GameState:
     state, _ = apply(state, command)  # the same rules, locally, to know what is legal next
-    played = await games.play(game_id, token, command)
+    played = await games.moves.play(game_id, token, command)
     assert played.version == state.version
-    assert played.body.game.status == state.status.value
+    assert played.reply["game"]["status"] == state.status.value
     return state
 
 
@@ -346,7 +346,7 @@ async def test_a_failing_projection_undoes_the_move_that_ended_the_game(
     state = await play(games, token, game_id, state, Draw())
     monkeypatch.setattr(projections, "_FINISHED", "SELECT 1 / 0")
     with pytest.raises(psycopg.errors.DivisionByZero):
-        await games.play(game_id, token, Resign())
+        await games.moves.play(game_id, token, Resign())
     with psycopg.connect(clean_database) as conn:
         assert conn.execute("SELECT status, version FROM games WHERE id = %s", (game_id,)).fetchone() == ("playing", 2)
         assert conn.execute("SELECT count(*) FROM events WHERE game_id = %s", (game_id,)).fetchone() == (2,)

@@ -31,7 +31,7 @@ def stored_events(url: str, game_id: uuid.UUID) -> list[tuple[int, str]]:
 
 async def test_a_move_appends_events_at_the_next_versions(games: Games, clean_database: str) -> None:
     token, game_id = await new_game(games)
-    played = await games.play(game_id, token, DRAW)
+    played = await games.moves.play(game_id, token, DRAW)
     assert played.version == 2
     assert stored_events(clean_database, game_id) == [(1, "GameDealt"), (2, "StockDrawn")]
 
@@ -40,8 +40,8 @@ async def test_the_snapshot_equals_the_replay_of_the_events(games: Games, clean_
     token, game_id = await new_game(games, seed=5, ruleset="classic")
     for _ in range(25):
         hints = (await games.hints(game_id)).hints
-        await games.play(game_id, token, parse_command(msgspec.to_builtins(hints[0].move)))
-    await games.play(game_id, token, UNDO)
+        await games.moves.play(game_id, token, parse_command(msgspec.to_builtins(hints[0].move)))
+    await games.moves.play(game_id, token, UNDO)
     log = stored(clean_database, [str(game_id)])[str(game_id)]
     replayed = replay(event_from_data(t, d) for _, t, d in log.events)
     assert log.snapshot_version == log.version, "the undo wrote the snapshot"
@@ -49,7 +49,7 @@ async def test_the_snapshot_equals_the_replay_of_the_events(games: Games, clean_
     undone_at = log.version
     for _ in range(SNAPSHOT_EVERY + 2):  # moves that write no snapshot until a multiple of SNAPSHOT_EVERY
         hints = (await games.hints(game_id)).hints
-        await games.play(game_id, token, parse_command(msgspec.to_builtins(hints[0].move)))
+        await games.moves.play(game_id, token, parse_command(msgspec.to_builtins(hints[0].move)))
         log = stored(clean_database, [str(game_id)])[str(game_id)]
         if log.version // SNAPSHOT_EVERY == undone_at // SNAPSHOT_EVERY:
             assert log.snapshot_version == undone_at, "no snapshot written since the undo"
@@ -62,7 +62,7 @@ async def test_a_stale_append_is_a_conflict_and_writes_nothing(games: Games, cle
     token, game_id = await new_game(games)
     game = await games.store.load_game(game_id)
     assert game is not None
-    await games.play(game_id, token, DRAW)
+    await games.moves.play(game_id, token, DRAW)
     with pytest.raises(ConcurrencyConflict):
         await games.store.append(
             game.id, game.version, [NewEvent(2, "GameResigned", {})], figures=Figures("resigned", 0, 0, False),
@@ -94,7 +94,7 @@ async def test_a_duplicate_version_is_a_conflict_even_if_the_row_check_passes(
 
 async def test_concurrent_moves_without_if_match_are_retried_and_all_land(games: Games, clean_database: str) -> None:
     token, game_id = await new_game(games, ruleset="classic")
-    results = await asyncio.gather(*(games.play(game_id, token, DRAW) for _ in range(8)))
+    results = await asyncio.gather(*(games.moves.play(game_id, token, DRAW) for _ in range(8)))
     assert sorted(r.version for r in results) == list(range(2, 10))
     assert [v for v, _ in stored_events(clean_database, game_id)] == list(range(1, 10))
 
@@ -104,7 +104,7 @@ async def test_concurrent_conditional_moves_let_exactly_one_win(games: Games, cl
 
     token, game_id = await new_game(games, ruleset="classic")
     outcomes = await asyncio.gather(
-        *(games.play(game_id, token, DRAW, if_match=1) for _ in range(6)), return_exceptions=True
+        *(games.moves.play(game_id, token, DRAW, if_match=1) for _ in range(6)), return_exceptions=True
     )
     assert sum(1 for o in outcomes if not isinstance(o, Exception)) == 1
     assert all(isinstance(o, VersionConflict) for o in outcomes if isinstance(o, Exception))
@@ -113,18 +113,18 @@ async def test_concurrent_conditional_moves_let_exactly_one_win(games: Games, cl
 
 async def test_an_idempotency_key_survives_another_server_process(games: Games, clean_database: str) -> None:
     token, game_id = await new_game(games)
-    first = await games.play(game_id, token, DRAW, idempotency_key="abc")
+    first = await games.moves.play(game_id, token, DRAW, idempotency_key="abc")
     async with server_process(clean_database, 2) as other:
-        again = await other.play(game_id, token, DRAW, idempotency_key="abc")
+        again = await other.moves.play(game_id, token, DRAW, idempotency_key="abc")
     assert again.replayed
-    assert msgspec.json.encode(again.body) == msgspec.json.encode(first.body)  # the same bytes on the wire
+    assert msgspec.json.encode(again.reply) == msgspec.json.encode(first.reply)  # the same bytes on the wire
     assert len(stored_events(clean_database, game_id)) == 2
 
 
 async def test_concurrent_retries_with_one_key_apply_once(games: Games, clean_database: str) -> None:
     token, game_id = await new_game(games, ruleset="classic")
     results = await asyncio.gather(
-        *(games.play(game_id, token, DRAW, idempotency_key="same") for _ in range(6))
+        *(games.moves.play(game_id, token, DRAW, idempotency_key="same") for _ in range(6))
     )
     assert len({r.version for r in results}) == 1
     assert sum(1 for r in results if not r.replayed) == 1
@@ -141,14 +141,14 @@ async def test_a_stale_cached_game_in_another_process_is_reloaded_not_trusted(
     games: Games, other_process: Games, clean_database: str
 ) -> None:
     token, game_id = await new_game(games, ruleset="classic", seed=3)
-    await other_process.play(game_id, token, DRAW)  # the other process now caches version 2
+    await other_process.moves.play(game_id, token, DRAW)  # the other process now caches version 2
     for _ in range(11):
-        await games.play(game_id, token, DRAW)  # version 13: the stock is empty
+        await games.moves.play(game_id, token, DRAW)  # version 13: the stock is empty
     # Stale in the other process: it still thinks the stock has cards, but a recycle is legal now.
-    recycled = await other_process.play(game_id, token, RECYCLE)
+    recycled = await other_process.moves.play(game_id, token, RECYCLE)
     assert recycled.version == 14
     # If-Match with the true version succeeds even though the other process's copy is behind.
-    await games.play(game_id, token, DRAW)
-    drawn = await other_process.play(game_id, token, DRAW, if_match=15)
+    await games.moves.play(game_id, token, DRAW)
+    drawn = await other_process.moves.play(game_id, token, DRAW, if_match=15)
     assert drawn.version == 16
     assert [v for v, _ in stored_events(clean_database, game_id)] == list(range(1, 17))

@@ -78,7 +78,7 @@ async def test_a_batch_of_moves_wakes_the_stream_of_each_game_in_it(hub: StreamH
         for _ in range(3):
             for subscription in watched:
                 subscription.wake.clear()
-            await asyncio.gather(*(games.play(game_id, token, Draw()) for token, game_id in players))
+            await asyncio.gather(*(games.moves.play(game_id, token, Draw()) for token, game_id in players))
             assert await eventually(lambda: all(s.wake.is_set() for s in watched))
         assert games.batcher.batches > 0, "no batch was written: this test did not test batches"
         for subscription in watched:

@@ -5,9 +5,8 @@ tests/integration and tests/api."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import uuid
-from collections.abc import Mapping
-from datetime import datetime
 from typing import Any
 
 import pytest
@@ -28,7 +27,7 @@ from domain import (
 from domain.codec import state_to_snapshot
 from service.errors import BadRequest, Forbidden, NotFound, Unauthorized, Unavailable, VersionConflict
 from service.games.batching import AppendBatcher
-from service.games.moves import Game, GameRepository, Moves, TokenCache, _request_hash
+from service.games.moves import Game, GameRepository, Idempotent, Moves, TokenCache
 from service.store.event_store import ConcurrencyConflict, GameRow, NewEvent
 
 from .fake_store import T0, FakeStore
@@ -42,11 +41,13 @@ class World:
         self.ann = self.store.add_player(ANN)
         self.bob = self.store.add_player(BOB)
         self.ended: list[uuid.UUID] = []
-        repository = GameRepository(self.store, AppendBatcher(self.store), TokenCache(100), 100)  # type: ignore[arg-type]
-        self.moves = Moves(repository, lambda: T0, view, event, never_withheld, self.on_end, retries)
+        repository = GameRepository(
+            self.store, AppendBatcher(self.store), TokenCache(100), 100, retries  # type: ignore[arg-type]
+        )
+        self.moves = Moves(repository, lambda: T0, self)
 
-    async def on_end(self, game: Game) -> None:
-        self.ended.append(game.id)
+    async def game_ended(self, race_id: uuid.UUID, game_id: uuid.UUID) -> None:
+        self.ended.append(game_id)
 
     def rival_plays(self, game_id: uuid.UUID, command: Any) -> None:
         """Another server process moves the game on (straight into the store)."""
@@ -61,16 +62,12 @@ class World:
         return self.store.games[game_id].version
 
 
-def view(game: Game, now: datetime) -> dict[str, Any]:
-    return {"version": game.version, "status": game.state.status.value}
-
-
-def event(new: NewEvent, now: datetime, reveal: bool) -> dict[str, Any]:
-    return {"version": new.version, "type": new.type}
-
-
-def never_withheld(deal: Mapping[str, Any], now: datetime) -> bool:
-    return False
+def brief(reply: dict[str, Any]) -> dict[str, Any]:
+    """The parts of a move's reply these tests look at."""
+    return {
+        "game": {"version": reply["game"]["version"], "status": reply["game"]["status"]},
+        "events": [{"version": event["version"], "type": event["type"]} for event in reply["events"]],
+    }
 
 
 async def test_the_first_move_loads_the_game_and_the_next_uses_this_process_copy() -> None:
@@ -79,7 +76,7 @@ async def test_the_first_move_loads_the_game_and_the_next_uses_this_process_copy
     played = await world.moves.play(game, ANN, Draw())
     assert played.version == 2
     assert not played.replayed
-    assert played.body == {
+    assert brief(played.reply) == {
         "game": {"version": 2, "status": "playing"},
         "events": [{"version": 2, "type": "StockDrawn"}],
     }
@@ -127,7 +124,7 @@ async def test_an_idempotency_key_replays_the_first_reply_and_refuses_another_mo
     first = await world.moves.play(game, ANN, Draw(), idempotency_key="k1")
     again = await world.moves.play(game, ANN, Draw(), idempotency_key="k1")
     assert again.replayed
-    assert again.body == first.body
+    assert again.reply == first.reply
     assert again.version == first.version == 2
     assert world.version(game) == 2
     assert world.store.calls.count("append-with-key") == 1
@@ -143,12 +140,12 @@ async def test_a_key_stored_first_by_a_racing_request_returns_that_reply() -> No
 
     def racing_request() -> None:
         world.rival_plays(game, Draw())
-        world.store.keys[(game, "k")] = (_request_hash(Draw()), raced)
+        world.store.keys[(game, "k")] = (Idempotent.of("k", Draw()).request_hash, raced)  # type: ignore[union-attr]
 
     world.store.before_append.append(racing_request)
     played = await world.moves.play(game, ANN, Draw(), idempotency_key="k")
     assert played.replayed
-    assert played.body == raced
+    assert played.reply == raced
     assert world.version(game) == 2, "applied once"
 
 
@@ -233,13 +230,17 @@ async def test_an_undo_below_the_undo_window_reads_the_log() -> None:
         await world.moves.play(game, ANN, Undo())  # back at the deal
 
 
-async def test_ending_a_game_is_reported_once_after_the_write() -> None:
+async def test_ending_a_race_game_is_reported_once_after_the_write() -> None:
     world = World()
-    game = world.store.add_game(world.ann, seed=11)
+    game, other = world.store.add_game(world.ann, seed=11), world.store.add_game(world.ann, seed=12)
+    race = {"source": "race", "race": str(uuid.uuid4())}
+    world.store.games[game] = dataclasses.replace(world.store.games[game], deal=race)
     played = await world.moves.play(game, ANN, Resign())
-    assert played.body["game"]["status"] == "resigned"
+    assert played.reply["game"]["status"] == "resigned"
     assert world.ended == [game]
     assert world.store.games[game].finished_at == T0
+    await world.moves.play(other, ANN, Resign())
+    assert world.ended == [game], "a game of no race concerns no race"
 
 
 async def test_moves_of_other_games_ready_together_share_one_write() -> None:

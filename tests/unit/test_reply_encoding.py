@@ -1,6 +1,6 @@
 """A move's reply, as the use case makes it (a dict), encodes to the same JSON as its typed
-``MoveResult``: the move's lean path (service.http.move_route) sends the dict's encoding, the
-controller the Struct's, and clients must not be able to tell them apart. Random games of every
+``MoveResult``: the move route (service.http.move_route) sends the dict's encoding, OpenAPI
+documents the Struct, and clients must be able to trust the document. Random games of every
 ruleset, undos, lesson games, ended games with their cards shown and a won game are checked."""
 
 from __future__ import annotations
@@ -30,8 +30,7 @@ def _jsonb_order(source: dict[str, Any]) -> dict[str, Any]:
 
 
 def _reply(state: GameState, events: list[Any], version: int, source: dict[str, Any]) -> dict[str, Any]:
-    """What ``Moves._reply`` makes of a move (``Games._reply_view`` and ``Games._public``), the
-    stored deal source read back from jsonb."""
+    """What ``views.move_reply`` makes of a move, the stored deal source read back from jsonb."""
     source = _jsonb_order(source)
     reveal = not state.playing
     shown = [public_event(version + i + 1, event_type(e), event_data(e), NOW, reveal) for i, e in enumerate(events)]
