@@ -71,7 +71,8 @@ def test_an_idempotency_key_replays_the_first_reply_byte_for_byte(client: httpx.
     again = _move(client, game_id, b'{"type":"draw"}', auth)
     assert (first.status_code, again.status_code) == (200, 200)
     assert again.content == first.content
-    assert again.headers["idempotent-replayed"] == "true" and "idempotent-replayed" not in first.headers
+    assert again.headers["idempotent-replayed"] == "true"
+    assert "idempotent-replayed" not in first.headers
     other = _move(client, game_id, b'{"type":"recycle"}', auth)
     assert (other.status_code, _code(other)) == (400, "invalid_request")
     assert _version(client, game_id) == 2
