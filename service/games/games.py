@@ -45,8 +45,8 @@ from ..deals.daily import daily_source, private_until, public_source, reveals_hi
 from ..deals.daily_deals import DailyDeals
 from ..deals.deal_pools import load_deal_pool
 from ..deals.solver_workers import SolverWorkers
-from ..errors import BadRequest, Forbidden, NotFound, Unauthorized
-from ..races.race_store import RaceStore
+from ..errors import BadRequest, Conflict, Forbidden, NotFound, Unauthorized
+from ..races.race_store import FINISHED, RaceStore
 from ..races.races import Races, race_of
 from ..schemas import EventPage, GameList, GameView, Hints, LegalMoves, NewGame, Player, PlayerCreated
 from ..settings import Settings
@@ -265,11 +265,25 @@ class Games:
             raise Forbidden("this game belongs to another player")
         if not state.playing:
             raise GameOver(f"the game is over ({state.status.value})")
+        await self._no_oracle_on_a_shared_deal(game)
         result, move = await self.solver.next_move(state_to_snapshot(state), self.settings.solver_hint_seconds)
         played = await self.moves.play(game_id, token, UseSolverHint())
         return msgspec.convert(
             {"version": played.version, "hints": ranked, "solver": {"result": result, "move": move}}, Hints
         )
+
+    async def _no_oracle_on_a_shared_deal(self, game: GameRow) -> None:
+        """Refuse a solver hint on a deal that others play for a place: a daily deal until its
+        date is over, a race's until the race has finished. The solver sees the hidden cards, so
+        its line, asked for on one account, could be played on another."""
+        day = private_until(game.deal, self.clock())
+        if day is not None:
+            raise Conflict(f"solver hints are off on the daily deal until its date ({day}, UTC) is over: the solver "
+                           "sees the hidden cards, and everyone plays this deal for a place", "shared_deal")
+        race_id = race_of(game.deal)
+        if race_id is not None and (await self.races.current(race_id)).status != FINISHED:
+            raise Conflict("solver hints are off in a race until it has finished: the solver sees the hidden cards, "
+                           "which every entrant shares", "shared_deal")
 
     async def events(self, game_id: uuid.UUID, after: int, limit: int, token: str | None = None) -> EventPage:
         game = await self.stored_game(game_id)

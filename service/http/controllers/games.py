@@ -114,7 +114,11 @@ class GameController(Controller):
         solver: Annotated[
             bool,
             QueryParameter(
-                description="also ask the solver (needs the player's bearer token; records that the game was assisted)"
+                description=(
+                    "also ask the solver (needs the player's bearer token; records that the game was assisted). "
+                    "Refused with 409 shared_deal on a daily deal until its date (UTC) is over and in a race "
+                    "until it has finished: the solver sees the hidden cards."
+                )
             ),
         ] = False,
     ) -> Response[Hints]:
