@@ -104,7 +104,7 @@ def create_app(settings: Settings, clock: Callable[[], datetime] = utc_now) -> L
             allow_headers=[
                 "Authorization", "Content-Type", "If-Match", "If-None-Match", "Idempotency-Key", "Last-Event-ID"
             ],
-            expose_headers=["ETag", "Location", "Retry-After", "Idempotent-Replayed"],
+            expose_headers=["ETag", "Location", "Retry-After", "Idempotent-Replayed", "RateLimit", "RateLimit-Policy"],
             max_age=3600,
         ),
         openapi_config=OpenAPIConfig(

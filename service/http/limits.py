@@ -14,10 +14,14 @@ it is empty: made-up tokens cannot buy fresh budgets for requests that check the
 The limiter is an ASGI wrapper around Litestar's own handler, so it sees every request (unknown
 paths too) before routing, before the body is read and before any database work; a refused
 request gets ``429`` problem+json with ``Retry-After`` (whole seconds, at least 1) and the CORS
-headers a browser needs to read it. ``/health``, ``/schema`` and CORS preflights are exempt, and
-so are reads of the web page's own static files (``GET /`` and ``/web/...``): loading the page takes
-a score of them at once, and a 429 on one of its scripts would break the page, while serving them
-touches no database.
+headers a browser needs to read it. Every response counted against a budget, refused or not,
+says where the client stands (draft-ietf-httpapi-ratelimit-headers): ``RateLimit-Policy:
+"writes";q=<burst>;w=<seconds to refill it>`` and ``RateLimit: "writes";r=<requests left>;t=<seconds
+until the budget is full again>``, so a bot can pace itself before it meets a 429.
+
+``/health``, ``/schema`` and CORS preflights are exempt, and so are reads of the web page's own
+static files (``GET /`` and ``/web/...``): loading the page takes a score of them at once, and a
+429 on one of its scripts would break the page, while serving them touches no database.
 
 The buckets live in this process: no round trip on the hot path, so with N server processes a
 client can get N times the rate. Memory is bounded: a bucket that has been idle long enough to
@@ -102,6 +106,20 @@ class TokenBuckets:
         tokens = min(self.burst, bucket[0] + max(0.0, self.clock() - bucket[1]) * self.rate)
         return 0.0 if tokens >= cost else (cost - tokens) / self.rate
 
+    def remaining(self, key: Any) -> tuple[int, int]:
+        """The whole tokens left in ``key``'s bucket now, and the seconds (rounded up) until it is
+        full again: the ``r`` and ``t`` of a ``RateLimit`` header."""
+        bucket = self._buckets.get(key)
+        if bucket is None:
+            return int(self.burst), 0
+        tokens = min(self.burst, bucket[0] + max(0.0, self.clock() - bucket[1]) * self.rate)
+        return int(tokens), math.ceil((self.burst - tokens) / self.rate)
+
+    def policy(self, name: str) -> bytes:
+        """The ``RateLimit-Policy`` of this budget: ``burst`` requests (``q``) refilled over ``w``
+        seconds."""
+        return f'"{name}";q={int(self.burst)};w={math.ceil(self.refill_seconds)}'.encode()
+
     def charge(self, key: Any, cost: float = 1.0) -> None:
         """Spend up to ``cost`` tokens, never below zero (a penalty, not a request)."""
         bucket = self._refilled(key, self.clock())
@@ -160,8 +178,10 @@ class RateLimiter:
             if self.reads is not None and not _page_file(path):
                 wait = self.reads.take(address)
                 if wait:
-                    await self._refuse(scope, send, headers, wait, "reads")
+                    await self._refuse(scope, send, headers, wait, self.reads, address, "reads")
                     return
+                await self.app(scope, receive, _with_limit_headers(send, self.reads, address, "reads"))
+                return
             await self.app(scope, receive, send)
             return
 
@@ -169,18 +189,19 @@ class RateLimiter:
             await self.app(scope, receive, send)
             return
         authorization = headers.get(b"authorization")
+        key: Any = address
         if authorization is None:
             wait = self.writes.take(address)
         else:
             # what made-up tokens (401s) from this address have spent first, then the token's budget
-            wait = self.writes.wait(("401", address)) or self.writes.take(
-                b"t" + hashlib.sha256(authorization).digest()[:16]
-            )
+            key = b"t" + hashlib.sha256(authorization).digest()[:16]
+            wait = self.writes.wait(("401", address)) or self.writes.take(key)
         if wait:
-            await self._refuse(scope, send, headers, wait, "writes")
+            await self._refuse(scope, send, headers, wait, self.writes, key, "writes")
             return
+        limited = _with_limit_headers(send, self.writes, key, "writes")
         if authorization is None:
-            await self.app(scope, receive, send)
+            await self.app(scope, receive, limited)
             return
 
         writes = self.writes
@@ -188,11 +209,14 @@ class RateLimiter:
         async def watch(message: Any) -> None:
             if message["type"] == "http.response.start" and message["status"] == 401:
                 writes.charge(("401", address))
-            await send(message)
+            await limited(message)
 
         await self.app(scope, receive, watch)
 
-    async def _refuse(self, scope: Any, send: Any, headers: dict[bytes, bytes], wait: float, kind: str) -> None:
+    async def _refuse(
+        self, scope: Any, send: Any, headers: dict[bytes, bytes], wait: float, budget: TokenBuckets, key: Any,
+        kind: str,
+    ) -> None:
         retry_after = retry_after_header(wait)
         error = RateLimited(
             f"too many {kind} from this client; try again in {retry_after} s",
@@ -218,10 +242,28 @@ class RateLimiter:
                 "status": error.status,
                 "headers": [
                     (name.encode("latin-1"), value.encode("latin-1")) for name, value in response_headers.items()
-                ],
+                ] + _limit_headers(budget, key, kind),
             }
         )
         await send({"type": "http.response.body", "body": body if scope["method"] != "HEAD" else b""})
+
+
+def _limit_headers(budget: TokenBuckets, key: Any, name: str) -> list[tuple[bytes, bytes]]:
+    """``RateLimit-Policy`` and ``RateLimit`` (draft-ietf-httpapi-ratelimit-headers): the budget
+    this request counted against, what is left of it and the seconds until it is full again."""
+    remaining, reset = budget.remaining(key)
+    return [(b"ratelimit-policy", budget.policy(name)), (b"ratelimit", f'"{name}";r={remaining};t={reset}'.encode())]
+
+
+def _with_limit_headers(send: Any, budget: TokenBuckets, key: Any, name: str) -> Any:
+    """``send`` with the rate-limit headers added to the response's start."""
+
+    async def limited(message: Any) -> None:
+        if message["type"] == "http.response.start":
+            message = {**message, "headers": [*message.get("headers", ()), *_limit_headers(budget, key, name)]}
+        await send(message)
+
+    return limited
 
 
 def _headers(scope: Any) -> dict[bytes, bytes]:

@@ -299,3 +299,34 @@ def test_settings_come_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> 
     assert settings.rate_limit_write_burst == 3
     assert settings.rate_limit_reads_per_second == 0
     assert settings.rate_limit_read_burst == 7
+
+
+def _limit(response: httpx.Response, name: str) -> tuple[int, int]:
+    """The (remaining, seconds to full) a response's RateLimit header gives for budget ``name``,
+    after checking its RateLimit-Policy."""
+    quota, window = (WRITE_BURST, WRITE_RATE) if name == "writes" else (READ_BURST, READ_RATE)
+    assert response.headers["ratelimit-policy"] == f'"{name}";q={quota};w={int(quota / window)}'
+    label, remaining, reset = response.headers["ratelimit"].split(";")
+    assert label == f'"{name}"'
+    assert remaining.startswith("r=") and reset.startswith("t=")
+    return int(remaining[2:]), int(reset[2:])
+
+
+def test_every_limited_response_says_what_is_left_of_its_budget(connect: Any) -> None:
+    http = connect()
+    left = [_limit(http.get("/rulesets"), "reads")[0] for _ in range(READ_BURST)]
+    assert left == list(range(READ_BURST - 1, -1, -1)), "one request fewer each time"
+    refused = http.get("/rulesets")
+    assert_rate_limited(refused)
+    remaining, reset = _limit(refused, "reads")
+    assert remaining == 0
+    assert reset >= 1
+    assert "ratelimit" not in http.get("/health").headers, "an exempt path counts against no budget"
+
+    writer = connect()
+    created = writer.post("/players", json={"name": "Pacer"})
+    assert created.status_code == 201
+    assert _limit(created, "writes")[0] == WRITE_BURST - 1, "a new player's POST counts against its address"
+    token = created.json()["token"]
+    game = writer.post("/games", json={"deal": {"seed": 7}}, headers={"Authorization": f"Bearer {token}"})
+    assert _limit(game, "writes")[0] == WRITE_BURST - 1, "a token has a budget of its own"
