@@ -308,7 +308,8 @@ def _limit(response: httpx.Response, name: str) -> tuple[int, int]:
     assert response.headers["ratelimit-policy"] == f'"{name}";q={quota};w={int(quota / window)}'
     label, remaining, reset = response.headers["ratelimit"].split(";")
     assert label == f'"{name}"'
-    assert remaining.startswith("r=") and reset.startswith("t=")
+    assert remaining.startswith("r=")
+    assert reset.startswith("t=")
     return int(remaining[2:]), int(reset[2:])
 
 
