@@ -156,7 +156,8 @@ def _unexpected(request: Request[Any, Any, Any], error: Exception) -> Response[P
         return _database_down(request, error)
     if isinstance(error, RecursionError) and "deserializ" in str(error):  # msgspec on runaway nesting
         return problem(400, "invalid_request", "the JSON body is nested too deeply")
-    log.exception("unhandled error on %s %s", request.method, request.url.path)
+    # the path as Python writes a string literal: a newline or escape sent in it cannot forge a log line
+    log.exception("unhandled error on %s %r", request.method, request.scope.get("path", ""))
     return problem(500, "internal_error", "an unexpected error happened; it has been logged")
 
 
