@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib.util
+import os
 import socket
 from typing import Any
 
@@ -102,8 +103,52 @@ class HeadWithBody:
         return getattr(self._transport, name)
 
 
+REQUEST_SECONDS = float(os.environ.get("REQUEST_TIMEOUT_SECONDS") or 30.0)
+"""How long a client has to send a request whole (its head and its body), from its first byte, and
+a new connection to start one. uvicorn closes a keep-alive connection that stays idle between
+requests (``timeout_keep_alive``, 5 s), but not one that never sends anything or sends a request
+a byte at a time: without this, such connections stay open for good. ``REQUEST_TIMEOUT_SECONDS``
+sets it (docs/configuration.md)."""
+
+
 class NoDelayHttpToolsProtocol(HttpToolsProtocol):
+    """uvicorn's httptools protocol with TCP_NODELAY, one write per response, and a deadline for
+    each request to arrive whole (``REQUEST_SECONDS``)."""
+
+    request_seconds = REQUEST_SECONDS
+    _deadline: asyncio.TimerHandle | None = None
+
     # uvicorn's own class overrides asyncio's BaseTransport signature the same way (and ignores it too).
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         enable_nodelay(transport)
         super().connection_made(HeadWithBody(transport, self.loop))  # type: ignore[arg-type]
+        self._arm()
+
+    def on_message_begin(self) -> None:
+        super().on_message_begin()
+        self._arm()
+
+    def on_message_complete(self) -> None:
+        deadline = self._deadline
+        if deadline is not None:
+            deadline.cancel()
+            self._deadline = None
+        super().on_message_complete()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self._deadline is not None:
+            self._deadline.cancel()
+            self._deadline = None
+        super().connection_lost(exc)
+
+    def _arm(self) -> None:
+        if self._deadline is not None:
+            self._deadline.cancel()
+        self._deadline = self.loop.call_later(self.request_seconds, self._too_slow)
+
+    def _too_slow(self) -> None:
+        """The request did not arrive whole in time: the connection is closed (an application
+        still waiting for the body hears that the client went away)."""
+        self._deadline = None
+        if not self.transport.is_closing():
+            self.transport.close()
