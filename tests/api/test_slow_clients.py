@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import socket
 import time
-from collections.abc import Iterator
 from urllib.parse import urlsplit
 
 import httpx
@@ -18,15 +17,13 @@ DEADLINE = 0.6
 
 
 @pytest.fixture
-def short_deadline(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+def short_deadline(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(NoDelayHttpToolsProtocol, "request_seconds", DEADLINE)
-    yield
 
 
 def _connect(server_url: str) -> socket.socket:
     address = urlsplit(server_url)
-    sock = socket.create_connection((address.hostname, address.port), timeout=5)
-    return sock
+    return socket.create_connection((address.hostname, address.port), timeout=5)
 
 
 def _closed_within(sock: socket.socket, seconds: float, drip: bytes = b"") -> float:
