@@ -70,6 +70,7 @@ class Settings:
     # and at most this many open streams per player (per client address without a token).
     stream_keepalive_seconds: float = 15.0
     streams_per_player: int = 5
+    streams_per_address: int = 20
 
     @classmethod
     def from_env(cls) -> Settings:
@@ -94,6 +95,7 @@ class Settings:
             rate_limit_read_burst=_int("RATE_LIMIT_READ_BURST", 100),
             stream_keepalive_seconds=_float("STREAM_KEEPALIVE_SECONDS", 15.0),
             streams_per_player=_int("STREAMS_PER_PLAYER", 5),
+            streams_per_address=_int("STREAMS_PER_ADDRESS", 20),
         )
 
     def warnings(self) -> list[str]:

@@ -16,7 +16,8 @@ order. If the listening connection breaks, the task reconnects with backoff and 
 stream, which catches up on what was appended meanwhile.
 
 Each stream takes a slot of its owner (the bearer token's player, else the client address)
-until it ends; at most ``settings.streams_per_player`` slots per owner in this process.
+until it ends, and a slot of its client address; at most ``settings.streams_per_player`` slots
+per owner and ``settings.streams_per_address`` per address in this process.
 """
 
 from __future__ import annotations
@@ -57,6 +58,7 @@ class Subscription:
     hub: StreamHub
     game_id: uuid.UUID
     owner: str
+    address: str | None = None  # the client address, whose slots every stream from it takes too
     wake: asyncio.Event = field(default_factory=asyncio.Event)
     closing: bool = False  # the server is shutting down: end the stream
     released: bool = False
@@ -79,10 +81,12 @@ class StreamHub:
         self.clock = clock  # the service's clock (Games.clock): when a daily deck may be shown
         self.keepalive = settings.stream_keepalive_seconds
         self.per_owner = settings.streams_per_player
+        self.per_address = settings.streams_per_address
         self.reconnect_max_seconds = reconnect_max_seconds
         self.health_seconds = 30.0  # a query on the listening connection this often finds it dead
         self.by_game: dict[uuid.UUID, set[Subscription]] = {}
         self.by_owner: dict[str, int] = {}
+        self.by_address: dict[str, int] = {}
         self.connected = asyncio.Event()  # set while the hub's connection to the database is up
         self.listening = asyncio.Event()  # set while LISTEN is active (only while streams are open)
         self._kick: asyncio.Future[None] | None = None
@@ -117,8 +121,9 @@ class StreamHub:
 
     # ------------------------------------------------------------ subscriptions
 
-    def subscribe(self, game_id: uuid.UUID, owner: str) -> Subscription:
-        """A slot for a new stream of ``game_id``; 429 when ``owner`` holds all of theirs."""
+    def subscribe(self, game_id: uuid.UUID, owner: str, address: str | None = None) -> Subscription:
+        """A slot for a new stream of ``game_id``; 429 when ``owner`` holds all of theirs, or the
+        client ``address`` does (fresh accounts cannot buy one address more streams)."""
         if self.closing:
             raise Unavailable("the server is shutting down; reconnect shortly")
         if self.by_owner.get(owner, 0) >= self.per_owner:
@@ -127,8 +132,15 @@ class StreamHub:
                 "close one first",
                 retry_after=max(1, round(self.keepalive)),
             )
-        subscription = Subscription(self, game_id, owner)
+        if address is not None and self.by_address.get(address, 0) >= self.per_address:
+            raise RateLimited(
+                f"at most {self.per_address} open streams per client address; close one first",
+                retry_after=max(1, round(self.keepalive)),
+            )
+        subscription = Subscription(self, game_id, owner, address)
         self.by_owner[owner] = self.by_owner.get(owner, 0) + 1
+        if address is not None:
+            self.by_address[address] = self.by_address.get(address, 0) + 1
         self.by_game.setdefault(game_id, set()).add(subscription)
         if not self.listening.is_set() and self._kick is not None and not self._kick.done():
             self._kick.set_result(None)  # the listener task LISTENs, then wakes this stream
@@ -144,11 +156,9 @@ class StreamHub:
             self.by_game.setdefault(key, set()).add(subscription)
 
     def _release(self, subscription: Subscription) -> None:
-        count = self.by_owner.get(subscription.owner, 0) - 1
-        if count > 0:
-            self.by_owner[subscription.owner] = count
-        else:
-            self.by_owner.pop(subscription.owner, None)
+        _count_down(self.by_owner, subscription.owner)
+        if subscription.address is not None:
+            _count_down(self.by_address, subscription.address)
         for key in (subscription.game_id, *subscription.also):
             subscriptions = self.by_game.get(key)
             if subscriptions is not None:
@@ -312,3 +322,11 @@ def _close_on_signals(hub: StreamHub, loop: asyncio.AbstractEventLoop) -> Callab
                 signal.signal(number, previous)
 
     return restore
+
+
+def _count_down(counts: dict[str, int], key: str) -> None:
+    count = counts.get(key, 0) - 1
+    if count > 0:
+        counts[key] = count
+    else:
+        counts.pop(key, None)

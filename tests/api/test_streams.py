@@ -291,3 +291,18 @@ def test_a_move_through_one_process_reaches_a_stream_on_another(clean_database: 
     finally:
         a.kill()
         b.kill()
+
+
+def test_open_streams_are_capped_per_address_whatever_the_accounts(database_url: str, clean_database: str) -> None:
+    settings = Settings(database_url=database_url, port=free_port(), stream_keepalive_seconds=KEEPALIVE,
+                        streams_per_player=CAP, streams_per_address=CAP + 1)
+    with running_server(settings) as url, httpx.Client(base_url=url, timeout=10) as client:
+        fresh = [Player(client, f"Fresh {number}") for number in range(3)]
+        game = fresh[0].new_game(deal={"seed": 9})["id"]
+        with open_stream(client, game, headers=fresh[0].auth), open_stream(client, game, headers=fresh[1].auth), \
+                open_stream(client, game, headers=fresh[2].auth):
+            refused = client.get(f"/games/{game}/stream", headers=fresh[2].auth)
+            assert_problem(refused, 429, "rate_limited")
+            assert "per client address" in refused.json()["detail"]
+            anonymous = client.get(f"/games/{game}/stream")
+            assert_problem(anonymous, 429, "rate_limited")

@@ -19,7 +19,7 @@ from ...streams.race_streams import DESCRIPTION, race_messages
 from ..openapi import response_headers
 from ..problems import PROBLEM_JSON, documented
 from .common import bearer_token, games_of, parse_new_race
-from .streams import event_stream, stream_owner, streams_of
+from .streams import event_stream, stream_address, stream_owner, streams_of
 
 _RACE_ID = PathParameter(description="the race's id (a UUID)")
 LOBBY_MAX = 100
@@ -136,7 +136,8 @@ class RaceController(Controller):
         games = games_of(state)
         hub = streams_of(state)
         owner = await stream_owner(request, games, bearer_token(request))
-        subscription = hub.subscribe(race_id, owner)  # before reading: no change can slip between
+        # before reading: no change can slip between
+        subscription = hub.subscribe(race_id, owner, stream_address(request))
         try:
             race = await games.races.current(race_id)
         except BaseException:

@@ -44,7 +44,8 @@ EventSource to stop reconnecting).
 
 A bearer token is optional, except for a daily game whose date (UTC) is not over yet: that
 answers only to its player (`401` without the token, `403` with another). Open streams are capped
-per player (per client address without a token): one more is `429 rate_limited` with `Retry-After`. \
+per player (per client address without a token) and per client address: one more is
+`429 rate_limited` with `Retry-After`. \
 If the server stops or loses its
 database, the stream just ends: reconnect with `Last-Event-ID`.
 """
@@ -70,6 +71,11 @@ async def stream_owner(request: Request[Any, Any, Any], games: Games, token: str
     """Whose slot an open stream takes: the token's player, else the client address."""
     if token is not None:
         return f"player:{await games.authenticate(token)}"
+    return stream_address(request)
+
+
+def stream_address(request: Request[Any, Any, Any]) -> str:
+    """The client address, whose slots every open stream from it takes too."""
     return f"address:{request.client.host if request.client else '?'}"
 
 
@@ -135,7 +141,8 @@ class StreamController(Controller):
         resume = _resume_after(last_event_id, after)
         token = bearer_token(request)
         owner = await stream_owner(request, games, token)
-        subscription = hub.subscribe(game_id, owner)  # before reading: no append can slip between
+        # before reading: no append can slip between
+        subscription = hub.subscribe(game_id, owner, stream_address(request))
         try:
             game = await games.stored_game(game_id)
             withhold = await games.readable(game, token)  # a race game: its player only, while the race runs
