@@ -69,6 +69,26 @@ class RequestBody(Body):
 
 class NewPlayer(RequestBody):
     name: Annotated[str, Meta(min_length=1, max_length=40, description="1-40 characters")]
+    token_name: (
+        Annotated[str, Meta(min_length=1, max_length=100, description="the first token's name ('first token')")]
+        | None
+    ) = None
+
+
+Scope = Literal["play", "read-private", "account"]
+
+
+class NewToken(RequestBody):
+    """``POST /players/me/tokens``: a token for one client (a phone, a bot, the web table)."""
+
+    name: Annotated[str, Meta(min_length=1, max_length=100, description="1-100 characters, e.g. 'phone'")]
+    scopes: Annotated[
+        list[Scope],
+        Meta(min_length=1, max_length=3, description="what it may do: play, read-private, account (each once)"),
+    ]
+    expires_in_days: (
+        Annotated[int, Meta(ge=1, le=3650, description="days until it expires (1-3650); null: never")] | None
+    ) = None
 
 
 class SeedDealRequest(RequestBody):
@@ -195,6 +215,33 @@ class Player(Body):
     id: UUID
     name: str
     created_at: datetime
+
+
+class TokenView(Body):
+    """A token as listed: never its secret."""
+
+    id: UUID
+    name: str
+    scopes: list[Scope]
+    created_at: datetime
+    expires_at: datetime | None
+
+
+class TokenCreated(TokenView):
+    token: Annotated[str, Meta(description="shown only once; send it as 'Authorization: Bearer <token>'")]
+
+
+class TokenList(Body):
+    tokens: list[TokenView]
+
+
+class Me(Body):
+    """The player behind a bearer token, and that token."""
+
+    id: UUID
+    name: str
+    created_at: datetime
+    token: TokenView
 
 
 class RulesetView(Body):

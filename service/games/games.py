@@ -46,6 +46,8 @@ from ..deals.daily_deals import DailyDeals
 from ..deals.deal_pools import load_deal_pool
 from ..deals.solver_workers import SolverWorkers
 from ..errors import BadRequest, Conflict, Forbidden, NotFound, Unauthorized
+from ..players.accounts import Accounts
+from ..players.tokens import Scope, TokenCache
 from ..races.race_store import FINISHED, RaceStore
 from ..races.races import Races, race_of
 from ..schemas import EventPage, GameList, GameView, Hints, LegalMoves, NewGame, Player, PlayerCreated
@@ -62,7 +64,7 @@ from ..store.event_store import (
 from ..store.players import PlayerStore
 from .batching import AppendBatcher
 from .lessons import lesson_deal, lesson_ruleset_id
-from .moves import Game, GameRepository, Moves, TokenCache
+from .moves import Game, GameRepository, Moves
 from .views import cursor_of, parse_cursor, public_event, view_of, withheld
 
 JSON = dict[str, Any]
@@ -80,31 +82,27 @@ class Games:
         self.stats = Stats(store.pool)
         self.settings = settings
         self.clock = clock
-        self.tokens = TokenCache(settings.game_cache_size)
+        self.tokens = TokenCache(settings.game_cache_size, clock)
+        self.accounts = Accounts(self.players, self.tokens, clock)
         self.solver = SolverWorkers()
         self.batcher = AppendBatcher(store, settings.move_batch_max)
         self.repository = GameRepository(store, self.batcher, self.tokens, settings.game_cache_size,
                                          settings.move_retries)
         self.daily = DailyDeals(store.pool, settings.daily_secret, settings.daily_wait_seconds, clock)
-        self.races = Races(RaceStore(store.pool), clock, self.authenticate, self._deal)  # races branch
+        self.races = Races(RaceStore(store.pool), clock, self.accounts, self._deal)
         self.moves = Moves(self.repository, clock, self.races)
 
     # ------------------------------------------------------------ players
 
-    async def create_player(self, name: str) -> PlayerCreated:
-        clean = " ".join(name.split())
-        if not clean or not clean.isprintable():
-            raise BadRequest("a player name needs at least one visible character and no control characters")
-        player_id = uuid.uuid4()
-        token = secrets.token_urlsafe(32)
-        created_at = await self.players.create_player(player_id, clean, token)
-        return PlayerCreated(id=player_id, name=clean, token=token, created_at=created_at)
+    async def create_player(self, name: str, token_name: str | None = None) -> PlayerCreated:
+        player, token = await self.accounts.create_player(name, token_name)
+        return PlayerCreated(id=player.id, name=player.name, token=token.secret, created_at=player.created_at)
 
     async def player(self, player_id: uuid.UUID) -> Player:
         found = await self.players.get_player(player_id)
         if found is None:
             raise NotFound(f"no player {player_id}")
-        return Player(id=found[0], name=found[1], created_at=found[2])
+        return Player(id=found.id, name=found.name, created_at=found.created_at)
 
     async def player_games(self, player_id: uuid.UUID, status: str | None, before: str | None, limit: int) -> GameList:
         """A player's games, newest first, a page at a time: ``nextBefore`` is the ``before`` of the next page."""
@@ -137,19 +135,14 @@ class Games:
         """Returns once the database has answered a query (``GET /health``)."""
         await self.store.ping()
 
-    async def authenticate(self, token: str | None) -> uuid.UUID:
-        if token is None:
-            raise Unauthorized("this request needs 'Authorization: Bearer <token>' (POST /players gives a token)")
-        player_id = self.tokens.player(token) or await self.players.player_for_token(token)
-        if player_id is None:
-            raise Unauthorized("the bearer token is not valid")
-        self.tokens.remember(token, player_id)
-        return player_id
+    async def authenticate(self, token: str | None, scope: Scope | None = None) -> uuid.UUID:
+        """The player of a live token that has ``scope`` (``Accounts.authenticate``)."""
+        return (await self.accounts.authenticate(token, scope)).player_id
 
     # ------------------------------------------------------------ games
 
     async def create_game(self, token: str | None, request: NewGame) -> GameView:
-        player_id = await self.authenticate(token)
+        player_id = await self.authenticate(token, Scope.PLAY)
         ruleset_id: str | None = request.ruleset
         if ruleset_id is None:  # a lesson is played under its own ruleset (classic)
             ruleset_id = lesson_ruleset_id(None if request.deal is None else request.deal.lesson) or DEFAULT_RULESET_ID
@@ -233,7 +226,7 @@ class Games:
             reason = f"a daily game answers only to its player until its date ({day}, UTC) is over"
             if token is None:
                 raise Unauthorized(f"{reason}: send the player's bearer token")
-            if await self.authenticate(token) != game.player_id:
+            if await self.authenticate(token, Scope.READ_PRIVATE) != game.player_id:
                 raise Forbidden(reason)
         if race_of(game.deal) is not None:
             return await self.races.guard(game, token)
@@ -261,7 +254,7 @@ class Games:
             return msgspec.convert({"version": state.version, "hints": ranked}, Hints)
         if token is None:
             raise Unauthorized("solver hints mark the game assisted: they need the player's bearer token")
-        if await self.authenticate(token) != game.player_id:
+        if await self.authenticate(token, Scope.PLAY) != game.player_id:
             raise Forbidden("this game belongs to another player")
         if not state.playing:
             raise GameOver(f"the game is over ({state.status.value})")

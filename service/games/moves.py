@@ -27,6 +27,7 @@ from domain import Command, DomainError, GameState, UndoHistoryNeeded, apply, co
 from domain.codec import event_from_data, restore, state_to_snapshot
 
 from ..errors import BadRequest, Forbidden, NotFound, Unauthorized, Unavailable, VersionConflict
+from ..players.tokens import Credentials, Scope, TokenCache
 from ..races.races import race_of
 from ..stats import projections
 from ..store.event_store import (
@@ -39,7 +40,6 @@ from ..store.event_store import (
     PendingAppend,
     snapshot_due,
 )
-from ..store.players import token_hash
 from .batching import AppendBatcher, Deciding
 from .views import move_reply
 
@@ -77,13 +77,14 @@ def figures_of(state: GameState) -> Figures:
 
 
 def pending_append(
-    game_id: uuid.UUID, expected_version: int, events: list[NewEvent], state: GameState, now: datetime
+    game_id: uuid.UUID, expected_version: int, events: list[NewEvent], state: GameState, now: datetime,
+    token_id: uuid.UUID | None = None,
 ) -> PendingAppend:
     """A decided move (``events`` leading from ``expected_version`` to ``state``) as the store's
     batch takes it: the state's figures and, only when one is due (``event_store.snapshot_due``),
-    its snapshot."""
+    its snapshot; ``token_id``: the token it came with, which must still be live when it is written."""
     snapshot = state_to_snapshot(state) if snapshot_due(expected_version, events) else None
-    return PendingAppend(game_id, expected_version, events, figures_of(state), snapshot, now)
+    return PendingAppend(game_id, expected_version, events, figures_of(state), snapshot, now, token_id)
 
 
 class Change(NamedTuple):
@@ -93,9 +94,11 @@ class Change(NamedTuple):
     after: Game
     events: list[NewEvent]
     now: datetime
+    token_id: uuid.UUID | None = None  # the token it came with (set by ``GameRepository``)
 
     def pending(self) -> PendingAppend:
-        return pending_append(self.before.id, self.before.version, self.events, self.after.state, self.now)
+        return pending_append(self.before.id, self.before.version, self.events, self.after.state, self.now,
+                              self.token_id)
 
     def reply(self) -> JSON:
         """The move's reply: the new view and the events it appended, as its player sees them."""
@@ -142,22 +145,6 @@ Decide = Callable[[Game], Awaitable[Change]]
 """The rules' verdict on one game: the change a move makes (no events: nothing to record)."""
 
 
-class TokenCache:
-    """Bearer token hash -> player, for tokens this process has seen (tokens never change owner)."""
-
-    def __init__(self, size: int) -> None:
-        self.size = size
-        self.players: dict[bytes, uuid.UUID] = {}
-
-    def player(self, token: str) -> uuid.UUID | None:
-        return self.players.get(token_hash(token))
-
-    def remember(self, token: str, player_id: uuid.UUID) -> None:
-        self.players[token_hash(token)] = player_id
-        if len(self.players) > self.size:
-            del self.players[next(iter(self.players))]
-
-
 class GameRepository:
     """Games for moves. ``update`` reads a game (this process's cache first, else the store),
     runs a decision on it and saves the change, conditional on the version it was decided on;
@@ -190,7 +177,7 @@ class GameRepository:
                     game, stored = await self.load(game_id, token, idempotent)
                     if stored is not None:
                         return stored
-                played = await self._attempt(game, decide, idempotent, strict, deciding)
+                played = await self._attempt(game, token, decide, idempotent, strict, deciding)
                 if played is not None:
                     return played
                 game = None  # the copy was behind, or another request took the key: the stored game
@@ -199,7 +186,8 @@ class GameRepository:
         raise Unavailable("the game is changing too fast to apply this move now; try again")
 
     async def _attempt(
-        self, game: Game, decide: Decide, idempotent: Idempotent | None, strict: bool, deciding: Deciding
+        self, game: Game, token: str, decide: Decide, idempotent: Idempotent | None, strict: bool,
+        deciding: Deciding,
     ) -> Played | None:
         """One decision and save on ``game``; None when it must be tried again on the stored game."""
         try:
@@ -210,10 +198,14 @@ class GameRepository:
             return None
         if not change.events:  # nothing to record (a solver hint on a game already assisted)
             return Played(change.reply(), game.version, False) if game.confirmed else None
+        caller = self.tokens.get(token)
         try:
-            reply = await self.save(change, idempotent, deciding)
+            reply = await self.save(change._replace(token_id=None if caller is None else caller.token_id),
+                                    idempotent, deciding)
         except ConcurrencyConflict:
+            self.tokens.drop(token)  # the token may have been revoked: the next load tells
             if strict:
+                await self.load(game.id, token, None)  # a revoked token is a 401, not a conflict
                 raise VersionConflict(
                     f"the game moved on from version {change.before.version} while this move was made: "
                     "reload and try again"
@@ -224,12 +216,12 @@ class GameRepository:
         return Played(reply, change.after.version, False, change.after)
 
     def cached(self, game_id: uuid.UUID, token: str) -> Game | None:
-        """This process's last copy of the game, when it also knows the token's player."""
-        caller = self.tokens.player(token)
+        """This process's last copy of the game, when it also knows the token may play."""
+        caller = self.tokens.get(token)
         game = self.cache.get(game_id)
-        if caller is None or game is None:
+        if caller is None or game is None or Scope.PLAY not in caller.scopes:
             return None
-        if caller != game.player_id:  # neither a game's player nor a token's owner ever changes
+        if caller.player_id != game.player_id:  # neither a game's player nor a token's owner ever changes
             raise Forbidden("this game belongs to another player")
         return Game(game.id, game.player_id, game.deal, game.started_at, game.finished_at, game.state, False)
 
@@ -238,13 +230,19 @@ class GameRepository:
     ) -> tuple[Game, Played | None]:
         """The stored game, checked to be the token's player's, and the reply its idempotency
         key stored, if any (a key used with another move is refused)."""
-        loaded = await self.store.load(game_id, token, None if idempotent is None else idempotent.key)
+        loaded = await self.store.load(
+            game_id, token, None if idempotent is None else idempotent.key, self.tokens.clock()
+        )
         if loaded.caller is None:
-            raise Unauthorized("the bearer token is not valid")
+            self.tokens.drop(token)
+            raise Unauthorized("the bearer token is not valid (unknown, revoked or expired)")
+        caller = Credentials.of(loaded.caller)
+        self.tokens.remember(token, caller)
+        if Scope.PLAY not in caller.scopes:
+            raise Forbidden("this token may not play: it lacks the 'play' scope")
         if loaded.game is None:
             raise NotFound(f"no game {game_id}")
-        self.tokens.remember(token, loaded.caller)
-        if loaded.caller != loaded.game.player_id:
+        if caller.player_id != loaded.game.player_id:
             raise Forbidden("this game belongs to another player")
         game = Game.of(loaded.game)
         stored = loaded.stored_response
@@ -293,6 +291,7 @@ class GameRepository:
             request_hash=None if idempotent is None else idempotent.request_hash,
             response=reply if idempotent is not None else None,
             on_finish=None if finish is None else projections.game_finished(finish),
+            token_id=change.token_id,
         )
 
     def remember(self, game: Game) -> None:

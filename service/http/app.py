@@ -9,7 +9,7 @@ from contextlib import asynccontextmanager
 from datetime import datetime
 from typing import Any
 
-from litestar import Litestar, Request
+from litestar import Litestar, Request, Response
 from litestar.config.cors import CORSConfig
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.spec import Components, License, SecurityScheme
@@ -20,6 +20,7 @@ from ..settings import Settings
 from ..store.connections import libpq_url, open_pool
 from ..store.event_store import EventStore
 from ..streams.hub import StreamHub
+from .controllers.account import AccountController
 from .controllers.common import check_json_body, check_parameters
 from .controllers.deals import DealController
 from .controllers.games import GameController, document_move
@@ -40,15 +41,32 @@ API_VERSION = "1.0.0"
 log = logging.getLogger("canfield")
 
 
-async def _require_json(request: Request[Any, Any, Any]) -> None:
+async def _require_json(request: Request[Any, Any, Any]) -> Response[None] | None:
+    if request.method == "OPTIONS":
+        return _options(request)
     check_parameters(request)  # one spelling per UUID and integer, each query parameter once
     if request.method in {"POST", "PUT", "PATCH"}:
         if "data" not in request.route_handler.parsed_fn_signature.parameters and not await request.body():
-            return  # a POST that takes no body (join or start a race) may come without one
+            return None  # a POST that takes no body (join or start a race) may come without one
         media_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
         if media_type != "application/json" and not media_type.endswith("+json"):
             raise UnsupportedMediaType("send the body as JSON with 'Content-Type: application/json'")
         check_json_body(await request.body())  # duplicate names, runaway nesting: 400
+    return None
+
+
+def _options(request: Request[Any, Any, Any]) -> Response[None]:
+    """``OPTIONS`` (not a CORS preflight, which the CORS layer answers): every method of the path.
+    Litestar's own answer lists only the methods of the first handler of a path that several
+    handlers share (``Allow: OPTIONS, POST`` for ``/players/me/tokens``)."""
+    template = request.scope.get("path_template") or request.scope["path"]
+    methods = {
+        method
+        for route in request.app.routes
+        if template in (route.path, route.path_format)
+        for method in route.methods
+    }
+    return Response(None, status_code=204, headers={"Allow": ", ".join(sorted(methods | {"OPTIONS"}))})
 
 
 def create_app(settings: Settings, clock: Callable[[], datetime] = utc_now) -> Litestar:
@@ -73,6 +91,7 @@ def create_app(settings: Settings, clock: Callable[[], datetime] = utc_now) -> L
         await pool.open(wait=False)
         app.state.games = games = Games(store, settings, clock)
         app.state.streams = streams
+        streams.tokens = games.tokens  # revocations reach this process's token cache
         await streams.start()
         games.daily.start()  # today's and tomorrow's daily deals, solved ahead of the first request
         # What startup made (routes, schemas, the rules' tables, caches) lives as long as the
@@ -90,8 +109,8 @@ def create_app(settings: Settings, clock: Callable[[], datetime] = utc_now) -> L
 
     app = Litestar(
         route_handlers=[
-            PlayerController, RulesetController, GameController, make_move, StreamController, DealController,
-            player_stats, stats, health, LessonController, RaceController, *web_routes(),
+            AccountController, PlayerController, RulesetController, GameController, make_move, StreamController,
+            DealController, player_stats, stats, health, LessonController, RaceController, *web_routes(),
         ],
         lifespan=[lifespan],
         exception_handlers=EXCEPTION_HANDLERS,
@@ -100,7 +119,7 @@ def create_app(settings: Settings, clock: Callable[[], datetime] = utc_now) -> L
         request_max_body_size=settings.max_body_bytes,
         cors_config=CORSConfig(
             allow_origins=settings.cors_origins,
-            allow_methods=["GET", "POST", "OPTIONS"],
+            allow_methods=["GET", "POST", "DELETE", "OPTIONS"],
             allow_headers=[
                 "Authorization", "Content-Type", "If-Match", "If-None-Match", "Idempotency-Key", "Last-Event-ID"
             ],

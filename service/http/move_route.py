@@ -41,6 +41,10 @@ _JSON = b"application/json"
 @asgi(MOVE_PATH, copy_scope=False)
 async def make_move(scope: Any, receive: Any, send: Any) -> None:
     """Make one move: parse the request, play the move, send its reply."""
+    if scope["method"] == "OPTIONS":  # a CORS preflight never gets here: the CORS layer answers it
+        await send({"type": "http.response.start", "status": 204, "headers": [(b"allow", b"OPTIONS, POST")]})
+        await send({"type": "http.response.body", "body": b"", "more_body": False})
+        return
     if scope["method"] != "POST":
         raise MethodNotAllowedException(headers={"Allow": "OPTIONS, POST"})
     _check_path(scope)

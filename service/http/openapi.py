@@ -70,6 +70,7 @@ from ..schemas import (
     NewGame,
     NewPlayer,
     NewRace,
+    NewToken,
     RaceDeal,
     RaceDealRequest,
     RequestBody,
@@ -130,6 +131,13 @@ def _player(schema: Schema, _: Any) -> None:
         "1-40 characters with at least one visible one and no control or format characters; runs of "
         "white space are folded into one space"
     )
+
+
+def _token(schema: Schema, _: Any) -> None:
+    scopes = (schema.properties or {}).get("scopes")
+    if isinstance(scopes, Schema):
+        scopes.unique_items = True  # each scope once (msgspec's Meta cannot say it)
+    schema.description = "A token for one client (a phone, a bot, the web table): its name, scopes and expiry."
 
 
 def _game(schema: Schema, _: Any) -> None:
@@ -199,6 +207,7 @@ def _foundations(schema: Schema, _: Any) -> None:
 
 REFINEMENTS: dict[type[Any], Callable[[Schema, Any], None]] = {
     NewPlayer: _player,
+    NewToken: _token,
     NewGame: _game,
     DealRequest: _deal,
     NewRace: _race,

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import logging
 import uuid
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -33,6 +33,8 @@ from domain.rulesets import DEFAULT_RULESET_ID
 from domain.verify import Unverified
 
 from ..errors import Forbidden, NotFound
+from ..players.accounts import Accounts
+from ..players.tokens import Scope
 from ..schemas import NewRace, OpenRaces, RaceDealRequest, RaceRecord, RaceView
 from ..store.event_store import GameRow, NewEvent
 from .race_store import FINISHED, OPEN, RUNNING, DealtGame, Ending, EntrantRow, LogRow, RaceRow, RaceStore, Result
@@ -179,16 +181,19 @@ class Races:
         self,
         store: RaceStore,
         clock: Callable[[], datetime],
-        authenticate: Callable[[str | None], Awaitable[uuid.UUID]],
+        accounts: Accounts,
         dealer: Dealer,
     ) -> None:
         self.store = store
         self.clock = clock
-        self.authenticate = authenticate
+        self.accounts = accounts
         self.dealer = dealer
 
+    async def _player(self, token: str | None, scope: Scope) -> uuid.UUID:
+        return (await self.accounts.authenticate(token, scope)).player_id
+
     async def create(self, token: str | None, request: NewRace) -> RaceView:
-        creator = await self.authenticate(token)
+        creator = await self._player(token, Scope.PLAY)
         ruleset = get_ruleset(DEFAULT_RULESET_ID if request.ruleset is None else request.ruleset)
         deck, source = self.dealer(ruleset, _deal_request(request.deal))
         race_id = uuid.uuid4()
@@ -197,12 +202,12 @@ class Races:
         return _typed(await self._load(race_id))
 
     async def join(self, race_id: uuid.UUID, token: str | None) -> RaceView:
-        player = await self.authenticate(token)
+        player = await self._player(token, Scope.PLAY)
         await self.store.join(race_id, player, self.clock())
         return _typed(await self._load(race_id))
 
     async def start(self, race_id: uuid.UUID, token: str | None) -> RaceView:
-        caller = await self.authenticate(token)
+        caller = await self._player(token, Scope.PLAY)
         await self.store.start(race_id, caller, self.clock(), _deal_games)
         return _typed(await self._load(race_id))
 
@@ -239,7 +244,7 @@ class Races:
             if token is None:
                 raise Forbidden("this game is in a race that is still running: only its player may look at it "
                                 "(send their bearer token) until the race has finished")
-            if await self.authenticate(token) != game.player_id:
+            if await self._player(token, Scope.READ_PRIVATE) != game.player_id:
                 raise Forbidden("this game is in a race that is still running: only its player may look at it "
                                 "until the race has finished")
         return not race.games_ended

@@ -22,7 +22,7 @@ import uuid
 from collections.abc import Awaitable, Callable
 from contextlib import AbstractAsyncContextManager, nullcontext
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any, NamedTuple
 
 from psycopg import AsyncConnection
@@ -33,7 +33,7 @@ from psycopg_pool import AsyncConnectionPool
 
 from domain.events import MoveUndone
 
-from .players import token_hash
+from .players import TokenRow, token_hash
 
 
 class ConcurrencyConflict(Exception):
@@ -81,7 +81,7 @@ class GameSummaryRow:
 @dataclass(frozen=True, slots=True)
 class Loaded:
     game: GameRow | None
-    caller: uuid.UUID | None  # the player the bearer token belongs to, if any
+    caller: TokenRow | None  # the bearer token, if it is live
     stored_request: bytes | None  # the idempotency key's request hash, if the key was used
     stored_response: dict[str, Any] | None
 
@@ -119,6 +119,7 @@ class PendingAppend(NamedTuple):
     figures: Figures
     snapshot: dict[str, Any] | None
     now: datetime
+    token_id: uuid.UUID | None = None  # the token the move came with: written only while it is live
 
 
 SNAPSHOT_EVERY = 16
@@ -151,11 +152,13 @@ _GAME_COLUMNS = f"g.id, g.player_id, g.deal, g.version, s.snapshot, g.started_at
 
 _LOAD = f"""
 SELECT {_GAME_COLUMNS},
-       (SELECT p.id FROM players p WHERE p.token_hash = %(token_hash)s),
+       t.id, t.player_id, t.name, t.scopes, t.created_at, t.expires_at,
        k.request_hash, k.response
 FROM (SELECT %(id)s::uuid AS id) AS wanted
 LEFT JOIN games g ON g.id = wanted.id
 LEFT JOIN game_snapshots s ON s.game_id = g.id
+LEFT JOIN tokens t ON t.token_hash = %(token_hash)s AND t.revoked_at IS NULL
+                  AND (t.expires_at IS NULL OR t.expires_at > %(now)s)
 LEFT JOIN idempotency_keys k ON k.game_id = wanted.id AND k.key = %(key)s
 """
 
@@ -169,6 +172,9 @@ WITH updated AS (
     SET version = %(version)s, status = %(status)s, move_count = %(move_count)s, undo_count = %(undo_count)s,
         assisted = %(assisted)s, updated_at = %(now)s, finished_at = %(finished_at)s
     WHERE id = %(id)s AND version = %(expected)s
+      -- the token the move came with is still live when it is written: a revocation is final at once
+      AND (%(token)s::uuid IS NULL OR EXISTS (SELECT 1 FROM tokens t WHERE t.id = %(token)s::uuid
+           AND t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > %(now)s)))
     -- only when the update happened; delivered to listeners on commit (service.streams.hub)
     RETURNING id, pg_notify('{CHANNEL}', id::text || ':' || version::text) AS notified
 ), inserted AS (
@@ -200,7 +206,7 @@ _APPEND_MANY = f"""
 WITH batch AS (
     SELECT * FROM json_to_recordset(%(batch)s::json) AS b(
         id uuid, expected integer, version integer, status text, moves integer, undos integer, assisted boolean,
-        snapshot json, now timestamptz, events json)
+        snapshot json, now timestamptz, events json, token uuid)
 ), updated AS (
     UPDATE games g
     SET version = b.version, status = b.status, move_count = b.moves, undo_count = b.undos, assisted = b.assisted,
@@ -209,6 +215,8 @@ WITH batch AS (
     -- ANY(ids): the batch's size for the planner, which takes json_to_recordset for 100 rows and
     -- would hash-join them against a scan of every game (measured: README "Performance")
     WHERE g.id = ANY(%(ids)s::uuid[]) AND g.id = b.id AND g.version = b.expected
+      AND (b.token IS NULL OR EXISTS (SELECT 1 FROM tokens t WHERE t.id = b.token
+           AND t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > b.now)))
     RETURNING g.id, g.version
 ), inserted AS (
     INSERT INTO events (game_id, version, type, data, recorded_at)
@@ -293,7 +301,8 @@ def batch_rows(moves: list[PendingAppend]) -> list[dict[str, Any]]:
     return [
         {"id": m.game_id, "expected": m.expected_version, "version": m.events[-1].version,
          "status": m.figures.status, "moves": m.figures.move_count, "undos": m.figures.undo_count,
-         "assisted": m.figures.assisted, "snapshot": m.snapshot, "now": m.now, "events": _event_rows(m.events)}
+         "assisted": m.figures.assisted, "snapshot": m.snapshot, "now": m.now, "events": _event_rows(m.events),
+         "token": m.token_id}
         # rows locked in one order in every process (a UUID's order is its int's, compared in C)
         for m in sorted(moves, key=lambda m: m.game_id.int)
     ]
@@ -328,18 +337,22 @@ class EventStore:
                 raise DailyEntryTaken() from None
             raise
 
-    async def load(self, game_id: uuid.UUID, token: str | None = None, key: str | None = None) -> Loaded:
+    async def load(
+        self, game_id: uuid.UUID, token: str | None = None, key: str | None = None, now: datetime | None = None
+    ) -> Loaded:
         """The game's snapshot row, who the token belongs to and what the idempotency key stored."""
         async with self.pool.connection() as conn:
             cursor = conn.cursor(row_factory=tuple_row)
             await cursor.execute(
                 _LOAD,
-                {"id": game_id, "token_hash": token_hash(token) if token else None, "key": key},
+                {"id": game_id, "token_hash": token_hash(token) if token else None, "key": key,
+                 "now": now or datetime.now(UTC)},
             )
             row = await cursor.fetchone()
         assert row is not None
         game = None if row[0] is None else GameRow(*row[:8])
-        return Loaded(game, row[8], row[9], row[10])
+        caller = None if row[8] is None else TokenRow(row[8], row[9], row[10], tuple(row[11]), row[12], row[13])
+        return Loaded(game, caller, row[14], row[15])
 
     async def player_games(
         self, player_id: uuid.UUID, ended: bool | None, before: tuple[datetime, uuid.UUID] | None, limit: int
@@ -388,9 +401,11 @@ class EventStore:
         request_hash: bytes | None = None,
         response: dict[str, Any] | None = None,
         on_finish: OnCommit | None = None,
+        token_id: uuid.UUID | None = None,
     ) -> None:
         """Write the events, the state's figures and (unless None) its snapshot if the stream is
-        still at ``expected_version``.
+        still at ``expected_version`` (and ``token_id``, when given, is a live token: else nothing
+        is written, as in a conflict).
 
         ``on_finish`` (given only for the move that ends the game: the stats projections) runs in
         the same transaction, after the append; every other move stays one statement."""
@@ -406,6 +421,7 @@ class EventStore:
             "finished_at": finished_at,
             "now": now,
             "events": Jsonb(_event_rows(events)),
+            "token": token_id,
         }
         if idempotency_key is not None:
             params.update(key=idempotency_key, request_hash=request_hash, response=Json(response))
@@ -434,7 +450,7 @@ class EventStore:
     async def append_pending(self, move: PendingAppend) -> None:
         """``append`` for a move prepared for ``append_many`` (one that does not end its game)."""
         await self.append(move.game_id, move.expected_version, move.events, figures=move.figures,
-                          snapshot=move.snapshot, finished_at=None, now=move.now)
+                          snapshot=move.snapshot, finished_at=None, now=move.now, token_id=move.token_id)
 
     async def append_many(self, moves: list[PendingAppend]) -> set[uuid.UUID]:
         """Write several games' moves in one statement (one transaction): each game whose stored

@@ -1,41 +1,125 @@
-"""The players: a name and a bearer token, stored only as its hash (``players``)."""
+"""The players and their tokens (``players``, ``tokens``): a token is stored only as its hash.
+
+Revoking a token (or all of a player's) notifies ``canfield_tokens`` with the player's id in the
+same transaction, so every server process forgets the tokens it had cached for that player once
+the revocation is visible (service.streams.hub listens; service.players.tokens.TokenCache)."""
 
 from __future__ import annotations
 
 import hashlib
 import uuid
+from dataclasses import dataclass
 from datetime import datetime
 
+from psycopg.rows import tuple_row
 from psycopg_pool import AsyncConnectionPool
+
+TOKENS_CHANNEL = "canfield_tokens"
+
+_LIVE = "t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > %(now)s)"
+"""A token answers while it is neither revoked nor expired (at ``now``, the service's clock)."""
 
 
 def token_hash(token: str) -> bytes:
     return hashlib.sha256(token.encode()).digest()
 
 
+@dataclass(frozen=True, slots=True)
+class TokenRow:
+    """A token as stored (never its secret)."""
+
+    id: uuid.UUID
+    player_id: uuid.UUID
+    name: str
+    scopes: tuple[str, ...]
+    created_at: datetime
+    expires_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerRow:
+    id: uuid.UUID
+    name: str
+    created_at: datetime
+
+
+_TOKEN_COLUMNS = "t.id, t.player_id, t.name, t.scopes, t.created_at, t.expires_at"
+
+
+def _token(row: tuple[object, ...]) -> TokenRow:
+    return TokenRow(row[0], row[1], row[2], tuple(row[3]), row[4], row[5])  # type: ignore[arg-type]
+
+
 class PlayerStore:
     def __init__(self, pool: AsyncConnectionPool) -> None:
         self.pool = pool
 
-    async def create_player(self, player_id: uuid.UUID, name: str, token: str) -> datetime:
-        async with self.pool.connection() as conn:
+    async def create_player(self, player_id: uuid.UUID, name: str, token: TokenRow, secret: str) -> datetime:
+        """The player and their first token, in one transaction."""
+        async with self.pool.connection() as conn, conn.transaction():
             cursor = await conn.execute(
-                "INSERT INTO players (id, name, token_hash) VALUES (%s, %s, %s) RETURNING created_at",
-                (player_id, name, token_hash(token)),
+                "INSERT INTO players (id, name) VALUES (%s, %s) RETURNING created_at", (player_id, name)
             )
             row = await cursor.fetchone()
-        assert row is not None
+            assert row is not None
+            await self._insert_token(conn, token, secret, row[0])
         created_at: datetime = row[0]
         return created_at
 
-    async def get_player(self, player_id: uuid.UUID) -> tuple[uuid.UUID, str, datetime] | None:
+    async def get_player(self, player_id: uuid.UUID) -> PlayerRow | None:
         async with self.pool.connection() as conn:
             cursor = await conn.execute("SELECT id, name, created_at FROM players WHERE id = %s", (player_id,))
             row = await cursor.fetchone()
-        return None if row is None else (row[0], row[1], row[2])
+        return None if row is None else PlayerRow(row[0], row[1], row[2])
 
-    async def player_for_token(self, token: str) -> uuid.UUID | None:
+    async def token(self, secret: str, now: datetime) -> TokenRow | None:
+        """The live token whose secret this is (None: unknown, revoked or expired)."""
         async with self.pool.connection() as conn:
-            cursor = await conn.execute("SELECT id FROM players WHERE token_hash = %s", (token_hash(token),))
+            cursor = conn.cursor(row_factory=tuple_row)
+            await cursor.execute(
+                f"SELECT {_TOKEN_COLUMNS} FROM tokens t WHERE t.token_hash = %(hash)s AND {_LIVE}",
+                {"hash": token_hash(secret), "now": now},
+            )
             row = await cursor.fetchone()
-        return None if row is None else row[0]
+        return None if row is None else _token(row)
+
+    async def add_token(self, token: TokenRow, secret: str) -> datetime:
+        async with self.pool.connection() as conn:
+            return await self._insert_token(conn, token, secret, None)
+
+    async def _insert_token(self, conn: object, token: TokenRow, secret: str, created_at: datetime | None) -> datetime:
+        cursor = await conn.execute(  # type: ignore[attr-defined]
+            "INSERT INTO tokens (id, player_id, name, token_hash, scopes, created_at, expires_at) "
+            "VALUES (%s, %s, %s, %s, %s, coalesce(%s, now()), %s) RETURNING created_at",
+            (token.id, token.player_id, token.name, token_hash(secret), list(token.scopes), created_at,
+             token.expires_at),
+        )
+        row = await cursor.fetchone()
+        assert row is not None
+        made: datetime = row[0]
+        return made
+
+    async def tokens(self, player_id: uuid.UUID, now: datetime) -> list[TokenRow]:
+        """The player's live tokens, oldest first."""
+        async with self.pool.connection() as conn:
+            cursor = conn.cursor(row_factory=tuple_row)
+            await cursor.execute(
+                f"SELECT {_TOKEN_COLUMNS} FROM tokens t WHERE t.player_id = %(player)s AND {_LIVE} "
+                "ORDER BY t.created_at, t.id",
+                {"player": player_id, "now": now},
+            )
+            rows = await cursor.fetchall()
+        return [_token(row) for row in rows]
+
+    async def revoke(self, player_id: uuid.UUID, token_id: uuid.UUID | None, now: datetime) -> int:
+        """Revoke one live token of the player (``token_id``) or all of them (None); how many were."""
+        condition = "" if token_id is None else " AND t.id = %(token)s"
+        async with self.pool.connection() as conn, conn.transaction():
+            cursor = await conn.execute(
+                f"UPDATE tokens t SET revoked_at = %(now)s WHERE t.player_id = %(player)s AND {_LIVE}{condition}",
+                {"player": player_id, "token": token_id, "now": now},
+            )
+            revoked = cursor.rowcount
+            if revoked:
+                await conn.execute("SELECT pg_notify(%s, %s)", (TOKENS_CHANNEL, str(player_id)))
+        return revoked

@@ -23,7 +23,7 @@ from sqlalchemy import (
     func,
     text,
 )
-from sqlalchemy.dialects.postgresql import DOUBLE_PRECISION, JSON, JSONB, UUID
+from sqlalchemy.dialects.postgresql import ARRAY, DOUBLE_PRECISION, JSON, JSONB, UUID
 
 metadata = MetaData()
 
@@ -32,8 +32,21 @@ players = Table(
     metadata,
     Column("id", UUID(as_uuid=True), primary_key=True),
     Column("name", Text, nullable=False),
-    Column("token_hash", LargeBinary, nullable=False, unique=True),
     Column("created_at", DateTime(timezone=True), nullable=False, server_default=func.now()),
+)
+
+tokens = Table(
+    "tokens",
+    metadata,
+    Column("id", UUID(as_uuid=True), primary_key=True),
+    Column("player_id", UUID(as_uuid=True), ForeignKey("players.id"), nullable=False),
+    Column("name", Text, nullable=False),
+    Column("token_hash", LargeBinary, nullable=False, unique=True),
+    Column("scopes", ARRAY(Text), nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False, server_default=func.now()),
+    Column("expires_at", DateTime(timezone=True), nullable=True),
+    Column("revoked_at", DateTime(timezone=True), nullable=True),
+    Index("tokens_player_id", "player_id"),
 )
 
 games = Table(

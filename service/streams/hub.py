@@ -15,6 +15,10 @@ so it neither misses nor repeats an event when notifications coalesce, arrive la
 order. If the listening connection breaks, the task reconnects with backoff and then wakes every
 stream, which catches up on what was appended meanwhile.
 
+The same connection always listens on ``canfield_tokens``: a revoked token's player is named
+there, and this process forgets that player's cached tokens (``TokenCache.forget``); after a
+reconnection it forgets every cached token, since a revocation may have gone by unheard.
+
 Each stream takes a slot of its owner (the bearer token's player, else the client address)
 until it ends, and a slot of its client address; at most ``settings.streams_per_player`` slots
 per owner and ``settings.streams_per_address`` per address in this process.
@@ -37,8 +41,10 @@ import psycopg
 
 from ..errors import RateLimited, Unavailable
 from ..games.games import utc_now
+from ..players.tokens import TokenCache
 from ..settings import Settings
 from ..store.event_store import CHANNEL, EventStore
+from ..store.players import TOKENS_CHANNEL
 from ..tasks import cancel_and_wait
 
 MEDIA_TYPE = "text/event-stream"
@@ -94,6 +100,7 @@ class StreamHub:
         self._task: asyncio.Task[None] | None = None
         self._pool_checks: set[asyncio.Task[None]] = set()
         self._restore_signals: Callable[[], None] = lambda: None
+        self.tokens: TokenCache | None = None  # this process's token cache, told of revocations
 
     # ------------------------------------------------------------ lifecycle
 
@@ -236,7 +243,10 @@ class StreamHub:
         query reach the notify handler."""
         loop = asyncio.get_running_loop()
         pgconn = conn.pgconn
-        conn.add_notify_handler(lambda notify: self._dispatch(notify.payload))
+        conn.add_notify_handler(lambda notify: self._notified(notify.channel, notify.payload))
+        await conn.execute(f"LISTEN {TOKENS_CHANNEL}")  # always: a revoked token is refused at once
+        if self.tokens is not None:
+            self.tokens.clear()  # revocations made while this process was not listening
         self.connected.set()
         try:
             while True:
@@ -280,7 +290,22 @@ class StreamHub:
 
     def _drain(self, pgconn: Any) -> None:
         while (notify := pgconn.notifies()) is not None:
-            self._dispatch(notify.extra.decode())
+            self._notified(notify.relname.decode(), notify.extra.decode())
+
+    def _notified(self, channel: str, payload: str) -> None:
+        if channel == TOKENS_CHANNEL:
+            self._revoked(payload)
+        else:
+            self._dispatch(payload)
+
+    def _revoked(self, payload: str) -> None:
+        """A token of the player named in ``payload`` was revoked: forget that player's tokens."""
+        if self.tokens is None:
+            return
+        try:
+            self.tokens.forget(uuid.UUID(payload))
+        except ValueError:
+            self.tokens.clear()
 
     def _check_pool(self) -> None:
         """The listening connection is the process's watch on the database: when it breaks (or

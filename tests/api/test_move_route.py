@@ -97,6 +97,8 @@ def test_other_methods_are_refused_and_a_browser_may_ask_first(client: httpx.Cli
         response = client.request(method, f"/games/{game_id}/moves", headers=ann.auth)
         assert (response.status_code, _code(response)) == (405, "method_not_allowed"), method
         assert "POST" in response.headers["allow"]
+    options = client.options(f"/games/{game_id}/moves")
+    assert (options.status_code, options.headers["allow"]) == (204, "OPTIONS, POST")
     origin = "https://client.example"
     preflight = client.options(f"/games/{game_id}/moves", headers={
         "Origin": origin, "Access-Control-Request-Method": "POST",

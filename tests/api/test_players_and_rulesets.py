@@ -55,7 +55,7 @@ def test_tokens_are_stored_only_as_hashes(client: httpx.Client, ann: Player, cle
     import psycopg
 
     with psycopg.connect(clean_database) as conn:
-        stored = conn.execute("SELECT token_hash FROM players WHERE id = %s", (ann.id,)).fetchone()
+        stored = conn.execute("SELECT token_hash FROM tokens WHERE player_id = %s", (ann.id,)).fetchone()
     assert stored is not None
     assert ann.token.encode() not in bytes(stored[0])
     assert len(bytes(stored[0])) == 32

@@ -8,13 +8,14 @@ from __future__ import annotations
 import hashlib
 import string
 import uuid
+from datetime import UTC, datetime
 from typing import Any
 
 import httpx
 import psycopg
 import pytest
 
-from service.games.moves import TokenCache
+from service.players.tokens import ALL_SCOPES, Credentials, TokenCache
 
 from .conftest import Player
 
@@ -42,7 +43,7 @@ def test_a_token_is_kept_nowhere_but_as_its_sha256(client: httpx.Client, ann: Pl
     assert ann.token not in everything
     assert ann.token.encode().hex() not in everything  # nor as bytes
     with psycopg.connect(clean_database) as conn:
-        stored = conn.execute("SELECT token_hash FROM players WHERE id = %s", (ann.id,)).fetchone()
+        stored = conn.execute("SELECT token_hash FROM tokens WHERE player_id = %s", (ann.id,)).fetchone()
     assert stored is not None
     assert bytes(stored[0]) == hashlib.sha256(ann.token.encode()).digest()
     for path in (
@@ -66,7 +67,7 @@ def test_only_the_exact_token_is_accepted(client: httpx.Client, ann: Player, cle
     game = ann.new_game(deal={"seed": 4})
     assert ann.move(game["id"], {"type": "draw"}).status_code == 200  # the real token is now cached too
     with psycopg.connect(clean_database) as conn:
-        stored = bytes(conn.execute("SELECT token_hash FROM players WHERE id = %s", (ann.id,)).fetchone()[0])
+        stored = bytes(conn.execute("SELECT token_hash FROM tokens WHERE player_id = %s", (ann.id,)).fetchone()[0])
     token = ann.token
     near_misses = [
         token[:-1], token + "A", token[1:], token.swapcase(), token[:-1] + ("A" if token[-1] != "A" else "B"),
@@ -86,18 +87,18 @@ def test_only_the_exact_token_is_accepted(client: httpx.Client, ann: Player, cle
 def test_the_in_process_token_cache_keeps_only_digests() -> None:
     """Tokens are compared only as SHA-256 digests (the cache here, a unique index in PostgreSQL):
     how long a lookup takes says nothing usable about a token, and memory holds no token."""
-    cache = TokenCache(size=2)
-    player = uuid.uuid4()
+    cache = TokenCache(size=2, clock=lambda: datetime.now(UTC))
+    player = Credentials(uuid.uuid4(), uuid.uuid4(), frozenset(ALL_SCOPES), None)
     token = "a-secret-token-" + "x" * 30
     cache.remember(token, player)
-    assert list(cache.players) == [hashlib.sha256(token.encode()).digest()]
-    assert cache.player(token) == player
-    assert cache.player(token[:-1]) is None
-    assert cache.player(token + "x") is None
+    assert list(cache.tokens) == [hashlib.sha256(token.encode()).digest()]
+    assert cache.get(token) == player
+    assert cache.get(token[:-1]) is None
+    assert cache.get(token + "x") is None
     for other in ("b" * 43, "c" * 43):
-        cache.remember(other, uuid.uuid4())
-    assert len(cache.players) == 2
-    assert cache.player(token) is None
+        cache.remember(other, player._replace(player_id=uuid.uuid4()))
+    assert len(cache.tokens) == 2
+    assert cache.get(token) is None
 
 
 MOVES: list[dict[str, Any]] = [

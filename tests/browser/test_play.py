@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+import httpx
 import pytest
 
 from domain import GameState, IllegalMove, apply, decide, get_ruleset, legal_moves
@@ -59,6 +60,8 @@ def test_a_new_player_registers_and_deals_the_table_of_seed_000(open_page: Calla
     page.register("Ada")
     assert page.player()["name"] == "Ada", "the token is kept in the browser"
     assert page.player()["token"], "the token is kept in the browser"
+    me = httpx.get(page.base_url + "/players/me", headers={"Authorization": f"Bearer {page.player()['token']}"})
+    assert me.json()["token"]["name"] == "web table", "the page keeps a token of its own, revocable alone"
 
     game_id = page.deal("classic", "seed", 42)
     start = start_state(CLASSIC, 42, {"source": "seed", "seed": 42})

@@ -43,7 +43,7 @@ def test_migrate_is_idempotent(database_url: str, engine: sa.Engine) -> None:
 def test_events_reject_a_duplicate_game_version(clean_database: str, engine: sa.Engine) -> None:
     player_id, game_id = uuid.uuid4(), uuid.uuid4()
     with engine.begin() as conn:
-        conn.execute(players.insert().values(id=player_id, name="Ann", token_hash=b"hash"))
+        conn.execute(players.insert().values(id=player_id, name="Ann"))
         conn.execute(
             games.insert().values(
                 id=game_id,

@@ -72,7 +72,7 @@ def test_a_game_stored_before_0005_keeps_its_state_and_figures(scratch_url: str)
             conn.execute("INSERT INTO events (game_id, version, type, data) VALUES (%s, %s, %s, %s)",
                          (game, version, event_type(event), Jsonb(event_data(event))))
 
-    command.upgrade(config, "head")
+    command.upgrade(config, "0005")
     with psycopg.connect(scratch_url, autocommit=True) as conn:
         figures = conn.execute("SELECT version, move_count, undo_count, assisted FROM games").fetchone()
         snapshot_version, snapshot = conn.execute("SELECT version, snapshot FROM game_snapshots").fetchone()
@@ -91,7 +91,7 @@ def test_a_game_stored_before_0005_keeps_its_state_and_figures(scratch_url: str)
         (stored,) = conn.execute("SELECT snapshot FROM games").fetchone()
     assert snapshot_to_state(stored) == state
 
-    command.upgrade(config, "head")
+    command.upgrade(config, "0005")
     with psycopg.connect(scratch_url, autocommit=True) as conn:  # a move written after 0005 without a snapshot
         conn.execute("UPDATE games SET version = version + 1")
     with pytest.raises(RuntimeError, match="1 game\\(s\\) have a snapshot older than their last event"):
@@ -106,7 +106,7 @@ def test_a_downgrade_waits_for_a_move_being_written_and_then_refuses(scratch_url
     downgrade starts. Without its lock the check would see the old, current version, pass, and the
     copy would then take the snapshot the move left behind."""
     config = alembic_config(scratch_url)
-    command.upgrade(config, "head")
+    command.upgrade(config, "0005")
     dealt = deal(get_ruleset("open-runs"), shuffled_deck(5), {"source": "seed", "seed": 5})
     state = initial_state(dealt)
     player, game = uuid.uuid4(), uuid.uuid4()

@@ -14,6 +14,7 @@ from typing import Any
 from domain import GameState, deal, event_data, event_type, initial_state, shuffled_deck
 from domain.codec import restore, state_to_snapshot
 from domain.rulesets import get_ruleset
+from service.players.tokens import ALL_SCOPES
 from service.store.event_store import (
     ConcurrencyConflict,
     Figures,
@@ -24,23 +25,24 @@ from service.store.event_store import (
     PendingAppend,
     StoredEvent,
 )
-from service.store.players import token_hash
+from service.store.players import TokenRow, token_hash
 
 T0 = datetime(2026, 12, 1, tzinfo=UTC)
 
 
 @dataclass
 class FakeStore:
-    players: dict[bytes, uuid.UUID] = field(default_factory=dict)  # token hash -> player
+    players: dict[bytes, TokenRow] = field(default_factory=dict)  # token hash -> the token
     games: dict[uuid.UUID, GameRow] = field(default_factory=dict)
     events: dict[uuid.UUID, list[NewEvent]] = field(default_factory=dict)
     keys: dict[tuple[uuid.UUID, str], tuple[bytes, dict[str, Any]]] = field(default_factory=dict)
     calls: list[str] = field(default_factory=list)  # what was asked of the store, in order
+    revoked: set[uuid.UUID] = field(default_factory=set)  # token ids revoked (their moves are not written)
     before_append: list[Any] = field(default_factory=list)  # callbacks run at the next append (a rival's move)
 
-    def add_player(self, token: str) -> uuid.UUID:
+    def add_player(self, token: str, scopes: tuple[str, ...] = ALL_SCOPES) -> uuid.UUID:
         player = uuid.uuid4()
-        self.players[token_hash(token)] = player
+        self.players[token_hash(token)] = TokenRow(uuid.uuid4(), player, "first token", scopes, T0, None)
         return player
 
     def add_game(self, player: uuid.UUID, seed: int, ruleset: str = "classic") -> uuid.UUID:
@@ -58,10 +60,14 @@ class FakeStore:
         row = self.games[game_id]
         return restore(row.snapshot, row.tail, row.version)
 
-    async def load(self, game_id: uuid.UUID, token: str | None = None, key: str | None = None) -> Loaded:
+    async def load(
+        self, game_id: uuid.UUID, token: str | None = None, key: str | None = None, now: datetime | None = None
+    ) -> Loaded:
         self.calls.append("load")
         stored = self.keys.get((game_id, key)) if key is not None else None
         caller = self.players.get(token_hash(token)) if token else None
+        if caller is not None and caller.id in self.revoked:
+            caller = None
         return Loaded(self.games.get(game_id), caller, stored[0] if stored else None, stored[1] if stored else None)
 
     async def read_events_upto(self, game_id: uuid.UUID, version: int) -> list[StoredEvent]:
@@ -73,6 +79,7 @@ class FakeStore:
         figures: Figures, snapshot: dict[str, Any] | None, finished_at: datetime | None, now: datetime,
         idempotency_key: str | None = None,
         request_hash: bytes | None = None, response: dict[str, Any] | None = None, on_finish: Any = None,
+        token_id: uuid.UUID | None = None,
     ) -> None:
         self.calls.append("append" if idempotency_key is None else "append-with-key")
         await asyncio.sleep(0)  # a round trip: other tasks run meanwhile (and group commit can gather them)
@@ -81,7 +88,7 @@ class FakeStore:
         if idempotency_key is not None and (game_id, idempotency_key) in self.keys:
             raise IdempotencyRace()
         row = self.games[game_id]
-        if row.version != expected_version:
+        if row.version != expected_version or (token_id is not None and token_id in self.revoked):
             raise ConcurrencyConflict()
         # as in PostgreSQL: the snapshot only when one is written, else the events join its tail
         if snapshot is None:
@@ -98,13 +105,13 @@ class FakeStore:
 
     async def append_pending(self, move: PendingAppend) -> None:
         await self.append(move.game_id, move.expected_version, move.events, figures=move.figures,
-                          snapshot=move.snapshot, finished_at=None, now=move.now)
+                          snapshot=move.snapshot, finished_at=None, now=move.now, token_id=move.token_id)
 
     async def append_many(self, moves: list[PendingAppend]) -> set[uuid.UUID]:
         self.calls.append("append_many")
         written = set()
         for move in moves:
-            if self.games[move.game_id].version == move.expected_version:
+            if self.games[move.game_id].version == move.expected_version and move.token_id not in self.revoked:
                 await self.append_pending(move)
                 written.add(move.game_id)
         return written

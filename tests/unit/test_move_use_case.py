@@ -27,8 +27,10 @@ from domain import (
 from domain.codec import state_to_snapshot
 from service.errors import BadRequest, Forbidden, NotFound, Unauthorized, Unavailable, VersionConflict
 from service.games.batching import AppendBatcher
-from service.games.moves import Game, GameRepository, Idempotent, Moves, TokenCache
+from service.games.moves import Game, GameRepository, Idempotent, Moves
+from service.players.tokens import TokenCache
 from service.store.event_store import ConcurrencyConflict, GameRow, NewEvent
+from service.store.players import token_hash
 
 from .fake_store import T0, FakeStore
 
@@ -42,7 +44,7 @@ class World:
         self.bob = self.store.add_player(BOB)
         self.ended: list[uuid.UUID] = []
         repository = GameRepository(
-            self.store, AppendBatcher(self.store), TokenCache(100), 100, retries  # type: ignore[arg-type]
+            self.store, AppendBatcher(self.store), TokenCache(100, lambda: T0), 100, retries  # type: ignore[arg-type]
         )
         self.moves = Moves(repository, lambda: T0, self)
 
@@ -258,3 +260,18 @@ async def test_moves_of_one_game_take_turns() -> None:
     played = await asyncio.gather(*(world.moves.play(game, ANN, Draw()) for _ in range(5)))
     assert sorted(p.version for p in played) == [2, 3, 4, 5, 6]
     assert world.store.calls.count("load") == 1, "no conflicts: each move waited for the one before"
+
+
+async def test_a_move_with_a_token_revoked_since_it_was_cached_is_refused() -> None:
+    world = World()
+    game = world.store.add_game(world.ann, seed=12)
+    await world.moves.play(game, ANN, Draw())  # the token and the game are cached now
+    world.store.revoked.add(world.store.players[token_hash(ANN)].id)  # revoked in another process
+    world.store.calls.clear()
+    with pytest.raises(Unauthorized, match="revoked"):
+        await world.moves.play(game, ANN, Draw())
+    assert world.version(game) == 2, "the write refused the revoked token"
+    assert world.store.calls == ["append", "load"]
+    with pytest.raises(Unauthorized):
+        await world.moves.play(game, ANN, Draw(), if_match=2)
+    assert world.version(game) == 2

@@ -27,7 +27,8 @@ class PlayerController(Controller):
         response_headers=response_headers("Location"),
     )
     async def create(self, state: State, data: Annotated[SkipValidation[NewPlayer], Body()]) -> Response[PlayerCreated]:
-        created = await games_of(state).create_player(parse_body(data, NewPlayer).name)
+        asked = parse_body(data, NewPlayer)
+        created = await games_of(state).create_player(asked.name, asked.token_name)
         return Response(created, status_code=201, headers={"Location": f"/players/{created.id}"})
 
     @get("/{player_id:uuid}", operation_id="getPlayer", summary="A player's public profile",

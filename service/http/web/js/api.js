@@ -108,7 +108,8 @@ async function readBody(response) {
 const readGame = (path) => request(path, { token: readerToken() });
 
 export const api = {
-  register: (name) => request("/players", { method: "POST", body: { name } }),
+  // the page keeps a token of its own, named so the player can tell it apart and revoke it alone
+  register: (name) => request("/players", { method: "POST", body: { name, tokenName: "web table" } }),
   player: (id) => request(`/players/${id}`),
   stats: (playerId) => request(`/players/${playerId}/stats`),
   games: (playerId, { limit = 20, before, status } = {}) => {

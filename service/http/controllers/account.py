@@ -1,0 +1,78 @@
+"""``/players/me``: who a bearer token is, and the player's tokens (list, create, revoke)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+from uuid import UUID
+
+from litestar import Controller, Request, delete, get, post
+from litestar.datastructures import State
+from litestar.params import Body, PathParameter, SkipValidation
+from litestar.response import Response
+
+from ...schemas import Me, NewToken, TokenCreated, TokenList, TokenView
+from ...store.players import TokenRow
+from ..openapi import response_headers
+from ..problems import documented
+from .common import bearer_token, games_of, parse_body
+
+_ME: list[dict[str, list[str]]] = [{"bearer": []}]
+
+
+def token_view(row: TokenRow) -> TokenView:
+    scopes: list[Any] = list(row.scopes)
+    return TokenView(id=row.id, name=row.name, scopes=scopes, created_at=row.created_at, expires_at=row.expires_at)
+
+
+class AccountController(Controller):
+    path = "/players/me"
+    tags = ("players",)
+
+    @get("/", operation_id="getMe", summary="The player behind the bearer token, and that token",
+         responses=documented(400, 401, 429, 503), security=_ME)
+    async def me(self, request: Request[Any, Any, Any], state: State) -> Me:
+        found = await games_of(state).accounts.me(bearer_token(request))
+        player = found.player
+        return Me(id=player.id, name=player.name, created_at=player.created_at, token=token_view(found.token))
+
+    @get("/tokens", operation_id="listTokens", summary="The player's live tokens (never their secrets)",
+         responses=documented(400, 401, 403, 429, 503), security=_ME)
+    async def tokens(self, request: Request[Any, Any, Any], state: State) -> TokenList:
+        rows = await games_of(state).accounts.list_tokens(bearer_token(request))
+        return TokenList(tokens=[token_view(row) for row in rows])
+
+    @post(
+        "/tokens",
+        operation_id="createToken",
+        summary="Make a named token with scopes and an optional expiry; its secret is shown only here",
+        status_code=201,
+        responses=documented(400, 401, 403, 413, 415, 429, 503),
+        response_headers=response_headers("Location"),
+        security=_ME,
+    )
+    async def create(
+        self, request: Request[Any, Any, Any], state: State, data: Annotated[SkipValidation[NewToken], Body()]
+    ) -> Response[TokenCreated]:
+        asked = parse_body(data, NewToken)
+        made = await games_of(state).accounts.create_token(
+            bearer_token(request), asked.name, asked.scopes, asked.expires_in_days
+        )
+        row = made.row
+        view = token_view(row)
+        created = TokenCreated(id=view.id, name=view.name, scopes=view.scopes, created_at=view.created_at,
+                               expires_at=view.expires_at, token=made.secret)
+        return Response(created, status_code=201, headers={"Location": "/players/me/tokens"})
+
+    @delete("/tokens/{token_id:uuid}", operation_id="revokeToken", summary="Revoke one token, at once everywhere",
+            responses=documented(400, 401, 403, 404, 429, 503), security=_ME)
+    async def revoke(
+        self, request: Request[Any, Any, Any], state: State,
+        token_id: Annotated[UUID, PathParameter(description="the token's id (GET /players/me/tokens)")],
+    ) -> None:
+        await games_of(state).accounts.revoke(bearer_token(request), token_id)
+
+    @delete("/tokens", operation_id="revokeAllTokens",
+            summary="Revoke every token of the player, this one included (sign out everywhere)",
+            responses=documented(400, 401, 403, 429, 503), security=_ME)
+    async def revoke_all(self, request: Request[Any, Any, Any], state: State) -> None:
+        await games_of(state).accounts.revoke(bearer_token(request), None)

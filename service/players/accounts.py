@@ -1,0 +1,131 @@
+"""Accounts: registering a player, the tokens that act for them, and who a token is.
+
+``authenticate`` is the one check of a bearer token: it must be live (neither revoked nor
+expired) and carry the scope the request needs. Tokens this process has seen are cached
+(``TokenCache``); a revocation reaches every process's cache through ``canfield_tokens``.
+"""
+
+from __future__ import annotations
+
+import secrets
+import uuid
+from collections.abc import Callable, Iterable
+from dataclasses import replace
+from datetime import datetime, timedelta
+from typing import NamedTuple
+
+from ..errors import BadRequest, Forbidden, NotFound, Unauthorized
+from ..store.players import PlayerRow, PlayerStore, TokenRow
+from .tokens import ALL_SCOPES, Credentials, Scope, TokenCache
+
+FIRST_TOKEN = "first token"
+TOKEN_NAME_MAX = 100
+EXPIRY_DAYS_MAX = 3650
+
+
+class NewToken(NamedTuple):
+    """A token just made: as stored, and its secret (shown once)."""
+
+    row: TokenRow
+    secret: str
+
+
+class Me(NamedTuple):
+    """The player behind a token, and that token."""
+
+    player: PlayerRow
+    token: TokenRow
+
+
+def clean_name(name: str, what: str, longest: int) -> str:
+    """``name`` with its whitespace runs made single spaces; refused when nothing visible is left
+    or it holds a control character."""
+    clean = " ".join(name.split())
+    if not clean or not clean.isprintable():
+        raise BadRequest(f"{what} needs at least one visible character and no control characters")
+    if len(clean) > longest:
+        raise BadRequest(f"{what} is {len(clean)} characters long; at most {longest}")
+    return clean
+
+
+def parse_scopes(scopes: Iterable[str]) -> tuple[str, ...]:
+    """The scopes asked for, each known and named once, in the order of ``ALL_SCOPES``."""
+    asked = list(scopes)
+    unknown = [scope for scope in asked if scope not in ALL_SCOPES]
+    if unknown:
+        raise BadRequest(f"unknown scope {unknown[0]!r}: the scopes are {', '.join(ALL_SCOPES)}")
+    if len(set(asked)) != len(asked):
+        raise BadRequest("a scope is named twice; name each once")
+    if not asked:
+        raise BadRequest(f"a token needs at least one scope: {', '.join(ALL_SCOPES)}")
+    return tuple(scope for scope in ALL_SCOPES if scope in asked)
+
+
+class Accounts:
+    def __init__(self, store: PlayerStore, tokens: TokenCache, clock: Callable[[], datetime]) -> None:
+        self.store = store
+        self.tokens = tokens
+        self.clock = clock
+
+    async def create_player(self, name: str, token_name: str | None = None) -> tuple[PlayerRow, NewToken]:
+        """A new player and their first token, with every scope."""
+        clean = clean_name(name, "a player name", 100)
+        label = FIRST_TOKEN if token_name is None else clean_name(token_name, "a token name", TOKEN_NAME_MAX)
+        player_id = uuid.uuid4()
+        secret = secrets.token_urlsafe(32)
+        row = TokenRow(uuid.uuid4(), player_id, label, ALL_SCOPES, self.clock(), None)
+        created_at = await self.store.create_player(player_id, clean, row, secret)
+        return PlayerRow(player_id, clean, created_at), NewToken(replace(row, created_at=created_at), secret)
+
+    async def authenticate(self, token: str | None, scope: Scope | None = None) -> Credentials:
+        """The credentials of a live token; ``scope``: the one the request needs. Asked of the
+        database every time, so a revoked token is refused at once (a move, the hot path, checks
+        its token in the statement that writes it instead: ``GameRepository``)."""
+        if token is None:
+            raise Unauthorized("this request needs 'Authorization: Bearer <token>' (POST /players gives a token)")
+        row = await self.store.token(token, self.clock())
+        if row is None:
+            self.tokens.drop(token)
+            raise Unauthorized("the bearer token is not valid (unknown, revoked or expired)")
+        credentials = Credentials.of(row)
+        self.tokens.remember(token, credentials)
+        if scope is not None and scope not in credentials.scopes:
+            raise Forbidden(f"this token may not do that: it lacks the '{scope}' scope")
+        return credentials
+
+    async def me(self, token: str | None) -> Me:
+        credentials = await self.authenticate(token)
+        player = await self.store.get_player(credentials.player_id)
+        live = await self.store.tokens(credentials.player_id, self.clock())
+        found = next((row for row in live if row.id == credentials.token_id), None)
+        if player is None or found is None:  # revoked or deleted a moment ago
+            raise Unauthorized("the bearer token is not valid (unknown, revoked or expired)")
+        return Me(player, found)
+
+    async def create_token(
+        self, token: str | None, name: str, scopes: Iterable[str], expires_in_days: int | None
+    ) -> NewToken:
+        credentials = await self.authenticate(token, Scope.ACCOUNT)
+        label = clean_name(name, "a token name", TOKEN_NAME_MAX)
+        granted = parse_scopes(scopes)
+        if expires_in_days is not None and not 1 <= expires_in_days <= EXPIRY_DAYS_MAX:
+            raise BadRequest(f"expiresInDays must be 1 to {EXPIRY_DAYS_MAX}, or null for a token that never expires")
+        now = self.clock()
+        expires_at = None if expires_in_days is None else now + timedelta(days=expires_in_days)
+        secret = secrets.token_urlsafe(32)
+        row = TokenRow(uuid.uuid4(), credentials.player_id, label, granted, now, expires_at)
+        created_at = await self.store.add_token(row, secret)
+        return NewToken(replace(row, created_at=created_at), secret)
+
+    async def list_tokens(self, token: str | None) -> list[TokenRow]:
+        credentials = await self.authenticate(token, Scope.ACCOUNT)
+        return await self.store.tokens(credentials.player_id, self.clock())
+
+    async def revoke(self, token: str | None, token_id: uuid.UUID | None) -> int:
+        """Revoke one of the player's tokens (``token_id``), or all of them (None)."""
+        credentials = await self.authenticate(token, Scope.ACCOUNT)
+        revoked = await self.store.revoke(credentials.player_id, token_id, self.clock())
+        self.tokens.forget(credentials.player_id)
+        if token_id is not None and not revoked:
+            raise NotFound(f"the player has no live token {token_id}")
+        return revoked
