@@ -47,9 +47,10 @@ from ..deals.daily_deals import DailyDeals
 from ..deals.deal_pools import load_deal_pool
 from ..deals.solver_workers import SolverWorkers
 from ..errors import BadRequest, Forbidden, NotFound, Unauthorized
+from ..http.schemas import EventPage, GameList, GameView, Hints, LegalMoves, MoveResult, Player, PlayerCreated
+from ..http.schemas import NewGameRequest as NewGame
 from ..races.race_store import RaceStore
 from ..races.races import Races, race_of
-from ..schemas import EventPage, GameList, GameView, Hints, LegalMoves, MoveResult, NewGame, Player, PlayerCreated
 from ..settings import Settings
 from ..stats import projections
 from ..stats.queries import Stats

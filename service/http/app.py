@@ -33,7 +33,7 @@ from .controllers.streams import StreamController
 from .controllers.web import web_routes
 from .limits import install_rate_limits
 from .move_route import MoveRoute
-from .openapi import DealUnionPlugin, TaggedUnionPlugin, complete
+from .openapi import ComponentNamePlugin, DealUnionPlugin, TaggedUnionPlugin, complete
 from .problems import EXCEPTION_HANDLERS
 
 API_VERSION = "1.0.0"
@@ -95,7 +95,7 @@ def create_app(settings: Settings, clock: Callable[[], datetime] = utc_now) -> L
         ],
         lifespan=[lifespan],
         exception_handlers=EXCEPTION_HANDLERS,
-        plugins=[DealUnionPlugin(), TaggedUnionPlugin()],
+        plugins=[ComponentNamePlugin(), DealUnionPlugin(), TaggedUnionPlugin()],
         before_request=_require_json,
         request_max_body_size=settings.max_body_bytes,
         cors_config=CORSConfig(

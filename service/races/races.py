@@ -33,7 +33,7 @@ from domain.rulesets import DEFAULT_RULESET_ID
 from domain.verify import Unverified
 
 from ..errors import Forbidden, NotFound
-from ..schemas import NewRace, OpenRaces, RaceDealRequest, RaceRecord, RaceView
+from ..http.schemas import NewRaceRequest, OpenRaces, RaceDealRequest, RaceRecord, RaceView
 from ..store.event_store import GameRow, NewEvent
 from .race_store import FINISHED, OPEN, RUNNING, DealtGame, Ending, EntrantRow, LogRow, RaceRow, RaceStore, Result
 from .standings import Standing, places, verified_standing
@@ -187,7 +187,7 @@ class Races:
         self.authenticate = authenticate
         self.dealer = dealer
 
-    async def create(self, token: str | None, request: NewRace) -> RaceView:
+    async def create(self, token: str | None, request: NewRaceRequest) -> RaceView:
         creator = await self.authenticate(token)
         ruleset = get_ruleset(DEFAULT_RULESET_ID if request.ruleset is None else request.ruleset)
         deck, source = self.dealer(ruleset, _deal_request(request.deal))

@@ -11,7 +11,7 @@ from typing import Any
 import msgspec
 from psycopg_pool import AsyncConnectionPool
 
-from ..schemas import GlobalStats, LeaderboardEntry, RulesetStats
+from ..http.schemas import GlobalStats, LeaderboardEntry, RulesetStats
 
 JSON = dict[str, Any]
 

@@ -174,7 +174,7 @@ def test_the_schemas_name_every_event_move_target_and_ruleset_of_the_domain() ->
     from domain.commands import MOVE_TYPES
     from domain.events import EVENT_TYPES
     from domain.piles import TARGETS
-    from service import schemas
+    from service.http import schemas
 
     def tags(union: object) -> set[str]:
         return {str(msgspec.inspect.type_info(member).tag) for member in get_args(union)}  # type: ignore[union-attr]

@@ -13,9 +13,9 @@ from ...deals.choice import deal_pool_of, parse_day, pool_summary
 from ...deals.daily import closes_at, is_over
 from ...deals.deal_pools import load_deal_pool
 from ...errors import NotFound
-from ...schemas import DailyDeal, Leaderboard, PoolDealView, Pools, RulesetId, RulesetRef
 from ..openapi import DAILY_DATE, RULESET_IDS
 from ..problems import documented
+from ..schemas import DailyDeal, Leaderboard, PoolDealView, Pools, RulesetId, RulesetRef
 from .common import games_of
 
 LEADERBOARD_MAX = 1000

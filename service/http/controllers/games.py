@@ -10,9 +10,9 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import Body, HeaderParameter, PathParameter, QueryParameter, SkipValidation
 from litestar.response import Response
 
-from ...schemas import EventPage, EventView, GameView, Hints, LegalMoves, MoveRequest, MoveResult, NewGame
 from ..openapi import IDEMPOTENCY_KEY, IF_MATCH, NDJSON, header, response_headers
 from ..problems import documented
+from ..schemas import EventPage, EventView, GameView, Hints, LegalMoves, MoveRequest, MoveResult, NewGameRequest
 from .common import (
     PAGE_LIMIT_DEFAULT,
     PAGE_LIMIT_MAX,
@@ -48,7 +48,7 @@ class GameController(Controller):
         security=[{"bearer": []}],
     )
     async def create(
-        self, request: Request[Any, Any, Any], state: State, data: Annotated[SkipValidation[NewGame], Body()]
+        self, request: Request[Any, Any, Any], state: State, data: Annotated[SkipValidation[NewGameRequest], Body()]
     ) -> Response[GameView]:
         view = await games_of(state).create_game(bearer_token(request), parse_new_game(data))
         return Response(view, status_code=201, headers={"Location": f"/games/{view.id}", "ETag": etag(view.version)})

@@ -10,8 +10,8 @@ from litestar import Controller, get
 from litestar.params import PathParameter
 
 from ...games.lessons import find_lesson, lesson_list
-from ...schemas import LessonInfo, LessonList
 from ..problems import documented
+from ..schemas import LessonInfo, LessonList
 
 
 class LessonController(Controller):

@@ -8,9 +8,9 @@ from litestar.datastructures import State
 from litestar.params import Body, PathParameter, QueryParameter, SkipValidation
 from litestar.response import Response
 
-from ...schemas import GameList, NewPlayer, Player, PlayerCreated
 from ..openapi import response_headers
 from ..problems import documented
+from ..schemas import GameList, NewPlayerRequest, Player, PlayerCreated
 from .common import PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX, games_of, parse_body
 
 
@@ -26,8 +26,10 @@ class PlayerController(Controller):
         responses=documented(400, 413, 415, 429, 503),
         response_headers=response_headers("Location"),
     )
-    async def create(self, state: State, data: Annotated[SkipValidation[NewPlayer], Body()]) -> Response[PlayerCreated]:
-        created = await games_of(state).create_player(parse_body(data, NewPlayer).name)
+    async def create(
+        self, state: State, data: Annotated[SkipValidation[NewPlayerRequest], Body()]
+    ) -> Response[PlayerCreated]:
+        created = await games_of(state).create_player(parse_body(data, NewPlayerRequest).name)
         return Response(created, status_code=201, headers={"Location": f"/players/{created.id}"})
 
     @get("/{player_id:uuid}", operation_id="getPlayer", summary="A player's public profile",

@@ -13,11 +13,11 @@ from litestar.params import Body, PathParameter, QueryParameter, SkipValidation
 from litestar.response import Response, Stream
 
 from ...errors import BadRequest
-from ...schemas import NewRace, OpenRaces, Problem, RaceView
 from ...streams.hub import MEDIA_TYPE
 from ...streams.race_streams import DESCRIPTION, race_messages
 from ..openapi import response_headers
 from ..problems import PROBLEM_JSON, documented
+from ..schemas import NewRaceRequest, OpenRaces, Problem, RaceView
 from .common import bearer_token, games_of, parse_new_race
 from .streams import event_stream, stream_owner, streams_of
 
@@ -63,7 +63,7 @@ class RaceController(Controller):
         security=[{"bearer": []}],
     )
     async def create(
-        self, request: Request[Any, Any, Any], state: State, data: Annotated[SkipValidation[NewRace], Body()]
+        self, request: Request[Any, Any, Any], state: State, data: Annotated[SkipValidation[NewRaceRequest], Body()]
     ) -> Response[RaceView]:
         view = await games_of(state).races.create(bearer_token(request), parse_new_race(data))
         return _created(view)

@@ -16,8 +16,8 @@ from litestar.params import PathParameter
 from domain import ALL_RULESETS
 
 from ...errors import NotFound
-from ...schemas import GlobalStats, PlayerStats
 from ..problems import documented
+from ..schemas import GlobalStats, PlayerStats
 from .common import games_of
 
 
