@@ -17,6 +17,7 @@ from domain import Command, commands, parse_card
 
 from ...errors import BadRequest, NotFound, Unauthorized
 from ...games.games import Games
+from ...races.races import NewRace
 from ..paths import INTEGER, NOT_FOUND, as_sent, malformed, trailing_slash
 from ..paths import UUID as UUID_TEXT
 from ..schemas import (
@@ -115,9 +116,10 @@ def parse_new_game(data: object) -> NewGameRequest:
     return NewGameRequest(ruleset=_ruleset(body.get("ruleset")), deal=parsed)
 
 
-def parse_new_race(data: object) -> NewRaceRequest:
+def parse_new_race(data: object) -> NewRace:
     """``{"maxEntrants": N, "ruleset": ..., "deal": {seed, pool or deck}, "timeLimitSeconds": N}``:
-    only ``maxEntrants`` is required (null counts as left out for the others)."""
+    only ``maxEntrants`` is required (null counts as left out for the others). The race to create is
+    made from the checked ``NewRaceRequest``, as a move's command is from its Struct."""
     body = _members(data, "the request body", '{"maxEntrants": 2}')
     takes = [field.encode_name for field in msgspec.structs.fields(NewRaceRequest)]
     extra = [name for name in body if name not in takes]
@@ -128,7 +130,10 @@ def parse_new_race(data: object) -> NewRaceRequest:
     rest = {name: value for name, value in body.items() if name not in ("ruleset", "deal")}
     parsed = parse_body(rest, NewRaceRequest)
     race_deal = None if deal is None else parse_deal(deal, RACE_DEAL_REQUESTS, RaceDealRequest, "a race's deal")
-    return msgspec.structs.replace(parsed, ruleset=ruleset, deal=race_deal)
+    source = None if race_deal is None else {
+        name: value for name, value in msgspec.structs.asdict(race_deal).items() if value is not None
+    }
+    return NewRace(parsed.max_entrants, ruleset, source, parsed.time_limit_seconds)
 
 
 def _ruleset(ruleset: object) -> RulesetId | None:
@@ -315,6 +320,16 @@ def _declared_queries(request: Request[Any, Any, Any]) -> _Queries:
                     optional[key] = choices(field.annotation)
         found = _QUERIES[id(handler)] = _Queries(frozenset(names), frozenset(integers), optional)
     return found
+
+
+W = TypeVar("W")
+
+
+def to_wire(value: object, schema: type[W]) -> W:
+    """A service's reply (a dataclass or a list of them; a Struct passes as it is) as the wire schema
+    ``schema``, field by field by attribute name: the one conversion of a reply. Not a named tuple:
+    msgspec reads a tuple as an array."""
+    return msgspec.convert(value, schema, from_attributes=True)
 
 
 def games_of(state: State) -> Games:
