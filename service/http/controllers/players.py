@@ -11,7 +11,7 @@ from litestar.response import Response
 from ..openapi import response_headers
 from ..problems import documented
 from ..schemas import GameList, NewPlayerRequest, Player, PlayerCreated
-from .common import PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX, games_of, parse_body
+from .common import PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX, games_of, parse_body, to_wire
 
 
 class PlayerController(Controller):
@@ -29,7 +29,7 @@ class PlayerController(Controller):
     async def create(
         self, state: State, data: Annotated[SkipValidation[NewPlayerRequest], Body()]
     ) -> Response[PlayerCreated]:
-        created = await games_of(state).create_player(parse_body(data, NewPlayerRequest).name)
+        created = to_wire(await games_of(state).create_player(parse_body(data, NewPlayerRequest).name), PlayerCreated)
         return Response(created, status_code=201, headers={"Location": f"/players/{created.id}"})
 
     @get("/{player_id:uuid}", operation_id="getPlayer", summary="A player's public profile",
@@ -37,7 +37,7 @@ class PlayerController(Controller):
     async def read(
         self, state: State, player_id: Annotated[UUID, PathParameter(description="the player's id")]
     ) -> Player:
-        return await games_of(state).player(player_id)
+        return to_wire(await games_of(state).player(player_id), Player)
 
     @get(
         "/{player_id:uuid}/games",
