@@ -326,9 +326,9 @@ W = TypeVar("W")
 
 
 def to_wire(value: object, schema: type[W]) -> W:
-    """A service's reply (a dataclass or a list of them; a Struct passes as it is) as the wire schema
-    ``schema``, field by field by attribute name: the one conversion of a reply. Not a named tuple:
-    msgspec reads a tuple as an array."""
+    """A service's reply as the wire schema ``schema``: the one conversion of a reply. A dataclass is
+    read by attribute, a dict by its wire (camelCase) names, and a Struct of ``schema`` passes as it
+    is. Not a named tuple: msgspec reads a tuple as an array."""
     return msgspec.convert(value, schema, from_attributes=True)
 
 

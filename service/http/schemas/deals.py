@@ -63,7 +63,7 @@ class DealRequest(RequestBody):
     """A parsed deal request, as the service layer takes it: at most one field is set.
 
     On the wire (and in the OpenAPI document) it is one of the one-field objects above
-    (service.http.controllers.bodies parses them; service.http.openapi documents the union under this name).
+    (service.http.controllers.common parses them; service.http.openapi documents the union under this name).
     """
 
     seed: Seed | None = None
