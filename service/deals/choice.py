@@ -12,7 +12,7 @@ import msgspec
 from domain import Ruleset
 
 from ..errors import BadRequest
-from ..schemas import PoolSummary
+from ..http.schemas.deals import PoolSummary
 from .deal_pools import DealPool, load_deal_pool
 
 _DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")  # date.fromisoformat alone also takes 2026-W01-1

@@ -46,11 +46,12 @@ from ..deals.daily_deals import DailyDeals
 from ..deals.deal_pools import load_deal_pool
 from ..deals.solver_workers import SolverWorkers
 from ..errors import BadRequest, Conflict, Forbidden, NotFound, Unauthorized
+from ..http.schemas import EventPage, GameList, GameView, Hints, LegalMoves, Player, PlayerCreated
+from ..http.schemas import NewGameRequest as NewGame
 from ..players.accounts import Accounts
 from ..players.tokens import Scope, TokenCache
 from ..races.race_store import FINISHED, RaceStore
 from ..races.races import Races, race_of
-from ..schemas import EventPage, GameList, GameView, Hints, LegalMoves, NewGame, Player, PlayerCreated
 from ..settings import Settings
 from ..stats import projections
 from ..stats.queries import Stats

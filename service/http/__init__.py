@@ -1,1 +1,2 @@
-"""HTTP: the app, its controllers, problems and wording, the OpenAPI additions, how it is served."""
+"""HTTP: the app, its controllers and wire schemas (per feature), problems and wording, the OpenAPI
+additions, how it is served."""

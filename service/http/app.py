@@ -5,7 +5,7 @@ from __future__ import annotations
 import gc
 import logging
 from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from datetime import datetime
 from typing import Any
 
@@ -13,6 +13,8 @@ from litestar import Litestar, Request, Response
 from litestar.config.cors import CORSConfig
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.spec import Components, License, SecurityScheme
+from litestar.types import ControllerRouterHandler
+from psycopg_pool import AsyncConnectionPool
 
 from ..errors import UnsupportedMediaType
 from ..games.games import Games, utc_now
@@ -34,7 +36,7 @@ from .controllers.streams import StreamController
 from .controllers.web import web_routes
 from .limits import install_rate_limits
 from .move_route import make_move, route_moves
-from .openapi import DealUnionPlugin, TaggedUnionPlugin, complete
+from .openapi import ComponentNamePlugin, DealUnionPlugin, TaggedUnionPlugin, complete
 from .problems import EXCEPTION_HANDLERS
 
 API_VERSION = "1.0.0"
@@ -83,6 +85,42 @@ def create_app(settings: Settings, clock: Callable[[], datetime] = utc_now) -> L
     )
     store = EventStore(pool)
     streams = StreamHub(libpq_url(settings.database_url), store, settings, clock=clock)
+    app = Litestar(
+        route_handlers=_route_handlers(),
+        lifespan=[_lifespan(settings, pool, store, streams, clock)],
+        exception_handlers=EXCEPTION_HANDLERS,
+        plugins=[ComponentNamePlugin(), DealUnionPlugin(), TaggedUnionPlugin()],
+        before_request=_require_json,
+        request_max_body_size=settings.max_body_bytes,
+        cors_config=_cors(settings),
+        openapi_config=_openapi(),
+        logging_config=None,
+        debug=False,
+    )
+    app.state.max_body_bytes = settings.max_body_bytes  # the move route reads its body itself
+    route_moves(app)
+    document_move(app.openapi_schema)  # the move route's operation (an ASGI route is not documented)
+    complete(app.openapi_schema)  # response headers (built once here, served as built)
+    install_rate_limits(app, settings)  # in front of routing, CORS and body parsing: every request
+    return app
+
+
+def _route_handlers() -> list[ControllerRouterHandler]:
+    return [
+        AccountController, PlayerController, RulesetController, GameController, make_move, StreamController,
+        DealController, player_stats, stats, health, LessonController, RaceController, *web_routes(),
+    ]
+
+
+def _lifespan(
+    settings: Settings,
+    pool: AsyncConnectionPool,
+    store: EventStore,
+    streams: StreamHub,
+    clock: Callable[[], datetime],
+) -> Callable[[Litestar], AbstractAsyncContextManager[None]]:
+    """Startup and shutdown: the pool opens, the Games facade and the streams start, and each is
+    closed again in the reverse order."""
 
     @asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
@@ -107,50 +145,38 @@ def create_app(settings: Settings, clock: Callable[[], datetime] = utc_now) -> L
             games.solver.close()
             await pool.close()
 
-    app = Litestar(
-        route_handlers=[
-            AccountController, PlayerController, RulesetController, GameController, make_move, StreamController,
-            DealController, player_stats, stats, health, LessonController, RaceController, *web_routes(),
+    return lifespan
+
+
+def _cors(settings: Settings) -> CORSConfig:
+    return CORSConfig(
+        allow_origins=settings.cors_origins,
+        allow_methods=["GET", "POST", "DELETE", "OPTIONS"],
+        allow_headers=[
+            "Authorization", "Content-Type", "If-Match", "If-None-Match", "Idempotency-Key", "Last-Event-ID"
         ],
-        lifespan=[lifespan],
-        exception_handlers=EXCEPTION_HANDLERS,
-        plugins=[DealUnionPlugin(), TaggedUnionPlugin()],
-        before_request=_require_json,
-        request_max_body_size=settings.max_body_bytes,
-        cors_config=CORSConfig(
-            allow_origins=settings.cors_origins,
-            allow_methods=["GET", "POST", "DELETE", "OPTIONS"],
-            allow_headers=[
-                "Authorization", "Content-Type", "If-Match", "If-None-Match", "Idempotency-Key", "Last-Event-ID"
-            ],
-            expose_headers=["ETag", "Location", "Retry-After", "Idempotent-Replayed", "RateLimit", "RateLimit-Policy"],
-            max_age=3600,
-        ),
-        openapi_config=OpenAPIConfig(
-            title="Canfield Solitaire API",
-            version=API_VERSION,
-            description=(
-                "Deal, play, replay and inspect Canfield Solitaire games. Errors are application/problem+json "
-                "with a stable `code`. Writes need `Authorization: Bearer <token>` (POST /players)."
-            ),
-            path="/schema",
-            license=License(name="MIT", identifier="MIT"),
-            components=Components(
-                security_schemes={
-                    "bearer": SecurityScheme(type="http", scheme="bearer", description="token from POST /players")
-                }
-            ),
-            security=[],
-        ),
-        logging_config=None,
-        debug=False,
+        expose_headers=["ETag", "Location", "Retry-After", "Idempotent-Replayed", "RateLimit", "RateLimit-Policy"],
+        max_age=3600,
     )
-    app.state.max_body_bytes = settings.max_body_bytes  # the move route reads its body itself
-    route_moves(app)
-    document_move(app.openapi_schema)  # the move route's operation (an ASGI route is not documented)
-    complete(app.openapi_schema)  # response headers (built once here, served as built)
-    install_rate_limits(app, settings)  # in front of routing, CORS and body parsing: every request
-    return app
+
+
+def _openapi() -> OpenAPIConfig:
+    return OpenAPIConfig(
+        title="Canfield Solitaire API",
+        version=API_VERSION,
+        description=(
+            "Deal, play, replay and inspect Canfield Solitaire games. Errors are application/problem+json "
+            "with a stable `code`. Writes need `Authorization: Bearer <token>` (POST /players)."
+        ),
+        path="/schema",
+        license=License(name="MIT", identifier="MIT"),
+        components=Components(
+            security_schemes={
+                "bearer": SecurityScheme(type="http", scheme="bearer", description="token from POST /players")
+            }
+        ),
+        security=[],
+    )
 
 
 logging.getLogger("canfield").setLevel(logging.INFO)

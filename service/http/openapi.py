@@ -1,10 +1,10 @@
 """What the OpenAPI document says beyond what Litestar derives from the types, for validators and
 code generators alike.
 
-The document is generated from service.schemas; this module adds what Litestar does not:
+The document is generated from service.http.schemas; this module adds what Litestar does not:
 
 * ``refine`` (on the finished document, by component name): request bodies
-  (``service.schemas.RequestBody``) get ``additionalProperties: false`` (msgspec refuses unknown
+  (``service.http.schemas.RequestBody``) get ``additionalProperties: false`` (msgspec refuses unknown
   fields); a tagged Struct (a move, an event, a deal source) gets its tag as a required ``const``
   with that value as its default (a generated ``Draw()`` needs no arguments); ``REFINEMENTS`` state
   what a Struct's types cannot (the foundations a map by suit). Litestar builds the Structs'
@@ -57,7 +57,7 @@ from litestar.typing import FieldDefinition
 
 from domain import ALL_RULESETS
 
-from ..schemas import (
+from .schemas import (
     CARD_CODE,
     DEAL_REQUESTS,
     RACE_DEAL_REQUESTS,
@@ -67,10 +67,10 @@ from ..schemas import (
     EventView,
     Foundations,
     MoveRequest,
-    NewGame,
-    NewPlayer,
-    NewRace,
-    NewToken,
+    NewGameRequest,
+    NewPlayerRequest,
+    NewRaceRequest,
+    NewTokenRequest,
     RaceDeal,
     RaceDealRequest,
     RequestBody,
@@ -206,11 +206,11 @@ def _foundations(schema: Schema, _: Any) -> None:
 
 
 REFINEMENTS: dict[type[Any], Callable[[Schema, Any], None]] = {
-    NewPlayer: _player,
-    NewToken: _token,
-    NewGame: _game,
+    NewPlayerRequest: _player,
+    NewTokenRequest: _token,
+    NewGameRequest: _game,
     DealRequest: _deal,
-    NewRace: _race,
+    NewRaceRequest: _race,
     RaceDealRequest: _race_deal,
     DEAL_REQUESTS["deck"]: _deck,
     Foundations: _foundations,
@@ -218,6 +218,45 @@ REFINEMENTS: dict[type[Any], Callable[[Schema, Any], None]] = {
 ONE_OF: dict[type[Any], dict[str, type[RequestBody]]] = {
     DealRequest: DEAL_REQUESTS, RaceDealRequest: RACE_DEAL_REQUESTS,
 }
+
+
+def component_name(kind: type[Any]) -> str:
+    """A Struct's component in the document: its class name, or the name it is published under
+    (``__schema_name__``, a request type renamed in Python: service.http.schemas.RequestBody)."""
+    pinned = getattr(kind, "__schema_name__", None)
+    return pinned if isinstance(pinned, str) else kind.__name__
+
+
+def _pinned(field_definition: FieldDefinition) -> str | None:
+    """The component name a Struct field must be keyed by, if Litestar's own (its class name) would differ."""
+    kind = field_definition.type_
+    if field_definition.is_union or not isinstance(kind, type) or not issubclass(kind, msgspec.Struct):
+        return None
+    name = component_name(kind)
+    return None if name == kind.__name__ else name
+
+
+class ComponentNamePlugin(OpenAPISchemaPlugin):
+    """A Struct with a ``__schema_name__`` is the component of that name, as before it was renamed.
+
+    Litestar keys a component by the class's ``__qualname__`` and titles it by ``__schema_name__``;
+    this plugin hands Litestar's own Struct schema generation the same type keyed by its
+    ``schema_component_key`` instead (a public ``KwargDefinition`` field), so the key and the title
+    agree, and a generated client keeps its class names."""
+
+    def is_plugin_supported_field(self, field_definition: FieldDefinition) -> bool:
+        name = _pinned(field_definition)
+        kwargs = field_definition.kwarg_definition
+        keyed = isinstance(kwargs, KwargDefinition) and kwargs.schema_component_key == name
+        return name is not None and not keyed
+
+    def to_openapi_schema(self, field_definition: FieldDefinition, schema_creator: Any) -> Reference:  # type: ignore[override]
+        name = _pinned(field_definition)
+        key = FieldDefinition.from_annotation(
+            field_definition.type_, kwarg_definition=KwargDefinition(schema_component_key=name)
+        )
+        reference: Reference = schema_creator.for_field_definition(key)  # Litestar's Struct schema, under ``name``
+        return reference
 
 
 class DealUnionPlugin(OpenAPISchemaPlugin):
@@ -242,14 +281,14 @@ class DealUnionPlugin(OpenAPISchemaPlugin):
 
 
 def _structs() -> dict[str, type[msgspec.Struct]]:
-    """The Structs ``refine`` edits, by component name (Litestar names a Struct's component after
-    its class; the names in service.schemas are unique): every ``Body`` and every refined Struct."""
+    """The Structs ``refine`` edits, by component name (``component_name``; the names in
+    service.http.schemas are unique): every ``Body`` and every refined Struct."""
     found: dict[str, type[msgspec.Struct]] = {}
     pending: list[type[Any]] = [Body, *REFINEMENTS]
     while pending:
         kind = pending.pop()
         if kind not in ONE_OF:
-            found[kind.__name__] = kind
+            found[component_name(kind)] = kind
         pending.extend(kind.__subclasses__())
     return found
 
@@ -374,8 +413,7 @@ class TaggedUnionPlugin(OpenAPISchemaPlugin):
             assert isinstance(info, msgspec.inspect.StructType), f"{name}: {member} is not a Struct"
             assert info.tag_field is not None, f"{name}: {member} has no tag"
             tag_fields.add(info.tag_field)
-            # Litestar names a Struct's component after its class (the names in service.schemas are unique).
-            tags[str(info.tag)] = COMPONENTS + member.__name__
+            tags[str(info.tag)] = COMPONENTS + component_name(member)
         assert len(tag_fields) == 1, f"{name}: every member needs the same tag field"
         schema.title = name
         schema.one_of = [

@@ -12,9 +12,9 @@ from litestar.openapi.datastructures import ResponseSpec
 from domain import DomainError, GameOver, IllegalMove
 
 from ..errors import ServiceError
-from ..schemas import Problem
 from ..store.connections import DATABASE_DOWN_ERRORS
 from .paths import NOT_FOUND, as_sent, malformed, trailing_slash
+from .schemas import Problem
 from .wording import choices, explain, json_problem
 
 PROBLEM_JSON = "application/problem+json"

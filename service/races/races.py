@@ -21,10 +21,9 @@ from __future__ import annotations
 import logging
 import uuid
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
-
-import msgspec
 
 from domain import Ruleset, deal, event_data, event_type, get_ruleset, initial_state, parse_deck
 from domain.cards import codes
@@ -35,7 +34,6 @@ from domain.verify import Unverified
 from ..errors import Forbidden, NotFound
 from ..players.accounts import Accounts
 from ..players.tokens import Scope
-from ..schemas import NewRace, OpenRaces, RaceDealRequest, RaceRecord, RaceView
 from ..store.event_store import GameRow, NewEvent
 from .race_store import FINISHED, OPEN, RUNNING, DealtGame, Ending, EntrantRow, LogRow, RaceRow, RaceStore, Result
 from .standings import Standing, places, verified_standing
@@ -45,6 +43,40 @@ SOURCE = "race"
 log = logging.getLogger("canfield")
 
 Dealer = Callable[[Ruleset, Mapping[str, Any]], tuple[tuple[int, ...], JSON]]
+
+
+@dataclass(frozen=True, slots=True)
+class NewRace:
+    """A race to create: its seats, ruleset (none: the default), deal source (as ``Games.create_game``
+    takes one: ``{"seed": 7}``; empty: the ruleset's default deal) and time limit."""
+
+    max_entrants: int
+    ruleset: str | None = None
+    deal: Mapping[str, Any] | None = None
+    time_limit_seconds: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class LobbyRace:
+    """A race of the lobby: open to join."""
+
+    id: uuid.UUID
+    creator: uuid.UUID
+    creator_name: str
+    ruleset: tuple[str, int]  # (id, version)
+    source: str  # the deal's source only: never a seed or pool number
+    max_entrants: int
+    entrants: int
+    time_limit_seconds: int | None
+    created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class RaceTally:
+    """A player's races: played (finished races they were dealt a game in) and won (place 1)."""
+
+    played: int
+    won: int
 
 
 def race_source(race_id: uuid.UUID) -> JSON:
@@ -164,18 +196,14 @@ def race_view(race: RaceRow) -> JSON:
     }
 
 
-def _typed(race: RaceRow) -> RaceView:
-    return msgspec.convert(race_view(race), RaceView)
-
-
 def revision(race: RaceRow) -> int:
     """A number that grows with every change of the race or a move in one of its games (SSE ids)."""
     return race.version + sum(e.game_version or 0 for e in race.entrants)
 
 
 class Races:
-    """The race use cases. ``authenticate`` and ``dealer`` are the games service's (one token check,
-    one way of turning a deal request into a deck), ``clock`` its clock."""
+    """The race use cases. ``accounts`` checks tokens; ``dealer`` is the games service's one way of
+    turning a deal request into a deck; ``clock`` its clock."""
 
     def __init__(
         self,
@@ -192,27 +220,24 @@ class Races:
     async def _player(self, token: str | None, scope: Scope) -> uuid.UUID:
         return (await self.accounts.authenticate(token, scope)).player_id
 
-    async def create(self, token: str | None, request: NewRace) -> RaceView:
+    async def create(self, token: str | None, request: NewRace) -> RaceRow:
         creator = await self._player(token, Scope.PLAY)
         ruleset = get_ruleset(DEFAULT_RULESET_ID if request.ruleset is None else request.ruleset)
-        deck, source = self.dealer(ruleset, _deal_request(request.deal))
+        deck, source = self.dealer(ruleset, request.deal or {})
         race_id = uuid.uuid4()
         await self.store.create(race_id, creator, (ruleset.id, ruleset.version), source, codes(list(deck)),
                                 request.max_entrants, request.time_limit_seconds, self.clock())
-        return _typed(await self._load(race_id))
+        return await self._load(race_id)
 
-    async def join(self, race_id: uuid.UUID, token: str | None) -> RaceView:
+    async def join(self, race_id: uuid.UUID, token: str | None) -> RaceRow:
         player = await self._player(token, Scope.PLAY)
         await self.store.join(race_id, player, self.clock())
-        return _typed(await self._load(race_id))
+        return await self._load(race_id)
 
-    async def start(self, race_id: uuid.UUID, token: str | None) -> RaceView:
+    async def start(self, race_id: uuid.UUID, token: str | None) -> RaceRow:
         caller = await self._player(token, Scope.PLAY)
         await self.store.start(race_id, caller, self.clock(), _deal_games)
-        return _typed(await self._load(race_id))
-
-    async def view(self, race_id: uuid.UUID) -> RaceView:
-        return _typed(await self.current(race_id))
+        return await self._load(race_id)
 
     async def current(self, race_id: uuid.UUID) -> RaceRow:
         """The race, finished first if it is due (the last game ended, or its time is up)."""
@@ -249,38 +274,26 @@ class Races:
                                 "until the race has finished")
         return not race.games_ended
 
-    async def lobby(self, limit: int) -> OpenRaces:
+    async def lobby(self, limit: int) -> list[LobbyRace]:
         """Open races to join, newest first (a summary each; join one by its id)."""
         rows = await self.store.open_races(limit)
-        return msgspec.convert({
-            "races": [
-                {"id": str(race_id), "creator": str(creator), "creatorName": name,
-                 "ruleset": {"id": ruleset_id, "version": version}, "deal": {"source": source},
-                 "maxEntrants": seats, "entrants": entrants, "timeLimitSeconds": time_limit, "createdAt": created_at}
-                for race_id, creator, name, ruleset_id, version, source, seats, time_limit, created_at, entrants in rows
-            ]
-        }, OpenRaces)
+        return [
+            LobbyRace(race_id, creator, name, (ruleset_id, version), source, seats, entrants, time_limit, created_at)
+            for race_id, creator, name, ruleset_id, version, source, seats, time_limit, created_at, entrants in rows
+        ]
 
-    async def record(self, player_id: uuid.UUID) -> RaceRecord:
+    async def record(self, player_id: uuid.UUID) -> RaceTally:
         """Races played (finished races the player was dealt a game in) and won (place 1)."""
         for race_id in await self.store.unsettled(player_id):
             await self.current(race_id)  # a race whose time is up counts now, not at its next view
         played, won = await self.store.record(player_id)
-        return RaceRecord(played=played, won=won)
+        return RaceTally(played, won)
 
     async def _load(self, race_id: uuid.UUID) -> RaceRow:
         race = await self.store.load(race_id)
         if race is None:
             raise NotFound(f"no race {race_id}")
         return race
-
-
-def _deal_request(request: RaceDealRequest | None) -> dict[str, Any]:
-    """The deal source a race names (parsed at the boundary: at most one); none: the ruleset's
-    default deal."""
-    if request is None:
-        return {}
-    return {name: value for name, value in msgspec.structs.asdict(request).items() if value is not None}
 
 
 def _deal_games(race: RaceRow) -> list[DealtGame]:

@@ -174,7 +174,7 @@ def test_the_schemas_name_every_event_move_target_and_ruleset_of_the_domain() ->
     from domain.commands import MOVE_TYPES
     from domain.events import EVENT_TYPES
     from domain.piles import TARGETS
-    from service import schemas
+    from service.http import schemas
 
     def tags(union: object) -> set[str]:
         return {str(msgspec.inspect.type_info(member).tag) for member in get_args(union)}  # type: ignore[union-attr]
@@ -194,3 +194,21 @@ def test_the_schemas_name_every_event_move_target_and_ruleset_of_the_domain() ->
     # A race's deal is one a game could be dealt by too, and shows only its source while the race runs.
     assert tags(schemas.RaceDeal) == set(schemas.RACE_DEAL_REQUESTS) == {"seed", "deck", "pool"}
     assert set(get_args(get_type_hints(schemas.SourceTotals)["source"])) <= tags(schemas.DealSource)
+
+
+def test_request_types_are_named_as_requests_and_keep_their_component_names() -> None:
+    """In Python a request body is a ``...Request``; in the document it keeps the component name
+    generated clients already call it by (``NewGame``, ``MoveCard``)."""
+    from service.http import schemas
+    from service.http.openapi import component_name
+
+    components = set(json.loads(COMMITTED.read_text())["components"]["schemas"])
+    requests = [
+        kind for kind in vars(schemas).values()
+        if isinstance(kind, type) and issubclass(kind, schemas.RequestBody) and kind is not schemas.RequestBody
+    ]
+    assert [kind.__name__ for kind in requests if not kind.__name__.endswith("Request")] == []
+    assert {component_name(kind) for kind in requests} <= components
+    renamed = {kind.__name__: component_name(kind) for kind in requests if component_name(kind) != kind.__name__}
+    assert set(renamed.values()) == {"NewPlayer", "NewGame", "NewRace", "Draw", "Recycle", "Undo", "Resign", "MoveCard"}
+    assert not set(renamed) & components

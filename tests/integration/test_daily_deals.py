@@ -15,7 +15,8 @@ from domain import Ruleset, Status, deal, get_ruleset, initial_state, replay_com
 from service.deals.daily import Proof, candidate_seed, prove
 from service.deals.deal_pools import decode_line
 from service.errors import Unavailable
-from service.schemas import DealRequest, NewGame
+from service.http.schemas import DealRequest
+from service.http.schemas import NewGameRequest as NewGame
 from service.settings import DEVELOPMENT_DAILY_SECRET
 
 from .conftest import server_process

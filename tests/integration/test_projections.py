@@ -32,7 +32,8 @@ from domain.verify import Unverified
 from service.deals.daily import DailyDeal, daily_source
 from service.deals.deal_pools import decode_line, load_deal_pool, start_state
 from service.games.games import Games
-from service.schemas import DealRequest, NewGame
+from service.http.schemas import DealRequest
+from service.http.schemas import NewGameRequest as NewGame
 from service.settings import Settings
 from service.stats import projections
 from service.stats.projections import PROJECTION_TABLES

@@ -18,7 +18,7 @@ from domain import GameState, Resign, Undo, apply, event_data, event_type, get_r
 from domain.lessons import LESSONS, lesson_deal
 from service.deals.deal_pools import decode_line, load_deal_pool, start_state
 from service.games.views import public_event, view_of
-from service.schemas import MoveResult
+from service.http.schemas import MoveResult
 
 NOW = datetime(2026, 12, 1, 21, 0, tzinfo=UTC)
 GAME, PLAYER = uuid.UUID(int=1), uuid.UUID(int=2)

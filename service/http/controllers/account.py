@@ -10,10 +10,10 @@ from litestar.datastructures import State
 from litestar.params import Body, PathParameter, SkipValidation
 from litestar.response import Response
 
-from ...schemas import Me, NewToken, TokenCreated, TokenList, TokenView
 from ...store.players import TokenRow
 from ..openapi import response_headers
 from ..problems import documented
+from ..schemas import Me, NewTokenRequest, TokenCreated, TokenList, TokenView
 from .common import bearer_token, games_of, parse_body
 
 _ME: list[dict[str, list[str]]] = [{"bearer": []}]
@@ -51,9 +51,9 @@ class AccountController(Controller):
         security=_ME,
     )
     async def create(
-        self, request: Request[Any, Any, Any], state: State, data: Annotated[SkipValidation[NewToken], Body()]
+        self, request: Request[Any, Any, Any], state: State, data: Annotated[SkipValidation[NewTokenRequest], Body()]
     ) -> Response[TokenCreated]:
-        asked = parse_body(data, NewToken)
+        asked = parse_body(data, NewTokenRequest)
         made = await games_of(state).accounts.create_token(
             bearer_token(request), asked.name, asked.scopes, asked.expires_in_days
         )

@@ -17,23 +17,24 @@ from domain import Command, commands, parse_card
 
 from ...errors import BadRequest, NotFound, Unauthorized
 from ...games.games import Games
-from ...schemas import (
+from ...races.races import NewRace
+from ..paths import INTEGER, NOT_FOUND, as_sent, malformed, trailing_slash
+from ..paths import UUID as UUID_TEXT
+from ..schemas import (
     DEAL_REQUESTS,
     RACE_DEAL_REQUESTS,
     DealRequest,
-    Draw,
-    MoveCard,
-    NewGame,
-    NewRace,
+    DrawRequest,
+    MoveCardRequest,
+    NewGameRequest,
+    NewRaceRequest,
     RaceDealRequest,
-    Recycle,
+    RecycleRequest,
     RequestBody,
-    Resign,
+    ResignRequest,
     RulesetId,
-    Undo,
+    UndoRequest,
 )
-from ..paths import INTEGER, NOT_FOUND, as_sent, malformed, trailing_slash
-from ..paths import UUID as UUID_TEXT
 from ..wording import RULES, choices, echo, either, explain, json_problem, quoted_list, shown
 
 _IF_MATCH = re.compile(r'[ \t]*(?:(?:W/)?"([0-9]{1,12})"|([0-9]{1,12}))[ \t]*')  # service.openapi.IF_MATCH
@@ -44,15 +45,17 @@ T = TypeVar("T")
 PAGE_LIMIT_DEFAULT = 100  # a list's page when ?limit= is left out (README: "Lists")
 PAGE_LIMIT_MAX = 1000  # the most a list gives at once; more is a 400
 RULESET_IDS = frozenset(ruleset.value for ruleset in RulesetId)
-_MOVES: dict[str, type[Draw | Recycle | Undo | Resign | MoveCard]] = {
-    "draw": Draw, "recycle": Recycle, "move": MoveCard, "undo": Undo, "resign": Resign,
+_MOVES: dict[str, type[DrawRequest | RecycleRequest | UndoRequest | ResignRequest | MoveCardRequest]] = {
+    "draw": DrawRequest, "recycle": RecycleRequest, "move": MoveCardRequest, "undo": UndoRequest,
+    "resign": ResignRequest,
 }
 # each move's fields on the wire, "type" first (msgspec.structs.fields inspects the class each call)
 _TAKES = {
     kind: ["type", *(field.encode_name for field in msgspec.structs.fields(schema))] for kind, schema in _MOVES.items()
 }
 _COMMANDS: dict[type[RequestBody], Command] = {
-    Draw: commands.Draw(), Recycle: commands.Recycle(), Undo: commands.Undo(), Resign: commands.Resign(),
+    DrawRequest: commands.Draw(), RecycleRequest: commands.Recycle(), UndoRequest: commands.Undo(),
+    ResignRequest: commands.Resign(),
 }
 
 
@@ -79,7 +82,7 @@ def _members(data: object, subject: str, example: str) -> dict[str, Any]:
 
 
 def parse_move(data: object) -> Command:
-    """A move: ``type`` picks its schema (service.schemas.MoveRequest), which takes no other field;
+    """A move: ``type`` picks its schema (service.http.schemas.MoveRequest), which takes no other field;
     the domain's command is made from the checked Struct (the card code and the target are valid by
     then), so the body is parsed once."""
     move = _members(data, "a move", '{"type": "draw"}')
@@ -96,12 +99,12 @@ def parse_move(data: object) -> Command:
         only = "no fields besides 'type'" if len(takes) == 1 else "only " + quoted_list(takes)
         raise BadRequest(f"{subject} takes {only}, not {quoted_list(str(name) for name in extra)}")
     parsed = parse_body(move, schema, subject)
-    if isinstance(parsed, MoveCard):
+    if isinstance(parsed, MoveCardRequest):
         return commands.MoveCard(parse_card(parsed.card), parsed.to)
     return _COMMANDS[schema]
 
 
-def parse_new_game(data: object) -> NewGame:
+def parse_new_game(data: object) -> NewGameRequest:
     """``{"ruleset": ..., "deal": {one source}}``, both optional (null counts as left out)."""
     body = _members(data, "the request body", '{"ruleset": "classic", "deal": {"seed": 7}}')
     extra = [name for name in body if name not in ("ruleset", "deal")]
@@ -110,23 +113,27 @@ def parse_new_game(data: object) -> NewGame:
                          "it takes only 'ruleset' and 'deal'")
     deal = body.get("deal")
     parsed = None if deal is None else parse_deal(deal, DEAL_REQUESTS, DealRequest)
-    return NewGame(ruleset=_ruleset(body.get("ruleset")), deal=parsed)
+    return NewGameRequest(ruleset=_ruleset(body.get("ruleset")), deal=parsed)
 
 
 def parse_new_race(data: object) -> NewRace:
     """``{"maxEntrants": N, "ruleset": ..., "deal": {seed, pool or deck}, "timeLimitSeconds": N}``:
-    only ``maxEntrants`` is required (null counts as left out for the others)."""
+    only ``maxEntrants`` is required (null counts as left out for the others). The race to create is
+    made from the checked ``NewRaceRequest``, as a move's command is from its Struct."""
     body = _members(data, "the request body", '{"maxEntrants": 2}')
-    takes = [field.encode_name for field in msgspec.structs.fields(NewRace)]
+    takes = [field.encode_name for field in msgspec.structs.fields(NewRaceRequest)]
     extra = [name for name in body if name not in takes]
     if extra:
         raise BadRequest(f"the request body has no field {quoted_list(str(name) for name in extra)}; "
                          f"it takes only {quoted_list(takes)}")
     ruleset, deal = _ruleset(body.get("ruleset")), body.get("deal")
     rest = {name: value for name, value in body.items() if name not in ("ruleset", "deal")}
-    parsed = parse_body(rest, NewRace)
+    parsed = parse_body(rest, NewRaceRequest)
     race_deal = None if deal is None else parse_deal(deal, RACE_DEAL_REQUESTS, RaceDealRequest, "a race's deal")
-    return msgspec.structs.replace(parsed, ruleset=ruleset, deal=race_deal)
+    source = None if race_deal is None else {
+        name: value for name, value in msgspec.structs.asdict(race_deal).items() if value is not None
+    }
+    return NewRace(parsed.max_entrants, ruleset, source, parsed.time_limit_seconds)
 
 
 def _ruleset(ruleset: object) -> RulesetId | None:
@@ -313,6 +320,16 @@ def _declared_queries(request: Request[Any, Any, Any]) -> _Queries:
                     optional[key] = choices(field.annotation)
         found = _QUERIES[id(handler)] = _Queries(frozenset(names), frozenset(integers), optional)
     return found
+
+
+W = TypeVar("W")
+
+
+def to_wire(value: object, schema: type[W]) -> W:
+    """A service's reply as the wire schema ``schema``: the one conversion of a reply. A dataclass is
+    read by attribute, a dict by its wire (camelCase) names, and a Struct of ``schema`` passes as it
+    is. Not a named tuple: msgspec reads a tuple as an array."""
+    return msgspec.convert(value, schema, from_attributes=True)
 
 
 def games_of(state: State) -> Games:

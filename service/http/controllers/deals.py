@@ -13,10 +13,10 @@ from ...deals.choice import deal_pool_of, parse_day, pool_summary
 from ...deals.daily import closes_at, is_over
 from ...deals.deal_pools import load_deal_pool
 from ...errors import NotFound
-from ...schemas import DailyDeal, Leaderboard, PoolDealView, Pools, RulesetId, RulesetRef
 from ..openapi import DAILY_DATE, RULESET_IDS
 from ..problems import documented
-from .common import games_of
+from ..schemas import DailyDeal, Leaderboard, LeaderboardEntry, PoolDealView, Pools, RulesetId, RulesetRef
+from .common import games_of, to_wire
 
 LEADERBOARD_MAX = 1000
 LEADERBOARD_PAST_DAYS = 100 * 366
@@ -108,7 +108,7 @@ class DealController(Controller):
             ruleset_version=None if stored is None else stored.ruleset.version,
             closes_at=closes_at(chosen),
             closed=is_over(chosen, now),
-            entries=entries,
+            entries=to_wire(entries, list[LeaderboardEntry]),
         )
 
     async def _daily(self, state: State, text: str) -> DailyDeal:

@@ -12,9 +12,18 @@ from litestar.openapi.spec import OpenAPI
 from litestar.params import Body, HeaderParameter, PathParameter, QueryParameter, SkipValidation
 from litestar.response import Response
 
-from ...schemas import EventPage, EventView, GameView, Hints, LegalMoves, MoveRequest, MoveResult, NewGame
-from ..openapi import IDEMPOTENCY_KEY, IF_MATCH, NDJSON, DealUnionPlugin, TaggedUnionPlugin, header, response_headers
+from ..openapi import (
+    IDEMPOTENCY_KEY,
+    IF_MATCH,
+    NDJSON,
+    ComponentNamePlugin,
+    DealUnionPlugin,
+    TaggedUnionPlugin,
+    header,
+    response_headers,
+)
 from ..problems import documented
+from ..schemas import EventPage, EventView, GameView, Hints, LegalMoves, MoveRequest, MoveResult, NewGameRequest
 from .common import (
     PAGE_LIMIT_DEFAULT,
     PAGE_LIMIT_MAX,
@@ -47,7 +56,7 @@ class GameController(Controller):
         security=[{"bearer": []}],
     )
     async def create(
-        self, request: Request[Any, Any, Any], state: State, data: Annotated[SkipValidation[NewGame], Body()]
+        self, request: Request[Any, Any, Any], state: State, data: Annotated[SkipValidation[NewGameRequest], Body()]
     ) -> Response[GameView]:
         view = await games_of(state).create_game(bearer_token(request), parse_new_game(data))
         return Response(view, status_code=201, headers={"Location": f"/games/{view.id}", "ETag": etag(view.version)})
@@ -260,8 +269,8 @@ class _MoveDocument(Controller):
 def document_move(document: OpenAPI) -> None:
     """Add the move operation, and the schemas it names, to the app's document."""
     config = OpenAPIConfig(title=document.info.title, version=document.info.version)
-    alone = Litestar(route_handlers=[_MoveDocument], plugins=[DealUnionPlugin(), TaggedUnionPlugin()],
-                     openapi_config=config, logging_config=None)
+    plugins = [ComponentNamePlugin(), DealUnionPlugin(), TaggedUnionPlugin()]
+    alone = Litestar(route_handlers=[_MoveDocument], plugins=plugins, openapi_config=config, logging_config=None)
     source = alone.openapi_schema
     if document.paths is None or source.paths is None:
         raise ValueError("an OpenAPI document without paths")

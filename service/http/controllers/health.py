@@ -4,8 +4,8 @@ from litestar import get
 from litestar.datastructures import State
 
 from ...errors import Unavailable
-from ...schemas import Health
 from ..problems import documented
+from ..schemas import Health
 from .common import games_of
 
 

@@ -8,10 +8,10 @@ from litestar.datastructures import State
 from litestar.params import Body, PathParameter, QueryParameter, SkipValidation
 from litestar.response import Response
 
-from ...schemas import GameList, NewPlayer, Player, PlayerCreated
 from ..openapi import response_headers
 from ..problems import documented
-from .common import PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX, games_of, parse_body
+from ..schemas import GameList, NewPlayerRequest, Player, PlayerCreated
+from .common import PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX, games_of, parse_body, to_wire
 
 
 class PlayerController(Controller):
@@ -26,9 +26,11 @@ class PlayerController(Controller):
         responses=documented(400, 413, 415, 429, 503),
         response_headers=response_headers("Location"),
     )
-    async def create(self, state: State, data: Annotated[SkipValidation[NewPlayer], Body()]) -> Response[PlayerCreated]:
-        asked = parse_body(data, NewPlayer)
-        created = await games_of(state).create_player(asked.name, asked.token_name)
+    async def create(
+        self, state: State, data: Annotated[SkipValidation[NewPlayerRequest], Body()]
+    ) -> Response[PlayerCreated]:
+        asked = parse_body(data, NewPlayerRequest)
+        created = to_wire(await games_of(state).create_player(asked.name, asked.token_name), PlayerCreated)
         return Response(created, status_code=201, headers={"Location": f"/players/{created.id}"})
 
     @get("/{player_id:uuid}", operation_id="getPlayer", summary="A player's public profile",
@@ -36,7 +38,7 @@ class PlayerController(Controller):
     async def read(
         self, state: State, player_id: Annotated[UUID, PathParameter(description="the player's id")]
     ) -> Player:
-        return await games_of(state).player(player_id)
+        return to_wire(await games_of(state).player(player_id), Player)
 
     @get(
         "/{player_id:uuid}/games",

@@ -13,11 +13,13 @@ from litestar.params import Body, PathParameter, QueryParameter, SkipValidation
 from litestar.response import Response, Stream
 
 from ...errors import BadRequest
-from ...schemas import NewRace, OpenRaces, Problem, RaceView
+from ...races.race_store import RaceRow
+from ...races.races import LobbyRace, race_view
 from ...streams.hub import MEDIA_TYPE
 from ...streams.race_streams import DESCRIPTION, race_messages
 from ..openapi import response_headers
 from ..problems import PROBLEM_JSON, documented
+from ..schemas import NewRaceRequest, OpenRaces, Problem, RaceView
 from .common import bearer_token, games_of, parse_new_race
 from .streams import event_stream, stream_address, stream_owner, streams_of
 
@@ -45,8 +47,25 @@ async def _no_body(request: Request[Any, Any, Any]) -> None:
         raise BadRequest("this request takes no body (or an empty JSON object)")
 
 
-def _created(view: RaceView) -> Response[RaceView]:
-    return Response(view, status_code=201, headers={"Location": f"/races/{view.id}"})
+def _view(race: RaceRow) -> RaceView:
+    """The race as anyone may see it (``race_view``: figures, never a card)."""
+    return msgspec.convert(race_view(race), RaceView)
+
+
+def _lobby(races: list[LobbyRace]) -> OpenRaces:
+    return msgspec.convert({
+        "races": [
+            {"id": str(race.id), "creator": str(race.creator), "creatorName": race.creator_name,
+             "ruleset": {"id": race.ruleset[0], "version": race.ruleset[1]}, "deal": {"source": race.source},
+             "maxEntrants": race.max_entrants, "entrants": race.entrants,
+             "timeLimitSeconds": race.time_limit_seconds, "createdAt": race.created_at}
+            for race in races
+        ]
+    }, OpenRaces)
+
+
+def _created(race: RaceRow) -> Response[RaceView]:
+    return Response(_view(race), status_code=201, headers={"Location": f"/races/{race.id}"})
 
 
 class RaceController(Controller):
@@ -63,10 +82,10 @@ class RaceController(Controller):
         security=[{"bearer": []}],
     )
     async def create(
-        self, request: Request[Any, Any, Any], state: State, data: Annotated[SkipValidation[NewRace], Body()]
+        self, request: Request[Any, Any, Any], state: State, data: Annotated[SkipValidation[NewRaceRequest], Body()]
     ) -> Response[RaceView]:
-        view = await games_of(state).races.create(bearer_token(request), parse_new_race(data))
-        return _created(view)
+        race = await games_of(state).races.create(bearer_token(request), parse_new_race(data))
+        return _created(race)
 
     @post(
         "/{race_id:uuid}/entries",
@@ -98,7 +117,7 @@ class RaceController(Controller):
         self, request: Request[Any, Any, Any], state: State, race_id: Annotated[UUID, _RACE_ID]
     ) -> Response[RaceView]:
         await _no_body(request)
-        return Response(await games_of(state).races.start(race_id, bearer_token(request)))
+        return Response(_view(await games_of(state).races.start(race_id, bearer_token(request))))
 
     @get(
         "/open",  # not "/": Litestar's automatic OPTIONS would then name only one of GET and POST in Allow
@@ -111,7 +130,7 @@ class RaceController(Controller):
         state: State,
         limit: Annotated[int, QueryParameter(ge=1, le=LOBBY_MAX, description="at most this many races")] = 20,
     ) -> OpenRaces:
-        return await games_of(state).races.lobby(limit)
+        return _lobby(await games_of(state).races.lobby(limit))
 
     @get(
         "/{race_id:uuid}",
@@ -120,7 +139,7 @@ class RaceController(Controller):
         responses=documented(400, 404, 429, 503),
     )
     async def read(self, state: State, race_id: Annotated[UUID, _RACE_ID]) -> RaceView:
-        return await games_of(state).races.view(race_id)
+        return _view(await games_of(state).races.current(race_id))
 
     @get(
         "/{race_id:uuid}/stream",

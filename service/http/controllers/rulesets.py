@@ -9,8 +9,8 @@ from domain import ALL_RULESETS, Ruleset, UnknownRuleset, get_ruleset
 from domain.rulesets import LATEST
 
 from ...errors import NotFound
-from ...schemas import RulesetId, RulesetList, RulesetView
 from ..problems import documented
+from ..schemas import RulesetId, RulesetList, RulesetView
 
 
 def ruleset_view(ruleset: Ruleset) -> RulesetView:

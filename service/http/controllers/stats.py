@@ -16,9 +16,9 @@ from litestar.params import PathParameter
 from domain import ALL_RULESETS
 
 from ...errors import NotFound
-from ...schemas import GlobalStats, PlayerStats
 from ..problems import documented
-from .common import games_of
+from ..schemas import GlobalStats, PlayerStats, RaceRecord, RulesetStats
+from .common import games_of, to_wire
 
 
 def _ruleset_ids() -> list[str]:
@@ -39,8 +39,10 @@ async def player_stats(
     rulesets = await games.stats.player_stats(player_id, _ruleset_ids())
     if rulesets is None:
         raise NotFound(f"no player {player_id}")
-    races = await games.races.record(player_id)  # races played and won (races branch)
-    return PlayerStats(player=player_id, rulesets=rulesets, races=races)
+    races = await games.races.record(player_id)  # races played and won
+    return PlayerStats(
+        player=player_id, rulesets=to_wire(rulesets, list[RulesetStats]), races=to_wire(races, RaceRecord)
+    )
 
 
 @get(
@@ -51,4 +53,4 @@ async def player_stats(
     responses=documented(429, 503),
 )
 async def stats(state: State) -> GlobalStats:
-    return await games_of(state).stats.overall_stats(_ruleset_ids())
+    return to_wire(await games_of(state).stats.overall_stats(_ruleset_ids()), GlobalStats)

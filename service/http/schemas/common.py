@@ -1,0 +1,74 @@
+"""What every feature's schemas share: the base Structs, card codes, ids and the problem body."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Annotated, Literal
+
+from msgspec import Meta, Struct
+
+from domain import MAX_SEED
+
+CARD_CODE = "^[A2-9TJQK][SHDC]$"
+Seed = Annotated[int, Meta(ge=0, le=MAX_SEED, description="0 .. 2^53 - 1")]
+CardCode = Annotated[
+    str, Meta(pattern=CARD_CODE, description="rank (A 2-9 T J Q K) then suit (S H D C), e.g. 'TD'", examples=["TD"])
+]
+Cards = Annotated[list[CardCode], Meta(description="card codes, bottom to top")]
+Target = Literal["foundation", "tableau-1", "tableau-2", "tableau-3", "tableau-4"]
+Column = Literal["tableau-1", "tableau-2", "tableau-3", "tableau-4"]
+Pile = Literal["stock", "waste", "reserve", "foundation", "tableau-1", "tableau-2", "tableau-3", "tableau-4"]
+Version = Annotated[int, Meta(ge=0, description="a game version: the number of events in its stream")]
+
+DayText = Annotated[
+    str,
+    Meta(
+        pattern="^[0-9]{4}-[0-9]{2}-[0-9]{2}$",
+        description="a UTC date, YYYY-MM-DD",
+        extra_json_schema={"format": "date"},
+    ),
+]
+
+
+class RulesetId(StrEnum):
+    """The id of a hosted ruleset (GET /rulesets); each has versions of its own."""
+
+    CLASSIC = "classic"
+    DRAW_ONE = "draw-one"
+    OPEN_RUNS = "open-runs"
+
+
+class Body(Struct, rename="camel", forbid_unknown_fields=True, omit_defaults=False):
+    """Every body. The named unions of the feature modules stay ``typing.Union[...]`` (ruff UP007
+    would write ``A | B``): Litestar's OpenAPI generation names a union by ``__qualname__``, which a
+    ``types.UnionType`` does not have."""
+
+
+class RequestBody(Body):
+    """A request body: unknown fields are refused, and the OpenAPI document says so and states the
+    rules the domain checks (service.http.openapi).
+
+    A request type is named ``...Request`` in Python; one whose OpenAPI component had another name
+    before (``NewGame``, ``Draw``, ``MoveCard``) keeps it through ``__schema_name__``, the attribute
+    Litestar titles a schema by (service.http.openapi.component_name): generated clients name their
+    classes after the components."""
+
+
+class RulesetRef(Body):
+    id: RulesetId
+    version: int
+
+
+class Problem(Struct):
+    """RFC 9457 problem details, with a stable machine-readable ``code``."""
+
+    type: str
+    title: str
+    status: int
+    detail: str
+    code: str
+
+
+class Health(Body):
+    status: str
+    database: str

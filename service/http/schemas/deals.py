@@ -1,0 +1,177 @@
+"""Deals: the one-field deal requests, where a game's cards came from, the verified pools and the daily deal."""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from typing import Annotated, Union
+from uuid import UUID
+
+from msgspec import Meta
+
+from .common import Body, CardCode, DayText, RequestBody, RulesetId, RulesetRef, Seed
+from .lessons import LessonId
+
+
+class SeedDealRequest(RequestBody):
+    """A deal by seed: the same cards on every server and in every client (docs/deals.md)."""
+
+    seed: Seed
+
+
+class PoolDealRequest(RequestBody):
+    """A deal of the ruleset's solver-verified pool."""
+
+    pool: Annotated[int, Meta(ge=1, description="1 .. the pool's size (GET /deals/pool)")]
+
+
+class DailyDealRequest(RequestBody):
+    """The shared deal of a UTC date."""
+
+    daily: Annotated[
+        str, Meta(pattern="^(?:today|[0-9]{4}-[0-9]{2}-[0-9]{2})$", description="'today' or a UTC date YYYY-MM-DD")
+    ]
+
+
+class DeckDealRequest(RequestBody):
+    """An explicit deck: the 52 cards in deal order (API.md: reserve, foundation, tableau, stock)."""
+
+    # The domain checks the codes, the count and that no card is there twice, with its own words
+    # ("deck[51]: AS is already at deck[0]"); service.http.openapi states those rules in the document.
+    deck: Annotated[list[str], Meta(description="the 52 card codes in deal order, each card once")]
+
+
+class LessonDealRequest(RequestBody):
+    """A prepared lesson's deck (GET /lessons), played under its ruleset (classic)."""
+
+    lesson: LessonId
+
+
+DEAL_REQUESTS: dict[str, type[RequestBody]] = {
+    "seed": SeedDealRequest,
+    "pool": PoolDealRequest,
+    "daily": DailyDealRequest,
+    "deck": DeckDealRequest,
+    "lesson": LessonDealRequest,
+}
+
+
+# A race's deal: one a game could be dealt by too (not a daily's or a lesson's), or none.
+RACE_DEAL_REQUESTS: dict[str, type[RequestBody]] = {name: DEAL_REQUESTS[name] for name in ("seed", "pool", "deck")}
+
+
+class DealRequest(RequestBody):
+    """A parsed deal request, as the service layer takes it: at most one field is set.
+
+    On the wire (and in the OpenAPI document) it is one of the one-field objects above
+    (service.http.controllers.common parses them; service.http.openapi documents the union under this name).
+    """
+
+    seed: Seed | None = None
+    deck: list[CardCode] | None = None
+    pool: int | None = None
+    daily: str | None = None
+    lesson: str | None = None
+
+
+class RaceDealRequest(RequestBody):
+    """A parsed race deal request: at most one of seed, pool or deck is set (one of the one-field
+    objects of ``RACE_DEAL_REQUESTS`` on the wire; service.http.openapi documents the union)."""
+
+    seed: Seed | None = None
+    deck: list[CardCode] | None = None
+    pool: int | None = None
+
+
+class SeedSource(Body, tag_field="source", tag="seed"):
+    """Dealt by seed."""
+
+    seed: Seed
+
+
+class DeckSource(Body, tag_field="source", tag="deck"):
+    """Dealt from an explicit deck (not echoed)."""
+
+
+class PoolSource(Body, tag_field="source", tag="pool"):
+    """A deal of the ruleset's verified pool."""
+
+    pool: Annotated[int, Meta(ge=1)]
+
+
+class DailySource(Body, tag_field="source", tag="daily"):
+    """The shared deal of a UTC date: never named by seed or pool number."""
+
+    daily: date
+    practice: Annotated[
+        bool, Meta(description="true for a player's second and later game of that date's deal (not ranked)")
+    ]
+
+
+class LessonSource(Body, tag_field="source", tag="lesson"):
+    """A prepared lesson's deck (GET /lessons)."""
+
+    lesson: LessonId
+
+
+class RaceSource(Body, tag_field="source", tag="race"):
+    """An entrant's game of a race: the race's deck (never its seed or pool number, see GET /races/{id})."""
+
+    race: UUID
+
+
+# Where a game's cards came from, tagged by ``source``.
+DealSource = Union[SeedSource, DeckSource, PoolSource, DailySource, LessonSource, RaceSource]  # noqa: UP007 (see Body)
+
+
+class LineLength(Body):
+    median: float
+    q1: float
+    q3: float
+
+
+class PoolSummary(Body):
+    ruleset: RulesetRef
+    size: int
+    seeds_tried: int
+    won: int
+    lost: int
+    undecided: int
+    budget_seconds: float
+    line_length: LineLength
+    verification: str
+
+
+class Pools(Body):
+    pools: list[PoolSummary]
+
+
+class PoolDealView(Body):
+    pool: int
+    ruleset: RulesetRef
+    verified: bool
+    line_length: int
+    plays: Annotated[int, Meta(description="games started on this pool deal")]
+    wins: Annotated[int, Meta(description="of those, the games won (assisted or not)")]
+
+
+class DailyDeal(Body):
+    """A date's shared deal. Derived from the date and the server's secret: it is in no pool,
+    and nothing here (or anywhere) names its seed; its deck shows only as it is played."""
+
+    date: DayText
+    ruleset: Annotated[RulesetId, Meta(description="the ruleset id the deal is played under (API.md: 'open-runs')")]
+    ruleset_version: Annotated[int, Meta(description="the version of that ruleset the deal's games are dealt under")]
+    verified: Annotated[
+        bool,
+        Meta(description="always true: a daily deal is served only once the solver has won it and its winning line "
+             "has replayed to a win through the rules"),
+    ]
+    line_length: Annotated[int, Meta(description="moves in the solver's winning line (the line is never shown)")]
+    verified_at: datetime
+    closes_at: Annotated[
+        datetime,
+        Meta(description="the end of the date (UTC): games dealt from then on are practice, finished games of "
+             "this deal show their hidden cards, and the leaderboard's ranks are final"),
+    ]
+    plays: Annotated[int, Meta(description="games started on this date's daily deal (practice games too)")]
+    wins: Annotated[int, Meta(description="of those, the games won (assisted or not)")]

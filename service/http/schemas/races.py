@@ -1,0 +1,109 @@
+"""Races (service/races/races.py): creating one, the race view, the lobby and a player's record."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, ClassVar, Literal, Union
+from uuid import UUID
+
+from msgspec import UNSET, Meta, UnsetType
+
+from .common import Body, RequestBody, RulesetId, RulesetRef, Seed
+from .deals import RaceDealRequest
+
+
+class NewRaceRequest(RequestBody):
+    __schema_name__: ClassVar[str] = "NewRace"  # see RequestBody
+
+    max_entrants: Annotated[int, Meta(ge=2, le=8, description="2 .. 8 players, the creator included")]
+    ruleset: RulesetId | None = None
+    deal: RaceDealRequest | None = None
+    time_limit_seconds: Annotated[
+        int, Meta(ge=1, le=86_400, description="the race ends this long after its start (1 .. 86400); none: no limit")
+    ] | None = None
+
+
+class RaceSeedDeal(Body, tag_field="source", tag="seed", omit_defaults=True):
+    """A race dealt by seed."""
+
+    seed: Annotated[
+        Seed, Meta(description="only once the race has finished and every game of it has ended")
+    ] | UnsetType = UNSET
+
+
+class RaceDeckDeal(Body, tag_field="source", tag="deck"):
+    """A race dealt from an explicit deck (never echoed)."""
+
+
+class RacePoolDeal(Body, tag_field="source", tag="pool", omit_defaults=True):
+    """A race dealt from the ruleset's verified pool."""
+
+    pool: Annotated[
+        int, Meta(ge=1, description="only once the race has finished and every game of it has ended")
+    ] | UnsetType = UNSET
+
+
+# A race's deal, tagged by ``source``: while the race runs only the source (a seed or pool number
+# would give the deck away through the documented shuffle).
+RaceDeal = Union[RaceSeedDeal, RaceDeckDeal, RacePoolDeal]  # noqa: UP007 (see Body)
+
+
+class RaceEntrant(Body):
+    player: UUID
+    name: str
+    joined_at: datetime
+    game: Annotated[UUID, Meta(description="the entrant's game, dealt at the start")] | None
+    game_status: Literal["playing", "won", "stalled", "resigned"] | None
+    cards_on_foundations: int
+    move_count: int
+    finished_at: Annotated[datetime, Meta(description="when the entrant's game ended")] | None
+    place: Annotated[
+        int,
+        Meta(description="live while the race runs; final once it has finished, and then only for a verified log"),
+    ] | None
+    assisted: Annotated[bool, Meta(description="the entrant asked the solver for a hint")]
+    verified: Annotated[
+        bool, Meta(description="once the race has finished: whether the stored log replayed through the rules")
+    ] | None
+
+
+class RaceView(Body):
+    id: UUID
+    creator: UUID
+    status: Literal["open", "running", "finished"]
+    ruleset: RulesetRef
+    deal: Annotated[
+        RaceDeal,
+        Meta(description="the deal source; its seed or pool number only once the race has finished and every game "
+             "of it has ended"),
+    ]
+    max_entrants: int
+    time_limit_seconds: int | None
+    created_at: datetime
+    started_at: datetime | None
+    ends_at: Annotated[datetime, Meta(description="the start plus the time limit")] | None
+    finished_at: datetime | None
+    entrants: Annotated[list[RaceEntrant], Meta(description="by place once started (then in the order they joined)")]
+
+
+class RaceRecord(Body):
+    played: Annotated[int, Meta(description="finished races the player was dealt a game in")]
+    won: Annotated[int, Meta(description="of those, the races the player placed first in")]
+
+
+class OpenRace(Body):
+    id: UUID
+    creator: UUID
+    creator_name: str
+    ruleset: RulesetRef
+    deal: Annotated[
+        RaceDeal, Meta(description="the deal source only ({'source': 'seed'}, ...): never a seed or pool number")
+    ]
+    max_entrants: int
+    entrants: Annotated[int, Meta(description="players in it so far, the creator included")]
+    time_limit_seconds: int | None
+    created_at: datetime
+
+
+class OpenRaces(Body):
+    races: Annotated[list[OpenRace], Meta(description="open races, newest first")]

@@ -1,0 +1,102 @@
+"""Stats and the daily leaderboard (service/stats/projections.py, service/stats/queries.py)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Literal
+from uuid import UUID
+
+from msgspec import Meta
+
+from .common import Body, DayText, RulesetId
+from .races import RaceRecord
+
+WinRate = Annotated[
+    float, Meta(ge=0, le=1, description="won / played, rounded to 4 places; null before the first finished game")
+]
+FewestMoves = Annotated[int, Meta(description="the lowest moveCount of an unassisted win")]
+FastestSeconds = Annotated[
+    float, Meta(description="the shortest time from deal to winning move of an unassisted win, in seconds")
+]
+
+
+class RulesetStats(Body):
+    ruleset: Annotated[RulesetId, Meta(description="a ruleset id (all its versions together)")]
+    played: Annotated[int, Meta(description="finished games: won, stalled or resigned")]
+    won: int
+    win_rate: WinRate | None
+    current_streak: Annotated[int, Meta(description="wins in a row up to the last finished game")]
+    best_streak: int
+    fewest_moves: FewestMoves | None
+    fastest_seconds: FastestSeconds | None
+    undos: Annotated[int, Meta(description="undos in finished games")]
+
+
+class PlayerStats(Body):
+    player: UUID
+    rulesets: list[RulesetStats]
+    races: RaceRecord  # races branch
+
+
+class RulesetTotals(Body):
+    ruleset: RulesetId
+    players: Annotated[int, Meta(description="players who finished a game under this ruleset")]
+    played: int
+    won: int
+    win_rate: WinRate | None
+    fewest_moves: FewestMoves | None
+    fastest_seconds: FastestSeconds | None
+    undos: int
+    current_streak: Annotated[int, Meta(description="the longest winning streak running now, any player")]
+    best_streak: Annotated[int, Meta(description="the longest winning streak any player has had")]
+
+
+class SourceTotals(Body):
+    source: Literal["seed", "deck", "pool", "daily", "race"]
+    played: int
+    won: int
+    win_rate: WinRate | None
+    fewest_moves: FewestMoves | None
+    fastest_seconds: FastestSeconds | None
+    undos: int
+
+
+class GlobalStats(Body):
+    rulesets: list[RulesetTotals]
+    sources: Annotated[list[SourceTotals], Meta(description="per deal source, all rulesets together")]
+
+
+class LeaderboardEntry(Body):
+    """A player's entry: their first game of the date's deal (dealt on that date), once ended."""
+
+    rank: Annotated[int, Meta(ge=1)] | None
+    player: UUID
+    name: str
+    game: UUID
+    status: Literal["won", "stalled", "resigned"]
+    assisted: Annotated[bool, Meta(description="a solver hint was used: never ranked")]
+    unranked: Annotated[
+        Literal["not-won", "assisted", "practiced", "unverified", "late"],
+        Meta(description="why the entry has no rank: not a win; a solver hint; a practice game of the deal was "
+             "dealt before the entry ended; its stored event log does not replay through the rules to a win on "
+             "that date's deal; won after the date was over"),
+    ] | None
+    moves: Annotated[int, Meta(description="the game's moveCount")]
+    seconds: Annotated[float, Meta(description="from the deal to the game's last move")]
+    finished_at: datetime
+
+
+class Leaderboard(Body):
+    date: DayText
+    ruleset: Annotated[
+        RulesetId, Meta(description="the daily deal's ruleset id; null if no deal was made for that date")
+    ] | None
+    ruleset_version: Annotated[int, Meta(description="its version; null with the ruleset")] | None
+    closes_at: Annotated[datetime, Meta(description="the end of the date (UTC): from then on no entry can gain a rank")]
+    closed: Annotated[bool, Meta(description="the date is over: the ranks are final")]
+    entries: Annotated[
+        list[LeaderboardEntry],
+        Meta(description="one per player (their first game of the deal; later games are practice): the ranked "
+             "ones first, by moves, then seconds, then who finished first (unassisted wins whose stored event log "
+             "replays through the rules to a win, won within the date); then the unranked ones, as they finished"),
+    ]
