@@ -36,8 +36,7 @@ def _list(name: str, default: list[str]) -> list[str]:
     return [item.strip() for item in raw.split(",") if item.strip()]
 
 
-DEVELOPMENT_DAILY_SECRET = "development-only-daily-secret"
-"""The daily secret when DAILY_SECRET is unset: public (it is in this file), so only for development."""
+MIN_SECRET_LENGTH = 16
 
 
 @dataclass(frozen=True)
@@ -57,10 +56,12 @@ class Settings:
     move_batch_max: int = 64  # group commit: at most this many moves per statement (1: every move alone; at most 128)
     game_cache_size: int = 10_000  # games (and tokens) kept in memory per process
     solver_hint_seconds: float = 1.0
-    # Only the server knows it, so nobody can tell a day's deal from its date in advance.
-    daily_secret: str = DEVELOPMENT_DAILY_SECRET
+    # Keys daily and race deals; only the server knows it. None: a random one kept in the database
+    # (service.deals.deal_secret), made on first start.
+    daily_secret: str | None = None
     daily_past_days: int = 366
     daily_wait_seconds: float = 10.0  # a request waits this long for a daily deal being prepared, then 503
+    race_deal_wait_seconds: float = 20.0  # POST /races waits this long for a secret deal proven winnable, then 503
     # Token buckets per server process (service.http.limits); a rate or burst of 0 turns that budget off.
     rate_limit_writes_per_second: float = 20.0  # per bearer token (per address without one)
     rate_limit_write_burst: int = 40
@@ -86,7 +87,8 @@ class Settings:
             pool_max_size=_int("DB_POOL_MAX", 10),
             statement_timeout_ms=_int("DB_STATEMENT_TIMEOUT_MS", 5000),
             solver_hint_seconds=_int("SOLVER_HINT_MS", 1000) / 1000,
-            daily_secret=os.environ.get("DAILY_SECRET") or DEVELOPMENT_DAILY_SECRET,
+            daily_secret=os.environ.get("DAILY_SECRET") or None,
+            race_deal_wait_seconds=_float("RACE_DEAL_WAIT_SECONDS", 20.0),
             pool_timeout_seconds=_int("DB_POOL_TIMEOUT_MS", 5000) / 1000,
             move_batch_max=_int("MOVE_BATCH_MAX", 64),  # service.games.batching keeps it within 1 .. 128
             rate_limit_writes_per_second=_float("RATE_LIMIT_WRITES_PER_SECOND", 20.0),
@@ -101,9 +103,9 @@ class Settings:
     def warnings(self) -> list[str]:
         """What an operator should hear about these settings when the server starts."""
         found = []
-        if self.daily_secret == DEVELOPMENT_DAILY_SECRET:
+        if self.daily_secret is not None and len(self.daily_secret) < MIN_SECRET_LENGTH:
             found.append(
-                "DAILY_SECRET is not set: the development value in the source is used, so anyone can work "
-                "out which deal any future date gets; set DAILY_SECRET (the same on every server) in production"
+                f"DAILY_SECRET is shorter than {MIN_SECRET_LENGTH} characters: whoever guesses it can work out "
+                "every daily and race deal; use a long random value, or unset it and the server makes one"
             )
         return found

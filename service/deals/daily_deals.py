@@ -36,6 +36,7 @@ from .daily import (
     line_wins,
     prove,
 )
+from .deal_secret import DealSecret
 from .solver_workers import SolverWorkers
 
 log = logging.getLogger("canfield")
@@ -79,7 +80,7 @@ class DailyDeals:
     """One server process's access to the daily deals: read, or prepare and store."""
 
     def __init__(
-        self, pool: AsyncConnectionPool, secret: str, wait_seconds: float, clock: Callable[[], datetime],
+        self, pool: AsyncConnectionPool, secret: DealSecret, wait_seconds: float, clock: Callable[[], datetime],
         prover: Prover | None = None,
     ) -> None:
         self.pool = pool
@@ -132,8 +133,9 @@ class DailyDeals:
     async def _prepare(self, day: date) -> DailyDeal:
         """Try the date's candidates in order; store the first one proven winnable."""
         ruleset = get_ruleset(DAILY_RULESET_ID)
+        secret = await self.secret.value()
         for candidate in range(MAX_CANDIDATES):
-            seed = candidate_seed(self.secret, ruleset.id, day, candidate)
+            seed = candidate_seed(secret, ruleset.id, day, candidate)
             proof = await self.prover(ruleset, seed)
             found = await self.stored(day)  # another process may have been quicker
             if found is not None:

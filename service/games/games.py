@@ -41,9 +41,10 @@ from domain.codec import event_from_data, restore, state_to_snapshot
 from domain.rulesets import DEFAULT_RULESET_ID
 
 from ..deals.choice import deal_pool_of, parse_day, pool_number, random_pool_number
-from ..deals.daily import daily_source, private_until, public_source, reveals_hidden_cards
+from ..deals.daily import Proof, daily_source, private_until, public_source, reveals_hidden_cards
 from ..deals.daily_deals import DailyDeals
 from ..deals.deal_pools import load_deal_pool
+from ..deals.deal_secret import DealSecret
 from ..deals.solver_workers import SolverWorkers
 from ..errors import BadRequest, Conflict, Forbidden, NotFound, Unauthorized
 from ..http.schemas import EventPage, GameList, GameView, Hints, LegalMoves, Player, PlayerCreated
@@ -89,8 +90,10 @@ class Games:
         self.batcher = AppendBatcher(store, settings.move_batch_max)
         self.repository = GameRepository(store, self.batcher, self.tokens, settings.game_cache_size,
                                          settings.move_retries)
-        self.daily = DailyDeals(store.pool, settings.daily_secret, settings.daily_wait_seconds, clock)
-        self.races = Races(RaceStore(store.pool), clock, self.accounts, self._deal)
+        self.deal_secret = DealSecret(store.pool, settings.daily_secret)
+        self.daily = DailyDeals(store.pool, self.deal_secret, settings.daily_wait_seconds, clock)
+        self.races = Races(RaceStore(store.pool), clock, self.accounts, self._deal, self.deal_secret,
+                           self._prove_deal, settings.race_deal_wait_seconds)
         self.moves = Moves(self.repository, clock, self.races)
 
     # ------------------------------------------------------------ players
@@ -204,6 +207,10 @@ class Games:
         if seed is None:
             seed = secrets.randbelow(MAX_SEED + 1)
         return shuffled_deck(seed), {"source": "seed", "seed": seed}
+
+    async def _prove_deal(self, ruleset: Ruleset, seed: int) -> Proof:
+        """Solve a candidate deal in the deal solver's worker (the daily deals'; a test may replace it)."""
+        return await self.daily.prover(ruleset, seed)
 
     async def stored_game(self, game_id: uuid.UUID) -> GameRow:
         """The game's stored row (its snapshot and the events after it, version and times), or ``NotFound``."""

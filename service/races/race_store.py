@@ -155,14 +155,16 @@ class RaceStore:
     async def create(
         self, race_id: uuid.UUID, creator_id: uuid.UUID, ruleset: tuple[str, int], deal: dict[str, Any],
         deck: list[str], max_entrants: int, time_limit_seconds: int | None, now: datetime,
+        proof: dict[str, Any] | None = None,
     ) -> None:
-        """The race, open, with its creator as the first entrant."""
+        """The race, open, with its creator as the first entrant (``proof``: a secret deal's, kept unshown)."""
         async with self.pool.connection() as conn, conn.transaction():
             await conn.execute(
                 "INSERT INTO races (id, creator_id, ruleset_id, ruleset_version, deal, deck, max_entrants,"
-                " time_limit_seconds, status, version, created_at) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, 1, %s)",
+                " time_limit_seconds, status, version, created_at, deal_proof)"
+                " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, 1, %s, %s)",
                 (race_id, creator_id, ruleset[0], ruleset[1], Jsonb(deal), Jsonb(deck), max_entrants,
-                 time_limit_seconds, OPEN, now),
+                 time_limit_seconds, OPEN, now, None if proof is None else Jsonb(proof)),
             )
             await conn.execute(
                 "INSERT INTO race_entrants (race_id, player_id, seat, joined_at) VALUES (%s, %s, 1, %s)",

@@ -14,10 +14,15 @@ game answers only to its player (``guard``: 403 for anyone else), and the race v
 never a card. The deal source is shown without its seed or pool number (either would give the
 deck away through the documented shuffle) until the race has finished and every game of it has
 ended; until then an ended game keeps its hidden cards withheld too, even from its player.
+
+A race created without a deal gets a secret deal (``service.races.race_deals``): a fresh deck
+derived from the server's deal secret and proven winnable while ``POST /races`` waits, shown as
+``{"source": "secret"}`` only, so nobody can look its deck or winning line up.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import uuid
 from collections.abc import Callable, Mapping, Sequence
@@ -31,10 +36,12 @@ from domain.codec import restore, state_to_snapshot
 from domain.rulesets import DEFAULT_RULESET_ID
 from domain.verify import Unverified
 
-from ..errors import Forbidden, NotFound
+from ..deals.deal_secret import DealSecret
+from ..errors import Forbidden, NotFound, Unavailable
 from ..players.accounts import Accounts
 from ..players.tokens import Scope
 from ..store.event_store import GameRow, NewEvent
+from .race_deals import SECRET_SOURCE, Prover, secret_deal
 from .race_store import FINISHED, OPEN, RUNNING, DealtGame, Ending, EntrantRow, LogRow, RaceRow, RaceStore, Result
 from .standings import Standing, places, verified_standing
 
@@ -48,7 +55,7 @@ Dealer = Callable[[Ruleset, Mapping[str, Any]], tuple[tuple[int, ...], JSON]]
 @dataclass(frozen=True, slots=True)
 class NewRace:
     """A race to create: its seats, ruleset (none: the default), deal source (as ``Games.create_game``
-    takes one: ``{"seed": 7}``; empty: the ruleset's default deal) and time limit."""
+    takes one: ``{"seed": 7}``; empty: a secret deal, service.races.race_deals) and time limit."""
 
     max_entrants: int
     ruleset: str | None = None
@@ -203,7 +210,8 @@ def revision(race: RaceRow) -> int:
 
 class Races:
     """The race use cases. ``accounts`` checks tokens; ``dealer`` is the games service's one way of
-    turning a deal request into a deck; ``clock`` its clock."""
+    turning a deal request into a deck; ``clock`` its clock. A race without a named deal gets a
+    secret deal (``secret``, proven by ``prover`` within ``deal_wait_seconds``)."""
 
     def __init__(
         self,
@@ -211,11 +219,17 @@ class Races:
         clock: Callable[[], datetime],
         accounts: Accounts,
         dealer: Dealer,
+        secret: DealSecret,
+        prover: Prover,
+        deal_wait_seconds: float,
     ) -> None:
         self.store = store
         self.clock = clock
         self.accounts = accounts
         self.dealer = dealer
+        self.secret = secret
+        self.prover = prover
+        self.deal_wait_seconds = deal_wait_seconds
 
     async def _player(self, token: str | None, scope: Scope) -> uuid.UUID:
         return (await self.accounts.authenticate(token, scope)).player_id
@@ -223,11 +237,27 @@ class Races:
     async def create(self, token: str | None, request: NewRace) -> RaceRow:
         creator = await self._player(token, Scope.PLAY)
         ruleset = get_ruleset(DEFAULT_RULESET_ID if request.ruleset is None else request.ruleset)
-        deck, source = self.dealer(ruleset, request.deal or {})
         race_id = uuid.uuid4()
+        proof: JSON | None = None
+        if request.deal:
+            deck, source = self.dealer(ruleset, request.deal)
+        else:
+            deck, proof = await self._secret_deal(ruleset, race_id)
+            source = {"source": SECRET_SOURCE}
         await self.store.create(race_id, creator, (ruleset.id, ruleset.version), source, codes(list(deck)),
-                                request.max_entrants, request.time_limit_seconds, self.clock())
+                                request.max_entrants, request.time_limit_seconds, self.clock(), proof)
         return await self._load(race_id)
+
+    async def _secret_deal(self, ruleset: Ruleset, race_id: uuid.UUID) -> tuple[tuple[int, ...], JSON]:
+        """A deck nobody can look up, proven winnable (in the solver's worker process, off the event
+        loop), and its proof; 503 if none was proven within ``deal_wait_seconds``."""
+        secret = await self.secret.value()
+        try:
+            found = await asyncio.wait_for(secret_deal(secret, ruleset, race_id, self.prover), self.deal_wait_seconds)
+        except TimeoutError:
+            raise Unavailable("the race's deal is being proven winnable by the solver and took too long: "
+                              "try again in a moment", retry_after=5) from None
+        return found.deck, found.proof()
 
     async def join(self, race_id: uuid.UUID, token: str | None) -> RaceRow:
         player = await self._player(token, Scope.PLAY)

@@ -192,6 +192,16 @@ daily_deals = Table(  # a date's deal, stored by the first server process that p
     PrimaryKeyConstraint("day", name="daily_deals_pkey"),
 )
 
+# ---------------------------------------------------------------- secrets the server made (migration 0008)
+
+service_secrets = Table(  # by name; "deal-secret" keys daily and race deals without DAILY_SECRET
+    "service_secrets",
+    metadata,
+    Column("name", Text, primary_key=True),
+    Column("value", Text, nullable=False),  # never shown
+    Column("created_at", DateTime(timezone=True), nullable=False, server_default=func.now()),
+)
+
 # ---------------------------------------------------------------- races (service/races/races.py, migration 0004)
 
 races = Table(
@@ -212,6 +222,8 @@ races = Table(
     Column("started_at", DateTime(timezone=True), nullable=True),
     Column("ends_at", DateTime(timezone=True), nullable=True),  # started_at + the time limit
     Column("finished_at", DateTime(timezone=True), nullable=True),
+    # a secret deal's proof: {"candidate": n, "line": ..., "solverStates": k} (never shown); migration 0008
+    Column("deal_proof", JSONB, nullable=True),
     CheckConstraint("status IN ('open', 'running', 'finished')", name="races_status_check"),
     CheckConstraint("max_entrants BETWEEN 2 AND 8", name="races_max_entrants_check"),
 )

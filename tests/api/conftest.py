@@ -12,6 +12,7 @@ from typing import Any
 import httpx
 import pytest
 import uvicorn
+from litestar import Litestar
 
 from domain import Command, command_to_api
 from service.games.games import utc_now
@@ -22,12 +23,14 @@ from tests.live import free_port
 
 
 @contextmanager
-def running_server(settings: Settings, clock: Callable[[], datetime] = utc_now) -> Iterator[str]:
+def running_server(
+    settings: Settings, clock: Callable[[], datetime] = utc_now, app: Litestar | None = None
+) -> Iterator[str]:
     """A real uvicorn server for ``settings`` (its port) in a thread, served as in production
     (``service.http.server``); yields its base URL. ``clock`` is the service's clock (``Clock`` lets a
-    test move it)."""
+    test move it); ``app``, one the test made from ``settings`` (to look inside it)."""
     config = uvicorn.Config(
-        create_app(settings, clock), host="127.0.0.1", port=settings.port, log_level="critical", lifespan="on",
+        app or create_app(settings, clock), host="127.0.0.1", port=settings.port, log_level="critical", lifespan="on",
         **uvicorn_options(),
     )
     server = uvicorn.Server(config)
@@ -46,11 +49,16 @@ def running_server(settings: Settings, clock: Callable[[], datetime] = utc_now) 
         assert not thread.is_alive(), "the test server did not stop (an open stream?)"
 
 
+TEST_DAILY_SECRET = "the-api-tests-deal-secret"
+"""The test servers' DAILY_SECRET (tests/integration/test_deal_secret.py covers a server without one)."""
+
+
 def server_settings(database_url: str, **changes: Any) -> Settings:
     """The settings of a test server: a small body limit, rate limits on but never reached (every
     test comes from 127.0.0.1; tests/api/test_rate_limits.py has its own), on a free port."""
     defaults: dict[str, Any] = {
         "database_url": database_url,
+        "daily_secret": TEST_DAILY_SECRET,
         "port": free_port(),
         "max_body_bytes": 16 * 1024,
         "rate_limit_writes_per_second": 100_000,

@@ -22,12 +22,11 @@ import pytest
 from domain import CODES, Command, Status, deal, get_ruleset, initial_state, parse_deck, replay_commands, shuffled_deck
 from service.deals.daily import candidate_seed
 from service.deals.deal_pools import decode_line, load_deal_pool
-from service.settings import Settings
 from service.stats.rebuild import rebuild_projections
 from tests.support import assert_problem
 
 from ..live import ServerProcess
-from .conftest import Clock, Player, play_line
+from .conftest import TEST_DAILY_SECRET, Clock, Player, play_line
 
 DAY = Clock.START.date()
 CARD = re.compile(r"\b[A2-9TJQK][SHDC]\b")
@@ -87,7 +86,7 @@ def test_the_daily_deal_is_stored_proven_and_named_only_by_its_date(clocked: htt
 
     stored = stored_deal(clean_database, DAY)
     # derived from the date and the secret: candidate k of that date, the documented shuffle of its seed
-    assert stored.seed == candidate_seed(Settings().daily_secret, "open-runs", DAY, stored.candidate)
+    assert stored.seed == candidate_seed(TEST_DAILY_SECRET, "open-runs", DAY, stored.candidate)
     assert stored.deck == [CODES[c] for c in shuffled_deck(stored.seed)]
     # proven: the stored line wins through the rules, and its length is what the API says
     ruleset = get_ruleset("open-runs")

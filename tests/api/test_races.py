@@ -46,9 +46,10 @@ def test_a_new_race_is_open_with_its_creator_as_first_entrant(client: httpx.Clie
     assert "90210" not in client.get(f"/races/{view['id']}").text
 
 
-def test_a_race_without_a_deal_gets_the_rulesets_default_deal(ann: Player) -> None:
-    assert create_race(ann, ruleset="classic")["deal"] == {"source": "seed"}
-    assert create_race(ann)["deal"] == {"source": "pool"}  # open-runs by default, from its pool
+def test_a_race_without_a_deal_gets_a_secret_deal(ann: Player) -> None:
+    # never a seed or pool deal, whose deck and line anyone can look up (tests/api/test_race_deals.py)
+    assert create_race(ann, ruleset="classic")["deal"] == {"source": "secret"}
+    assert create_race(ann)["deal"] == {"source": "secret"}  # open-runs by default
     assert create_race(ann, ruleset="draw-one", deal={"deck": list(CODES)})["deal"] == {"source": "deck"}
 
 
@@ -143,7 +144,7 @@ def test_the_lobby_lists_open_races_newest_first(client: httpx.Client, ann: Play
         "creator": ann.id, "creatorName": "Ann", "ruleset": {"id": "classic", "version": 1},
         "deal": {"source": "seed"}, "maxEntrants": 3, "entrants": 2}
     assert listed[0]["timeLimitSeconds"] == 300
-    assert listed[0]["deal"] == {"source": "pool"}
+    assert listed[0]["deal"] == {"source": "secret"}
     assert [r["id"] for r in client.get("/races/open", params={"limit": 1}).json()["races"]] == [newer["id"]]
     assert client.get("/races/open", params={"limit": 0}).status_code == 400
 

@@ -17,7 +17,6 @@ from service.deals.deal_pools import decode_line
 from service.errors import Unavailable
 from service.http.schemas import DealRequest
 from service.http.schemas import NewGameRequest as NewGame
-from service.settings import DEVELOPMENT_DAILY_SECRET
 
 from .conftest import server_process
 
@@ -55,7 +54,15 @@ async def test_two_server_processes_asked_at_once_agree_and_a_restart_reads_the_
     assert report.ok
     assert report.state.status is Status.WON
     assert first.line_length == len(decode_line(first.line))
-    assert first.seed == candidate_seed(DEVELOPMENT_DAILY_SECRET, "open-runs", DAY, first.candidate)
+    assert first.seed == candidate_seed(stored_secret(clean_database), "open-runs", DAY, first.candidate)
+
+
+def stored_secret(url: str) -> str:
+    """The deal secret the server made and stored (no DAILY_SECRET is set in these tests)."""
+    with psycopg.connect(url) as conn:
+        row = conn.execute("SELECT value FROM service_secrets WHERE name = 'deal-secret'").fetchone()
+    assert row is not None
+    return str(row[0])
 
 
 async def test_processes_with_different_secrets_still_serve_the_one_stored_deal(clean_database: str) -> None:
@@ -135,7 +142,7 @@ async def test_a_candidate_is_stored_only_with_a_line_that_wins_through_the_rule
     async with server_process(clean_database, 4, clock=clock) as games:
         games.daily.prover = prover
         found = await games.daily.deal(DAY)
-    assert tried[:3] == [candidate_seed(DEVELOPMENT_DAILY_SECRET, "open-runs", DAY, k) for k in range(3)]
+    assert tried[:3] == [candidate_seed(stored_secret(clean_database), "open-runs", DAY, k) for k in range(3)]
     assert found.candidate == len(tried) - 1 >= 2
     assert found.seed == tried[-1]
     assert found.deck == shuffled_deck(found.seed)

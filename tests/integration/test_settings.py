@@ -6,26 +6,33 @@ import logging
 
 import pytest
 
-from service.settings import DEVELOPMENT_DAILY_SECRET, Settings
+from service.settings import Settings
 
 
-def test_an_unset_daily_secret_is_warned_about(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_unset_daily_secret_is_left_to_the_database(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("DAILY_SECRET", raising=False)
     settings = Settings.from_env()
-    assert settings.daily_secret == DEVELOPMENT_DAILY_SECRET
-    assert any("DAILY_SECRET" in warning for warning in settings.warnings())
+    assert settings.daily_secret is None  # service.deals.deal_secret makes one and keeps it in the database
+    assert settings.warnings() == []
 
 
-def test_a_set_daily_secret_is_not(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_set_daily_secret_is_used(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("DAILY_SECRET", "s3cret-from-the-environment")
-    assert Settings.from_env().warnings() == []
+    settings = Settings.from_env()
+    assert settings.daily_secret == "s3cret-from-the-environment"
+    assert settings.warnings() == []
+
+
+def test_a_short_daily_secret_is_warned_about(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DAILY_SECRET", "hunter2")
+    assert any("DAILY_SECRET is shorter" in warning for warning in Settings.from_env().warnings())
 
 
 async def test_the_app_logs_the_warnings_when_it_starts(caplog: pytest.LogCaptureFixture) -> None:
     from service.http.app import create_app
 
-    app = create_app(Settings(database_url="postgresql://nobody@127.0.0.1:1/none"))
+    app = create_app(Settings(database_url="postgresql://nobody@127.0.0.1:1/none", daily_secret="short"))
     with caplog.at_level(logging.WARNING, logger="canfield"):
         async with app.lifespan():
             pass
-    assert any("DAILY_SECRET is not set" in record.getMessage() for record in caplog.records)
+    assert any("DAILY_SECRET is shorter" in record.getMessage() for record in caplog.records)

@@ -128,6 +128,7 @@ from .races import (
     RaceEntrant,
     RacePoolDeal,
     RaceRecord,
+    RaceSecretDeal,
     RaceSeedDeal,
     RaceView,
 )
@@ -227,6 +228,7 @@ __all__ = [
     "RaceEntrant",
     "RacePoolDeal",
     "RaceRecord",
+    "RaceSecretDeal",
     "RaceSeedDeal",
     "RaceSource",
     "RaceView",

@@ -43,9 +43,14 @@ class RacePoolDeal(Body, tag_field="source", tag="pool", omit_defaults=True):
     ] | UnsetType = UNSET
 
 
+class RaceSecretDeal(Body, tag_field="source", tag="secret"):
+    """A race created without a deal: a fresh deck derived from the server's secret and proven
+    winnable by the solver before the race was created; in no pool, and never named."""
+
+
 # A race's deal, tagged by ``source``: while the race runs only the source (a seed or pool number
 # would give the deck away through the documented shuffle).
-RaceDeal = Union[RaceSeedDeal, RaceDeckDeal, RacePoolDeal]  # noqa: UP007 (see Body)
+RaceDeal = Union[RaceSeedDeal, RaceDeckDeal, RacePoolDeal, RaceSecretDeal]  # noqa: UP007 (see Body)
 
 
 class RaceEntrant(Body):
