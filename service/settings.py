@@ -56,6 +56,14 @@ class Settings:
     move_batch_max: int = 64  # group commit: at most this many moves per statement (1: every move alone; at most 128)
     game_cache_size: int = 10_000  # games (and tokens) kept in memory per process
     solver_hint_seconds: float = 1.0
+    # Solver hints (service.games.games, service.deals.solver_workers): token buckets per bearer token
+    # and per client address (a rate or burst of 0 turns that budget off), and at most
+    # solver_queue_max hints waiting for the worker process (more: 503).
+    solver_hints_per_minute: float = 6.0
+    solver_hint_burst: int = 3
+    solver_hints_per_minute_per_address: float = 30.0
+    solver_hint_address_burst: int = 10
+    solver_queue_max: int = 4
     # Keys daily and race deals; only the server knows it. None: a random one kept in the database
     # (service.deals.deal_secret), made on first start.
     daily_secret: str | None = None
@@ -87,6 +95,11 @@ class Settings:
             pool_max_size=_int("DB_POOL_MAX", 10),
             statement_timeout_ms=_int("DB_STATEMENT_TIMEOUT_MS", 5000),
             solver_hint_seconds=_int("SOLVER_HINT_MS", 1000) / 1000,
+            solver_hints_per_minute=_float("SOLVER_HINTS_PER_MINUTE", 6.0),
+            solver_hint_burst=_int("SOLVER_HINT_BURST", 3),
+            solver_hints_per_minute_per_address=_float("SOLVER_HINTS_PER_MINUTE_PER_ADDRESS", 30.0),
+            solver_hint_address_burst=_int("SOLVER_HINT_ADDRESS_BURST", 10),
+            solver_queue_max=_int("SOLVER_QUEUE_MAX", 4),
             daily_secret=os.environ.get("DAILY_SECRET") or None,
             race_deal_wait_seconds=_float("RACE_DEAL_WAIT_SECONDS", 20.0),
             pool_timeout_seconds=_int("DB_POOL_TIMEOUT_MS", 5000) / 1000,

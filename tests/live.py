@@ -40,6 +40,8 @@ PROJECT_ROOT = Path(__file__).resolve().parents[1]
 NO_RATE_LIMITS = {
     "RATE_LIMIT_WRITES_PER_SECOND": "0",
     "RATE_LIMIT_READS_PER_SECOND": "0",
+    "SOLVER_HINTS_PER_MINUTE": "0",
+    "SOLVER_HINTS_PER_MINUTE_PER_ADDRESS": "0",
 }
 
 

@@ -1,4 +1,12 @@
-"""Solver hints off the event loop: the solver runs in a separate process (it is CPU-bound)."""
+"""Solver work off the event loop: the solver runs in a separate process (it is CPU-bound).
+
+One job runs at a time; the others wait in this process, not in the executor, at most
+``max_waiting`` of them (one more is ``503 unavailable`` with ``Retry-After``). A job whose caller
+is cancelled while it waits (its client went away: the controller cancels the request) leaves the
+queue and never runs. A job already running in the worker cannot be interrupted there: its
+caller stops waiting, its result is dropped, and the next job starts when it ends, within its own
+time budget (``SOLVER_HINT_MS`` for a hint).
+"""
 
 from __future__ import annotations
 
@@ -15,6 +23,10 @@ from typing import Any, TypeVar
 from domain import command_to_api
 from domain.codec import snapshot_to_state
 from domain.solver import Budget, solve
+
+from ..errors import Unavailable
+
+RETRY_AFTER_SECONDS = 2
 
 
 def next_move(snapshot: dict[str, Any], seconds: float) -> tuple[str, dict[str, str] | None]:
@@ -49,25 +61,78 @@ def _end_with(parent: int) -> None:
 
 
 class SolverWorkers:
-    """One worker process, started on first use: CPU-bound work off the event loop."""
+    """One worker process, started on first use: CPU-bound work off the event loop, one job at a
+    time, at most ``max_waiting`` more waiting (None: no bound)."""
 
-    def __init__(self) -> None:
+    def __init__(self, max_waiting: int | None = None) -> None:
         self.executor: ProcessPoolExecutor | None = None
+        self.max_waiting = max_waiting
+        self.started = 0  # jobs handed to the worker process (a test counts them)
+        self._busy = False
+        self._waiting: list[asyncio.Future[None]] = []  # callers waiting for the worker, first come first
+
+    @property
+    def waiting(self) -> int:
+        return len(self._waiting)
 
     async def run(self, function: Callable[..., T], *args: Any) -> T:
         """``function(*args)`` in the worker process (a module-level function, picklable arguments)."""
+        await self._turn()
         if self.executor is None:
             self.executor = ProcessPoolExecutor(
                 max_workers=1, mp_context=multiprocessing.get_context("spawn"), initializer=_end_with,
                 initargs=(os.getpid(),),
             )
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self.executor, function, *args)
+        try:
+            job = loop.run_in_executor(self.executor, function, *args)
+        except BaseException:
+            self._next()
+            raise
+        self.started += 1
+        job.add_done_callback(self._ended)  # the worker is free when the job ends, awaited or not
+        return await asyncio.shield(job)  # a cancelled caller stops waiting; the job's result is dropped
+
+    async def _turn(self) -> None:
+        """Return when the worker is this caller's; refuse when too many wait already."""
+        if not self._busy and not self._waiting:
+            self._busy = True
+            return
+        if self.max_waiting is not None and len(self._waiting) >= self.max_waiting:
+            raise Unavailable(f"the solver is busy ({len(self._waiting)} requests are waiting for it): "
+                              "try again in a moment", retry_after=RETRY_AFTER_SECONDS)
+        turn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._waiting.append(turn)
+        try:
+            await turn
+        except BaseException:
+            if turn in self._waiting:
+                self._waiting.remove(turn)  # gone before its turn: never runs
+            elif not turn.cancelled():
+                self._next()  # given the worker just as it was cancelled: pass it on
+            raise
+
+    def _ended(self, job: asyncio.Future[Any]) -> None:
+        if not job.cancelled():
+            job.exception()  # retrieved: a dropped job's error is not logged as never retrieved
+        self._next()
+
+    def _next(self) -> None:
+        """The job has ended: the first caller still waiting gets the worker."""
+        while self._waiting:
+            turn = self._waiting.pop(0)
+            if not turn.done():
+                turn.set_result(None)
+                return
+        self._busy = False
 
     async def next_move(self, snapshot: dict[str, Any], seconds: float) -> tuple[str, dict[str, str] | None]:
         return await self.run(next_move, snapshot, seconds)
 
     def close(self) -> None:
+        for turn in self._waiting:
+            turn.cancel()
+        self._waiting.clear()
         if self.executor is not None:
             self.executor.shutdown(wait=False, cancel_futures=True)
             self.executor = None

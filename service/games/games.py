@@ -67,6 +67,7 @@ from ..store.players import PlayerStore
 from .batching import AppendBatcher
 from .lessons import lesson_deal, lesson_ruleset_id
 from .moves import Game, GameRepository, Moves
+from .solver_limits import SolverLimits
 from .views import cursor_of, parse_cursor, public_event, view_of, withheld
 
 JSON = dict[str, Any]
@@ -86,7 +87,8 @@ class Games:
         self.clock = clock
         self.tokens = TokenCache(settings.game_cache_size, clock)
         self.accounts = Accounts(self.players, self.tokens, clock)
-        self.solver = SolverWorkers()
+        self.solver = SolverWorkers(max_waiting=settings.solver_queue_max)
+        self.solver_limits = SolverLimits(settings)
         self.batcher = AppendBatcher(store, settings.move_batch_max)
         self.repository = GameRepository(store, self.batcher, self.tokens, settings.game_cache_size,
                                          settings.move_retries)
@@ -252,9 +254,13 @@ class Games:
         return msgspec.convert({"version": state.version, "moves": [command_to_api(m) for m in legal_moves(state)]},
                                LegalMoves)
 
-    async def hints(self, game_id: uuid.UUID, solver: bool = False, token: str | None = None) -> Hints:
+    async def hints(
+        self, game_id: uuid.UUID, solver: bool = False, token: str | None = None, address: str = "?"
+    ) -> Hints:
         """Ranked heuristic hints; with ``solver`` also the next move of a winning line, which
-        marks the game assisted (an event), so only the game's player may ask for it."""
+        marks the game assisted (an event), so only the game's player may ask for it. Solver hints
+        are limited per token and per client ``address`` (429) and by the worker's queue (503);
+        a refused or abandoned one records nothing."""
         game, state = await self._game(game_id)
         await self.readable(game, token)  # a race game: its player only, while the race runs
         ranked = [{"move": command_to_api(h.move), "reason": h.reason} for h in hints(state)]
@@ -267,6 +273,7 @@ class Games:
         if not state.playing:
             raise GameOver(f"the game is over ({state.status.value})")
         await self._no_oracle_on_a_shared_deal(game)
+        self.solver_limits.take(token, address)
         result, move = await self.solver.next_move(state_to_snapshot(state), self.settings.solver_hint_seconds)
         played = await self.moves.play(game_id, token, UseSolverHint())
         return msgspec.convert(

@@ -54,11 +54,16 @@ TEST_DAILY_SECRET = "the-api-tests-deal-secret"
 
 
 def server_settings(database_url: str, **changes: Any) -> Settings:
-    """The settings of a test server: a small body limit, rate limits on but never reached (every
-    test comes from 127.0.0.1; tests/api/test_rate_limits.py has its own), on a free port."""
+    """The settings of a test server: a small body limit, rate limits (solver hints' too) on but never
+    reached (every test comes from 127.0.0.1; tests/api/test_rate_limits.py and test_solver_limits.py
+    have their own), on a free port."""
     defaults: dict[str, Any] = {
         "database_url": database_url,
         "daily_secret": TEST_DAILY_SECRET,
+        "solver_hints_per_minute": 100_000,
+        "solver_hint_burst": 100_000,
+        "solver_hints_per_minute_per_address": 100_000,
+        "solver_hint_address_burst": 100_000,
         "port": free_port(),
         "max_body_bytes": 16 * 1024,
         "rate_limit_writes_per_second": 100_000,

@@ -33,6 +33,7 @@ from .common import (
     optional_bearer,
     parse_new_game,
 )
+from .disconnect import unless_disconnected
 
 _GAME_ID = PathParameter(description="the game's id (a UUID)")
 _After = Annotated[int, QueryParameter(ge=0, le=2**31 - 1, description="return events after this version")]
@@ -126,13 +127,19 @@ class GameController(Controller):
                 description=(
                     "also ask the solver (needs the player's bearer token; records that the game was assisted). "
                     "Refused with 409 shared_deal on a daily deal until its date (UTC) is over and in a race "
-                    "until it has finished: the solver sees the hidden cards."
+                    "until it has finished: the solver sees the hidden cards. Limited per token and per client "
+                    "address (429 rate_limited with Retry-After); 503 unavailable with Retry-After while too "
+                    "many solver hints wait for the solver. A refused hint records nothing."
                 )
             ),
         ] = False,
     ) -> Response[Hints]:
-        token = bearer_token(request) if solver else optional_bearer(request)
-        body = await games_of(state).hints(game_id, solver, token)
+        games = games_of(state)
+        if not solver:
+            body = await games.hints(game_id, False, optional_bearer(request))
+        else:  # costly: dropped if the client goes away before the solver has answered
+            address = request.client.host if request.client else "?"
+            body = await unless_disconnected(request, games.hints(game_id, True, bearer_token(request), address))
         return Response(body, headers={"ETag": etag(body.version)})
 
     @get(
