@@ -32,6 +32,7 @@ from .common import (
     games_of,
     optional_bearer,
     parse_new_game,
+    to_wire,
 )
 
 _GAME_ID = PathParameter(description="the game's id (a UUID)")
@@ -58,7 +59,11 @@ class GameController(Controller):
     async def create(
         self, request: Request[Any, Any, Any], state: State, data: Annotated[SkipValidation[NewGameRequest], Body()]
     ) -> Response[GameView]:
-        view = await games_of(state).create_game(bearer_token(request), parse_new_game(data))
+        asked = parse_new_game(data)
+        given = {} if asked.deal is None else {
+            name: value for name, value in msgspec.structs.asdict(asked.deal).items() if value is not None
+        }
+        view = to_wire(await games_of(state).create_game(bearer_token(request), asked.ruleset, given), GameView)
         return Response(view, status_code=201, headers={"Location": f"/games/{view.id}", "ETag": etag(view.version)})
 
     @get(
@@ -87,7 +92,7 @@ class GameController(Controller):
             ),
         ] = None,
     ) -> Response[GameView]:
-        view = await games_of(state).view(game_id, optional_bearer(request))
+        view = to_wire(await games_of(state).view(game_id, optional_bearer(request)), GameView)
         tag = etag(view.version)
         if if_none_match is not None and tag in {t.strip() for t in if_none_match.split(",")}:
             return _not_modified(tag)
@@ -104,7 +109,7 @@ class GameController(Controller):
     async def legal_moves(
         self, request: Request[Any, Any, Any], state: State, game_id: Annotated[UUID, _GAME_ID]
     ) -> Response[LegalMoves]:
-        body = await games_of(state).legal_moves(game_id, optional_bearer(request))
+        body = to_wire(await games_of(state).legal_moves(game_id, optional_bearer(request)), LegalMoves)
         return Response(body, headers={"ETag": etag(body.version)})
 
     @get(
@@ -132,7 +137,7 @@ class GameController(Controller):
         ] = False,
     ) -> Response[Hints]:
         token = bearer_token(request) if solver else optional_bearer(request)
-        body = await games_of(state).hints(game_id, solver, token)
+        body = to_wire(await games_of(state).hints(game_id, solver, token), Hints)
         return Response(body, headers={"ETag": etag(body.version)})
 
     @get(
@@ -152,7 +157,7 @@ class GameController(Controller):
         after: _After = 0,
         limit: _Limit = PAGE_LIMIT_DEFAULT,
     ) -> Response[EventPage]:
-        page = await games_of(state).events(game_id, after, limit, optional_bearer(request))
+        page = to_wire(await games_of(state).events(game_id, after, limit, optional_bearer(request)), EventPage)
         if _wants_ndjson(request):
             return _ndjson(page.events)
         return Response(page)
@@ -174,7 +179,7 @@ class GameController(Controller):
         after: _After = 0,
         limit: _Limit = PAGE_LIMIT_DEFAULT,
     ) -> Response[str]:
-        page = await games_of(state).events(game_id, after, limit, optional_bearer(request))
+        page = to_wire(await games_of(state).events(game_id, after, limit, optional_bearer(request)), EventPage)
         accept = request.headers.get("accept", "")
         as_text = "text/plain" in accept and NDJSON not in accept
         return _ndjson(page.events, "text/plain; charset=utf-8" if as_text else NDJSON)
@@ -196,7 +201,7 @@ class GameController(Controller):
             int, PathParameter(ge=1, le=2**31 - 1, description="a version of the game, 1 .. its current version")
         ],
     ) -> Response[GameView]:
-        view = await games_of(state).state_at(game_id, version, optional_bearer(request))
+        view = to_wire(await games_of(state).state_at(game_id, version, optional_bearer(request)), GameView)
         return Response(view, headers={"ETag": etag(view.version)})
 
 
