@@ -32,6 +32,7 @@ from .common import (
     games_of,
     optional_bearer,
     parse_new_game,
+    to_wire,
 )
 from .disconnect import unless_disconnected
 
@@ -59,7 +60,11 @@ class GameController(Controller):
     async def create(
         self, request: Request[Any, Any, Any], state: State, data: Annotated[SkipValidation[NewGameRequest], Body()]
     ) -> Response[GameView]:
-        view = await games_of(state).create_game(bearer_token(request), parse_new_game(data))
+        asked = parse_new_game(data)
+        given = {} if asked.deal is None else {
+            name: value for name, value in msgspec.structs.asdict(asked.deal).items() if value is not None
+        }
+        view = to_wire(await games_of(state).create_game(bearer_token(request), asked.ruleset, given), GameView)
         return Response(view, status_code=201, headers={"Location": f"/games/{view.id}", "ETag": etag(view.version)})
 
     @get(
@@ -88,7 +93,7 @@ class GameController(Controller):
             ),
         ] = None,
     ) -> Response[GameView]:
-        view = await games_of(state).view(game_id, optional_bearer(request))
+        view = to_wire(await games_of(state).view(game_id, optional_bearer(request)), GameView)
         tag = etag(view.version)
         if if_none_match is not None and tag in {t.strip() for t in if_none_match.split(",")}:
             return _not_modified(tag)
@@ -105,7 +110,7 @@ class GameController(Controller):
     async def legal_moves(
         self, request: Request[Any, Any, Any], state: State, game_id: Annotated[UUID, _GAME_ID]
     ) -> Response[LegalMoves]:
-        body = await games_of(state).legal_moves(game_id, optional_bearer(request))
+        body = to_wire(await games_of(state).legal_moves(game_id, optional_bearer(request)), LegalMoves)
         return Response(body, headers={"ETag": etag(body.version)})
 
     @get(
@@ -136,10 +141,11 @@ class GameController(Controller):
     ) -> Response[Hints]:
         games = games_of(state)
         if not solver:
-            body = await games.hints(game_id, False, optional_bearer(request))
+            found = await games.hints(game_id, False, optional_bearer(request))
         else:  # costly: dropped if the client goes away before the solver has answered
             address = request.client.host if request.client else "?"
-            body = await unless_disconnected(request, games.hints(game_id, True, bearer_token(request), address))
+            found = await unless_disconnected(request, games.hints(game_id, True, bearer_token(request), address))
+        body = to_wire(found, Hints)
         return Response(body, headers={"ETag": etag(body.version)})
 
     @get(
@@ -159,7 +165,7 @@ class GameController(Controller):
         after: _After = 0,
         limit: _Limit = PAGE_LIMIT_DEFAULT,
     ) -> Response[EventPage]:
-        page = await games_of(state).events(game_id, after, limit, optional_bearer(request))
+        page = to_wire(await games_of(state).events(game_id, after, limit, optional_bearer(request)), EventPage)
         if _wants_ndjson(request):
             return _ndjson(page.events)
         return Response(page)
@@ -181,7 +187,7 @@ class GameController(Controller):
         after: _After = 0,
         limit: _Limit = PAGE_LIMIT_DEFAULT,
     ) -> Response[str]:
-        page = await games_of(state).events(game_id, after, limit, optional_bearer(request))
+        page = to_wire(await games_of(state).events(game_id, after, limit, optional_bearer(request)), EventPage)
         accept = request.headers.get("accept", "")
         as_text = "text/plain" in accept and NDJSON not in accept
         return _ndjson(page.events, "text/plain; charset=utf-8" if as_text else NDJSON)
@@ -203,7 +209,7 @@ class GameController(Controller):
             int, PathParameter(ge=1, le=2**31 - 1, description="a version of the game, 1 .. its current version")
         ],
     ) -> Response[GameView]:
-        view = await games_of(state).state_at(game_id, version, optional_bearer(request))
+        view = to_wire(await games_of(state).state_at(game_id, version, optional_bearer(request)), GameView)
         return Response(view, headers={"ETag": etag(view.version)})
 
 

@@ -65,4 +65,4 @@ class PlayerController(Controller):
             ),
         ] = None,
     ) -> GameList:
-        return await games_of(state).player_games(player_id, status, before, limit)
+        return to_wire(await games_of(state).player_games(player_id, status, before, limit), GameList)
