@@ -159,6 +159,9 @@ class RaceStore:
     ) -> None:
         """The race, open, with its creator as the first entrant (``proof``: a secret deal's, kept unshown)."""
         async with self.pool.connection() as conn, conn.transaction():
+            creator = await conn.execute("SELECT 1 FROM players WHERE id = %s FOR SHARE", (creator_id,))
+            if await creator.fetchone() is None:
+                raise NotFound("the player behind this token no longer exists")  # gone while the deal was proven
             await conn.execute(
                 "INSERT INTO races (id, creator_id, ruleset_id, ruleset_version, deal, deck, max_entrants,"
                 " time_limit_seconds, status, version, created_at, deal_proof)"

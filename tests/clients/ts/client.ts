@@ -85,6 +85,8 @@ export function describeRaceDeal(deal: Schemas["RaceDeal"]): string {
       return deal.pool === undefined ? "a pool deal (hidden)" : `pool deal ${deal.pool}`;
     case "deck":
       return "an explicit deck";
+    case "secret":
+      return "a secret deal, proven winnable";
   }
 }
 export function standings(race: Schemas["RaceView"]): string[] {
