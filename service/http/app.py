@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import logging
 from collections.abc import AsyncIterator, Callable
@@ -21,6 +22,7 @@ from ..games.games import Games, utc_now
 from ..settings import Settings
 from ..store.connections import libpq_url, open_pool
 from ..store.event_store import EventStore
+from ..store.request_keys import RequestKeys
 from ..streams.hub import StreamHub
 from .controllers.account import AccountController
 from .controllers.common import check_json_body, check_parameters
@@ -34,6 +36,7 @@ from .controllers.rulesets import RulesetController
 from .controllers.stats import player_stats, stats
 from .controllers.streams import StreamController
 from .controllers.web import web_routes
+from .idempotency import expire_keys_forever
 from .limits import install_rate_limits
 from .move_route import make_move, route_moves
 from .openapi import ComponentNamePlugin, DealUnionPlugin, TaggedUnionPlugin, complete
@@ -98,6 +101,8 @@ def create_app(settings: Settings, clock: Callable[[], datetime] = utc_now) -> L
         debug=False,
     )
     app.state.max_body_bytes = settings.max_body_bytes  # the move route reads its body itself
+    app.state.request_keys = RequestKeys(pool)  # service.http.idempotency
+    app.state.idempotency_key_hours = settings.idempotency_key_hours
     route_moves(app)
     document_move(app.openapi_schema)  # the move route's operation (an ASGI route is not documented)
     complete(app.openapi_schema)  # response headers (built once here, served as built)
@@ -132,6 +137,7 @@ def _lifespan(
         streams.tokens = games.tokens  # revocations reach this process's token cache
         await streams.start()
         games.daily.start()  # today's and tomorrow's daily deals, solved ahead of the first request
+        expiry = asyncio.create_task(expire_keys_forever(app.state.request_keys, clock, settings.idempotency_key_hours))
         # What startup made (routes, schemas, the rules' tables, caches) lives as long as the
         # process: out of the collector's generations, a full collection does not walk it again
         gc.collect()
@@ -139,6 +145,8 @@ def _lifespan(
         try:
             yield
         finally:
+            expiry.cancel()
+            await asyncio.gather(expiry, return_exceptions=True)
             await games.daily.close()
             await streams.stop()
             await games.batcher.close()

@@ -444,13 +444,19 @@ HEADERS: dict[str, OpenAPIHeader] = {
     ),
     "Idempotent-Replayed": _header(
         Schema(type=OpenAPIType.STRING, enum=["true"]),
-        '"true" when an Idempotency-Key returned the first result again (nothing was appended); absent otherwise',
+        '"true" when an Idempotency-Key returned the first result again (nothing was created or appended); absent '
+        "otherwise",
         required=False,
     ),
     "Retry-After": _header(Schema(type=OpenAPIType.INTEGER, minimum=1), "whole seconds to wait before trying again"),
     "WWW-Authenticate": _header(Schema(type=OpenAPIType.STRING), 'Bearer realm="canfield"'),
 }
 _STATUS_HEADERS = {"304": ["ETag"], "401": ["WWW-Authenticate"], "429": ["Retry-After"], "503": ["Retry-After"]}
+_IN_PROGRESS = _header(
+    Schema(type=OpenAPIType.INTEGER, minimum=1),
+    "with request_in_progress: whole seconds to wait before sending the request again",
+    required=False,
+)
 
 _LINES = Schema(
     type=OpenAPIType.STRING,
@@ -564,6 +570,8 @@ def complete(document: OpenAPI) -> None:
                 for name in [*headers, *_STATUS_HEADERS.get(status, [])]:
                     if name in HEADERS:
                         headers[name] = HEADERS[name]
+                if status == "409" and "request_in_progress" in (response.description or ""):
+                    headers["Retry-After"] = _IN_PROGRESS  # service.http.idempotency
                 response.headers = headers or None
                 bodies = {**BODIES, **OWN_BODIES.get(operation.operation_id or "", {})}
                 for media_type, body in (response.content or {}).items():

@@ -483,15 +483,25 @@ def test_a_generated_client_races(api: Api) -> None:
     ann, bob = Player.register(api, "Ann"), Player.register(api, "Bob")
     body = models.NewRace(max_entrants=2, ruleset=models.RulesetId.CLASSIC, deal=models.PoolDealRequest(pool=25),
                           time_limit_seconds=3600)  # fmt: skip
-    created = api.call("races", "create_race", client=ann.http, body=body, http_status=201, expect=models.RaceView)
+    created = api.call("races", "create_race", client=ann.http, body=body, idempotency_key="race-1", http_status=201,
+                       expect=models.RaceView)  # fmt: skip
     race = created.parsed
     assert created.headers["location"] == f"/races/{race.id}"
+    # a retry with the key (a reply lost on the way) is the first reply again: still one race
+    retried = api.call("races", "create_race", client=ann.http, body=body, idempotency_key="race-1", http_status=201,
+                       expect=models.RaceView)  # fmt: skip
+    assert retried.headers["idempotent-replayed"] == "true"
+    assert retried.content == created.content
     assert race.status == models.RaceViewStatus.OPEN
     assert isinstance(race.deal, models.RacePoolDeal)
     assert isinstance(race.deal.pool, api.package.types.Unset)
     lobby = api.call("races", "list_open_races", client=api.anonymous(), expect=models.OpenRaces).parsed
     assert [open_race.id for open_race in lobby.races] == [race.id]
-    joined = api.call("races", "join_race", race.id, client=bob.http, http_status=201, expect=models.RaceView)
+    reused = api.call("races", "create_race", client=ann.http, body=models.NewRace(max_entrants=3),
+                      idempotency_key="race-1", http_status=400, expect=models.Problem)  # fmt: skip
+    assert reused.parsed.code == "idempotency_key_reused"
+    joined = api.call("races", "join_race", race.id, client=bob.http, idempotency_key="join", http_status=201,
+                      expect=models.RaceView)  # fmt: skip
     assert joined.headers["location"] == f"/races/{race.id}"
     assert [e.name for e in joined.parsed.entrants] == ["Ann", "Bob"]
     again = api.call("races", "join_race", race.id, client=bob.http, http_status=409, expect=models.Problem).parsed

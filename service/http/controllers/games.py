@@ -12,6 +12,7 @@ from litestar.openapi.spec import OpenAPI
 from litestar.params import Body, HeaderParameter, PathParameter, QueryParameter, SkipValidation
 from litestar.response import Response
 
+from ..idempotency import IdempotencyKeyHeader, keyed_responses, replayable
 from ..openapi import (
     IDEMPOTENCY_KEY,
     IF_MATCH,
@@ -52,19 +53,25 @@ class GameController(Controller):
         operation_id="createGame",
         summary="Deal a new game by seed or explicit deck (ruleset defaults to open-runs)",
         status_code=201,
-        responses=documented(400, 401, 413, 415, 429, 503),
-        response_headers=response_headers("Location", "ETag"),
+        responses=keyed_responses(400, 401, 413, 415, 429, 503),
+        response_headers=response_headers("Location", "ETag", "Idempotent-Replayed"),
         security=[{"bearer": []}],
     )
     async def create(
-        self, request: Request[Any, Any, Any], state: State, data: Annotated[SkipValidation[NewGameRequest], Body()]
+        self, request: Request[Any, Any, Any], state: State, data: Annotated[SkipValidation[NewGameRequest], Body()],
+        idempotency: IdempotencyKeyHeader = None,
     ) -> Response[GameView]:
         asked = parse_new_game(data)
         given = {} if asked.deal is None else {
             name: value for name, value in msgspec.structs.asdict(asked.deal).items() if value is not None
         }
-        view = to_wire(await games_of(state).create_game(bearer_token(request), asked.ruleset, given), GameView)
-        return Response(view, status_code=201, headers={"Location": f"/games/{view.id}", "ETag": etag(view.version)})
+
+        async def create() -> Response[GameView]:
+            view = to_wire(await games_of(state).create_game(bearer_token(request), asked.ruleset, given), GameView)
+            headers = {"Location": f"/games/{view.id}", "ETag": etag(view.version)}
+            return Response(view, status_code=201, headers=headers)
+
+        return await replayable(request, state, idempotency, create)
 
     @get(
         "/{game_id:uuid}",
@@ -236,7 +243,7 @@ class _MoveDocument(Controller):
         operation_id="makeMove",
         summary="Make one move: draw, recycle, move a card, undo or resign",
         status_code=200,
-        responses=documented(400, 401, 403, 404, 409, 412, 413, 415, 422, 429, 503),
+        responses=keyed_responses(400, 401, 403, 404, 409, 412, 413, 415, 422, 429, 503, waits=False),
         response_headers=response_headers("ETag", "Idempotent-Replayed"),
         security=[{"bearer": []}],
     )
@@ -262,7 +269,8 @@ class _MoveDocument(Controller):
                 schema_extra=header(
                     IDEMPOTENCY_KEY,
                     "1-255 visible ASCII characters; a retry with the same key returns the first result, "
-                    "the same key with another move is a 400",
+                    "the same key with another move is a 400 idempotency_key_reused. Keys are kept "
+                    "IDEMPOTENCY_KEY_HOURS (at least 24 hours); after that a key is new again",
                 ),
             ),
         ] = None,
