@@ -120,6 +120,12 @@ class TokenBuckets:
         seconds."""
         return f'"{name}";q={int(self.burst)};w={math.ceil(self.refill_seconds)}'.encode()
 
+    def refund(self, key: Any, cost: float = 1.0) -> None:
+        """Give back ``cost`` tokens a request took (a 304 spends no read)."""
+        bucket = self._buckets.get(key)
+        if bucket is not None:
+            bucket[0] = min(self.burst, bucket[0] + cost)
+
     def charge(self, key: Any, cost: float = 1.0) -> None:
         """Spend up to ``cost`` tokens, never below zero (a penalty, not a request)."""
         bucket = self._refilled(key, self.clock())
@@ -260,6 +266,8 @@ def _with_limit_headers(send: Any, budget: TokenBuckets, key: Any, name: str) ->
 
     async def limited(message: Any) -> None:
         if message["type"] == "http.response.start":
+            if message["status"] == 304:  # nothing was sent again: the read is given back
+                budget.refund(key)
             message = {**message, "headers": [*message.get("headers", ()), *_limit_headers(budget, key, name)]}
         await send(message)
 
