@@ -27,7 +27,7 @@ from .controllers.account import AccountController
 from .controllers.common import check_json_body, check_parameters
 from .controllers.deals import DealController
 from .controllers.games import GameController, document_move
-from .controllers.health import health
+from .controllers.health import health, livez, readyz
 from .controllers.lessons import LessonController
 from .controllers.players import PlayerController
 from .controllers.races import RaceController
@@ -110,7 +110,7 @@ def create_app(settings: Settings, clock: Callable[[], datetime] = utc_now) -> L
 def _route_handlers() -> list[ControllerRouterHandler]:
     return [
         AccountController, PlayerController, RulesetController, GameController, make_move, StreamController,
-        DealController, player_stats, stats, health, LessonController, RaceController, *web_routes(),
+        DealController, player_stats, stats, health, livez, readyz, LessonController, RaceController, *web_routes(),
     ]
 
 

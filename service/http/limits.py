@@ -50,7 +50,7 @@ if TYPE_CHECKING:
     from ..settings import Settings
 
 READ_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
-EXEMPT_PATHS = ("/health", "/schema")  # and everything under /schema/
+EXEMPT_PATHS = ("/health", "/livez", "/readyz", "/schema")  # and everything under /schema/
 
 
 class TokenBuckets:
