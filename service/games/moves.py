@@ -359,6 +359,9 @@ class Moves:
         """The rules' verdict on ``command`` (raises ``IllegalMove``, ``GameOver`` or
         ``VersionConflict``)."""
         if if_match is not None and if_match != game.version:
+            if if_match < 0:
+                raise VersionConflict('a weak ETag (W/"...") never matches If-Match, which compares tags strongly: '
+                                      f'send the game\'s ETag as it came, "{game.version}"')
             raise VersionConflict(f"the game is at version {game.version}, not {if_match}: reload and try again")
         try:
             state, events = apply(game.state, command)

@@ -24,11 +24,12 @@ from ..store.connections import libpq_url, open_pool
 from ..store.event_store import EventStore
 from ..store.request_keys import RequestKeys
 from ..streams.hub import StreamHub
+from .caching import ConditionalGets
 from .controllers.account import AccountController
 from .controllers.common import check_json_body, check_parameters
 from .controllers.deals import DealController
 from .controllers.games import GameController, document_move
-from .controllers.health import health
+from .controllers.health import health, livez, readyz
 from .controllers.lessons import LessonController
 from .controllers.players import PlayerController
 from .controllers.races import RaceController
@@ -106,6 +107,7 @@ def create_app(settings: Settings, clock: Callable[[], datetime] = utc_now) -> L
     route_moves(app)
     document_move(app.openapi_schema)  # the move route's operation (an ASGI route is not documented)
     complete(app.openapi_schema)  # response headers (built once here, served as built)
+    app.asgi_handler = ConditionalGets(app.asgi_handler)  # ETags, 304s and cache headers on every GET
     install_rate_limits(app, settings)  # in front of routing, CORS and body parsing: every request
     return app
 
@@ -113,7 +115,7 @@ def create_app(settings: Settings, clock: Callable[[], datetime] = utc_now) -> L
 def _route_handlers() -> list[ControllerRouterHandler]:
     return [
         AccountController, PlayerController, RulesetController, GameController, make_move, StreamController,
-        DealController, player_stats, stats, health, LessonController, RaceController, *web_routes(),
+        DealController, player_stats, stats, health, livez, readyz, LessonController, RaceController, *web_routes(),
     ]
 
 

@@ -492,6 +492,17 @@ class EventStore:
         async with self.pool.connection() as conn:
             await conn.execute("SELECT 1")
 
+    async def schema_revision(self) -> str | None:
+        """The database's migration revision (``alembic_version``), None if it has none."""
+        async with self.pool.connection() as conn:
+            cursor = await conn.execute("SELECT to_regclass('alembic_version') IS NOT NULL")
+            row = await cursor.fetchone()
+            if row is None or not row[0]:
+                return None
+            cursor = await conn.execute("SELECT version_num FROM alembic_version")
+            found = await cursor.fetchone()
+        return None if found is None else str(found[0])
+
     async def check_connections(self) -> None:
         """Test the pool's idle connections, replacing the dead ones (service.streams.hub calls this
         when its own connection to the database breaks or comes back)."""

@@ -548,3 +548,27 @@ def winning_line() -> list[dict[str, str]]:
     pool = load_deal_pool("classic")
     assert pool is not None
     return [command_to_api(command) for command in decode_line(pool.deal(25).line)]
+
+
+def test_a_generated_client_manages_its_tokens(api: Api) -> None:
+    """Who am I, a second token with fewer scopes and an expiry, the list without secrets, a
+    revocation that the next request feels, and revoking every token at once."""
+    models = api.models
+    ann = Player.register(api, "Ann")
+    me = api.call("players", "get_me", client=ann.http, expect=models.Me).parsed
+    assert (me.id, me.name, me.token.name) == (ann.id, "Ann", "first token")
+    body = models.NewTokenRequest(name="bot", scopes=[models.NewTokenRequestScopesItem("play")], expires_in_days=30)
+    made = api.call("players", "create_token", client=ann.http, body=body, http_status=201,
+                    expect=models.TokenCreated).parsed  # fmt: skip
+    assert made.token
+    assert made.expires_at is not None
+    bot = api.authenticated(made.token)
+    listed = api.call("players", "list_tokens", client=ann.http, expect=models.TokenList).parsed
+    assert [token.name for token in listed.tokens] == ["first token", "bot"]
+    refused = api.call("players", "list_tokens", client=bot, http_status=403, expect=models.Problem).parsed
+    assert refused.code == "forbidden"
+    api.call("players", "revoke_token", made.id, client=ann.http, http_status=204)
+    gone = api.call("players", "get_me", client=bot, http_status=401, expect=models.Problem).parsed
+    assert gone.code == "unauthorized"
+    api.call("players", "revoke_all_tokens", client=ann.http, http_status=204)
+    api.call("players", "get_me", client=ann.http, http_status=401, expect=models.Problem)

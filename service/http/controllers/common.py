@@ -361,13 +361,20 @@ def optional_bearer(request: Request[Any, Any, Any]) -> str | None:
 
 
 def if_match(value: str | None) -> int | None:
-    """The version in an If-Match header ("7", 7 or W/"7"); '*' or none means any version."""
+    """The version in an If-Match header ("7" or 7); '*' or none means any version. A weak tag
+    (W/"7") never matches: RFC 9110 compares If-Match strongly (``WEAK_IF_MATCH``)."""
     if value is None or value.strip(" \t") == "*":
         return None
     found = _IF_MATCH.fullmatch(value)
     if found is None:
         raise BadRequest('If-Match must be a game version in quotes, like "7" (the ETag of the game)')
+    if value.strip(" \t").startswith("W/"):
+        return WEAK_IF_MATCH
     return int(found.group(1) or found.group(2))
+
+
+WEAK_IF_MATCH = -1
+"""``if_match`` of a weak tag: a version no game is at, so the move is refused with 412."""
 
 
 def idempotency_key(value: str | None) -> str | None:

@@ -72,3 +72,14 @@ class Problem(Struct):
 class Health(Body):
     status: str
     database: str
+
+
+class Liveness(Body):
+    status: str
+
+
+class Readiness(Body):
+    status: str
+    database: str
+    schema: Annotated[str, Meta(description="the migration revision the database is at (the newest this code knows)")]
+    streams: str
