@@ -26,7 +26,7 @@ import msgspec
 from domain import Command, DomainError, GameState, UndoHistoryNeeded, apply, command_to_api, event_data, event_type
 from domain.codec import event_from_data, restore, state_to_snapshot
 
-from ..errors import Forbidden, IdempotencyKeyReused, NotFound, Unauthorized, Unavailable, VersionConflict
+from ..errors import BadRequest, Forbidden, NotFound, Unauthorized, Unavailable, VersionConflict
 from ..players.tokens import Credentials, Scope, TokenCache
 from ..races.races import race_of
 from ..stats import projections
@@ -249,7 +249,7 @@ class GameRepository:
         if stored is None or idempotent is None:
             return game, None
         if loaded.stored_request != idempotent.request_hash:
-            raise IdempotencyKeyReused("this Idempotency-Key was already used for a different move in this game")
+            raise BadRequest("this Idempotency-Key was already used for a different move in this game")
         return game, Played(stored, stored["game"]["version"], True)
 
     async def history(self, game: Game) -> list[Any]:

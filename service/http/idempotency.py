@@ -83,15 +83,14 @@ IdempotencyKeyHeader = Annotated[
 """The ``Idempotency-Key`` parameter of a creating handler (documented in OpenAPI)."""
 
 
-def keyed_responses(*statuses: int, conflicts: str | None = None, waits: bool = True) -> dict[int, ResponseSpec]:
-    """``documented(*statuses)`` for an operation that takes an Idempotency-Key: its 400 also names
-    ``idempotency_key_reused``; with ``waits`` (a creating POST), its 409 the key's codes after
-    ``conflicts``, the operation's own."""
+def keyed_responses(*statuses: int, conflicts: str | None = None) -> dict[int, ResponseSpec]:
+    """``documented(*statuses)`` for a creating POST: its 400 also names ``idempotency_key_reused``,
+    its 409 the key's codes after ``conflicts``, the operation's own. (A move's reused key stays a
+    400 ``invalid_request``, as clients of the move already read it.)"""
     responses = documented(*statuses)
     responses[400] = _problem("Invalid request (problem+json, code invalid_request or idempotency_key_reused)")
-    if waits:
-        codes = ", ".join(code for code in (conflicts, "request_in_progress or request_outcome_unknown") if code)
-        responses[409] = _problem(f"Conflict (problem+json, code {codes})")
+    codes = ", ".join(code for code in (conflicts, "request_in_progress or request_outcome_unknown") if code)
+    responses[409] = _problem(f"Conflict (problem+json, code {codes})")
     return dict(sorted(responses.items()))
 
 

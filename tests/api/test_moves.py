@@ -145,7 +145,6 @@ def test_an_idempotency_key_reused_for_another_move_is_400(ann: Player) -> None:
     ann.move(game["id"], {"type": "draw"}, **{"Idempotency-Key": "k"})
     response = ann.move(game["id"], {"type": "resign"}, **{"Idempotency-Key": "k"})
     assert response.status_code == 400
-    assert response.json()["code"] == "idempotency_key_reused"
     assert "different move" in response.json()["detail"]
     assert len(events_of(ann.client, game["id"])) == 2
 

@@ -232,7 +232,7 @@ class _MoveDocument(Controller):
         operation_id="makeMove",
         summary="Make one move: draw, recycle, move a card, undo or resign",
         status_code=200,
-        responses=keyed_responses(400, 401, 403, 404, 409, 412, 413, 415, 422, 429, 503, waits=False),
+        responses=documented(400, 401, 403, 404, 409, 412, 413, 415, 422, 429, 503),
         response_headers=response_headers("ETag", "Idempotent-Replayed"),
         security=[{"bearer": []}],
     )
@@ -258,7 +258,8 @@ class _MoveDocument(Controller):
                 schema_extra=header(
                     IDEMPOTENCY_KEY,
                     "1-255 visible ASCII characters; a retry with the same key returns the first result, "
-                    "the same key with another move is a 400 idempotency_key_reused. Keys are kept "
+                    "the same key with another move is a 400 invalid_request (the creating POSTs say "
+                    "idempotency_key_reused). Keys are kept "
                     "IDEMPOTENCY_KEY_HOURS (at least 24 hours); after that a key is new again",
                 ),
             ),
