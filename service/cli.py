@@ -148,7 +148,8 @@ def serve(args: argparse.Namespace) -> int:
                 f"database {mask_password(url)} ({description})",
                 flush=True,
             )
-            uvicorn.run(ASGI_APP, host=settings.host, port=settings.port, workers=settings.workers, **uvicorn_options())
+            uvicorn.run(ASGI_APP, host=settings.host, port=settings.port, workers=settings.workers, access_log=False,
+                        **uvicorn_options())
     except (KeyboardInterrupt, ShutdownRequested):
         pass
     finally:
