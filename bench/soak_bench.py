@@ -9,7 +9,7 @@ time the service takes to recover from a database restart under load.
    processes, default 1), rate limits off (one address plays 16 players), a request waits at most
    1 s for a database connection (``DB_POOL_TIMEOUT_MS=1000``) before its 503.
 3. **Soak**: ``SOAK_CLIENTS`` (16) clients for ``SOAK_SECONDS`` (60), each on its own keep-alive
-   connection (the raw asyncio HTTP/1.1 client of ``bench/api_bench.py``), two clients per game
+   connection (the raw asyncio HTTP/1.1 client of ``bench/harness/client.py``), two clients per game
    so that they get in each other's way. Each step is one of: a read of the game (10%); legal
    moves then one of their card moves (15%); an undo (10%); else a draw, or a recycle when the
    stock is empty as far as the client knows. A move carries an ``If-Match`` of the version the
@@ -46,7 +46,6 @@ import shutil
 import sys
 import tempfile
 import time
-import urllib.request
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -55,11 +54,15 @@ from typing import Any
 import msgspec
 import psycopg
 
-from service.http.server import uvicorn_arguments
+from .harness.client import Connection
+from .harness.client import build_request as request_bytes
+from .harness.env import HOST, PROJECT_ROOT, RESULTS_DIR, WORKERS
+from .harness.env import float_env as _float_env
+from .harness.processes import Server, free_port, health_ok, stop_server
+from .harness.service_api import embedded_db, log_audit, migrate, uvicorn_arguments
+from .harness.stats import percentile as _percentile
 
-from .api_bench import HOST, PROJECT_ROOT, WORKERS, Connection, Server, _float_env, _percentile, free_port, stop_server
-
-RESULTS_FILE = PROJECT_ROOT / "bench" / "results" / "soak.json"
+RESULTS_FILE = RESULTS_DIR / "soak.json"
 CLIENTS = int(os.environ.get("SOAK_CLIENTS", "16"))
 PER_GAME = 2
 RULESETS = ("open-runs", "classic")  # draw-one stalls too often under random play to be a load
@@ -67,20 +70,6 @@ EXPECTED = {200, 409, 412, 422}
 RESTART_LOAD_BEFORE = 1.0
 RESTART_DOWN = 1.0
 RESTART_LOAD_AFTER = 2.0
-
-
-def request_bytes(method: str, path: str, port: int, body: Any = None, token: str | None = None,
-                  headers: dict[str, str] | None = None) -> bytes:
-    lines = [f"{method} {path} HTTP/1.1", f"Host: {HOST}:{port}"]
-    if token is not None:
-        lines.append(f"Authorization: Bearer {token}")
-    for name, value in (headers or {}).items():
-        lines.append(f"{name}: {value}")
-    payload = b""
-    if body is not None:
-        payload = msgspec.json.encode(body)
-        lines += ["Content-Type: application/json", f"Content-Length: {len(payload)}"]
-    return ("\r\n".join(lines) + "\r\n\r\n").encode() + payload
 
 
 # ------------------------------------------------------------------ the clients
@@ -177,6 +166,24 @@ async def client(index: int, run: Run) -> None:
         conn.close()
 
 
+async def _choose_move(conn: Connection, run: Run, slot: Slot, tally: Tally, rng: random.Random,
+                       choice: float) -> dict[str, Any] | None:
+    """A card move from the legal moves (15%), an undo (10%), else a draw or a recycle; None when
+    the legal moves could not be read."""
+    if choice < 0.25:
+        status, body = await call(conn, request_bytes("GET", f"/games/{slot.game_id}/legal-moves", run.port))
+        tally.statuses[f"read {status}"] += 1
+        if status != 200:
+            if status != 503 or not run.restart_mode:
+                tally.error(f"legal-moves: {status} {body[:200]!r}")
+            return None
+        cards = [m for m in msgspec.json.decode(body)["moves"] if m["type"] == "move"]
+        return rng.choice(cards) if cards else ({"type": "draw"} if slot.stock else {"type": "recycle"})
+    if choice < 0.35 and slot.version > 1:
+        return {"type": "undo"}
+    return {"type": "draw"} if slot.stock else {"type": "recycle"}
+
+
 async def step(conn: Connection, run: Run, slot_index: int, rng: random.Random) -> None:
     slot = run.slots[slot_index]
     tally = run.restart if run.restart_mode else run.soak
@@ -185,20 +192,9 @@ async def step(conn: Connection, run: Run, slot_index: int, rng: random.Random) 
     if choice < 0.10:
         await refresh(conn, run, slot, tally)
         return
-    move: dict[str, Any]
-    if choice < 0.25:
-        status, body = await call(conn, request_bytes("GET", f"/games/{slot.game_id}/legal-moves", port))
-        tally.statuses[f"read {status}"] += 1
-        if status != 200:
-            if status != 503 or not run.restart_mode:
-                tally.error(f"legal-moves: {status} {body[:200]!r}")
-            return
-        cards = [m for m in msgspec.json.decode(body)["moves"] if m["type"] == "move"]
-        move = rng.choice(cards) if cards else ({"type": "draw"} if slot.stock else {"type": "recycle"})
-    elif choice < 0.35 and slot.version > 1:
-        move = {"type": "undo"}
-    else:
-        move = {"type": "draw"} if slot.stock else {"type": "recycle"}
+    move = await _choose_move(conn, run, slot, tally, rng, choice)
+    if move is None:
+        return
 
     headers: dict[str, str] = {}
     mode = rng.random()
@@ -248,7 +244,7 @@ async def step(conn: Connection, run: Run, slot_index: int, rng: random.Random) 
 
 
 def audit(url: str, run: Run) -> dict[str, Any]:
-    from tests.live import log_problems, stored  # the same checks as the tests' audit
+    stored, log_problems = log_audit()  # the same checks as the tests' audit
 
     problems: list[str] = []
     lost = 0
@@ -299,14 +295,6 @@ def start_service(database_url: str, log_dir: Path) -> Server:
     return Server("service", port, process, log)
 
 
-def health_ok(port: int) -> bool:
-    try:
-        with urllib.request.urlopen(f"http://{HOST}:{port}/health", timeout=2) as response:
-            return bool(response.status == 200)
-    except OSError:
-        return False
-
-
 async def wait_healthy(server: Server, timeout: float = 30.0) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -339,10 +327,39 @@ def summarize(tally: Tally, seconds: float) -> dict[str, Any]:
     }
 
 
-async def _run(seconds: float, work_dir: Path) -> dict[str, Any]:
-    from service.store import embedded_db
-    from service.store.migrations import migrate
+async def _restart(db: Any, data_dir: Path, server: Server, run: Run) -> tuple[Any, dict[str, Any]]:
+    """Stop the database under load, leave it down, start it again; time the recovery."""
+    await asyncio.sleep(RESTART_LOAD_BEFORE)
+    t0 = time.monotonic()
+    await asyncio.to_thread(db.stop)
+    stop_seconds = time.monotonic() - t0
+    await asyncio.sleep(RESTART_DOWN)
+    t1 = time.monotonic()
+    db = await asyncio.to_thread(embedded_db.start, data_dir)
+    back = time.monotonic()
+    start_seconds = back - t1
+    health_after = None
+    while time.monotonic() - back < 60:
+        if health_after is None and await asyncio.to_thread(health_ok, server.port):
+            health_after = time.monotonic() - back
+        first = [t for t in run.acked_at if t >= back]
+        if first and health_after is not None:
+            break
+        await asyncio.sleep(0.01)
+    first_move = [t for t in run.acked_at if t >= back]
+    recovery = min(first_move) - back if first_move else None
+    await asyncio.sleep(RESTART_LOAD_AFTER)
+    return db, {
+        "t0": t0,
+        "stop_seconds": round(stop_seconds, 2),
+        "down_seconds": RESTART_DOWN,
+        "start_seconds": round(start_seconds, 2),
+        "recovery_seconds": None if recovery is None else round(recovery, 3),
+        "health_after_seconds": None if health_after is None else round(health_after, 3),
+    }
 
+
+async def _run(seconds: float, work_dir: Path) -> dict[str, Any]:
     data_dir = work_dir / "embedded"
     db = embedded_db.start(data_dir)
     server: Server | None = None
@@ -368,29 +385,10 @@ async def _run(seconds: float, work_dir: Path) -> dict[str, Any]:
         print(f"  soak: errors so far {run.soak.error_count}; restarting the database under load ...", flush=True)
 
         # 2. the database restart, under the same clients
-        await asyncio.sleep(RESTART_LOAD_BEFORE)
-        t0 = time.monotonic()
-        await asyncio.to_thread(db.stop)
-        stop_seconds = time.monotonic() - t0
-        await asyncio.sleep(RESTART_DOWN)
-        t1 = time.monotonic()
-        db = await asyncio.to_thread(embedded_db.start, data_dir)
-        back = time.monotonic()
-        start_seconds = back - t1
-        health_after = None
-        while time.monotonic() - back < 60:
-            if health_after is None and await asyncio.to_thread(health_ok, server.port):
-                health_after = time.monotonic() - back
-            first = [t for t in run.acked_at if t >= back]
-            if first and health_after is not None:
-                break
-            await asyncio.sleep(0.01)
-        first_move = [t for t in run.acked_at if t >= back]
-        recovery = min(first_move) - back if first_move else None
-        await asyncio.sleep(RESTART_LOAD_AFTER)
+        db, restart = await _restart(db, data_dir, server, run)
         run.stop = True
         await asyncio.gather(*tasks)
-        restart_seconds = time.monotonic() - t0 + RESTART_LOAD_BEFORE
+        restart_seconds = time.monotonic() - restart.pop("t0") + RESTART_LOAD_BEFORE
         stop_server(server)
         check = await asyncio.to_thread(audit, db.url, run)
     finally:
@@ -406,11 +404,7 @@ async def _run(seconds: float, work_dir: Path) -> dict[str, Any]:
         "soak": summarize(run.soak, soak_seconds),
         "restart": {
             **summarize(run.restart, restart_seconds),
-            "stop_seconds": round(stop_seconds, 2),
-            "down_seconds": RESTART_DOWN,
-            "start_seconds": round(start_seconds, 2),
-            "recovery_seconds": None if recovery is None else round(recovery, 3),
-            "health_after_seconds": None if health_after is None else round(health_after, 3),
+            **restart,
         },
         "audit": check,
     }

@@ -24,7 +24,8 @@ RESULTS = Path(__file__).resolve().parent / "results"
 
 def _solve(job: tuple[str, int, float]) -> dict[str, object]:
     from domain import get_ruleset
-    from service.deals.pool_build import solve_seed
+
+    from .harness.service_api import solve_seed
 
     ruleset_id, seed, budget = job
     ruleset = get_ruleset(ruleset_id)
