@@ -26,7 +26,8 @@
 ``BENCH_AB="NAME=value,..."`` adds a second service process with those settings, measured in every
 round right after the first: an A/B of a setting under the same conditions (see ``_ab_env``).
 
-Results are printed and written to ``bench/results/api.json``.
+Results are printed and written to ``bench/results/api.json``. ``BENCH_QUICK=1`` shrinks every
+default to a run of seconds (see ``bench/__main__.py``).
 """
 
 
@@ -50,7 +51,7 @@ import psycopg
 
 from .harness.client import Connection
 from .harness.database import Database, bench_database
-from .harness.env import HOST, PINNING, PROJECT_ROOT, RESULTS_DIR, WORKERS
+from .harness.env import HOST, PINNING, PROJECT_ROOT, RESULTS_DIR, WORKERS, quick
 from .harness.env import float_env as _float_env
 from .harness.load import Game, new_ceiling_game, new_service_game, play_one, run_load
 from .harness.processes import Server, free_port, start_server, stop_server, wait_healthy
@@ -60,10 +61,11 @@ from .harness.stats import median as _median
 from .harness.stats import percentile as _percentile
 
 RESULTS_FILE = RESULTS_DIR / "api.json"
-CONCURRENCY = tuple(int(c) for c in os.environ.get("BENCH_CONCURRENCY", "1,16,64").split(","))
-OLD_GAME_EVENTS = (1000, 10_000)  # old vs new: a move on games this long vs on a new one
-RUNS = max(1, int(os.environ.get("BENCH_RUNS", "3")))  # alternating service/ceiling runs per level; the median counts
-LATENCY_MOVES = 300
+CONCURRENCY = tuple(int(c) for c in os.environ.get("BENCH_CONCURRENCY", quick("1,16,64", "1,16")).split(","))
+OLD_GAME_EVENTS = quick((1000, 10_000), (100, 1000))  # old vs new: a move on games this long vs on a new one
+# alternating service/ceiling runs per level; the median counts
+RUNS = max(1, int(os.environ.get("BENCH_RUNS", quick("3", "1"))))
+LATENCY_MOVES = quick(300, 50)
 SERVER_DESCRIPTION = f"uvicorn with httptools on {LOOP}"
 
 
@@ -452,8 +454,8 @@ async def _run(db: Database, work_dir: Path, warmup: float, seconds: float) -> d
 def main() -> None:
     if PINNING is not None:
         os.sched_setaffinity(0, PINNING[1])  # PostgreSQL and the load generator, started from here, inherit it
-    warmup = _float_env("BENCH_WARMUP", 2.0)
-    seconds = _float_env("BENCH_SECONDS", 10.0)
+    warmup = _float_env("BENCH_WARMUP", quick(2.0, 0.5))
+    seconds = _float_env("BENCH_SECONDS", quick(10.0, 1.0))
     work_dir = Path(tempfile.mkdtemp(prefix="canfield-api-bench-"))
     try:
         with bench_database(work_dir) as db:

@@ -46,7 +46,7 @@ import psutil  # type: ignore[import-untyped, unused-ignore]  # a dependency of 
 
 from .harness.client import Connection
 from .harness.database import bench_database
-from .harness.env import HOST, PROJECT_ROOT, RESULTS_DIR, WORKERS
+from .harness.env import HOST, PROJECT_ROOT, RESULTS_DIR, WORKERS, quick
 from .harness.load import Game, new_ceiling_game, new_service_game, play_one
 from .harness.processes import Server, free_port, stop_server, wait_healthy
 from .harness.service_api import uvicorn_arguments
@@ -54,8 +54,8 @@ from .harness.stats import CpuMeter
 
 RESULTS = RESULTS_DIR / "cpu.json"
 CLIENTS = int(os.environ.get("CPU_CLIENTS", "16"))
-MOVES = int(os.environ.get("CPU_MOVES", "150"))  # per client and round, on a fresh game
-ROUNDS = int(os.environ.get("CPU_ROUNDS", "5"))
+MOVES = int(os.environ.get("CPU_MOVES", quick("150", "20")))  # per client and round, on a fresh game
+ROUNDS = int(os.environ.get("CPU_ROUNDS", quick("5", "1")))
 TARGETS = [t for t in os.environ.get("CPU_TARGETS", "service").split(",") if t]
 CALLGRIND = os.environ.get("CPU_CALLGRIND", "") not in ("", "0")
 STRACE = os.environ.get("CPU_STRACE", "") not in ("", "0")

@@ -28,10 +28,12 @@ from typing import Any
 
 import msgspec
 
+from .harness.env import quick
+
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 CLIENTS = int(os.environ.get("MOVEPATH_CLIENTS", "16"))
-MOVES = int(os.environ.get("MOVEPATH_MOVES", "300"))
-ROUNDS = int(os.environ.get("MOVEPATH_ROUNDS", "5"))
+MOVES = int(os.environ.get("MOVEPATH_MOVES", quick("300", "30")))
+ROUNDS = int(os.environ.get("MOVEPATH_ROUNDS", quick("5", "1")))
 STOCK_DRAWS = 12  # an open-runs stock of 34 cards: 12 draws of three, then a recycle
 
 

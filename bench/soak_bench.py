@@ -33,7 +33,7 @@ time the service takes to recover from a database restart under load.
    told about (with every request answered, 0 too).
 
 Results are printed and written to ``bench/results/soak.json``; the exit status is 1 when errors
-or lost moves are not 0 or the audit fails.
+or lost moves are not 0 or the audit fails. ``BENCH_QUICK=1``: 5 s of soak instead of 60.
 """
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ import psycopg
 
 from .harness.client import Connection
 from .harness.client import build_request as request_bytes
-from .harness.env import HOST, PROJECT_ROOT, RESULTS_DIR, WORKERS
+from .harness.env import HOST, PROJECT_ROOT, RESULTS_DIR, WORKERS, quick
 from .harness.env import float_env as _float_env
 from .harness.processes import Server, free_port, health_ok, stop_server
 from .harness.service_api import embedded_db, log_audit, migrate, uvicorn_arguments
@@ -445,7 +445,7 @@ def report(results: dict[str, Any]) -> str:
 
 
 def main() -> None:
-    seconds = _float_env("SOAK_SECONDS", 60.0)
+    seconds = _float_env("SOAK_SECONDS", quick(60.0, 5.0))
     work_dir = Path(tempfile.mkdtemp(prefix="canfield-soak-"))
     try:
         results = asyncio.run(_run(seconds, work_dir))

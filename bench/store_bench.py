@@ -26,12 +26,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from .harness.env import quick
+
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
-GAMES = int(os.environ.get("STORE_GAMES", "16"))
-MOVES = int(os.environ.get("STORE_MOVES", "300"))
+GAMES = int(os.environ.get("STORE_GAMES", quick("16", "4")))
+MOVES = int(os.environ.get("STORE_MOVES", quick("300", "30")))
 BATCHES = tuple(int(size) for size in os.environ.get("STORE_BATCH", "1,8,16").split(","))
-ROUNDS = int(os.environ.get("STORE_ROUNDS", "3"))
-OTHER_GAMES = int(os.environ.get("STORE_OTHER_GAMES", "5000"))
+ROUNDS = int(os.environ.get("STORE_ROUNDS", quick("3", "1")))
+OTHER_GAMES = int(os.environ.get("STORE_OTHER_GAMES", quick("5000", "100")))
 
 
 def main() -> None:

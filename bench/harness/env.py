@@ -4,11 +4,25 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TypeVar
+
+T = TypeVar("T")
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent.parent
 RESULTS_DIR = PROJECT_ROOT / "bench" / "results"
 HOST = "127.0.0.1"
 WORKERS = int(os.environ.get("BENCH_WORKERS", "1"))  # server processes for the service and the ceiling
+
+
+QUICK = os.environ.get("BENCH_QUICK", "") not in ("", "0")
+"""``BENCH_QUICK=1``: every scenario's defaults shrink to a run of seconds (fewer rounds, shorter
+windows, fewer moves), to check that it runs and what it reports; a variable given explicitly
+still wins. Never figures to quote."""
+
+
+def quick(normal: T, short: T) -> T:
+    """A default: ``short`` under ``BENCH_QUICK=1``, else ``normal``."""
+    return short if QUICK else normal
 
 
 def float_env(name: str, default: float) -> float:
