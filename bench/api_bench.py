@@ -38,27 +38,21 @@ import json
 import os
 import platform
 import shutil
-import socket
-import subprocess
-import sys
 import tempfile
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import psycopg
-
-from .harness.client import Connection
+from .harness.checks import check_events, old_vs_new
 from .harness.database import Database, bench_database
-from .harness.env import HOST, PINNING, PROJECT_ROOT, RESULTS_DIR, WORKERS, quick
+from .harness.env import PINNING, PROJECT_ROOT, RESULTS_DIR, WORKERS, quick
 from .harness.env import float_env as _float_env
-from .harness.load import Game, new_ceiling_game, new_service_game, play_one, run_load
-from .harness.processes import Server, free_port, start_server, stop_server, wait_healthy
+from .harness.load import Game, new_ceiling_game, new_service_game, run_load
+from .harness.processes import Server, start_server, stop_server, wait_healthy
 from .harness.service_api import LOOP
 from .harness.stats import CpuMeter
 from .harness.stats import median as _median
-from .harness.stats import percentile as _percentile
+from .harness.stub import load_generator_speed
 
 RESULTS_FILE = RESULTS_DIR / "api.json"
 CONCURRENCY = tuple(int(c) for c in os.environ.get("BENCH_CONCURRENCY", quick("1,16,64", "1,16")).split(","))
@@ -67,141 +61,6 @@ OLD_GAME_EVENTS = quick((1000, 10_000), (100, 1000))  # old vs new: a move on ga
 RUNS = max(1, int(os.environ.get("BENCH_RUNS", quick("3", "1"))))
 LATENCY_MOVES = quick(300, 50)
 SERVER_DESCRIPTION = f"uvicorn with httptools on {LOOP}"
-
-
-async def old_vs_new(port: int, seed: int, events: int) -> dict[str, Any]:
-    """One client: move latency on a game with ``events`` events vs a fresh game (moves interleaved)."""
-    old, fresh = await new_service_game(port, seed), await new_service_game(port, seed + 1)
-    conn = Connection(port)
-    await conn.open()
-    try:
-        for _ in range(events - 1):
-            if await play_one(conn, old) != 200:
-                raise RuntimeError("a move failed while preparing the old game")
-        old_events, fresh_events = 1 + old.acked, 1 + fresh.acked
-        samples: dict[str, list[int]] = {"old": [], "new": []}
-        errors = 0
-        for _ in range(LATENCY_MOVES):
-            for name, game in (("old", old), ("new", fresh)):
-                sent = time.perf_counter_ns()
-                status = await play_one(conn, game)
-                samples[name].append(time.perf_counter_ns() - sent)
-                errors += status != 200
-    finally:
-        conn.close()
-    old_sorted, new_sorted = sorted(samples["old"]), sorted(samples["new"])
-    result: dict[str, Any] = {
-        "moves_each": LATENCY_MOVES,
-        "old_events_at_start": old_events,
-        "new_events_at_start": fresh_events,
-        "old_p50_ms": _percentile(old_sorted, 0.5),
-        "old_p99_ms": _percentile(old_sorted, 0.99),
-        "new_p50_ms": _percentile(new_sorted, 0.5),
-        "new_p99_ms": _percentile(new_sorted, 0.99),
-        "errors": errors,
-        "games": [old, fresh],
-    }
-    result["p50_ratio"] = result["old_p50_ms"] / result["new_p50_ms"]
-    result["speed_ratio"] = result["new_p50_ms"] / result["old_p50_ms"]  # how fast a move on the old game is
-    result["p99_ratio"] = result["old_p99_ms"] / result["new_p99_ms"]
-    return result
-
-
-
-def check_events(url: str, games: list[Game], ceiling_games: list[Game]) -> dict[str, Any]:
-    """Every service game holds 1 + acknowledged moves events; every ceiling game its acked rows."""
-    with psycopg.connect(url, autocommit=True) as conn:
-        events: dict[str, int] = dict(
-            conn.execute(
-                "SELECT game_id::text, count(*) FROM events WHERE game_id = ANY(%s::uuid[]) GROUP BY game_id",
-                ([g.id for g in games],),
-            ).fetchall()
-        )
-        rows: dict[str, int] = dict(
-            conn.execute(
-                "SELECT game_id::text, count(*) FROM bench_ceiling WHERE game_id = ANY(%s::uuid[]) GROUP BY game_id",
-                ([g.id for g in ceiling_games],),
-            ).fetchall()
-        )
-    wrong = [
-        {"game": g.id, "acked_moves": g.acked, "events": events.get(g.id, 0)}
-        for g in games
-        if events.get(g.id, 0) != 1 + g.acked
-    ]
-    wrong_ceiling = [
-        {"game": g.id, "acked": g.acked, "rows": rows.get(g.id, 0)}
-        for g in ceiling_games
-        if rows.get(g.id, 0) != g.acked
-    ]
-    return {
-        "games": len(games),
-        "acked_moves": sum(g.acked for g in games),
-        "events": sum(events.values()),
-        "mismatches": wrong,
-        "ceiling_games": len(ceiling_games),
-        "ceiling_acked": sum(g.acked for g in ceiling_games),
-        "ceiling_rows": sum(rows.values()),
-        "ceiling_mismatches": wrong_ceiling,
-        "ok": not wrong and not wrong_ceiling,
-    }
-
-
-# ------------------------------------------------------------------ the load generator's own speed
-
-_STUB = r"""
-import asyncio, sys
-body = open(sys.argv[2], "rb").read()
-response = (b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: %d\r\n\r\n" % len(body)) + body
-
-class Stub(asyncio.Protocol):
-    def connection_made(self, transport):
-        self.transport, self.buffer = transport, b""
-    def data_received(self, data):
-        self.buffer += data
-        while True:
-            end = self.buffer.find(b"\r\n\r\n")
-            if end < 0:
-                return
-            head = self.buffer[:end].lower()
-            at = head.find(b"content-length:")
-            length = int(head[at + 15:].split(b"\r\n")[0]) if at >= 0 else 0
-            if len(self.buffer) < end + 4 + length:
-                return
-            self.buffer = self.buffer[end + 4 + length:]
-            self.transport.write(response)
-
-async def main():
-    server = await asyncio.get_running_loop().create_server(Stub, "127.0.0.1", int(sys.argv[1]))
-    await server.serve_forever()
-
-asyncio.run(main())
-"""
-
-
-async def load_generator_speed(sample_body: bytes, work_dir: Path, seconds: float) -> dict[str, Any]:
-    """The client against a stub that answers every request with a real move response at once."""
-    body_file = work_dir / "sample_move.json"
-    body_file.write_bytes(sample_body)
-    port = free_port()
-    stub = subprocess.Popen([sys.executable, "-c", _STUB, str(port), str(body_file)])
-    try:
-        for _ in range(100):
-            try:
-                socket.create_connection((HOST, port), timeout=1).close()
-                break
-            except OSError:
-                await asyncio.sleep(0.05)
-        games = []
-        for _ in range(16):
-            game = new_ceiling_game(port)
-            game.real = True  # decode the (real) move body exactly like a service run
-            games.append(game)
-        result = await run_load(port, games, 0.5, seconds, None, None)
-    finally:
-        stub.terminate()
-        stub.wait()
-    result["body_bytes"] = len(sample_body)
-    return result
 
 
 # ------------------------------------------------------------------ the run
@@ -415,7 +274,7 @@ async def _measure(servers: dict[str, Server], db: Database, played: _Played, wa
     levels = [await _level(servers, db, played, c, warmup, seconds) for c in CONCURRENCY]
     old_new = []
     for events in OLD_GAME_EVENTS:
-        compared = await old_vs_new(servers["service"].port, played.seed, events)
+        compared = await old_vs_new(servers["service"].port, played.seed, events, LATENCY_MOVES)
         played.seed += 2
         played.service += compared.pop("games")
         old_new.append(compared)
