@@ -36,7 +36,6 @@ import shutil
 import signal
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -46,10 +45,9 @@ import psutil  # type: ignore[import-untyped, unused-ignore]  # a dependency of 
 
 from .harness.client import Connection
 from .harness.database import bench_database
-from .harness.env import HOST, PROJECT_ROOT, RESULTS_DIR, WORKERS, quick
+from .harness.env import RESULTS_DIR, quick
 from .harness.load import Game, new_ceiling_game, new_service_game, play_one
-from .harness.processes import Server, free_port, stop_server, wait_healthy
-from .harness.service_api import uvicorn_arguments
+from .harness.processes import Server, start_server, stop_server, wait_healthy
 from .harness.stats import CpuMeter
 
 RESULTS = RESULTS_DIR / "cpu.json"
@@ -64,22 +62,12 @@ _SUMMARY = re.compile(rb"^(?:summary|totals):\s*(\d+)", re.MULTILINE)
 
 
 def _start(name: str, database_url: str, work_dir: Path) -> Server:
-    port = free_port()
-    env = {k: v for k, v in os.environ.items() if k not in {"DB_POOL_MIN", "DB_POOL_MAX", "DB_STATEMENT_TIMEOUT_MS"}}
-    env["DATABASE_URL"] = database_url
-    for limit in ("WRITES_PER_SECOND", "WRITE_BURST", "READS_PER_SECOND", "READ_BURST"):
-        env[f"RATE_LIMIT_{limit}"] = "0"  # one address hammering on purpose
-    env["PYTHONPATH"] = str(PROJECT_ROOT) + os.pathsep + env.get("PYTHONPATH", "")
-    command = [sys.executable, "-m", "uvicorn", APPS[name], "--host", HOST, "--port", str(port),
-               "--log-level", "warning", "--no-access-log", "--workers", str(WORKERS), *uvicorn_arguments()]
+    prefix: list[str] = []
     if CALLGRIND:
         out = work_dir / f"callgrind.{name}.out"
-        command = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", "--dump-instr=no",
-                   "--trace-children=no", *command]
-    log = work_dir / f"{name}.log"
-    with open(log, "wb") as sink:
-        process = subprocess.Popen(command, cwd=PROJECT_ROOT, env=env, stdout=sink, stderr=subprocess.STDOUT)
-    return Server(name, port, process, log)
+        prefix = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", "--dump-instr=no",
+                  "--trace-children=no"]
+    return start_server(name, APPS[name], database_url, work_dir, prefix=prefix, pin=False)
 
 
 def _callgrind(pid: int, option: str, work_dir: Path) -> int:

@@ -8,6 +8,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,8 +32,11 @@ class Server:
 
 
 def start_server(
-    name: str, app: str, database_url: str, log_dir: Path, extra_env: dict[str, str] | None = None
+    name: str, app: str, database_url: str, log_dir: Path, extra_env: dict[str, str] | None = None,
+    *, prefix: Sequence[str] = (), pin: bool = True,
 ) -> Server:
+    """``app`` served as in production, rate limits off, on ``PINNING``'s server CPU unless ``pin``
+    is False; ``prefix`` runs it under another program (valgrind)."""
     port = free_port()
     env = {k: v for k, v in os.environ.items() if k not in {"DB_POOL_MIN", "DB_POOL_MAX", "DB_STATEMENT_TIMEOUT_MS"}}
     env.update(extra_env or {})
@@ -41,13 +45,12 @@ def start_server(
         env[f"RATE_LIMIT_{limit}"] = "0"  # the load generator is one address hammering on purpose
     env["PYTHONPATH"] = str(PROJECT_ROOT) + os.pathsep + env.get("PYTHONPATH", "")
     log = log_dir / f"{name}.log"
-    command = [sys.executable, "-m", "uvicorn", app, "--host", HOST, "--port", str(port),
+    command = [*prefix, sys.executable, "-m", "uvicorn", app, "--host", HOST, "--port", str(port),
                "--log-level", "warning", "--no-access-log", "--workers", str(WORKERS), *uvicorn_arguments()]
-    pin = None if PINNING is None else PINNING[0]
     with open(log, "wb") as out:
         process = subprocess.Popen(command, cwd=PROJECT_ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
-    if pin is not None:  # at once, while the interpreter starts: its threads inherit it
-        os.sched_setaffinity(process.pid, pin)
+    if pin and PINNING is not None:  # at once, while the interpreter starts: its threads inherit it
+        os.sched_setaffinity(process.pid, PINNING[0])
     return Server(name, port, process, log)
 
 
