@@ -3,9 +3,7 @@
 
 from __future__ import annotations
 
-from service.http.app import create_app
-from service.http.move_route import MoveRoute
-from service.settings import Settings
+from bench.harness.service_api import MoveRoute, Settings, create_app
 
 app = create_app(Settings.from_env())
 if isinstance(app.asgi_handler, MoveRoute):  # the bench runs without rate limits: the lean path is outermost

@@ -28,10 +28,12 @@ from typing import Any
 
 import msgspec
 
+from .harness.env import quick
+
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 CLIENTS = int(os.environ.get("MOVEPATH_CLIENTS", "16"))
-MOVES = int(os.environ.get("MOVEPATH_MOVES", "300"))
-ROUNDS = int(os.environ.get("MOVEPATH_ROUNDS", "5"))
+MOVES = int(os.environ.get("MOVEPATH_MOVES", quick("300", "30")))
+ROUNDS = int(os.environ.get("MOVEPATH_ROUNDS", quick("5", "1")))
 STOCK_DRAWS = 12  # an open-runs stock of 34 cards: 12 draws of three, then a recycle
 
 
@@ -40,19 +42,17 @@ def main() -> None:
     asyncio.run(_run())
 
 
-async def _run() -> None:
-    from service.games.games import Games
-    from service.http.move_route import MoveRoute
-    from service.settings import Settings
-    from service.store import event_store
-    from tests.unit.fake_store import FakeStore
+def _route_and_games() -> tuple[Any, list[tuple[uuid.UUID, str]]]:
+    """The lean move route over the real use case on the in-memory store, and its games."""
+    from .harness.service_api import Games, MoveRoute, Settings, event_store, fake_store
 
-    class Store(FakeStore):
+    class Store(fake_store()):  # type: ignore[misc]
         pool = None
 
         async def append_many(self, moves: list[Any]) -> set[uuid.UUID]:
             msgspec.json.encode(event_store.batch_rows(moves))
-            return await super().append_many(moves)
+            written: set[uuid.UUID] = await super().append_many(moves)
+            return written
 
     class App:
         state: Any
@@ -60,7 +60,7 @@ async def _run() -> None:
     store = Store()
     app = App()
     app.state = App()
-    app.state.games = Games(store, Settings.from_env())  # type: ignore[arg-type]
+    app.state.games = Games(store, Settings.from_env())
 
     async def litestar(scope: Any, receive: Any, send: Any) -> None:
         raise AssertionError("a move fell through to Litestar")
@@ -70,6 +70,11 @@ async def _run() -> None:
     for index in range(CLIENTS):
         token = f"movepath-{index:02d}-" + "t" * 32
         games.append((store.add_game(store.add_player(token), seed=index + 1, ruleset="open-runs"), token))
+    return route, games
+
+
+async def _run() -> None:
+    route, games = _route_and_games()
     sent: list[Any] = []
     played: dict[uuid.UUID, int] = {}
 
