@@ -9,9 +9,8 @@ measurement), then has every client play ``CPU_MOVES`` draw/recycle moves (defau
 reading the server process's CPU time (user + system, from /proc through psutil) before and
 after. It reports server CPU per request (us) for every round and their median, and PostgreSQL's.
 
-``CPU_TARGETS``: ``service`` (the default), ``litestar`` (the service with every move through
-Litestar, without ``service.http.move_route``: ``bench/litestar_moves_app.py``), ``bare``
-(``bench/bare_app.py``: the HTTP stack alone), or several (``service,litestar,bare``). ``CPU_ROUNDS``
+``CPU_TARGETS``: ``service`` (the default), ``bare`` (``bench/bare_app.py``: the HTTP stack
+alone), or both (``service,bare``). ``CPU_ROUNDS``
 rounds (default 5) after one warm-up round.
 
 ``CPU_STRACE=1`` counts the server's system calls per request (``strace -c``; it slows the
@@ -57,7 +56,7 @@ ROUNDS = int(os.environ.get("CPU_ROUNDS", quick("5", "1")))
 TARGETS = [t for t in os.environ.get("CPU_TARGETS", "service").split(",") if t]
 CALLGRIND = os.environ.get("CPU_CALLGRIND", "") not in ("", "0")
 STRACE = os.environ.get("CPU_STRACE", "") not in ("", "0")
-APPS = {"service": "service.http.asgi:app", "litestar": "bench.litestar_moves_app:app", "bare": "bench.bare_app:app"}
+APPS = {"service": "service.http.asgi:app", "bare": "bench.bare_app:app"}
 _SUMMARY = re.compile(rb"^(?:summary|totals):\s*(\d+)", re.MULTILINE)
 
 

@@ -1,8 +1,8 @@
 """Every import of the service's own code (and of the tests' helpers) by the benchmarks, in one
 place: when the service renames or moves something, this module is the one to follow it.
 
-The server apps (``bench/ceiling_app.py``, ``bench/litestar_moves_app.py``) take theirs from here
-too. The tests' helpers are imported on use, since only ``movepath`` and ``soak`` need them.
+The server app ``bench/ceiling_app.py`` takes its own from here too. The tests' helpers are
+imported on use, since only ``movepath`` and ``soak`` need them.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from service.deals.pool_build import solve_seed
 from service.games import moves as game_moves
 from service.games.games import Games
 from service.http.app import create_app
-from service.http.move_route import MoveRoute
+from service.http.move_route import make_move
 from service.http.server import LOOP, uvicorn_arguments  # served as in production: see service/http/server.py
 from service.settings import Settings
 from service.store import embedded_db, event_store
@@ -22,10 +22,25 @@ from service.store.event_store import NewEvent, insert_game
 from service.store.migrations import migrate
 
 __all__ = [
-    "LOOP", "Games", "MoveRoute", "NewEvent", "Settings", "create_app", "embedded_db", "event_store", "fake_store",
-    "game_moves", "insert_game", "libpq_url", "log_audit", "migrate", "open_pool", "pending_append",
+    "LOOP",
+    "Games",
+    "NewEvent",
+    "Settings",
+    "create_app",
+    "embedded_db",
+    "event_store",
+    "fake_store",
+    "game_moves",
+    "insert_game",
+    "libpq_url",
+    "log_audit",
+    "make_move",
+    "migrate",
+    "open_pool",
+    "pending_append",
     "solve_seed",
-    "use_msgspec_for_json", "uvicorn_arguments",
+    "use_msgspec_for_json",
+    "uvicorn_arguments",
 ]
 
 
