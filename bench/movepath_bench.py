@@ -7,7 +7,7 @@ builds and encodes the batch as ``EventStore.append_many`` does: ``MOVEPATH_CLIE
 (default 16) played at once, draw/recycle, ``MOVEPATH_MOVES`` moves each per round (default 300),
 ``MOVEPATH_ROUNDS`` rounds (default 5). It prints the process's CPU time per move of every round.
 
-What the README's instruction counts per move come from: run it under callgrind twice with two
+Where docs/performance.md's instruction counts per move come from: run it under callgrind twice with two
 move counts and divide the difference by the moves between them, which no load on the machine
 changes::
 
