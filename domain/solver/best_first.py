@@ -24,7 +24,7 @@ from .search import Macro, Position, Search
 
 # Weights of the evaluation: a card home, a card out of the reserve, out of the talon, and one
 # card fewer over the next card of a foundation. Tuned on open-runs deals the depth-first stages
-# did not win within 2 s (see the README).
+# did not win within 2 s (docs/solver.md).
 HOME, RESERVE, TALON, DEPTH = 2, 3, 1, 2
 
 # The bonus of the ``reach`` evaluation for each next foundation card that one move can play

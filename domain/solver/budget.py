@@ -36,14 +36,14 @@ class Budget:
     wide_states: int = 200_000  # classic only: the stage between narrow and sound
     # the sound stage with this position limit right after narrow, before the best-first stages
     # (0: not run; it runs only where the C search is, ``NATIVE_SEARCH``): open-runs' limit, about
-    # 4 CPU s at most on the machine of the README's version 8 figures
+    # 4 CPU s at most on the machine of docs/solver.md's figures
     sound_first_states: int = 10_000_000
     # classic's (its win only a fallback: ``solve``): 10,000,000 there left a deal's fallback line
     # of 73,000 moves where 5,000,000 gives the win-finding stages time to find a short one
     classic_sound_first_states: int = 5_000_000
     # draw-one's limit for it (None: the rest of the budget; 0: not run). With the C search, the
     # sound stage there decides more deals in 10 s than the best-first stages win in the time
-    # they take from it (README, "Version 8 figures")
+    # they take from it (docs/solver.md)
     draw_one_sound_first_states: int | None = None
 
 
