@@ -42,6 +42,7 @@ from .limits import install_rate_limits
 from .move_route import make_move, route_moves
 from .openapi import ComponentNamePlugin, DealUnionPlugin, TaggedUnionPlugin, complete
 from .problems import EXCEPTION_HANDLERS
+from .request_ids import RequestIds
 
 API_VERSION = "1.0.0"
 log = logging.getLogger("canfield")
@@ -109,6 +110,7 @@ def create_app(settings: Settings, clock: Callable[[], datetime] = utc_now) -> L
     complete(app.openapi_schema)  # response headers (built once here, served as built)
     app.asgi_handler = ConditionalGets(app.asgi_handler)  # ETags, 304s and cache headers on every GET
     install_rate_limits(app, settings)  # in front of routing, CORS and body parsing: every request
+    app.asgi_handler = RequestIds(app.asgi_handler)  # outermost: every answer and log line has the id
     return app
 
 
@@ -163,9 +165,12 @@ def _cors(settings: Settings) -> CORSConfig:
         allow_origins=settings.cors_origins,
         allow_methods=["GET", "POST", "DELETE", "OPTIONS"],
         allow_headers=[
-            "Authorization", "Content-Type", "If-Match", "If-None-Match", "Idempotency-Key", "Last-Event-ID"
+            "Authorization", "Content-Type", "If-Match", "If-None-Match", "Idempotency-Key", "Last-Event-ID",
+            "X-Request-Id", "traceparent",
         ],
-        expose_headers=["ETag", "Location", "Retry-After", "Idempotent-Replayed", "RateLimit", "RateLimit-Policy"],
+        expose_headers=[
+            "ETag", "Location", "Retry-After", "Idempotent-Replayed", "RateLimit", "RateLimit-Policy", "X-Request-Id"
+        ],
         max_age=3600,
     )
 

@@ -272,10 +272,10 @@ def test_a_zero_turns_a_budget_off_and_two_zeros_the_limiter() -> None:
             rate_limit_reads_per_second=0,
         )
     )
-    assert not isinstance(off.asgi_handler, RateLimiter)
+    assert not isinstance(off.asgi_handler.app, RateLimiter)  # inside the request ids
     on = create_app(Settings(database_url="postgresql://unused/none", rate_limit_reads_per_second=0))
-    assert isinstance(on.asgi_handler, RateLimiter)
-    assert on.asgi_handler.reads is None
+    assert isinstance(on.asgi_handler.app, RateLimiter)
+    assert on.asgi_handler.app.reads is None
 
 
 def test_settings_come_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:

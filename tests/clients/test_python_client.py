@@ -46,7 +46,7 @@ ROOT = Path(__file__).resolve().parents[2]
 DOCUMENT = ROOT / "openapi" / "openapi.json"
 PACKAGE = "canfield_client"
 RULESETS = ["classic", "draw-one", "open-runs"]
-LESSONS = ["base-rank", "wrapping", "reserve-refill", "draw-three-stock"]  # README, Lessons
+LESSONS = ["base-rank", "wrapping", "reserve-refill", "draw-three-stock"]  # docs/api.md, Lessons
 EVERY_EVENT = {
     "GameDealtEvent", "StockDrawnEvent", "WasteRecycledEvent", "CardsMovedEvent", "ReserveRefilledEvent",
     "MoveUndoneEvent", "SolverHintUsedEvent", "GameWonEvent", "GameStalledEvent", "GameResignedEvent",
@@ -441,7 +441,7 @@ def test_a_generated_client_plays_the_daily_deal_and_finds_its_games(api: Api) -
 
 
 def test_a_generated_client_plays_a_lesson_to_its_goal(api: Api) -> None:
-    """The lessons, a lesson deal (classic by default), and the README's line for ``wrapping`` (KD on
+    """The lessons, a lesson deal (classic by default), and docs/api.md's line for ``wrapping`` (KD on
     AC, then AH to the foundation) taken from the legal moves: the second move reaches the goal."""
     models = api.models
     lessons = api.call("lessons", "list_lessons", client=api.anonymous(), expect=models.LessonList).parsed

@@ -42,7 +42,7 @@ _KEY = re.compile(r"[\x21-\x7e]{1,255}")  # service.openapi.IDEMPOTENCY_KEY
 
 
 T = TypeVar("T")
-PAGE_LIMIT_DEFAULT = 100  # a list's page when ?limit= is left out (README: "Lists")
+PAGE_LIMIT_DEFAULT = 100  # a list's page when ?limit= is left out (docs/api.md: "Lists")
 PAGE_LIMIT_MAX = 1000  # the most a list gives at once; more is a 400
 RULESET_IDS = frozenset(ruleset.value for ruleset in RulesetId)
 _MOVES: dict[str, type[DrawRequest | RecycleRequest | UndoRequest | ResignRequest | MoveCardRequest]] = {
