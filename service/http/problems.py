@@ -8,7 +8,6 @@ from typing import Any
 from litestar import MediaType, Request, Response
 from litestar.exceptions import HTTPException, ValidationException
 from litestar.openapi.datastructures import ResponseSpec
-from msgspec import UNSET
 
 from domain import DomainError, GameOver, IllegalMove
 
@@ -61,7 +60,7 @@ def problem_document(status: int, code: str, detail: str, title: str | None = No
         status=status,
         detail=detail,
         code=code,
-        instance=UNSET if request_id is None else f"urn:canfield:request:{request_id}",
+        instance=None if request_id is None else f"urn:canfield:request:{request_id}",
     )
 
 

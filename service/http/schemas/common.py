@@ -5,7 +5,7 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Annotated, Literal
 
-from msgspec import UNSET, Meta, Struct, UnsetType
+from msgspec import Meta, Struct
 
 from domain import MAX_SEED
 
@@ -68,7 +68,7 @@ class Problem(Struct, omit_defaults=True):
     status: int
     detail: str
     code: str
-    instance: str | UnsetType = UNSET
+    instance: str | None = None  # left out when there is no request id (omit_defaults)
 
 
 class Health(Body):
