@@ -79,3 +79,26 @@ class Conflict(ServiceError):
     def __init__(self, detail: str, code: str) -> None:
         super().__init__(detail)
         self.code = code
+
+
+class IdempotencyKeyReused(ServiceError):
+    """An Idempotency-Key sent again with another request than the one it was first used for."""
+
+    code = "idempotency_key_reused"
+    title = "Idempotency key reused"
+
+
+class RequestInProgress(TryLater):
+    """The first request with this Idempotency-Key is still being served."""
+
+    status = 409
+    code = "request_in_progress"
+    title = "Request in progress"
+
+
+class RequestOutcomeUnknown(ServiceError):
+    """The first request with this Idempotency-Key was cut off after it may have created something."""
+
+    status = 409
+    code = "request_outcome_unknown"
+    title = "Request outcome unknown"

@@ -39,6 +39,17 @@ def _list(name: str, default: list[str]) -> list[str]:
 MIN_SECRET_LENGTH = 16
 
 
+IDEMPOTENCY_KEY_HOURS_MIN = 24
+
+
+def _key_hours() -> int:
+    hours = _int("IDEMPOTENCY_KEY_HOURS", IDEMPOTENCY_KEY_HOURS_MIN)
+    if hours < IDEMPOTENCY_KEY_HOURS_MIN:
+        raise SystemExit(f"IDEMPOTENCY_KEY_HOURS must be at least {IDEMPOTENCY_KEY_HOURS_MIN} "
+                         f"(the API promises a key lasts that long), not {hours}")
+    return hours
+
+
 @dataclass(frozen=True)
 class Settings:
     database_url: str | None = None  # None: start the embedded PostgreSQL under data_dir
@@ -80,6 +91,9 @@ class Settings:
     stream_keepalive_seconds: float = 15.0
     streams_per_player: int = 5
     streams_per_address: int = 20
+    # Idempotency-Keys (of moves and of creating POSTs) are honoured this long, then a job in each
+    # server process removes them (service.http.idempotency); at least 24, as the API promises.
+    idempotency_key_hours: int = 24
 
     @classmethod
     def from_env(cls) -> Settings:
@@ -111,6 +125,7 @@ class Settings:
             stream_keepalive_seconds=_float("STREAM_KEEPALIVE_SECONDS", 15.0),
             streams_per_player=_int("STREAMS_PER_PLAYER", 5),
             streams_per_address=_int("STREAMS_PER_ADDRESS", 20),
+            idempotency_key_hours=_key_hours(),
         )
 
     def warnings(self) -> list[str]:

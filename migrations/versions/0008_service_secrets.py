@@ -8,10 +8,9 @@ row that won, so all processes on a database agree, also after restarts.
 ``races.deal_proof`` is the solver's proof of a race dealt from the secret (candidate number,
 winning line, positions searched); never shown. NULL for a race whose deal was named.
 
-Revision 0008 follows 0006 for now: another branch adds 0007, and the two are chained on merge.
 
 Revision ID: 0008
-Revises: 0006
+Revises: 0007
 """
 
 import sqlalchemy as sa
@@ -19,7 +18,7 @@ from alembic import op
 from sqlalchemy.dialects import postgresql
 
 revision = "0008"
-down_revision = "0006"
+down_revision = "0007"
 branch_labels = None
 depends_on = None
 

@@ -296,12 +296,17 @@ class Games:
         return {"events": events, "nextAfter": last if last < game.version else None}
 
     async def state_at(self, game_id: uuid.UUID, version: int, token: str | None = None) -> JSON:
+        """The game's view after ``version`` events. A state at or after the stored snapshot
+        starts from it (no further query); an older one is a replay of the log from the deal."""
         game = await self.stored_game(game_id)
         withhold = await self.readable(game, token)
         if not 1 <= version <= game.version:
             raise NotFound(f"game {game_id} has versions 1 to {game.version}, not {version}")
-        rows = await self.store.read_events_upto(game_id, version)
-        state = replay(_decoded(rows))
+        taken_at = game.version - len(game.tail)  # the stored snapshot's version
+        if version >= taken_at:  # from the snapshot, with the events after it up to ``version``
+            state = restore(game.snapshot, game.tail[: version - taken_at], version)
+        else:  # before the snapshot: a replay from the deal
+            state = replay(_decoded(await self.store.read_events_upto(game_id, version)))
         finished_at = game.finished_at if not state.playing else None
         return view_of(game.id, game.player_id, game.deal, game.started_at, finished_at, state, withhold)
 

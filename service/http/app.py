@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import logging
 from collections.abc import AsyncIterator, Callable
@@ -21,12 +22,14 @@ from ..games.games import Games, utc_now
 from ..settings import Settings
 from ..store.connections import libpq_url, open_pool
 from ..store.event_store import EventStore
+from ..store.request_keys import RequestKeys
 from ..streams.hub import StreamHub
+from .caching import ConditionalGets
 from .controllers.account import AccountController
 from .controllers.common import check_json_body, check_parameters
 from .controllers.deals import DealController
 from .controllers.games import GameController, document_move
-from .controllers.health import health
+from .controllers.health import health, livez, readyz
 from .controllers.lessons import LessonController
 from .controllers.players import PlayerController
 from .controllers.races import RaceController
@@ -34,10 +37,12 @@ from .controllers.rulesets import RulesetController
 from .controllers.stats import player_stats, stats
 from .controllers.streams import StreamController
 from .controllers.web import web_routes
+from .idempotency import expire_keys_forever
 from .limits import install_rate_limits
 from .move_route import make_move, route_moves
 from .openapi import ComponentNamePlugin, DealUnionPlugin, TaggedUnionPlugin, complete
 from .problems import EXCEPTION_HANDLERS
+from .request_ids import RequestIds
 
 API_VERSION = "1.0.0"
 log = logging.getLogger("canfield")
@@ -98,17 +103,21 @@ def create_app(settings: Settings, clock: Callable[[], datetime] = utc_now) -> L
         debug=False,
     )
     app.state.max_body_bytes = settings.max_body_bytes  # the move route reads its body itself
+    app.state.request_keys = RequestKeys(pool)  # service.http.idempotency
+    app.state.idempotency_key_hours = settings.idempotency_key_hours
     route_moves(app)
     document_move(app.openapi_schema)  # the move route's operation (an ASGI route is not documented)
     complete(app.openapi_schema)  # response headers (built once here, served as built)
+    app.asgi_handler = ConditionalGets(app.asgi_handler)  # ETags, 304s and cache headers on every GET
     install_rate_limits(app, settings)  # in front of routing, CORS and body parsing: every request
+    app.asgi_handler = RequestIds(app.asgi_handler)  # outermost: every answer and log line has the id
     return app
 
 
 def _route_handlers() -> list[ControllerRouterHandler]:
     return [
         AccountController, PlayerController, RulesetController, GameController, make_move, StreamController,
-        DealController, player_stats, stats, health, LessonController, RaceController, *web_routes(),
+        DealController, player_stats, stats, health, livez, readyz, LessonController, RaceController, *web_routes(),
     ]
 
 
@@ -132,6 +141,7 @@ def _lifespan(
         streams.tokens = games.tokens  # revocations reach this process's token cache
         await streams.start()
         games.daily.start()  # today's and tomorrow's daily deals, solved ahead of the first request
+        expiry = asyncio.create_task(expire_keys_forever(app.state.request_keys, clock, settings.idempotency_key_hours))
         # What startup made (routes, schemas, the rules' tables, caches) lives as long as the
         # process: out of the collector's generations, a full collection does not walk it again
         gc.collect()
@@ -139,6 +149,8 @@ def _lifespan(
         try:
             yield
         finally:
+            expiry.cancel()
+            await asyncio.gather(expiry, return_exceptions=True)
             await games.daily.close()
             await streams.stop()
             await games.batcher.close()
@@ -153,9 +165,12 @@ def _cors(settings: Settings) -> CORSConfig:
         allow_origins=settings.cors_origins,
         allow_methods=["GET", "POST", "DELETE", "OPTIONS"],
         allow_headers=[
-            "Authorization", "Content-Type", "If-Match", "If-None-Match", "Idempotency-Key", "Last-Event-ID"
+            "Authorization", "Content-Type", "If-Match", "If-None-Match", "Idempotency-Key", "Last-Event-ID",
+            "X-Request-Id", "traceparent",
         ],
-        expose_headers=["ETag", "Location", "Retry-After", "Idempotent-Replayed", "RateLimit", "RateLimit-Policy"],
+        expose_headers=[
+            "ETag", "Location", "Retry-After", "Idempotent-Replayed", "RateLimit", "RateLimit-Policy", "X-Request-Id"
+        ],
         max_age=3600,
     )
 

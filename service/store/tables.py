@@ -104,6 +104,21 @@ idempotency_keys = Table(
     Column("response", JSON, nullable=False),  # json, not jsonb: a replay is the same bytes
     Column("created_at", DateTime(timezone=True), nullable=False, server_default=func.now()),
     PrimaryKeyConstraint("game_id", "key", name="idempotency_keys_pkey"),
+    Index("idempotency_keys_created_at", "created_at"),  # expiry (service.store.request_keys.purge)
+)
+
+request_keys = Table(  # the creating POSTs' Idempotency-Keys (service.http.idempotency, migration 0007)
+    "request_keys",
+    metadata,
+    Column("scope", Text, nullable=False),  # player:<id>, or address:<ip> for POST /players
+    Column("key", Text, nullable=False),  # SHA-256 of the key, hex (never the key)
+    Column("request_hash", LargeBinary, nullable=False),  # of the method, path and body
+    Column("status", Integer, nullable=True),  # NULL: pending (the request is being served, or was cut off)
+    Column("headers", JSON, nullable=True),  # the reply's Location, ETag, Content-Type
+    Column("body", LargeBinary, nullable=True),  # the reply's bytes, sealed under the key (it may hold a token)
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    PrimaryKeyConstraint("scope", "key", name="request_keys_pkey"),
+    Index("request_keys_created_at", "created_at"),
 )
 
 # ---------------------------------------------------------------- projections (service/stats/projections.py)

@@ -89,7 +89,7 @@ SEMANTIC_400 = re.compile(
             r"the daily deal is played under",  # a daily deal under another ruleset
             r"a player name needs at least one visible character",
             r"a token name needs at least one visible character",
-            r"Idempotency-Key was already used for a different move",  # a key reused for another move
+            r"Idempotency-Key was already used for a different (?:move|request)",  # a key reused for another
             r"there is no version \d+ to resume after",  # resuming a stream past the game's version
             r"must be a game version, 0 \.\. ",  # a version past 2^31 - 1
             r"is not a cursor of this list",  # a games-list cursor the list did not give

@@ -46,7 +46,7 @@ ROOT = Path(__file__).resolve().parents[2]
 DOCUMENT = ROOT / "openapi" / "openapi.json"
 PACKAGE = "canfield_client"
 RULESETS = ["classic", "draw-one", "open-runs"]
-LESSONS = ["base-rank", "wrapping", "reserve-refill", "draw-three-stock"]  # README, Lessons
+LESSONS = ["base-rank", "wrapping", "reserve-refill", "draw-three-stock"]  # docs/api.md, Lessons
 EVERY_EVENT = {
     "GameDealtEvent", "StockDrawnEvent", "WasteRecycledEvent", "CardsMovedEvent", "ReserveRefilledEvent",
     "MoveUndoneEvent", "SolverHintUsedEvent", "GameWonEvent", "GameStalledEvent", "GameResignedEvent",
@@ -441,7 +441,7 @@ def test_a_generated_client_plays_the_daily_deal_and_finds_its_games(api: Api) -
 
 
 def test_a_generated_client_plays_a_lesson_to_its_goal(api: Api) -> None:
-    """The lessons, a lesson deal (classic by default), and the README's line for ``wrapping`` (KD on
+    """The lessons, a lesson deal (classic by default), and docs/api.md's line for ``wrapping`` (KD on
     AC, then AH to the foundation) taken from the legal moves: the second move reaches the goal."""
     models = api.models
     lessons = api.call("lessons", "list_lessons", client=api.anonymous(), expect=models.LessonList).parsed
@@ -483,15 +483,25 @@ def test_a_generated_client_races(api: Api) -> None:
     ann, bob = Player.register(api, "Ann"), Player.register(api, "Bob")
     body = models.NewRace(max_entrants=2, ruleset=models.RulesetId.CLASSIC, deal=models.PoolDealRequest(pool=25),
                           time_limit_seconds=3600)  # fmt: skip
-    created = api.call("races", "create_race", client=ann.http, body=body, http_status=201, expect=models.RaceView)
+    created = api.call("races", "create_race", client=ann.http, body=body, idempotency_key="race-1", http_status=201,
+                       expect=models.RaceView)  # fmt: skip
     race = created.parsed
     assert created.headers["location"] == f"/races/{race.id}"
+    # a retry with the key (a reply lost on the way) is the first reply again: still one race
+    retried = api.call("races", "create_race", client=ann.http, body=body, idempotency_key="race-1", http_status=201,
+                       expect=models.RaceView)  # fmt: skip
+    assert retried.headers["idempotent-replayed"] == "true"
+    assert retried.content == created.content
     assert race.status == models.RaceViewStatus.OPEN
     assert isinstance(race.deal, models.RacePoolDeal)
     assert isinstance(race.deal.pool, api.package.types.Unset)
     lobby = api.call("races", "list_open_races", client=api.anonymous(), expect=models.OpenRaces).parsed
     assert [open_race.id for open_race in lobby.races] == [race.id]
-    joined = api.call("races", "join_race", race.id, client=bob.http, http_status=201, expect=models.RaceView)
+    reused = api.call("races", "create_race", client=ann.http, body=models.NewRace(max_entrants=3),
+                      idempotency_key="race-1", http_status=400, expect=models.Problem)  # fmt: skip
+    assert reused.parsed.code == "idempotency_key_reused"
+    joined = api.call("races", "join_race", race.id, client=bob.http, idempotency_key="join", http_status=201,
+                      expect=models.RaceView)  # fmt: skip
     assert joined.headers["location"] == f"/races/{race.id}"
     assert [e.name for e in joined.parsed.entrants] == ["Ann", "Bob"]
     again = api.call("races", "join_race", race.id, client=bob.http, http_status=409, expect=models.Problem).parsed
@@ -538,3 +548,27 @@ def winning_line() -> list[dict[str, str]]:
     pool = load_deal_pool("classic")
     assert pool is not None
     return [command_to_api(command) for command in decode_line(pool.deal(25).line)]
+
+
+def test_a_generated_client_manages_its_tokens(api: Api) -> None:
+    """Who am I, a second token with fewer scopes and an expiry, the list without secrets, a
+    revocation that the next request feels, and revoking every token at once."""
+    models = api.models
+    ann = Player.register(api, "Ann")
+    me = api.call("players", "get_me", client=ann.http, expect=models.Me).parsed
+    assert (me.id, me.name, me.token.name) == (ann.id, "Ann", "first token")
+    body = models.NewTokenRequest(name="bot", scopes=[models.NewTokenRequestScopesItem("play")], expires_in_days=30)
+    made = api.call("players", "create_token", client=ann.http, body=body, http_status=201,
+                    expect=models.TokenCreated).parsed  # fmt: skip
+    assert made.token
+    assert made.expires_at is not None
+    bot = api.authenticated(made.token)
+    listed = api.call("players", "list_tokens", client=ann.http, expect=models.TokenList).parsed
+    assert [token.name for token in listed.tokens] == ["first token", "bot"]
+    refused = api.call("players", "list_tokens", client=bot, http_status=403, expect=models.Problem).parsed
+    assert refused.code == "forbidden"
+    api.call("players", "revoke_token", made.id, client=ann.http, http_status=204)
+    gone = api.call("players", "get_me", client=bot, http_status=401, expect=models.Problem).parsed
+    assert gone.code == "unauthorized"
+    api.call("players", "revoke_all_tokens", client=ann.http, http_status=204)
+    api.call("players", "get_me", client=ann.http, http_status=401, expect=models.Problem)

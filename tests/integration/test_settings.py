@@ -36,3 +36,13 @@ async def test_the_app_logs_the_warnings_when_it_starts(caplog: pytest.LogCaptur
         async with app.lifespan():
             pass
     assert any("DAILY_SECRET is shorter" in record.getMessage() for record in caplog.records)
+
+
+def test_idempotency_keys_are_kept_at_least_a_day(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("IDEMPOTENCY_KEY_HOURS", raising=False)
+    assert Settings.from_env().idempotency_key_hours == 24
+    monkeypatch.setenv("IDEMPOTENCY_KEY_HOURS", "72")
+    assert Settings.from_env().idempotency_key_hours == 72
+    monkeypatch.setenv("IDEMPOTENCY_KEY_HOURS", "1")
+    with pytest.raises(SystemExit, match="at least 24"):
+        Settings.from_env()

@@ -11,6 +11,7 @@ from litestar.params import Body, PathParameter, SkipValidation
 from litestar.response import Response
 
 from ...store.players import TokenRow
+from ..idempotency import IdempotencyKeyHeader, keyed_responses, replayable
 from ..openapi import response_headers
 from ..problems import documented
 from ..schemas import Me, NewTokenRequest, TokenCreated, TokenList, TokenView
@@ -46,22 +47,26 @@ class AccountController(Controller):
         operation_id="createToken",
         summary="Make a named token with scopes and an optional expiry; its secret is shown only here",
         status_code=201,
-        responses=documented(400, 401, 403, 413, 415, 429, 503),
-        response_headers=response_headers("Location"),
+        responses=keyed_responses(400, 401, 403, 413, 415, 429, 503),
+        response_headers=response_headers("Location", "Idempotent-Replayed"),
         security=_ME,
     )
     async def create(
-        self, request: Request[Any, Any, Any], state: State, data: Annotated[SkipValidation[NewTokenRequest], Body()]
+        self, request: Request[Any, Any, Any], state: State, data: Annotated[SkipValidation[NewTokenRequest], Body()],
+        idempotency: IdempotencyKeyHeader = None,
     ) -> Response[TokenCreated]:
         asked = parse_body(data, NewTokenRequest)
-        made = await games_of(state).accounts.create_token(
-            bearer_token(request), asked.name, asked.scopes, asked.expires_in_days
-        )
-        row = made.row
-        view = token_view(row)
-        created = TokenCreated(id=view.id, name=view.name, scopes=view.scopes, created_at=view.created_at,
-                               expires_at=view.expires_at, token=made.secret)
-        return Response(created, status_code=201, headers={"Location": "/players/me/tokens"})
+
+        async def create() -> Response[TokenCreated]:
+            made = await games_of(state).accounts.create_token(
+                bearer_token(request), asked.name, asked.scopes, asked.expires_in_days
+            )
+            view = token_view(made.row)
+            created = TokenCreated(id=view.id, name=view.name, scopes=view.scopes, created_at=view.created_at,
+                                   expires_at=view.expires_at, token=made.secret)
+            return Response(created, status_code=201, headers={"Location": "/players/me/tokens"})
+
+        return await replayable(request, state, idempotency, create)
 
     @delete("/tokens/{token_id:uuid}", operation_id="revokeToken", summary="Revoke one token, at once everywhere",
             responses=documented(400, 401, 403, 404, 429, 503), security=_ME)

@@ -7,11 +7,13 @@ import msgspec
 from litestar import Controller, Litestar, MediaType, Request, get, post
 from litestar.datastructures import State
 from litestar.openapi import OpenAPIConfig
-from litestar.openapi.datastructures import ResponseSpec
 from litestar.openapi.spec import OpenAPI
 from litestar.params import Body, HeaderParameter, PathParameter, QueryParameter, SkipValidation
 from litestar.response import Response
+from msgspec import UnsetType
 
+from ..caching import IMMUTABLE
+from ..idempotency import IdempotencyKeyHeader, keyed_responses, replayable
 from ..openapi import (
     IDEMPOTENCY_KEY,
     IF_MATCH,
@@ -53,51 +55,39 @@ class GameController(Controller):
         operation_id="createGame",
         summary="Deal a new game by seed or explicit deck (ruleset defaults to open-runs)",
         status_code=201,
-        responses=documented(400, 401, 413, 415, 429, 503),
-        response_headers=response_headers("Location", "ETag"),
+        responses=keyed_responses(400, 401, 413, 415, 429, 503),
+        response_headers=response_headers("Location", "ETag", "Idempotent-Replayed"),
         security=[{"bearer": []}],
     )
     async def create(
-        self, request: Request[Any, Any, Any], state: State, data: Annotated[SkipValidation[NewGameRequest], Body()]
+        self, request: Request[Any, Any, Any], state: State, data: Annotated[SkipValidation[NewGameRequest], Body()],
+        idempotency: IdempotencyKeyHeader = None,
     ) -> Response[GameView]:
         asked = parse_new_game(data)
         given = {} if asked.deal is None else {
             name: value for name, value in msgspec.structs.asdict(asked.deal).items() if value is not None
         }
-        view = to_wire(await games_of(state).create_game(bearer_token(request), asked.ruleset, given), GameView)
-        return Response(view, status_code=201, headers={"Location": f"/games/{view.id}", "ETag": etag(view.version)})
+
+        async def create() -> Response[GameView]:
+            view = to_wire(await games_of(state).create_game(bearer_token(request), asked.ruleset, given), GameView)
+            headers = {"Location": f"/games/{view.id}", "ETag": etag(view.version)}
+            return Response(view, status_code=201, headers=headers)
+
+        return await replayable(request, state, idempotency, create)
 
     @get(
         "/{game_id:uuid}",
         operation_id="getGame",
         summary="The game view (ETag is its version; If-None-Match gives 304)",
-        responses={
-            304: ResponseSpec(data_container=None, description="If-None-Match named the current ETag: nothing changed"),
-            **documented(400, 401, 403, 404, 429, 503),
-        },
+        responses=documented(400, 401, 403, 404, 429, 503),
         response_headers=response_headers("ETag"),
         security=_READ_SECURITY,
     )
     async def read(
-        self,
-        request: Request[Any, Any, Any],
-        state: State,
-        game_id: Annotated[UUID, _GAME_ID],
-        if_none_match: Annotated[
-            str | None,
-            HeaderParameter(
-                name="If-None-Match",
-                schema_extra={
-                    "one_of": None, "type": "string", "description": 'ETags, e.g. "7": 304 if one is current'
-                },
-            ),
-        ] = None,
+        self, request: Request[Any, Any, Any], state: State, game_id: Annotated[UUID, _GAME_ID]
     ) -> Response[GameView]:
         view = to_wire(await games_of(state).view(game_id, optional_bearer(request)), GameView)
-        tag = etag(view.version)
-        if if_none_match is not None and tag in {t.strip() for t in if_none_match.split(",")}:
-            return _not_modified(tag)
-        return Response(view, headers={"ETag": tag})
+        return Response(view, headers={"ETag": view_etag(view)})
 
     @get(
         "/{game_id:uuid}/legal-moves",
@@ -210,7 +200,10 @@ class GameController(Controller):
         ],
     ) -> Response[GameView]:
         view = to_wire(await games_of(state).state_at(game_id, version, optional_bearer(request)), GameView)
-        return Response(view, headers={"ETag": etag(view.version)})
+        headers = {"ETag": view_etag(view)}
+        if view.status == "playing" or not isinstance(view.table.stock.cards, UnsetType):
+            headers["Cache-Control"] = IMMUTABLE  # its events never change, nor (now) what it shows
+        return Response(view, headers=headers)
 
 
 def _ndjson(events: list[EventView], media_type: str = NDJSON) -> Response[Any]:
@@ -220,9 +213,12 @@ def _ndjson(events: list[EventView], media_type: str = NDJSON) -> Response[Any]:
     return Response(lines, media_type=media_type)
 
 
-def _not_modified(tag: str) -> Response[Any]:
-    """A 304: no body at all (``Response[Any]``: the handler's type names the body of its 200)."""
-    return Response(None, status_code=304, headers={"ETag": tag})
+def view_etag(view: GameView) -> str:
+    """A game view's ETag: its version, ``"7"``; ``"7-hidden"`` while an ended game's face-down cards
+    stay hidden (a daily game until its date is over, a race game until the race is), since the
+    view changes when they are shown."""
+    hidden = view.status != "playing" and isinstance(view.table.stock.cards, UnsetType)
+    return f'"{view.version}-hidden"' if hidden else etag(view.version)
 
 
 def _wants_ndjson(request: Request[Any, Any, Any]) -> bool:
@@ -270,7 +266,9 @@ class _MoveDocument(Controller):
                 schema_extra=header(
                     IDEMPOTENCY_KEY,
                     "1-255 visible ASCII characters; a retry with the same key returns the first result, "
-                    "the same key with another move is a 400",
+                    "the same key with another move is a 400 invalid_request (the creating POSTs say "
+                    "idempotency_key_reused). Keys are kept "
+                    "IDEMPOTENCY_KEY_HOURS (at least 24 hours); after that a key is new again",
                 ),
             ),
         ] = None,

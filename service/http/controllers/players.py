@@ -1,13 +1,14 @@
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 from uuid import UUID
 
-from litestar import Controller, get, post
+from litestar import Controller, Request, get, post
 from litestar.datastructures import State
 from litestar.params import Body, PathParameter, QueryParameter, SkipValidation
 from litestar.response import Response
 
+from ..idempotency import IdempotencyKeyHeader, keyed_responses, replayable
 from ..openapi import response_headers
 from ..problems import documented
 from ..schemas import GameList, NewPlayerRequest, Player, PlayerCreated
@@ -23,15 +24,20 @@ class PlayerController(Controller):
         operation_id="createPlayer",
         summary="Register a player; the token is shown only in this response",
         status_code=201,
-        responses=documented(400, 413, 415, 429, 503),
-        response_headers=response_headers("Location"),
+        responses=keyed_responses(400, 413, 415, 429, 503),
+        response_headers=response_headers("Location", "Idempotent-Replayed"),
     )
     async def create(
-        self, state: State, data: Annotated[SkipValidation[NewPlayerRequest], Body()]
+        self, request: Request[Any, Any, Any], state: State, data: Annotated[SkipValidation[NewPlayerRequest], Body()],
+        idempotency: IdempotencyKeyHeader = None,
     ) -> Response[PlayerCreated]:
         asked = parse_body(data, NewPlayerRequest)
-        created = to_wire(await games_of(state).create_player(asked.name, asked.token_name), PlayerCreated)
-        return Response(created, status_code=201, headers={"Location": f"/players/{created.id}"})
+
+        async def create() -> Response[PlayerCreated]:
+            created = to_wire(await games_of(state).create_player(asked.name, asked.token_name), PlayerCreated)
+            return Response(created, status_code=201, headers={"Location": f"/players/{created.id}"})
+
+        return await replayable(request, state, idempotency, create, anonymous=True)
 
     @get("/{player_id:uuid}", operation_id="getPlayer", summary="A player's public profile",
          responses=documented(400, 404, 429, 503))

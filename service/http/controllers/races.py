@@ -8,7 +8,6 @@ from uuid import UUID
 import msgspec
 from litestar import Controller, Request, get, post
 from litestar.datastructures import State
-from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import Body, PathParameter, QueryParameter, SkipValidation
 from litestar.response import Response, Stream
 
@@ -17,21 +16,15 @@ from ...races.race_store import RaceRow
 from ...races.races import LobbyRace, race_view
 from ...streams.hub import MEDIA_TYPE
 from ...streams.race_streams import DESCRIPTION, race_messages
+from ..idempotency import IdempotencyKeyHeader, keyed_responses, replayable
 from ..openapi import response_headers
-from ..problems import PROBLEM_JSON, documented
-from ..schemas import NewRaceRequest, OpenRaces, Problem, RaceView
+from ..problems import documented
+from ..schemas import NewRaceRequest, OpenRaces, RaceView
 from .common import bearer_token, games_of, parse_new_race
 from .streams import event_stream, stream_address, stream_owner, streams_of
 
 _RACE_ID = PathParameter(description="the race's id (a UUID)")
 LOBBY_MAX = 100
-
-
-def _conflict(codes: str) -> dict[int, ResponseSpec]:
-    return {
-        409: ResponseSpec(data_container=Problem, description=f"Conflict (problem+json, code {codes})",
-                          media_type=PROBLEM_JSON, generate_examples=False)
-    }
 
 
 async def _no_body(request: Request[Any, Any, Any]) -> None:
@@ -77,47 +70,61 @@ class RaceController(Controller):
         operation_id="createRace",
         summary="Create a race on one deal (open; its creator is the first entrant)",
         status_code=201,
-        responses=documented(400, 401, 413, 415, 429, 503),
-        response_headers=response_headers("Location"),
+        responses=keyed_responses(400, 401, 413, 415, 429, 503),
+        response_headers=response_headers("Location", "Idempotent-Replayed"),
         security=[{"bearer": []}],
     )
     async def create(
-        self, request: Request[Any, Any, Any], state: State, data: Annotated[SkipValidation[NewRaceRequest], Body()]
+        self, request: Request[Any, Any, Any], state: State, data: Annotated[SkipValidation[NewRaceRequest], Body()],
+        idempotency: IdempotencyKeyHeader = None,
     ) -> Response[RaceView]:
-        race = await games_of(state).races.create(bearer_token(request), parse_new_race(data))
-        return _created(race)
+        asked = parse_new_race(data)
+
+        async def create() -> Response[RaceView]:
+            return _created(await games_of(state).races.create(bearer_token(request), asked))
+
+        return await replayable(request, state, idempotency, create)
 
     @post(
         "/{race_id:uuid}/entries",
         operation_id="joinRace",
         summary="Join an open race (409 once it has started or is full, or if you are in it already)",
         status_code=201,
-        responses={
-            **documented(400, 401, 404, 413, 415, 429, 503),
-            **_conflict("race_not_open, race_full or already_entered"),
-        },
-        response_headers=response_headers("Location"),
+        responses=keyed_responses(400, 401, 404, 413, 415, 429, 503,
+                                  conflicts="race_not_open, race_full, already_entered"),
+        response_headers=response_headers("Location", "Idempotent-Replayed"),
         security=[{"bearer": []}],
     )
     async def join(
-        self, request: Request[Any, Any, Any], state: State, race_id: Annotated[UUID, _RACE_ID]
+        self, request: Request[Any, Any, Any], state: State, race_id: Annotated[UUID, _RACE_ID],
+        idempotency: IdempotencyKeyHeader = None,
     ) -> Response[RaceView]:
         await _no_body(request)
-        return _created(await games_of(state).races.join(race_id, bearer_token(request)))
+
+        async def join() -> Response[RaceView]:
+            return _created(await games_of(state).races.join(race_id, bearer_token(request)))
+
+        return await replayable(request, state, idempotency, join)
 
     @post(
         "/{race_id:uuid}/start",
         operation_id="startRace",
         summary="Start the race (its creator only): every entrant is dealt a game of the same deck at once",
         status_code=200,
-        responses={**documented(400, 401, 403, 404, 413, 415, 429, 503), **_conflict("race_not_open")},
+        responses=keyed_responses(400, 401, 403, 404, 413, 415, 429, 503, conflicts="race_not_open"),
+        response_headers=response_headers("Idempotent-Replayed"),
         security=[{"bearer": []}],
     )
     async def start(
-        self, request: Request[Any, Any, Any], state: State, race_id: Annotated[UUID, _RACE_ID]
+        self, request: Request[Any, Any, Any], state: State, race_id: Annotated[UUID, _RACE_ID],
+        idempotency: IdempotencyKeyHeader = None,
     ) -> Response[RaceView]:
         await _no_body(request)
-        return Response(_view(await games_of(state).races.start(race_id, bearer_token(request))))
+
+        async def start() -> Response[RaceView]:
+            return Response(_view(await games_of(state).races.start(race_id, bearer_token(request))))
+
+        return await replayable(request, state, idempotency, start)
 
     @get(
         "/open",  # not "/": Litestar's automatic OPTIONS would then name only one of GET and POST in Allow

@@ -1,0 +1,245 @@
+"""``Idempotency-Key`` on the creating POSTs: a retry gets the first reply, and nothing is made twice.
+
+Every creating handler (``POST /players``, ``/games``, ``/races``, ``/races/{id}/entries``,
+``/races/{id}/start``, ``/players/me/tokens``) hands its work to ``replayable``:
+
+* **Scope.** A key belongs to the bearer token's player (two players may use the same key; two
+  tokens of one player share their keys), or, for ``POST /players``, which has no token, to the
+  client address. Its reply holds the new player's token, so a client should make such a key
+  unguessable (a random UUID): anyone at that address who sends the same key and body gets it.
+* **The request** is its method, path and body (JSON compared after decoding: the order of the
+  members and the white space do not matter), hashed. The same key with another request is a 400
+  ``idempotency_key_reused`` and changes nothing.
+* **Once.** The key is claimed (a pending row, committed) before anything is created. A second
+  request with the key while the first is served waits for it up to ``WAIT_SECONDS``, then gets
+  409 ``request_in_progress`` with ``Retry-After``. A success is stored (status, ``Location``,
+  ``ETag``, ``Content-Type`` and the body's bytes) and replayed byte for byte with
+  ``Idempotent-Replayed: true``. A failure (any 4xx or 5xx) gives the key back: a retry runs as
+  new. A request cut off between its creation and storing its reply (the process died) leaves the
+  key pending: after ``ABANDONED_AFTER`` it answers 409 ``request_outcome_unknown`` (look, then
+  use a new key) until it expires, rather than risk a second creation.
+* **No secret at rest.** A reply may hold a token (``POST /players``, ``POST /players/me/tokens``),
+  and the database never holds a token (docs/security.md). So the row is found by a hash of the
+  key, not the key, and the reply's body is stored sealed: XORed with a SHAKE-256 keystream of
+  the key and a random nonce (``seal``). A copy of the database gives the reply only to whoever
+  also has the key, which only the client ever had.
+* **Expiry.** Keys, of creates and of moves, are kept ``IDEMPOTENCY_KEY_HOURS`` (24 by default);
+  ``expire_keys`` removes older ones every ``PURGE_EVERY_SECONDS`` in each server process. A key
+  sent again after it expired counts as new.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import logging
+import secrets
+import time
+from collections.abc import Awaitable, Callable
+from datetime import datetime, timedelta
+from typing import Annotated, Any
+
+import msgspec
+from litestar import Request, Response
+from litestar.datastructures import State
+from litestar.openapi.datastructures import ResponseSpec
+from litestar.params import HeaderParameter
+from litestar.serialization import encode_json
+
+from ..errors import IdempotencyKeyReused, RequestInProgress, RequestOutcomeUnknown
+from ..store.request_keys import RequestKeys, StoredKey
+from .controllers.common import bearer_token, games_of, idempotency_key
+from .openapi import IDEMPOTENCY_KEY, header
+from .problems import PROBLEM_JSON, documented
+from .schemas import Problem
+
+log = logging.getLogger("canfield")
+
+WAIT_SECONDS = 2.0
+"""How long a request waits for the first request with its key to finish, before a 409."""
+ABANDONED_AFTER = timedelta(minutes=2)
+"""A key pending longer than this was cut off (no request runs that long: statement and pool
+timeouts are seconds)."""
+PURGE_EVERY_SECONDS = 300.0
+_REPLAYED = ("location", "etag")
+
+IdempotencyKeyHeader = Annotated[
+    str | None,
+    HeaderParameter(
+        name="Idempotency-Key",
+        description="a retry with the same key returns the first reply and creates nothing",
+        schema_extra=header(
+            IDEMPOTENCY_KEY,
+            "1-255 visible ASCII characters, unique per request (a random UUID). A retry with the same key and "
+            "the same request (method, path, body) returns the first success again, byte for byte, with "
+            "Idempotent-Replayed: true, and creates nothing; the same key with another request is a 400 "
+            "idempotency_key_reused; while the first request runs, a 409 request_in_progress. A failure is not "
+            "kept (a retry runs as new). Keys belong to the bearer token's player (POST /players: to the client "
+            "address) and are kept IDEMPOTENCY_KEY_HOURS (at least 24 hours); after that a key is new again.",
+        ),
+    ),
+]
+"""The ``Idempotency-Key`` parameter of a creating handler (documented in OpenAPI)."""
+
+
+def keyed_responses(*statuses: int, conflicts: str | None = None) -> dict[int, ResponseSpec]:
+    """``documented(*statuses)`` for a creating POST: its 400 also names ``idempotency_key_reused``,
+    its 409 the key's codes after ``conflicts``, the operation's own. (A move's reused key stays a
+    400 ``invalid_request``, as clients of the move already read it.)"""
+    responses = documented(*statuses)
+    responses[400] = _problem("Invalid request (problem+json, code invalid_request or idempotency_key_reused)")
+    codes = ", ".join(code for code in (conflicts, "request_in_progress or request_outcome_unknown") if code)
+    responses[409] = _problem(f"Conflict (problem+json, code {codes})")
+    return dict(sorted(responses.items()))
+
+
+def _problem(description: str) -> ResponseSpec:
+    return ResponseSpec(data_container=Problem, description=description, media_type=PROBLEM_JSON,
+                        generate_examples=False)
+
+
+def request_keys(state: State) -> RequestKeys:
+    keys: RequestKeys = state.request_keys
+    return keys
+
+
+async def replayable(
+    request: Request[Any, Any, Any],
+    state: State,
+    key_header: str | None,
+    create: Callable[[], Awaitable[Response[Any]]],
+    anonymous: bool = False,
+) -> Response[Any]:
+    """``create()``'s reply, made at most once per Idempotency-Key (see the module's docstring).
+    ``anonymous``: the request has no token (``POST /players``); its keys belong to its address."""
+    key = idempotency_key(key_header)
+    if key is None:
+        return await create()
+    scope = await _scope(request, state, anonymous)
+    if scope is None:
+        return await create()  # no token: create() refuses it
+    request_hash = _request_hash(request.method, request.scope["path"], await request.body())
+    secret, key = key, hashlib.sha256(b"canfield key\0" + key.encode()).hexdigest()  # the row's name
+    keys, clock = request_keys(state), games_of(state).clock
+    hours = state.idempotency_key_hours
+    waited_until = time.monotonic() + WAIT_SECONDS
+    while True:
+        now = clock()
+        found = await keys.claim(scope, key, request_hash, now, now - timedelta(hours=hours))
+        if found is None:
+            break
+        if found.request_hash != request_hash:
+            raise IdempotencyKeyReused(
+                "this Idempotency-Key was already used for a different request (another path or body); "
+                "use a new key for a new request"
+            )
+        if found.status is not None:
+            return _replay(found, secret)
+        if now - found.created_at > ABANDONED_AFTER:
+            raise RequestOutcomeUnknown(
+                "the first request with this Idempotency-Key was cut off and may have created something: "
+                "look for it, and use a new key to try again"
+            )
+        if time.monotonic() > waited_until:
+            raise RequestInProgress("the first request with this Idempotency-Key is still running; try again shortly")
+        await asyncio.sleep(0.05)
+    return await _create_once(keys, scope, key, secret, now, create)
+
+
+async def _create_once(
+    keys: RequestKeys, scope: str, key: str, secret: str, claimed_at: datetime,
+    create: Callable[[], Awaitable[Response[Any]]],
+) -> Response[Any]:
+    try:
+        reply = _encoded(await create())
+    except Exception:
+        await _release(keys, scope, key, claimed_at)
+        raise
+    status = reply.status_code or 200
+    if status >= 400:
+        await _release(keys, scope, key, claimed_at)
+        return reply
+    headers = {name: str(value) for name, value in reply.headers.items() if name.lower() in _REPLAYED}
+    headers["content-type"] = str(reply.media_type)
+    assert isinstance(reply.content, bytes)
+    try:
+        await keys.complete(scope, key, claimed_at, status, headers, seal(secret, reply.content))
+    except Exception as error:  # created: the client gets its reply; a retry will hear the outcome is unknown
+        log.warning("an Idempotency-Key's reply could not be stored: %r", error)
+    return reply
+
+
+async def _release(keys: RequestKeys, scope: str, key: str, claimed_at: datetime) -> None:
+    try:
+        await keys.release(scope, key, claimed_at)
+    except Exception as error:  # the key stays pending; a retry is told the outcome is unknown
+        log.warning("an Idempotency-Key could not be given back after its request failed: %r", error)
+
+
+def _encoded(reply: Response[Any]) -> Response[Any]:
+    """The reply with its body as the bytes that are sent (and stored, and replayed)."""
+    if isinstance(reply.content, bytes) and reply.media_type:
+        return reply
+    body = reply.content if isinstance(reply.content, bytes) else encode_json(reply.content)
+    return Response(body, status_code=reply.status_code, headers=dict(reply.headers),
+                    media_type=reply.media_type or "application/json")
+
+
+def seal(secret: str, body: bytes) -> bytes:
+    """``body`` as stored: a random nonce, then the body XORed with SHAKE-256(secret, nonce)."""
+    nonce = secrets.token_bytes(16)
+    return nonce + _xor(body, _keystream(secret, nonce, len(body)))
+
+
+def unseal(secret: str, sealed: bytes) -> bytes:
+    nonce, body = sealed[:16], sealed[16:]
+    return _xor(body, _keystream(secret, nonce, len(body)))
+
+
+def _keystream(secret: str, nonce: bytes, length: int) -> bytes:
+    return hashlib.shake_256(b"canfield reply\0" + nonce + secret.encode()).digest(length)
+
+
+def _xor(data: bytes, stream: bytes) -> bytes:
+    return (int.from_bytes(data, "big") ^ int.from_bytes(stream, "big")).to_bytes(len(data), "big")
+
+
+def _replay(found: StoredKey, secret: str) -> Response[Any]:
+    headers = {name: value for name, value in found.headers.items() if name != "content-type"}
+    headers["Idempotent-Replayed"] = "true"
+    return Response(unseal(secret, found.body), status_code=found.status, headers=headers,
+                    media_type=found.headers.get("content-type", "application/json"))
+
+
+async def _scope(request: Request[Any, Any, Any], state: State, anonymous: bool) -> str | None:
+    if anonymous:
+        return f"address:{request.client.host if request.client else '?'}"
+    token = bearer_token(request)
+    if token is None:
+        return None
+    return f"player:{await games_of(state).authenticate(token)}"
+
+
+def _request_hash(method: str, path: str, body: bytes) -> bytes:
+    """The request as a key compares it: JSON bodies by their content, not their spelling."""
+    canonical = body.strip()
+    if canonical:
+        with contextlib.suppress(msgspec.MsgspecError, RecursionError):
+            canonical = msgspec.json.encode(msgspec.json.decode(canonical), order="sorted")
+    return hashlib.sha256(b"\0".join((method.encode(), path.encode(), canonical))).digest()
+
+
+async def expire_keys(keys: RequestKeys, clock: Callable[[], datetime], hours: int) -> int:
+    """Remove the keys (of creates and of moves) older than ``hours``; how many went."""
+    return await keys.purge(clock() - timedelta(hours=hours))
+
+
+async def expire_keys_forever(keys: RequestKeys, clock: Callable[[], datetime], hours: int) -> None:
+    """``expire_keys`` every ``PURGE_EVERY_SECONDS`` until cancelled (the app's lifespan)."""
+    while True:
+        try:
+            await expire_keys(keys, clock, hours)
+        except Exception as error:  # the database may be down for a while: the next round tries again
+            log.warning("expiring idempotency keys failed: %r", error)
+        await asyncio.sleep(PURGE_EVERY_SECONDS)
