@@ -39,7 +39,16 @@ from domain.codec import event_from_data, restore, state_to_snapshot
 from domain.rulesets import DEFAULT_RULESET_ID
 
 from ..deals.choice import deal_pool_of, parse_day, pool_number, random_pool_number
-from ..deals.daily import Proof, daily_source, private_until, public_source, reveals_hidden_cards
+from ..deals.daily import (
+    PROOF_MAX_SECONDS,
+    PROOF_MAX_STATES,
+    Proof,
+    daily_source,
+    private_until,
+    prove,
+    public_source,
+    reveals_hidden_cards,
+)
 from ..deals.daily_deals import DailyDeals
 from ..deals.deal_pools import load_deal_pool
 from ..deals.deal_secret import DealSecret
@@ -84,6 +93,7 @@ class Games:
         self.tokens = TokenCache(settings.game_cache_size, clock)
         self.accounts = Accounts(self.players, self.tokens, clock)
         self.solver = SolverWorkers(max_waiting=settings.solver_queue_max)
+        self.race_solver = SolverWorkers()  # proofs of races' secret deals, started when first needed
         self.solver_limits = SolverLimits(settings)
         self.batcher = AppendBatcher(store, settings.move_batch_max)
         self.repository = GameRepository(store, self.batcher, self.tokens, settings.game_cache_size,
@@ -208,8 +218,10 @@ class Games:
         return shuffled_deck(seed), {"source": "seed", "seed": seed}
 
     async def _prove_deal(self, ruleset: Ruleset, seed: int) -> Proof:
-        """Solve a candidate deal in the deal solver's worker (the daily deals'; a test may replace it)."""
-        return await self.daily.prover(ruleset, seed)
+        """Solve a candidate race deal in a worker of its own (a test may replace it): races being
+        created never hold up the daily deal's proof, nor it theirs."""
+        return await self.race_solver.run(prove, ruleset.id, ruleset.version, seed, PROOF_MAX_STATES,
+                                          PROOF_MAX_SECONDS)
 
     async def stored_game(self, game_id: uuid.UUID) -> GameRow:
         """The game's stored row (its snapshot and the events after it, version and times), or ``NotFound``."""

@@ -155,6 +155,7 @@ def _lifespan(
             await streams.stop()
             await games.batcher.close()
             games.solver.close()
+            games.race_solver.close()
             await pool.close()
 
     return lifespan
