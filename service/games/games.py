@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 import secrets
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
@@ -46,7 +46,7 @@ from ..deals.daily_deals import DailyDeals
 from ..deals.deal_pools import load_deal_pool
 from ..deals.solver_workers import SolverWorkers
 from ..errors import BadRequest, Conflict, Forbidden, NotFound, Unauthorized
-from ..http.schemas import EventPage, GameList, GameView, Hints, LegalMoves, Player, PlayerCreated
+from ..http.schemas import EventPage, EventView, GameList, GameView, Hints, LegalMoves, Player, PlayerCreated
 from ..http.schemas import NewGameRequest as NewGame
 from ..players.accounts import Accounts
 from ..players.tokens import Scope, TokenCache
@@ -69,6 +69,11 @@ from .moves import Game, GameRepository, Moves
 from .views import cursor_of, parse_cursor, public_event, view_of, withheld
 
 JSON = dict[str, Any]
+EXPORT_PAGE = 500
+"""Events read per query while an export streams (keyset on the version)."""
+EXPORT_GAMES_PAGE = 100
+"""Games keyed per query while a player's games export streams (keyset on start time and id)."""
+
 log = logging.getLogger("canfield")
 
 
@@ -100,8 +105,9 @@ class Games:
         return PlayerCreated(id=player.id, name=player.name, token=token.secret, created_at=player.created_at)
 
     async def player(self, player_id: uuid.UUID) -> Player:
+        """A player's profile; a deleted account has none (404), though its games remain."""
         found = await self.players.get_player(player_id)
-        if found is None:
+        if found is None or found.deleted:
             raise NotFound(f"no player {player_id}")
         return Player(id=found.id, name=found.name, created_at=found.created_at)
 
@@ -287,6 +293,65 @@ class Games:
         last = rows[-1].version if rows else after
         events = [public_event(r.version, r.type, r.data, r.recorded_at, reveal) for r in rows]
         return msgspec.convert({"events": events, "nextAfter": last if last < game.version else None}, EventPage)
+
+    async def event_export(
+        self, game_id: uuid.UUID, after: int, token: str | None = None
+    ) -> AsyncIterator[list[EventView]]:
+        """Every event after ``after`` up to the game's version now, read in pages by version (keyset)
+        so a long log is never held whole. The reader is checked here, before the first page."""
+        game = await self.stored_game(game_id)
+        withhold = await self.readable(game, token)
+        reveal = game.finished_at is not None and not withhold
+        return self._event_pages(game_id, after, game.version, reveal)
+
+    async def _event_pages(
+        self, game_id: uuid.UUID, after: int, upto: int, reveal: bool
+    ) -> AsyncIterator[list[EventView]]:
+        while after < upto:
+            rows = await self.store.read_events(game_id, after, min(EXPORT_PAGE, upto - after))
+            if not rows:
+                return
+            after = rows[-1].version
+            yield [msgspec.convert(public_event(r.version, r.type, r.data, r.recorded_at, reveal), EventView)
+                   for r in rows]
+
+    async def games_export(
+        self, player_id: uuid.UUID, since: datetime | None, until: datetime | None,
+        after: tuple[datetime, uuid.UUID] | None, most: int | None,
+    ) -> AsyncIterator[dict[str, Any]]:
+        """A player's public games, oldest first, each with its whole event log, as public reads
+        show them (a daily game before its date is over and a race game while its race runs are
+        left out); after ``most`` games, a last ``next`` line names where the rest begins."""
+        if await self.players.get_player(player_id) is None:
+            raise NotFound(f"no player {player_id}")
+        return self._public_games(player_id, since, until, after, most)
+
+    async def _public_games(
+        self, player_id: uuid.UUID, since: datetime | None, until: datetime | None,
+        after: tuple[datetime, uuid.UUID] | None, most: int | None,
+    ) -> AsyncIterator[dict[str, Any]]:
+        sent = 0
+        while True:
+            keys = await self.store.player_game_keys(player_id, since, until, after, EXPORT_GAMES_PAGE)
+            for key in keys:
+                game, state = await self._game(key[1])
+                try:
+                    withhold = await self.readable(game, None)
+                except (Unauthorized, Forbidden):
+                    continue  # not public yet
+                if most is not None and sent == most:
+                    yield {"type": "next", "after": cursor_of(*after) if after else None}
+                    return
+                view = view_of(game.id, game.player_id, game.deal, game.started_at, game.finished_at, state, withhold)
+                reveal = game.finished_at is not None and not withhold
+                rows = await self.store.read_events(game.id, 0, game.version)
+                events = [public_event(r.version, r.type, r.data, r.recorded_at, reveal) for r in rows]
+                yield {"type": "game", "game": msgspec.convert(view, GameView),
+                       "events": msgspec.convert(events, list[EventView])}
+                sent += 1
+                after = key
+            if len(keys) < EXPORT_GAMES_PAGE:
+                return
 
     async def state_at(self, game_id: uuid.UUID, version: int, token: str | None = None) -> GameView:
         game = await self.stored_game(game_id)

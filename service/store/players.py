@@ -16,6 +16,9 @@ from psycopg_pool import AsyncConnectionPool
 
 TOKENS_CHANNEL = "canfield_tokens"
 
+DELETED_NAME = "deleted player"
+"""The name a deleted account keeps, so leaderboards and race views still have a row to show."""
+
 _LIVE = "t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > %(now)s)"
 """A token answers while it is neither revoked nor expired (at ``now``, the service's clock)."""
 
@@ -41,6 +44,11 @@ class PlayerRow:
     id: uuid.UUID
     name: str
     created_at: datetime
+
+    @property
+    def deleted(self) -> bool:
+        """Whether the account was deleted: only deletion gives this name (registration refuses it)."""
+        return self.name == DELETED_NAME
 
 
 _TOKEN_COLUMNS = "t.id, t.player_id, t.name, t.scopes, t.created_at, t.expires_at"
@@ -123,3 +131,13 @@ class PlayerStore:
             if revoked:
                 await conn.execute("SELECT pg_notify(%s, %s)", (TOKENS_CHANNEL, str(player_id)))
         return revoked
+
+    async def erase(self, player_id: uuid.UUID, now: datetime) -> None:
+        """Erase the person: revoke every token (the notice reaches every process's cache), then
+        delete the token rows, hashes and all, and replace the name. The players row stays, under
+        its random id, because games, stats, leaderboards and races refer to it."""
+        await self.revoke(player_id, None, now)
+        async with self.pool.connection() as conn, conn.transaction():
+            await conn.execute("DELETE FROM tokens WHERE player_id = %s", (player_id,))
+            await conn.execute("UPDATE players SET name = %s WHERE id = %s", (DELETED_NAME, player_id))
+            await conn.execute("SELECT pg_notify(%s, %s)", (TOKENS_CHANNEL, str(player_id)))

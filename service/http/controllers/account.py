@@ -35,6 +35,13 @@ class AccountController(Controller):
         player = found.player
         return Me(id=player.id, name=player.name, created_at=player.created_at, token=token_view(found.token))
 
+    @delete("/", operation_id="deleteMe",
+             summary="Erase the player: name and every token; their games stay as anonymous history "
+             "(docs/security.md, 'Deleting an account')",
+             responses=documented(400, 401, 403, 429, 503), security=_ME)
+    async def delete_me(self, request: Request[Any, Any, Any], state: State) -> None:
+        await games_of(state).accounts.delete(bearer_token(request))
+
     @get("/tokens", operation_id="listTokens", summary="The player's live tokens (never their secrets)",
          responses=documented(400, 401, 403, 429, 503), security=_ME)
     async def tokens(self, request: Request[Any, Any, Any], state: State) -> TokenList:
