@@ -330,13 +330,23 @@ class Games:
         self, player_id: uuid.UUID, since: datetime | None, until: datetime | None,
         after: tuple[datetime, uuid.UUID] | None, most: int | None,
     ) -> AsyncIterator[dict[str, Any]]:
+        async for line in self._game_lines(player_id, since, until, after, most, owner=False):
+            yield line
+
+    async def _game_lines(
+        self, player_id: uuid.UUID, since: datetime | None, until: datetime | None,
+        after: tuple[datetime, uuid.UUID] | None, most: int | None, *, owner: bool,
+    ) -> AsyncIterator[dict[str, Any]]:
+        """The player's games, keyset-paged, each with its log as its reader may see it: the public
+        (games not yet public left out) or the ``owner`` (every game; a deck withheld as the owner's
+        own reads withhold it)."""
         sent = 0
         while True:
             keys = await self.store.player_game_keys(player_id, since, until, after, EXPORT_GAMES_PAGE)
             for key in keys:
                 game, state = await self._game(key[1])
                 try:
-                    withhold = await self.readable(game, None)
+                    withhold = await (self._owner_withholds(game) if owner else self.readable(game, None))
                 except (Unauthorized, Forbidden):
                     continue  # not public yet
                 if most is not None and sent == most:
@@ -352,6 +362,32 @@ class Games:
                 after = key
             if len(keys) < EXPORT_GAMES_PAGE:
                 return
+
+    async def _owner_withholds(self, game: GameRow) -> bool:
+        """Whether the player's own read of their game withholds its face-down cards: a daily deck
+        until its date is over, a race deck until the race has finished."""
+        try:
+            race_withholds = await self.races.guard(game, None)
+        except Forbidden:  # the race still runs
+            return True
+        return race_withholds or not reveals_hidden_cards(game.deal, True, self.clock())
+
+    async def account_export(self, token: str | None) -> AsyncIterator[dict[str, Any]]:
+        """Everything stored about the player behind the token (scope ``account``), line by line."""
+        credentials = await self.accounts.authenticate(token, Scope.ACCOUNT)
+        return self._account_lines(credentials.player_id)
+
+    async def _account_lines(self, player_id: uuid.UUID) -> AsyncIterator[dict[str, Any]]:
+        player = await self.players.get_player(player_id)
+        if player is None:
+            return
+        yield {"type": "player", "id": player.id, "name": player.name, "createdAt": player.created_at}
+        for token in await self.players.every_token(player_id):
+            yield {"type": "token", **token}
+        async for line in self._game_lines(player_id, None, None, None, None, owner=True):
+            yield line
+        for kind, row in await self.players.personal_rows(player_id):
+            yield {"type": kind, **row}
 
     async def state_at(self, game_id: uuid.UUID, version: int, token: str | None = None) -> GameView:
         game = await self.stored_game(game_id)

@@ -519,10 +519,16 @@ _GAME_LINES = Schema(
 # Media types an operation also answers with (by Accept), after its own: a generator that reads one
 # media type per status takes the first it knows (openapi-python-client knows JSON and text/*, not
 # ndjson, so it reads exportEvents as text).
+_ACCOUNT_LINES = Schema(
+    type=OpenAPIType.STRING,
+    description='one JSON object per line, each with a "type": "player" first, then each "token", each "game" '
+    '({"game": <GameView>, "events": [<EventView>, ...]}), each "stats", "race-entry" and "daily-entry" row',
+)
 ALSO: dict[str, dict[str, Schema]] = {
     "listEvents": {NDJSON: _LINES},
     "exportEvents": {"text/plain": _LINES},
     "exportPlayerGames": {"text/plain": _GAME_LINES},
+    "exportMe": {"text/plain": _ACCOUNT_LINES},
 }
 # The schema of each non-JSON body (Litestar gives them none).
 BODIES = {NDJSON: _LINES, EVENT_STREAM: _event_stream("StreamMessage")}
@@ -530,6 +536,7 @@ BODIES = {NDJSON: _LINES, EVENT_STREAM: _event_stream("StreamMessage")}
 OWN_BODIES = {
     "streamRace": {EVENT_STREAM: _event_stream("RaceStreamMessage")},
     "exportPlayerGames": {NDJSON: _GAME_LINES},
+    "exportMe": {NDJSON: _ACCOUNT_LINES},
 }
 
 

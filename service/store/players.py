@@ -141,3 +141,33 @@ class PlayerStore:
             await conn.execute("DELETE FROM tokens WHERE player_id = %s", (player_id,))
             await conn.execute("UPDATE players SET name = %s WHERE id = %s", (DELETED_NAME, player_id))
             await conn.execute("SELECT pg_notify(%s, %s)", (TOKENS_CHANNEL, str(player_id)))
+
+    async def every_token(self, player_id: uuid.UUID) -> list[dict[str, object]]:
+        """Every token row of the player, revoked and expired ones too, without its hash."""
+        async with self.pool.connection() as conn:
+            cursor = await conn.execute(
+                "SELECT json_build_object('id', id, 'name', name, 'scopes', scopes, 'createdAt', created_at,"
+                " 'expiresAt', expires_at, 'revokedAt', revoked_at) FROM tokens WHERE player_id = %s"
+                " ORDER BY created_at, id",
+                (player_id,),
+            )
+            return [row[0] for row in await cursor.fetchall()]
+
+    async def personal_rows(self, player_id: uuid.UUID) -> list[tuple[str, dict[str, object]]]:
+        """The rows of the player's stats, race entries and daily leaderboard entries, as stored
+        (each with its kind: ``stats``, ``race-entry``, ``daily-entry``)."""
+        found: list[tuple[str, dict[str, object]]] = []
+        async with self.pool.connection() as conn:
+            for kind, table, order in _PERSONAL_TABLES:
+                cursor = await conn.execute(
+                    f"SELECT row_to_json(t) FROM {table} t WHERE t.player_id = %s ORDER BY {order}", (player_id,)
+                )
+                found += [(kind, row[0]) for row in await cursor.fetchall()]
+        return found
+
+
+_PERSONAL_TABLES = (
+    ("stats", "player_stats", "t.ruleset_id"),
+    ("race-entry", "race_entrants", "t.joined_at, t.race_id"),
+    ("daily-entry", "daily_leaderboard", "t.day"),
+)

@@ -179,3 +179,58 @@ def test_bad_games_export_input_is_a_problem(client: httpx.Client, ann: Player) 
                   "after=!!", "after=abc", "since=2026-12-01T00:00:00Z&until=2026-11-30T00:00:00Z"):
         assert_problem(client.get(f"{base}?{query}"), 400, "invalid_request")
     assert_problem(client.get("/players/00000000-0000-0000-0000-000000000000/games/export"), 404, "not_found")
+
+
+def test_the_account_export_holds_everything_stored_and_no_secret(
+    clocked: httpx.Client, clock: Clock, clean_database: str
+) -> None:
+    ann, bob = Player(clocked, "Ann"), Player(clocked, "Bob")
+    phone = clocked.post("/players/me/tokens", json={"name": "phone", "scopes": ["play"]}, headers=ann.auth).json()
+    assert clocked.delete(f"/players/me/tokens/{phone['id']}", headers=ann.auth).status_code == 204
+    long = _long_game(ann, 55)
+    daily = ann.new_game(deal={"daily": "today"})
+    assert ann.move(daily["id"], {"type": "resign"}).status_code == 200
+    race_id = create_race(ann, deal={"seed": 9}, maxEntrants=2)["id"]
+    assert join(bob, race_id).status_code == 201
+    assert start(ann, race_id).status_code == 200
+    bob.new_game(deal={"seed": 1})
+
+    response = clocked.get("/players/me/export", headers=ann.auth)
+    assert response.headers["content-type"].startswith("application/x-ndjson")
+    lines = _lines(response)
+    assert lines[0] == {"type": "player", "id": ann.id, "name": "Ann", "createdAt": lines[0]["createdAt"]}
+    assert [(line["name"], line["revokedAt"] is None) for line in lines if line["type"] == "token"] == [
+        ("first token", True), ("phone", False)
+    ]
+    for secret in (ann.token, phone["token"], bob.token):
+        assert secret not in response.text
+    with psycopg.connect(clean_database) as conn:
+        hashes = [row[0].hex() for row in conn.execute("SELECT token_hash FROM tokens")]
+    assert not any(digest in response.text for digest in hashes)
+    games = {line["game"]["id"]: line for line in lines if line["type"] == "game"}
+    race_game = race(clocked, race_id)
+    ann_race_game = next(entrant["game"] for entrant in race_game["entrants"] if entrant["player"] == ann.id)
+    assert set(games) == {long["id"], daily["id"], ann_race_game}  # hers only, private ones included
+    assert [event["version"] for event in games[long["id"]]["events"]] == list(range(1, long["version"] + 1))
+    assert "deck" not in games[daily["id"]]["events"][0]["data"]  # today's daily: deck withheld
+    assert "deck" not in games[ann_race_game]["events"][0]["data"]  # the race runs
+    kinds = [line["type"] for line in lines]
+    assert {"stats", "race-entry", "daily-entry"} <= set(kinds)
+    assert kinds.index("daily-entry") > kinds.index("game")
+
+    clock.advance(days=1)
+    later = {line["game"]["id"]: line for line in _lines(clocked.get("/players/me/export", headers=ann.auth))
+             if line["type"] == "game"}
+    assert len(later[daily["id"]]["events"][0]["data"]["deck"]) == 52  # the date is over
+
+
+def test_the_account_operations_need_an_account_token(client: httpx.Client, ann: Player) -> None:
+    reader = client.post("/players/me/tokens", json={"name": "bot", "scopes": ["play", "read-private"]},
+                         headers=ann.auth).json()
+    for method, path in (("GET", "/players/me/export"), ("DELETE", "/players/me")):
+        assert_problem(client.request(method, path), 401, "unauthorized")
+        assert_problem(client.request(method, path, headers={"Authorization": "Bearer nope"}), 401, "unauthorized")
+        assert_problem(client.request(method, path, headers={"Authorization": f"Bearer {reader['token']}"}), 403,
+                       "forbidden")
+    assert client.get(f"/players/{ann.id}").json()["name"] == "Ann"
+    assert client.get("/players/me", headers=ann.auth).status_code == 200

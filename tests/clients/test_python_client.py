@@ -553,6 +553,8 @@ def test_a_generated_client_exports_a_players_games_and_deletes_the_account(api:
     assert api.models.GameView.from_dict(lines[0]["game"]).id == games[0].id
     rest = api.call("players", "export_player_games", player.id, client=api.anonymous(), after=lines[1]["after"])
     assert [json.loads(line)["game"]["id"] for line in rest.parsed.splitlines()] == [str(games[1].id)]
+    mine = api.call("players", "export_me", client=player.http)
+    assert [json.loads(line)["type"] for line in mine.parsed.splitlines()][:2] == ["player", "token"]
     api.call("players", "delete_me", client=player.http, http_status=204)
     problem = api.call("players", "get_me", client=player.http, http_status=401, expect=api.models.Problem)
     assert problem.parsed.code == "unauthorized"
