@@ -1,1 +1,1 @@
-"""Benchmarks (``make bench``): figures for the README, never asserted by tests."""
+"""Benchmarks (``make bench``): figures for the docs (docs/performance.md), never asserted by tests."""

@@ -1,4 +1,12 @@
-"""Run every benchmark: ``python -m bench [name ...]``."""
+"""Run every benchmark: ``python -m bench [name ...]``.
+
+``BENCH_QUICK=1`` shrinks every scenario's defaults to a run of seconds: api 1 s rounds after
+0.5 s of warm-up, one round, 1 and 16 clients, old games of 100 and 1,000 events, 50 latency
+moves; soak 5 s; cpu one round of 20 moves; movepath one round of 30 moves; store 4 games of 30
+moves among 100 others, one round; profile 3 s; solver seeds 2-3 with a 1 s budget (a part run:
+the stored summaries of seeds 1..N are left alone). A variable given explicitly still wins. It
+checks that a scenario runs and what it reports; its figures are not ones to quote.
+"""
 
 from __future__ import annotations
 

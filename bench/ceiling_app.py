@@ -16,8 +16,7 @@ from typing import Any
 
 from litestar import Litestar, get, post
 
-from service.settings import Settings
-from service.store.connections import libpq_url, open_pool
+from bench.harness.service_api import Settings, libpq_url, open_pool
 
 _INSERT = "INSERT INTO bench_ceiling (game_id, body) VALUES (%s, %s) RETURNING id"
 

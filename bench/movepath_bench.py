@@ -1,13 +1,13 @@
 """A move's own Python work, without the HTTP server and the database: ``python -m bench movepath``.
 
 On request (not part of ``make bench``'s default list). It drives the real lean route
-(``service.http.move_route.MoveRoute``) and the real move use case (``Games`` / ``Moves.play``) on
+(``service.http.move_route.make_move``) and the real move use case (``Games`` / ``Moves.play``) on
 the in-memory store of the unit tests (``tests/unit/fake_store.py``), whose ``append_many`` also
 builds and encodes the batch as ``EventStore.append_many`` does: ``MOVEPATH_CLIENTS`` games
 (default 16) played at once, draw/recycle, ``MOVEPATH_MOVES`` moves each per round (default 300),
 ``MOVEPATH_ROUNDS`` rounds (default 5). It prints the process's CPU time per move of every round.
 
-What the README's instruction counts per move come from: run it under callgrind twice with two
+Where docs/performance.md's instruction counts per move come from: run it under callgrind twice with two
 move counts and divide the difference by the moves between them, which no load on the machine
 changes::
 
@@ -28,10 +28,12 @@ from typing import Any
 
 import msgspec
 
+from .harness.env import quick
+
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 CLIENTS = int(os.environ.get("MOVEPATH_CLIENTS", "16"))
-MOVES = int(os.environ.get("MOVEPATH_MOVES", "300"))
-ROUNDS = int(os.environ.get("MOVEPATH_ROUNDS", "5"))
+MOVES = int(os.environ.get("MOVEPATH_MOVES", quick("300", "30")))
+ROUNDS = int(os.environ.get("MOVEPATH_ROUNDS", quick("5", "1")))
 STOCK_DRAWS = 12  # an open-runs stock of 34 cards: 12 draws of three, then a recycle
 
 
@@ -40,19 +42,17 @@ def main() -> None:
     asyncio.run(_run())
 
 
-async def _run() -> None:
-    from service.games.games import Games
-    from service.http.move_route import MoveRoute
-    from service.settings import Settings
-    from service.store import event_store
-    from tests.unit.fake_store import FakeStore
+def _route_and_games() -> tuple[Any, list[tuple[uuid.UUID, str]]]:
+    """The lean move route over the real use case on the in-memory store, and its games."""
+    from .harness.service_api import Games, Settings, event_store, fake_store, make_move
 
-    class Store(FakeStore):
+    class Store(fake_store()):  # type: ignore[misc]
         pool = None
 
         async def append_many(self, moves: list[Any]) -> set[uuid.UUID]:
             msgspec.json.encode(event_store.batch_rows(moves))
-            return await super().append_many(moves)
+            written: set[uuid.UUID] = await super().append_many(moves)
+            return written
 
     class App:
         state: Any
@@ -60,16 +60,23 @@ async def _run() -> None:
     store = Store()
     app = App()
     app.state = App()
-    app.state.games = Games(store, Settings.from_env())  # type: ignore[arg-type]
+    app.state.games = Games(store, Settings.from_env())
+    app.state.max_body_bytes = 65536
 
-    async def litestar(scope: Any, receive: Any, send: Any) -> None:
-        raise AssertionError("a move fell through to Litestar")
-
-    route = MoveRoute(litestar, app, 65536)  # type: ignore[arg-type]
+    async def route(scope: Any, receive: Any, send: Any) -> None:
+        """What Litestar's router hands the move route: the app and the parsed game id."""
+        scope["app"] = app
+        scope["path_params"] = {"game_id": uuid.UUID(scope["path"].split("/")[2])}
+        await make_move.fn(scope, receive, send)
     games = []
     for index in range(CLIENTS):
         token = f"movepath-{index:02d}-" + "t" * 32
         games.append((store.add_game(store.add_player(token), seed=index + 1, ruleset="open-runs"), token))
+    return route, games
+
+
+async def _run() -> None:
+    route, games = _route_and_games()
     sent: list[Any] = []
     played: dict[uuid.UUID, int] = {}
 

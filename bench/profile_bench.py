@@ -21,19 +21,14 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
-from .api_bench import (
-    PROJECT_ROOT,
-    bench_database,
-    new_service_game,
-    run_load,
-    start_server,
-    stop_server,
-    wait_healthy,
-)
+from .harness.database import bench_database
+from .harness.env import PROJECT_ROOT, RESULTS_DIR, quick
+from .harness.load import new_service_game, run_load
+from .harness.processes import start_server, stop_server, wait_healthy
 
-RESULTS = PROJECT_ROOT / "bench" / "results"
+RESULTS = RESULTS_DIR
 CLIENTS = int(os.environ.get("PROFILE_CLIENTS", "16"))
-SECONDS = float(os.environ.get("PROFILE_SECONDS", "15"))
+SECONDS = float(os.environ.get("PROFILE_SECONDS", quick("15", "3")))
 TOP = 40
 _LINE = re.compile(r":\d+\)$")
 

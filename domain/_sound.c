@@ -1,4 +1,4 @@
-/* The sound stage's depth-first search of domain/solver.py (``_Search.run`` with stage SOUND), in C.
+/* The sound stage's depth-first search of domain/solver/search.py (``Search.run`` with stage SOUND), in C.
  *
  * An optional speed-up: it makes exactly the moves the Python search makes, in the same order, with
  * the same transposition table (twin merging, the pointer rule), the same automatic moves and the
@@ -138,7 +138,7 @@ static int grow(void **buffer, size_t *cap, size_t need, size_t item) {
 
 static inline int is_next(const Search *s, const Pos *p, int card) { return p->found[SUIT[card]] == s->rel[card]; }
 
-/* _Search.safe */
+/* Search.safe */
 static inline int is_safe(const Search *s, const Pos *p, int card) {
     int relative = s->rel[card];
     int need = relative ? relative : 13;
@@ -147,7 +147,7 @@ static inline int is_safe(const Search *s, const Pos *p, int card) {
 
 static inline int can_recycle(const Search *s, int progress) { return s->free_recycle || progress; }
 
-/* solver_talon.talon_positions through _Search.reachable */
+/* talon.talon_positions through Search.reachable */
 static int reachable(const Search *s, const Pos *p, int *out) {
     int size = p->talon_len, pointer = p->pointer, draw = s->draw, n = 0, q;
     uint8_t seen[NCARDS + 1];
@@ -172,7 +172,7 @@ static int reachable(const Search *s, const Pos *p, int *out) {
     return n;
 }
 
-/* _Search.play (in place) */
+/* Search.play (in place) */
 static void play(const Search *s, Pos *p, int kind, int card, int target, int detail) {
     uint8_t moved[NCARDS];
     int nmoved = 1;
@@ -224,7 +224,7 @@ static int path_push(Search *s, int kind, int card, int target, int detail) {
     return 0;
 }
 
-/* _Search._auto_talon (the sound stage's branch) */
+/* Search._auto_talon (the sound stage's branch) */
 static int auto_talon_move(const Search *s, const Pos *p, Move *move) {
     if (!s->auto_talon || !can_recycle(s, p->progress))
         return 0;
@@ -241,7 +241,7 @@ static int auto_talon_move(const Search *s, const Pos *p, Move *move) {
     return 0;
 }
 
-/* _Search.auto */
+/* Search.auto */
 static int auto_home(Search *s, Pos *p) {
     for (;;) {
         Move move;
@@ -278,7 +278,7 @@ static int auto_home(Search *s, Pos *p) {
     }
 }
 
-/* solver._twin_room */
+/* search.twin_room */
 static int twin_room(const Pos *p) {
     int cards = p->len[0] + p->len[1] + p->len[2] + p->len[3];
     if (cards < TWIN_MAX_CARDS)
@@ -302,7 +302,7 @@ static void locate_all(const uint8_t cols[4][NCARDS], const uint8_t *len, int16_
             where[cols[c][i]] = (int16_t)(c * 64 + i);
 }
 
-/* _Search.merged, on the columns of q (in place) */
+/* Search.merged, on the columns of q (in place) */
 static void merged(Pos *q) {
     int any_low = 0;
     for (int c = 0; c < 4; c++)
@@ -344,7 +344,7 @@ static void merged(Pos *q) {
     }
 }
 
-/* _Search.free_twins: (end column, host column, index of the host card) */
+/* Search.free_twins: (end column, host column, index of the host card) */
 static int free_twins(const Pos *p, int out[4][3]) {
     int n = 0;
     int16_t places[NCARDS];
@@ -375,7 +375,7 @@ static inline void add(Move *list, int *n, int kind, int card, int target, int d
     m->detail = detail;
 }
 
-/* _Search.moves (the sound stage: free_returns_only is false) */
+/* Search.moves (the sound stage: free_returns_only is false) */
 static int moves(const Search *s, const Pos *p, Move *out) {
     Move first[MAX_MOVES], then[MAX_MOVES], last[MAX_MOVES];
     int nfirst = 0, nthen = 0, nlast = 0;
@@ -486,7 +486,7 @@ static int moves(const Search *s, const Pos *p, Move *out) {
     memcpy(out + n, last, sizeof(Move) * (size_t)nlast);
     n += nlast;
     if (merge) {
-        /* _Search.twin_moves over the moves so far */
+        /* Search.twin_moves over the moves so far */
         int pairs[4][3];
         int npairs = free_twins(p, pairs), base_n = n;
         for (int k = 0; k < npairs; k++) {
@@ -549,7 +549,7 @@ static int table_grow(Search *s) {
     return 0;
 }
 
-/* _Search.visited: 1 seen (or dominated), 0 new (searched_from set), -1 out of memory */
+/* Search.visited: 1 seen (or dominated), 0 new (searched_from set), -1 out of memory */
 static int visited(Search *s, const Pos *p) {
     int recycle = s->free_recycle || p->progress;
     int pointer = p->pointer;
@@ -634,7 +634,7 @@ static int visited(Search *s, const Pos *p) {
 
 /* -------------------------------------------------------------- search */
 
-/* _Search.enter: 1 won, 0 to search, 2 seen, -1 stop (out of budget or error) */
+/* Search.enter: 1 won, 0 to search, 2 seen, -1 stop (out of budget or error) */
 /* The count and the budget check of ``enter``: 0 go on, -1 stop (out of budget: ``pending`` set, so a
  * resume enters the position counted here without counting it again; or an error). */
 static int count_position(Search *s) {
@@ -692,7 +692,7 @@ static int enter(Search *s, Pos *p, int *added) {
     return enter_counted(s, p, added);
 }
 
-/* _Search.new_moves, in place */
+/* Search.new_moves, in place */
 static size_t new_moves(const Search *s, const Pos *p, Move *list, size_t n, int searched_from) {
     int draw = s->draw, residue = p->pointer % draw, size = p->talon_len;
     size_t kept = 0;
@@ -727,7 +727,7 @@ static int push_frame(Search *s, const Pos *p, int added, int filter) {
     return 0;
 }
 
-/* _Search.run: 1 won (the line in s->path), 0 lost, -1 stopped (out of budget: a call again goes on
+/* Search.run: 1 won (the line in s->path), 0 lost, -1 stopped (out of budget: a call again goes on
  * from there, see ``resume``; or an error). A resumed search makes the moves the uninterrupted one
  * makes: the stack, the path and the table are kept, and a position counted just before the stop
  * (``pending``) is entered first, without counting it again. */
@@ -1007,7 +1007,7 @@ static PyMethodDef methods[] = {
 };
 
 static struct PyModuleDef module = {
-    PyModuleDef_HEAD_INIT, "domain._sound", "The solver's sound-stage depth-first search in C (see solver.py).", -1,
+    PyModuleDef_HEAD_INIT, "domain._sound", "The solver's sound-stage depth-first search in C (see domain/solver/search.py).", -1,
     methods, NULL, NULL, NULL, NULL,
 };
 

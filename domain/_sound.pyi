@@ -1,8 +1,9 @@
-"""Types of the optional C extension domain/_sound.c (the sound stage's depth-first search; see solver.py)."""
+"""Types of the optional C extension domain/_sound.c: the sound stage's depth-first search
+(``domain.solver.search.Search.run_native``)."""
 
 from collections.abc import Callable
 
-def run(
+def start(
     reserve_cards: tuple[int, ...],
     base: int,
     draw: int,
@@ -14,6 +15,10 @@ def run(
     twins: bool,
     start: tuple[int, tuple[int, int, int, int], tuple[tuple[int, ...], ...], tuple[int, ...], int, bool],
     states: int,
+    /,
+) -> object: ...
+def resume(
+    search: object,
     max_states: int,
     check_every: int,
     out_of_time: Callable[[], bool],

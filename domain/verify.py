@@ -1,5 +1,7 @@
-"""Re-deciding a stored log: the proof behind a leaderboard or race place.
+"""Checking play against the rules: a move line to a win, and a stored log re-decided.
 
+``line_wins`` replays a move line from its deal and says whether it wins, and if not how far it
+got and the first refused move (pools, the daily deal and the solver's own lines use it).
 A log passes when, from its deal, every move is legal and ``decide`` makes exactly the stored
 events of it (type and data). Replaying with ``evolve`` alone would accept any event a hand
 could write; this re-decides each one.
@@ -8,6 +10,7 @@ could write; this re-decides each one.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from .codec import event_from_data
@@ -25,9 +28,36 @@ from .events import (
     WasteRecycled,
     event_type,
 )
-from .rules import apply
-from .state import GameState, initial_state
+from .rules import ReplayReport, apply, replay_commands
+from .state import GameState, Status, initial_state
 from .view import event_data
+
+
+@dataclass(frozen=True, slots=True)
+class LineCheck:
+    """A move line replayed from its deal: ``replay`` says how far it got (the state reached,
+    the moves applied, the first refused one and why)."""
+
+    replay: ReplayReport
+
+    @property
+    def won(self) -> bool:
+        return self.replay.ok and self.replay.state.status is Status.WON
+
+    @property
+    def problem(self) -> str | None:
+        """None when the line wins, else why not: the first refused move, or how the line ends."""
+        if not self.replay.ok:
+            return f"move {self.replay.failed_at} refused: {self.replay.reason}"
+        if self.replay.state.status is not Status.WON:
+            return f"the line ends {self.replay.state.status.value}, not won"
+        return None
+
+
+def line_wins(start: GameState, commands: Sequence[Command]) -> LineCheck:
+    """Replay ``commands`` from ``start`` through the rules engine: does the line win, and if not,
+    where does it first fail."""
+    return LineCheck(replay_commands(start, commands))
 
 
 class Unverified(Exception):

@@ -26,6 +26,7 @@ from urllib.parse import urlsplit, urlunsplit
 from service.settings import Settings
 
 if TYPE_CHECKING:
+    from domain import GameState, Ruleset
     from service.store.embedded_db import EmbeddedDatabase
 
 ASGI_APP = "service.http.asgi:app"
@@ -148,7 +149,8 @@ def serve(args: argparse.Namespace) -> int:
                 f"database {mask_password(url)} ({description})",
                 flush=True,
             )
-            uvicorn.run(ASGI_APP, host=settings.host, port=settings.port, workers=settings.workers, **uvicorn_options())
+            uvicorn.run(ASGI_APP, host=settings.host, port=settings.port, workers=settings.workers, access_log=False,
+                        **uvicorn_options())
     except (KeyboardInterrupt, ShutdownRequested):
         pass
     finally:
@@ -242,43 +244,18 @@ def _solve_arguments(parser: argparse.ArgumentParser) -> None:
 def solve_command(args: argparse.Namespace) -> int:
     import time
 
-    from domain import DomainError, command_to_api, deal, initial_state, parse_deck
-    from domain.rulesets import get_ruleset
+    from domain import command_to_api
     from domain.solver import Budget, solve
-    from service.deals.deal_pools import deal_pool_path, encode_line, load_deal_pool, start_state
+    from service.deals.deal_pools import encode_line
 
     if not args.budget_seconds > 0:
         return _usage_error("solve", "--budget-seconds must be more than 0")
     if args.max_positions is not None and args.max_positions < 1:
         return _usage_error("solve", "--max-positions must be at least 1")
-    try:
-        ruleset = get_ruleset(args.ruleset)
-        if args.seed is not None:
-            what = f"seed {args.seed}"
-            state = start_state(ruleset, args.seed)
-        elif args.pool is not None:
-            pool = load_deal_pool(ruleset.id)
-            if pool is None:
-                return _usage_error(
-                    "solve",
-                    f"the ruleset {ruleset.id} has no pool ({deal_pool_path(ruleset.id)} does not exist); "
-                    f"build one with `canfield pool build --ruleset {ruleset.id} --count N`",
-                )
-            if not 1 <= args.pool <= pool.size:
-                return _usage_error(
-                    "solve", f"pool deal {args.pool} is out of range: the {ruleset.id} pool has deals 1..{pool.size}"
-                )
-            seed = pool.deal(args.pool).seed
-            ruleset = pool.ruleset
-            what = f"pool deal {args.pool} (seed {seed})"
-            state = start_state(ruleset, seed)
-        else:
-            codes = [text for text in re.split(r"[\s,]+", args.deck.strip()) if text]
-            what = "the given deck"
-            state = initial_state(deal(ruleset, parse_deck(codes), {}))
-    except DomainError as exc:
-        return _usage_error("solve", exc.reason)
-
+    start = _solve_start(args)
+    if isinstance(start, int):
+        return start
+    ruleset, what, state = start
     started = time.perf_counter()
     deadline = started + args.budget_seconds
     outcome = solve(
@@ -302,6 +279,37 @@ def solve_command(args: argparse.Namespace) -> int:
     if outcome.result == "won":
         print(f"line:    {encode_line(outcome.moves)}")
     return 0
+
+
+def _solve_start(args: argparse.Namespace) -> tuple[Ruleset, str, GameState] | int:
+    """The deal `canfield solve` names (a seed, a pool deal or a deck): its ruleset, how to call it
+    and its first state; or the exit status of a usage error."""
+    from domain import DomainError, deal, initial_state, parse_deck
+    from domain.rulesets import get_ruleset
+    from service.deals.deal_pools import deal_pool_path, load_deal_pool, start_state
+
+    try:
+        ruleset = get_ruleset(args.ruleset)
+        if args.seed is not None:
+            return ruleset, f"seed {args.seed}", start_state(ruleset, args.seed)
+        if args.pool is None:
+            codes = [text for text in re.split(r"[\s,]+", args.deck.strip()) if text]
+            return ruleset, "the given deck", initial_state(deal(ruleset, parse_deck(codes), {}))
+        pool = load_deal_pool(ruleset.id)
+        if pool is None:
+            return _usage_error(
+                "solve",
+                f"the ruleset {ruleset.id} has no pool ({deal_pool_path(ruleset.id)} does not exist); "
+                f"build one with `canfield pool build --ruleset {ruleset.id} --count N`",
+            )
+        if not 1 <= args.pool <= pool.size:
+            return _usage_error(
+                "solve", f"pool deal {args.pool} is out of range: the {ruleset.id} pool has deals 1..{pool.size}"
+            )
+        seed = pool.deal(args.pool).seed
+        return pool.ruleset, f"pool deal {args.pool} (seed {seed})", start_state(pool.ruleset, seed)
+    except DomainError as exc:
+        return _usage_error("solve", exc.reason)
 
 
 # --- pool --------------------------------------------------------------------------------

@@ -6,13 +6,11 @@ from __future__ import annotations
 import re
 import secrets
 from datetime import date, timedelta
-
-import msgspec
+from typing import Any
 
 from domain import Ruleset
 
 from ..errors import BadRequest
-from ..http.schemas.deals import PoolSummary
 from .deal_pools import DealPool, load_deal_pool
 
 _DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")  # date.fromisoformat alone also takes 2026-W01-1
@@ -54,9 +52,10 @@ def parse_day(text: str, today: date, past_days: int) -> date:
     return day
 
 
-def pool_summary(pool: DealPool) -> PoolSummary:
+def pool_summary(pool: DealPool) -> dict[str, Any]:
+    """How a pool was made, as the API shows it (``PoolSummary``)."""
     lengths = pool.line_lengths()
-    return msgspec.convert({
+    return {
         "ruleset": {"id": pool.ruleset.id, "version": pool.ruleset.version},
         "size": pool.size,
         "seedsTried": pool.seeds_tried,
@@ -67,4 +66,4 @@ def pool_summary(pool: DealPool) -> PoolSummary:
         "lineLength": lengths,
         "verification": "each deal's stored winning line was found by the solver and replays to a win "
         "through the rules engine (checked when the pool is built and by the test suite)",
-    }, PoolSummary)
+    }

@@ -24,7 +24,7 @@ from datetime import UTC, date, datetime, timedelta
 from datetime import time as clock_time
 from typing import Any
 
-from domain import MAX_SEED, Ruleset, Status, deal, get_ruleset, initial_state, replay_commands, shuffled_deck
+from domain import MAX_SEED, Ruleset, deal, get_ruleset, initial_state, shuffled_deck, verify
 from domain.rulesets import DEFAULT_RULESET_ID
 from domain.solver import Budget, solve
 
@@ -73,8 +73,7 @@ def line_wins(ruleset: Ruleset, deck: tuple[int, ...], line: str) -> bool:
         moves = decode_line(line)
     except (ValueError, IndexError):
         return False
-    report = replay_commands(initial_state(deal(ruleset, deck, {})), moves)
-    return report.ok and report.state.status is Status.WON
+    return verify.line_wins(initial_state(deal(ruleset, deck, {})), moves).won
 
 
 @dataclass(frozen=True, slots=True)

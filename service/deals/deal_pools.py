@@ -39,8 +39,8 @@ from domain import (
     deal,
     get_ruleset,
     initial_state,
+    line_wins,
     parse_card,
-    replay_commands,
     shuffled_deck,
 )
 from domain.cards import CODES
@@ -178,9 +178,5 @@ def verify_deal(pool: DealPool, item: PoolDeal) -> str | None:
         return f"{what}: unreadable line ({error})"
     if len(moves) != item.length:
         return f"{what}: length {item.length} but the line has {len(moves)} moves"
-    report = replay_commands(start_state(pool.ruleset, item.seed), moves)
-    if not report.ok:
-        return f"{what}: move {report.failed_at} refused: {report.reason}"
-    if report.state.status.value != "won":
-        return f"{what}: the line ends {report.state.status.value}, not won"
-    return None
+    problem = line_wins(start_state(pool.ruleset, item.seed), moves).problem
+    return None if problem is None else f"{what}: {problem}"

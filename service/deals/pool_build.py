@@ -417,6 +417,35 @@ def _published(output: Path, count: int) -> bool:
     )
 
 
+def _ruleset(ruleset_id: str) -> Ruleset:
+    try:
+        return get_ruleset(ruleset_id)
+    except DomainError as exc:
+        raise BuildError(exc.reason) from None
+
+
+def _check_budget(budget_seconds: float) -> None:
+    if not budget_seconds > 0:
+        raise BuildError("--budget-seconds must be more than 0")
+
+
+def _worker_count(workers: int | None) -> int:
+    return workers or os.cpu_count() or 1
+
+
+def _executor(workers: int) -> tuple[ProcessPoolExecutor, Any]:
+    """A process pool of solvers, and the event that tells their solves to give up."""
+    context = multiprocessing.get_context()
+    stop = context.Event()
+    executor = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_init_worker, initargs=(stop,))
+    return executor, stop
+
+
+def _line_problem(ruleset: Ruleset, record: dict[str, Any]) -> str | None:
+    """None when a won record's line replays to a win from its seed's deal, else why not."""
+    return check_line(ruleset, int(record["seed"]), int(record["length"]), record["line"])
+
+
 def build(
     ruleset_id: str,
     count: int,
@@ -425,15 +454,11 @@ def build(
     output: Path | None = None,
 ) -> int:
     """Build the pool; the exit status (0, 1 when the final check fails, 130 on Ctrl-C)."""
-    try:
-        ruleset = get_ruleset(ruleset_id)
-    except DomainError as exc:
-        raise BuildError(exc.reason) from None
+    ruleset = _ruleset(ruleset_id)
     if count < 1:
         raise BuildError("--count must be at least 1")
-    if not budget_seconds > 0:
-        raise BuildError("--budget-seconds must be more than 0")
-    workers = workers or os.cpu_count() or 1
+    _check_budget(budget_seconds)
+    workers = _worker_count(workers)
     if workers < 1:
         raise BuildError("--workers must be at least 1")
     output = output or deal_pool_path(ruleset.id)
@@ -443,132 +468,15 @@ def build(
     progress = progress_path(output)
     label = f"{ruleset.key} budget {budget_seconds:g}s"
     started = time.perf_counter()
-
     seeds = Seeds(count)
-    records, skipped = read_progress(progress, ruleset, budget_seconds)
-    reused = 0
-    for record in records:
-        if int(record["seed"]) in seeds.verdict:
-            continue
-        problem = None
-        if record["result"] == "won":
-            problem = check_line(ruleset, int(record["seed"]), int(record["length"]), record["line"])
-            if problem is not None:
-                _loud(f"{problem} (a reused progress line); counted as undecided")
-        seeds.add(record, problem)
-        reused += 1
-    if records or skipped:
-        print(
-            f"canfield pool build: reusing {reused} seed results from {progress}"
-            + (f" (ignored {skipped} lines of another ruleset or budget, or unreadable)" if skipped else ""),
-            file=sys.stderr,
-            flush=True,
-        )
-
+    reused = _reuse_progress(progress, ruleset, budget_seconds, seeds)
     output.parent.mkdir(parents=True, exist_ok=True)
     bar = ProgressBar(sys.stderr, label, count)
-    context = multiprocessing.get_context()
-    stop = context.Event()
-    executor = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_init_worker, initargs=(stop,))
-    pending: dict[Future[dict[str, Any]], int] = {}
-    solved = 0
-    next_seed = 1
-    final_problems: list[str] = []
-
-    def accept(record: dict[str, Any], log: TextIO) -> None:
-        nonlocal solved
-        stopped = record.pop("_stopped")
-        error = record.pop("_error")
-        if stopped and record["result"] == "unknown":
-            return  # cut short by us, not by its budget: it says nothing
-        log.write(json.dumps(record) + "\n")
-        log.flush()
-        solved += 1
-        if error is not None:
-            _loud(f"seed {record['seed']}: {error}; counted as undecided")
-        seeds.add(record, error)
-
-    # Ctrl-C sets a flag that the loop reads between waits, instead of raising wherever the parent
-    # happens to be: a KeyboardInterrupt raised inside concurrent.futures' own bookkeeping (wait()
-    # takes every pending future's lock, one after the other) can leave a lock held, and then the
-    # executor's shutdown waits for ever (seen: a Ctrl-C that never ended, now and then).
-    interrupted = _CtrlC()
-    previous_handler = signal.signal(signal.SIGINT, interrupted.handle)
-    try:
-        with open(progress, "a", encoding="utf-8") as log:
-            if progress.stat().st_size and not progress.read_bytes().endswith(b"\n"):
-                log.write("\n")  # a line cut short by a kill stays on its own (and is skipped)
-            try:
-                while not seeds.complete:
-                    interrupted.check()
-                    while len(pending) < 2 * workers:
-                        while next_seed in seeds.verdict:
-                            next_seed += 1
-                        if seeds.wins_below(next_seed) >= count:
-                            break  # the N-th win is a seed already finished or running
-                        future = executor.submit(solve_seed, ruleset.id, ruleset.version, next_seed, budget_seconds)
-                        pending[future] = next_seed
-                        next_seed += 1
-                    if not pending:
-                        raise RuntimeError("no seed in flight and the pool is not complete")  # cannot happen
-                    done, _ = wait(pending, timeout=0.25, return_when=FIRST_COMPLETED)
-                    interrupted.check()
-                    for future in done:
-                        del pending[future]
-                        accept(future.result(), log)
-                    bar.update(seeds, solved, time.perf_counter() - started)
-                bar.update(seeds, solved, time.perf_counter() - started, force=True)
-                bar.finish()
-                # The last word before writing: the exact document, parsed back, every line replayed.
-                document = pool_document(ruleset, budget_seconds, seeds)
-                text = pool_json(document)
-
-                def parallel_check(pool: DealPool, items: Iterable[PoolDeal]) -> Iterable[str | None]:
-                    items = list(items)
-                    return executor.map(
-                        check_line,
-                        [pool.ruleset] * len(items),
-                        [item.seed for item in items],
-                        [item.length for item in items],
-                        [item.line for item in items],
-                        chunksize=16,
-                    )
-
-                for future in pending:
-                    future.cancel()
-                stop.set()  # the seeds still running are not needed
-                final_problems = verify_document(json.loads(text), parallel_check)
-                interrupted.check()
-            except KeyboardInterrupt:
-                stop.set()
-                for future in pending:
-                    future.cancel()
-                executor.shutdown(wait=True, cancel_futures=True)
-                for future in pending:
-                    if future.done() and not future.cancelled() and future.exception() is None:
-                        accept(future.result(), log)  # finished while we stopped: still worth keeping
-                bar.finish()
-                print(
-                    f"\ncanfield pool build: interrupted; {len(seeds.verdict)} seed results are kept in {progress}.\n"
-                    f"Run the same command again (same --ruleset, --budget-seconds and --output) to resume.",
-                    file=sys.stderr,
-                    flush=True,
-                )
-                return EXIT_INTERRUPTED
-            except BrokenProcessPool:
-                bar.finish()
-                print(
-                    f"canfield pool build: a worker process died (out of memory?); {len(seeds.verdict)} seed "
-                    f"results are kept in {progress}; run the same command again to resume.",
-                    file=sys.stderr,
-                    flush=True,
-                )
-                return 1
-    finally:
-        stop.set()
-        executor.shutdown(wait=True, cancel_futures=True)
-        signal.signal(signal.SIGINT, previous_handler)
-
+    run = _Build(ruleset, count, budget_seconds, workers, seeds, progress, bar, started)
+    outcome = run.run()
+    if isinstance(outcome, int):
+        return outcome
+    document, text, final_problems = outcome
     wall = time.perf_counter() - started
     if final_problems:
         for problem in final_problems:
@@ -581,23 +489,183 @@ def build(
         return 1
     write_atomically(output, text)
     progress.unlink(missing_ok=True)
+    _report_built(run, document, reused, wall, output)
+    return 0
+
+
+def _reuse_progress(progress: Path, ruleset: Ruleset, budget_seconds: float, seeds: Seeds) -> int:
+    """Add the seed results of an earlier run's progress file to ``seeds``; how many were reused."""
+    records, skipped = read_progress(progress, ruleset, budget_seconds)
+    reused = 0
+    for record in records:
+        if int(record["seed"]) in seeds.verdict:
+            continue
+        problem = None
+        if record["result"] == "won":
+            problem = _line_problem(ruleset, record)
+            if problem is not None:
+                _loud(f"{problem} (a reused progress line); counted as undecided")
+        seeds.add(record, problem)
+        reused += 1
+    if records or skipped:
+        print(
+            f"canfield pool build: reusing {reused} seed results from {progress}"
+            + (f" (ignored {skipped} lines of another ruleset or budget, or unreadable)" if skipped else ""),
+            file=sys.stderr,
+            flush=True,
+        )
+    return reused
+
+
+@dataclass
+class _Build:
+    """A pool build in progress: the seeds decided so far, those in flight, and the progress file."""
+
+    ruleset: Ruleset
+    count: int
+    budget_seconds: float
+    workers: int
+    seeds: Seeds
+    progress: Path
+    bar: ProgressBar
+    started: float
+    solved: int = 0
+    pending: dict[Future[dict[str, Any]], int] = field(default_factory=dict)
+
+    def run(self) -> int | tuple[dict[str, Any], str, list[str]]:
+        """Solve seeds until the pool is complete: (the document, its text, the final check's
+        problems), or the exit status when interrupted or a worker died."""
+        executor, stop = _executor(self.workers)
+        # Ctrl-C sets a flag that the loop reads between waits, instead of raising wherever the parent
+        # happens to be: a KeyboardInterrupt raised inside concurrent.futures' own bookkeeping (wait()
+        # takes every pending future's lock, one after the other) can leave a lock held, and then the
+        # executor's shutdown waits for ever (seen: a Ctrl-C that never ended, now and then).
+        interrupted = _CtrlC()
+        previous_handler = signal.signal(signal.SIGINT, interrupted.handle)
+        try:
+            with open(self.progress, "a", encoding="utf-8") as log:
+                if self.progress.stat().st_size and not self.progress.read_bytes().endswith(b"\n"):
+                    log.write("\n")  # a line cut short by a kill stays on its own (and is skipped)
+                try:
+                    self.solve_seeds(executor, log, interrupted)
+                    return self.final_check(executor, stop, interrupted)
+                except KeyboardInterrupt:
+                    return self.keep_on_ctrl_c(executor, stop, log)
+                except BrokenProcessPool:
+                    self.bar.finish()
+                    print(
+                        f"canfield pool build: a worker process died (out of memory?); {len(self.seeds.verdict)} "
+                        f"seed results are kept in {self.progress}; run the same command again to resume.",
+                        file=sys.stderr,
+                        flush=True,
+                    )
+                    return 1
+        finally:
+            stop.set()
+            executor.shutdown(wait=True, cancel_futures=True)
+            signal.signal(signal.SIGINT, previous_handler)
+
+    def accept(self, record: dict[str, Any], log: TextIO) -> None:
+        stopped = record.pop("_stopped")
+        error = record.pop("_error")
+        if stopped and record["result"] == "unknown":
+            return  # cut short by us, not by its budget: it says nothing
+        log.write(json.dumps(record) + "\n")
+        log.flush()
+        self.solved += 1
+        if error is not None:
+            _loud(f"seed {record['seed']}: {error}; counted as undecided")
+        self.seeds.add(record, error)
+
+    def solve_seeds(self, executor: ProcessPoolExecutor, log: TextIO, interrupted: _CtrlC) -> None:
+        """Hand out seeds in increasing order (at most ``2 * workers`` in flight) until the pool is complete."""
+        seeds, pending = self.seeds, self.pending
+        next_seed = 1
+        while not seeds.complete:
+            interrupted.check()
+            while len(pending) < 2 * self.workers:
+                while next_seed in seeds.verdict:
+                    next_seed += 1
+                if seeds.wins_below(next_seed) >= self.count:
+                    break  # the N-th win is a seed already finished or running
+                ruleset = self.ruleset
+                future = executor.submit(solve_seed, ruleset.id, ruleset.version, next_seed, self.budget_seconds)
+                pending[future] = next_seed
+                next_seed += 1
+            if not pending:
+                raise RuntimeError("no seed in flight and the pool is not complete")  # cannot happen
+            done, _ = wait(pending, timeout=0.25, return_when=FIRST_COMPLETED)
+            interrupted.check()
+            for future in done:
+                del pending[future]
+                self.accept(future.result(), log)
+            self.bar.update(seeds, self.solved, time.perf_counter() - self.started)
+        self.bar.update(seeds, self.solved, time.perf_counter() - self.started, force=True)
+        self.bar.finish()
+
+    def final_check(
+        self, executor: ProcessPoolExecutor, stop: Any, interrupted: _CtrlC
+    ) -> tuple[dict[str, Any], str, list[str]]:
+        """The last word before writing: the exact document, parsed back, every line replayed."""
+        document = pool_document(self.ruleset, self.budget_seconds, self.seeds)
+        text = pool_json(document)
+
+        def parallel_check(pool: DealPool, items: Iterable[PoolDeal]) -> Iterable[str | None]:
+            items = list(items)
+            return executor.map(
+                check_line,
+                [pool.ruleset] * len(items),
+                [item.seed for item in items],
+                [item.length for item in items],
+                [item.line for item in items],
+                chunksize=16,
+            )
+
+        for future in self.pending:
+            future.cancel()
+        stop.set()  # the seeds still running are not needed
+        problems = verify_document(json.loads(text), parallel_check)
+        interrupted.check()
+        return document, text, problems
+
+    def keep_on_ctrl_c(self, executor: ProcessPoolExecutor, stop: Any, log: TextIO) -> int:
+        """Ctrl-C: stop the workers, keep what finished meanwhile, say how to resume."""
+        stop.set()
+        for future in self.pending:
+            future.cancel()
+        executor.shutdown(wait=True, cancel_futures=True)
+        for future in self.pending:
+            if future.done() and not future.cancelled() and future.exception() is None:
+                self.accept(future.result(), log)  # finished while we stopped: still worth keeping
+        self.bar.finish()
+        print(
+            f"\ncanfield pool build: interrupted; {len(self.seeds.verdict)} seed results are kept in {self.progress}.\n"
+            f"Run the same command again (same --ruleset, --budget-seconds and --output) to resume.",
+            file=sys.stderr,
+            flush=True,
+        )
+        return EXIT_INTERRUPTED
+
+
+def _report_built(run: _Build, document: dict[str, Any], reused: int, wall: float, output: Path) -> None:
+    """The summary of a pool written: counts, speed, budget and line lengths."""
     lengths = [deal["length"] for deal in document["deals"]]
-    speed = solved / wall if wall > 0 else 0.0
+    speed = run.solved / wall if wall > 0 else 0.0
     print(
-        f"canfield pool build: {ruleset.key}: {len(document['deals'])} deals from seeds 1..{document['seedsTried']} "
+        f"canfield pool build: {run.ruleset.key}: {len(document['deals'])} deals "
+        f"from seeds 1..{document['seedsTried']} "
         f"(won {document['won']}, lost {document['lost']}, undecided {document['undecided']}, "
         f"found {100 * document['won'] / max(1, document['seedsTried']):.1f}%)\n"
-        f"  reused {reused} seed results from the progress file, solved {solved} seeds with {workers} workers "
+        f"  reused {reused} seed results from the progress file, solved {run.solved} seeds with {run.workers} workers "
         f"in wallSeconds {wall:.1f} ({speed:.2f} solves/s)\n"
-        f"  budget {budget_seconds:g}s per seed, median {document['medianSeconds']}s per seed tried, "
+        f"  budget {run.budget_seconds:g}s per seed, median {document['medianSeconds']}s per seed tried, "
         f"median line {statistics.median(lengths):g} moves\n"
         f"  verified every line by replay; wrote {output}",
         flush=True,
     )
-    if seeds.failures:
-        _loud(f"{len(seeds.failures)} won lines did not replay and were counted as undecided (seeds "
-              f"{', '.join(map(str, sorted(seeds.failures)))})")
-    return 0
+    if run.seeds.failures:
+        _loud(f"{len(run.seeds.failures)} won lines did not replay and were counted as undecided (seeds "
+              f"{', '.join(map(str, sorted(run.seeds.failures)))})")
 
 
 # --- verify -----------------------------------------------------------------------------
@@ -669,24 +737,11 @@ def recheck(
     solver bench's ``bench/results/solver-<ruleset>.jsonl``) and from ``<file>.recheck.jsonl``,
     where each newly finished seed is appended (so an interrupted recheck resumes).
     """
-    try:
-        ruleset = get_ruleset(ruleset_id)
-    except DomainError as exc:
-        raise BuildError(exc.reason) from None
-    if not budget_seconds > 0:
-        raise BuildError("--budget-seconds must be more than 0")
-    workers = workers or os.cpu_count() or 1
+    ruleset = _ruleset(ruleset_id)
+    _check_budget(budget_seconds)
+    workers = _worker_count(workers)
     path = file or deal_pool_path(ruleset.id)
-    try:
-        document = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as error:
-        raise BuildError(f"cannot read the pool {path}: {error}") from None
-    problems = verify_document(document)
-    if problems:
-        raise BuildError(f"the pool {path} does not verify, so it is left alone: {problems[0]}")
-    pool = parse_pool(document)
-    if pool.ruleset.id != ruleset.id:
-        raise BuildError(f"{path} is a pool for {pool.ruleset.id}, not {ruleset.id}")
+    document, pool = _verified_pool(path, ruleset)
     in_pool = {item.seed for item in pool.deals}
     todo = [seed for seed in range(1, pool.seeds_tried + 1) if seed not in in_pool]
     progress = recheck_path(path)
@@ -701,14 +756,56 @@ def recheck(
         file=sys.stderr,
         flush=True,
     )
-    context = multiprocessing.get_context()
-    stop = context.Event()
-    executor = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_init_worker, initargs=(stop,))
+    if not _solve_missing(pool.ruleset, missing, budget_seconds, workers, progress, records):
+        return EXIT_INTERRUPTED
+    renewed, won, lost, undecided = _renewed(document, pool, budget_seconds, todo, records)
+    text = pool_json(renewed)
+    problems = verify_document(json.loads(text))
+    if problems:
+        for problem in problems:
+            _loud(problem)
+        print(f"canfield pool recheck: {path} was NOT rewritten; results are kept in {progress}", file=sys.stderr)
+        return 1
+    write_atomically(path, text)
+    progress.unlink(missing_ok=True)
+    print(
+        f"canfield pool recheck: {pool.ruleset.key}: seeds 1..{pool.seeds_tried}: won {renewed['won']} "
+        f"({pool.size} pool deals, {won} outside the pool), lost {lost}, undecided {undecided}; "
+        f"the {pool.size} deals are unchanged; wrote {path}",
+        flush=True,
+    )
+    return 0
+
+
+def _verified_pool(path: Path, ruleset: Ruleset) -> tuple[dict[str, Any], DealPool]:
+    """The pool document at ``path`` and the pool it holds, checked whole and of ``ruleset``."""
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        raise BuildError(f"cannot read the pool {path}: {error}") from None
+    problems = verify_document(document)
+    if problems:
+        raise BuildError(f"the pool {path} does not verify, so it is left alone: {problems[0]}")
+    pool = parse_pool(document)
+    if pool.ruleset.id != ruleset.id:
+        raise BuildError(f"{path} is a pool for {pool.ruleset.id}, not {ruleset.id}")
+    return document, pool
+
+
+def _solve_missing(
+    ruleset: Ruleset,
+    missing: list[int],
+    budget_seconds: float,
+    workers: int,
+    progress: Path,
+    records: dict[int, dict[str, Any]],
+) -> bool:
+    """Solve the ``missing`` seeds into ``records``, each appended to ``progress``; False on Ctrl-C."""
+    executor, stop = _executor(workers)
     try:
         with open(progress, "a", encoding="utf-8") as log:
             futures = [
-                executor.submit(solve_seed, pool.ruleset.id, pool.ruleset.version, seed, budget_seconds)
-                for seed in missing
+                executor.submit(solve_seed, ruleset.id, ruleset.version, seed, budget_seconds) for seed in missing
             ]
             for done, future in enumerate(futures, start=1):
                 record = future.result()
@@ -723,18 +820,30 @@ def recheck(
         stop.set()
         executor.shutdown(wait=True, cancel_futures=True)
         print(f"\ncanfield pool recheck: interrupted; results so far are kept in {progress}", file=sys.stderr)
-        return EXIT_INTERRUPTED
+        return False
     finally:
         stop.set()
         executor.shutdown(wait=True, cancel_futures=True)
+    return True
 
+
+def _renewed(
+    document: dict[str, Any],
+    pool: DealPool,
+    budget_seconds: float,
+    todo: list[int],
+    records: dict[int, dict[str, Any]],
+) -> tuple[dict[str, Any], int, int, int]:
+    """The document with the verdicts of ``records`` on the seeds outside the pool (a won line
+    that does not replay counts as undecided), the deals untouched; and how many are won, lost
+    and undecided outside the pool."""
     won: list[dict[str, Any]] = []
     lost: list[int] = []
     undecided: list[int] = []
     for seed in todo:
         record = records[seed]
         if record["result"] == "won":
-            problem = check_line(pool.ruleset, seed, int(record["length"]), record["line"])
+            problem = _line_problem(pool.ruleset, record)
             if problem is None:
                 won.append({"seed": seed, "length": record["length"], "line": record["line"]})
                 continue
@@ -754,19 +863,4 @@ def recheck(
         },
         deals=document["deals"],
     )
-    text = pool_json(renewed)
-    problems = verify_document(json.loads(text))
-    if problems:
-        for problem in problems:
-            _loud(problem)
-        print(f"canfield pool recheck: {path} was NOT rewritten; results are kept in {progress}", file=sys.stderr)
-        return 1
-    write_atomically(path, text)
-    progress.unlink(missing_ok=True)
-    print(
-        f"canfield pool recheck: {pool.ruleset.key}: seeds 1..{pool.seeds_tried}: won {renewed['won']} "
-        f"({pool.size} pool deals, {len(won)} outside the pool), lost {len(lost)}, undecided {len(undecided)}; "
-        f"the {pool.size} deals are unchanged; wrote {path}",
-        flush=True,
-    )
-    return 0
+    return renewed, len(won), len(lost), len(undecided)

@@ -16,8 +16,6 @@ from collections.abc import AsyncIterator, Callable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-import msgspec
-
 from domain import (
     MAX_SEED,
     Event,
@@ -46,8 +44,6 @@ from ..deals.daily_deals import DailyDeals
 from ..deals.deal_pools import load_deal_pool
 from ..deals.solver_workers import SolverWorkers
 from ..errors import BadRequest, Conflict, Forbidden, NotFound, Unauthorized
-from ..http.schemas import EventPage, EventView, GameList, GameView, Hints, LegalMoves, Player, PlayerCreated
-from ..http.schemas import NewGameRequest as NewGame
 from ..players.accounts import Accounts
 from ..players.tokens import Scope, TokenCache
 from ..races.race_store import FINISHED, RaceStore
@@ -62,7 +58,7 @@ from ..store.event_store import (
     NewEvent,
     StoredEvent,
 )
-from ..store.players import PlayerStore
+from ..store.players import PlayerRow, PlayerStore
 from .batching import AppendBatcher
 from .lessons import lesson_deal, lesson_ruleset_id
 from .moves import Game, GameRepository, Moves
@@ -100,18 +96,19 @@ class Games:
 
     # ------------------------------------------------------------ players
 
-    async def create_player(self, name: str, token_name: str | None = None) -> PlayerCreated:
+    async def create_player(self, name: str, token_name: str | None = None) -> JSON:
+        """The new player and their first token's secret (shown only in this reply)."""
         player, token = await self.accounts.create_player(name, token_name)
-        return PlayerCreated(id=player.id, name=player.name, token=token.secret, created_at=player.created_at)
+        return {"id": player.id, "name": player.name, "token": token.secret, "createdAt": player.created_at}
 
-    async def player(self, player_id: uuid.UUID) -> Player:
+    async def player(self, player_id: uuid.UUID) -> PlayerRow:
         """A player's profile; a deleted account has none (404), though its games remain."""
         found = await self.players.get_player(player_id)
         if found is None or found.deleted:
             raise NotFound(f"no player {player_id}")
-        return Player(id=found.id, name=found.name, created_at=found.created_at)
+        return found
 
-    async def player_games(self, player_id: uuid.UUID, status: str | None, before: str | None, limit: int) -> GameList:
+    async def player_games(self, player_id: uuid.UUID, status: str | None, before: str | None, limit: int) -> JSON:
         """A player's games, newest first, a page at a time: ``nextBefore`` is the ``before`` of the next page."""
         after_key = None if before is None else parse_cursor(before)
         if await self.players.get_player(player_id) is None:
@@ -119,7 +116,7 @@ class Games:
         ended = None if status is None else status == "ended"
         rows = await self.store.player_games(player_id, ended, after_key, limit + 1)
         page = rows[:limit]
-        return msgspec.convert({
+        return {
             "games": [
                 {
                     "id": str(row.id),
@@ -136,7 +133,7 @@ class Games:
                 for row in page
             ],
             "nextBefore": cursor_of(page[-1].started_at, page[-1].id) if len(rows) > limit else None,
-        }, GameList)
+        }
 
     async def ping(self) -> None:
         """Returns once the database has answered a query (``GET /health``)."""
@@ -148,15 +145,15 @@ class Games:
 
     # ------------------------------------------------------------ games
 
-    async def create_game(self, token: str | None, request: NewGame) -> GameView:
+    async def create_game(self, token: str | None, ruleset_id: str | None, given: Mapping[str, Any]) -> JSON:
+        """A new game of the token's player: ``ruleset_id`` (None: the default, or a lesson's own)
+        and ``given``, the deal's source (``{"seed": 7}``, ``{"daily": "today"}``...; empty: the
+        ruleset's default deal)."""
         player_id = await self.authenticate(token, Scope.PLAY)
-        ruleset_id: str | None = request.ruleset
+        requested = ruleset_id
         if ruleset_id is None:  # a lesson is played under its own ruleset (classic)
-            ruleset_id = lesson_ruleset_id(None if request.deal is None else request.deal.lesson) or DEFAULT_RULESET_ID
+            ruleset_id = lesson_ruleset_id(given.get("lesson")) or DEFAULT_RULESET_ID
         ruleset = get_ruleset(ruleset_id)  # "" is unknown
-        given = {} if request.deal is None else {
-            name: value for name, value in msgspec.structs.asdict(request.deal).items() if value is not None
-        }
         if len(given) > 1:
             sources = " and ".join(sorted(given))
             raise BadRequest(f"a deal names one source: seed, deck, pool, daily or lesson, not {sources}")
@@ -166,7 +163,7 @@ class Games:
         now = self.clock()
         day = parse_day(given["daily"], now.date(), self.settings.daily_past_days)
         daily = await self.daily.deal(day)
-        if request.ruleset is not None and ruleset.id != daily.ruleset.id:
+        if requested is not None and ruleset.id != daily.ruleset.id:
             raise BadRequest(f"the daily deal is played under {daily.ruleset.id}, not {ruleset.id}")
         if day == now.date():  # the player's entry for the date, unless they have one already
             try:
@@ -178,7 +175,7 @@ class Games:
 
     async def _create(
         self, player_id: uuid.UUID, ruleset: Ruleset, deck: tuple[int, ...], source: JSON, now: datetime
-    ) -> GameView:
+    ) -> JSON:
         first = deal(ruleset, deck, source)
         state = initial_state(first)
         game_id = uuid.uuid4()
@@ -195,7 +192,7 @@ class Games:
         )
         game = Game(game_id, player_id, source, now, None, state, True)
         self.repository.remember(game)
-        return msgspec.convert(view_of(game_id, player_id, source, now, None, state, withheld(source, now)), GameView)
+        return view_of(game_id, player_id, source, now, None, state, withheld(source, now))
 
     def _deal(self, ruleset: Ruleset, given: Mapping[str, Any]) -> tuple[tuple[int, ...], JSON]:
         """The deck and deal source of a seed, deck, pool or lesson deal (or the ruleset's default)."""
@@ -239,26 +236,24 @@ class Games:
             return await self.races.guard(game, token)
         return not reveals_hidden_cards(game.deal, True, now)
 
-    async def view(self, game_id: uuid.UUID, token: str | None = None) -> GameView:
+    async def view(self, game_id: uuid.UUID, token: str | None = None) -> JSON:
         game, state = await self._game(game_id)
         withhold = await self.readable(game, token)
-        view = view_of(game.id, game.player_id, game.deal, game.started_at, game.finished_at, state, withhold)
-        return msgspec.convert(view, GameView)
+        return view_of(game.id, game.player_id, game.deal, game.started_at, game.finished_at, state, withhold)
 
-    async def legal_moves(self, game_id: uuid.UUID, token: str | None = None) -> LegalMoves:
+    async def legal_moves(self, game_id: uuid.UUID, token: str | None = None) -> JSON:
         game, state = await self._game(game_id)
         await self.readable(game, token)
-        return msgspec.convert({"version": state.version, "moves": [command_to_api(m) for m in legal_moves(state)]},
-                               LegalMoves)
+        return {"version": state.version, "moves": [command_to_api(m) for m in legal_moves(state)]}
 
-    async def hints(self, game_id: uuid.UUID, solver: bool = False, token: str | None = None) -> Hints:
+    async def hints(self, game_id: uuid.UUID, solver: bool = False, token: str | None = None) -> JSON:
         """Ranked heuristic hints; with ``solver`` also the next move of a winning line, which
         marks the game assisted (an event), so only the game's player may ask for it."""
         game, state = await self._game(game_id)
         await self.readable(game, token)  # a race game: its player only, while the race runs
         ranked = [{"move": command_to_api(h.move), "reason": h.reason} for h in hints(state)]
         if not solver:
-            return msgspec.convert({"version": state.version, "hints": ranked}, Hints)
+            return {"version": state.version, "hints": ranked}
         if token is None:
             raise Unauthorized("solver hints mark the game assisted: they need the player's bearer token")
         if await self.authenticate(token, Scope.PLAY) != game.player_id:
@@ -268,9 +263,7 @@ class Games:
         await self._no_oracle_on_a_shared_deal(game)
         result, move = await self.solver.next_move(state_to_snapshot(state), self.settings.solver_hint_seconds)
         played = await self.moves.play(game_id, token, UseSolverHint())
-        return msgspec.convert(
-            {"version": played.version, "hints": ranked, "solver": {"result": result, "move": move}}, Hints
-        )
+        return {"version": played.version, "hints": ranked, "solver": {"result": result, "move": move}}
 
     async def _no_oracle_on_a_shared_deal(self, game: GameRow) -> None:
         """Refuse a solver hint on a deal that others play for a place: a daily deal until its
@@ -285,18 +278,18 @@ class Games:
             raise Conflict("solver hints are off in a race until it has finished: the solver sees the hidden cards, "
                            "which every entrant shares", "shared_deal")
 
-    async def events(self, game_id: uuid.UUID, after: int, limit: int, token: str | None = None) -> EventPage:
+    async def events(self, game_id: uuid.UUID, after: int, limit: int, token: str | None = None) -> JSON:
         game = await self.stored_game(game_id)
         withhold = await self.readable(game, token)  # first: it may refuse
         reveal = game.finished_at is not None and not withhold
         rows = await self.store.read_events(game_id, after, limit)
         last = rows[-1].version if rows else after
         events = [public_event(r.version, r.type, r.data, r.recorded_at, reveal) for r in rows]
-        return msgspec.convert({"events": events, "nextAfter": last if last < game.version else None}, EventPage)
+        return {"events": events, "nextAfter": last if last < game.version else None}
 
     async def event_export(
         self, game_id: uuid.UUID, after: int, token: str | None = None
-    ) -> AsyncIterator[list[EventView]]:
+    ) -> AsyncIterator[list[JSON]]:
         """Every event after ``after`` up to the game's version now, read in pages by version (keyset)
         so a long log is never held whole. The reader is checked here, before the first page."""
         game = await self.stored_game(game_id)
@@ -306,14 +299,13 @@ class Games:
 
     async def _event_pages(
         self, game_id: uuid.UUID, after: int, upto: int, reveal: bool
-    ) -> AsyncIterator[list[EventView]]:
+    ) -> AsyncIterator[list[JSON]]:
         while after < upto:
             rows = await self.store.read_events(game_id, after, min(EXPORT_PAGE, upto - after))
             if not rows:
                 return
             after = rows[-1].version
-            yield [msgspec.convert(public_event(r.version, r.type, r.data, r.recorded_at, reveal), EventView)
-                   for r in rows]
+            yield [public_event(r.version, r.type, r.data, r.recorded_at, reveal) for r in rows]
 
     async def games_export(
         self, player_id: uuid.UUID, since: datetime | None, until: datetime | None,
@@ -356,8 +348,7 @@ class Games:
                 reveal = game.finished_at is not None and not withhold
                 rows = await self.store.read_events(game.id, 0, game.version)
                 events = [public_event(r.version, r.type, r.data, r.recorded_at, reveal) for r in rows]
-                yield {"type": "game", "game": msgspec.convert(view, GameView),
-                       "events": msgspec.convert(events, list[EventView])}
+                yield {"type": "game", "game": view, "events": events}
                 sent += 1
                 after = key
             if len(keys) < EXPORT_GAMES_PAGE:
@@ -389,16 +380,20 @@ class Games:
         for kind, row in await self.players.personal_rows(player_id):
             yield {"type": kind, **row}
 
-    async def state_at(self, game_id: uuid.UUID, version: int, token: str | None = None) -> GameView:
+    async def state_at(self, game_id: uuid.UUID, version: int, token: str | None = None) -> JSON:
+        """The game's view after ``version`` events. A state at or after the stored snapshot
+        starts from it (no further query); an older one is a replay of the log from the deal."""
         game = await self.stored_game(game_id)
         withhold = await self.readable(game, token)
         if not 1 <= version <= game.version:
             raise NotFound(f"game {game_id} has versions 1 to {game.version}, not {version}")
-        rows = await self.store.read_events_upto(game_id, version)
-        state = replay(_decoded(rows))
+        taken_at = game.version - len(game.tail)  # the stored snapshot's version
+        if version >= taken_at:  # from the snapshot, with the events after it up to ``version``
+            state = restore(game.snapshot, game.tail[: version - taken_at], version)
+        else:  # before the snapshot: a replay from the deal
+            state = replay(_decoded(await self.store.read_events_upto(game_id, version)))
         finished_at = game.finished_at if not state.playing else None
-        view = view_of(game.id, game.player_id, game.deal, game.started_at, finished_at, state, withhold)
-        return msgspec.convert(view, GameView)
+        return view_of(game.id, game.player_id, game.deal, game.started_at, finished_at, state, withhold)
 
 
 def _decoded(rows: list[StoredEvent]) -> list[Event]:

@@ -26,6 +26,7 @@ import msgspec
 from domain import Command, DomainError, GameState, UndoHistoryNeeded, apply, command_to_api, event_data, event_type
 from domain.codec import event_from_data, restore, state_to_snapshot
 
+from ..context import PLAYER
 from ..errors import BadRequest, Forbidden, NotFound, Unauthorized, Unavailable, VersionConflict
 from ..players.tokens import Credentials, Scope, TokenCache
 from ..races.races import race_of
@@ -221,6 +222,7 @@ class GameRepository:
         game = self.cache.get(game_id)
         if caller is None or game is None or Scope.PLAY not in caller.scopes:
             return None
+        PLAYER.set(str(caller.player_id))
         if caller.player_id != game.player_id:  # neither a game's player nor a token's owner ever changes
             raise Forbidden("this game belongs to another player")
         return Game(game.id, game.player_id, game.deal, game.started_at, game.finished_at, game.state, False)
@@ -238,6 +240,7 @@ class GameRepository:
             raise Unauthorized("the bearer token is not valid (unknown, revoked or expired)")
         caller = Credentials.of(loaded.caller)
         self.tokens.remember(token, caller)
+        PLAYER.set(str(caller.player_id))
         if Scope.PLAY not in caller.scopes:
             raise Forbidden("this token may not play: it lacks the 'play' scope")
         if loaded.game is None:
@@ -359,6 +362,9 @@ class Moves:
         """The rules' verdict on ``command`` (raises ``IllegalMove``, ``GameOver`` or
         ``VersionConflict``)."""
         if if_match is not None and if_match != game.version:
+            if if_match < 0:
+                raise VersionConflict('a weak ETag (W/"...") never matches If-Match, which compares tags strongly: '
+                                      f'send the game\'s ETag as it came, "{game.version}"')
             raise VersionConflict(f"the game is at version {game.version}, not {if_match}: reload and try again")
         try:
             state, events = apply(game.state, command)

@@ -22,11 +22,12 @@ from ..settings import Settings
 from ..store.connections import libpq_url, open_pool
 from ..store.event_store import EventStore
 from ..streams.hub import StreamHub
+from .caching import ConditionalGets
 from .controllers.account import AccountController
 from .controllers.common import check_json_body, check_parameters
 from .controllers.deals import DealController
 from .controllers.games import GameController, document_move
-from .controllers.health import health
+from .controllers.health import health, livez, readyz
 from .controllers.lessons import LessonController
 from .controllers.players import PlayerController
 from .controllers.races import RaceController
@@ -38,6 +39,7 @@ from .limits import install_rate_limits
 from .move_route import make_move, route_moves
 from .openapi import ComponentNamePlugin, DealUnionPlugin, TaggedUnionPlugin, complete
 from .problems import EXCEPTION_HANDLERS
+from .request_ids import RequestIds
 
 API_VERSION = "1.0.0"
 log = logging.getLogger("canfield")
@@ -101,14 +103,16 @@ def create_app(settings: Settings, clock: Callable[[], datetime] = utc_now) -> L
     route_moves(app)
     document_move(app.openapi_schema)  # the move route's operation (an ASGI route is not documented)
     complete(app.openapi_schema)  # response headers (built once here, served as built)
+    app.asgi_handler = ConditionalGets(app.asgi_handler)  # ETags, 304s and cache headers on every GET
     install_rate_limits(app, settings)  # in front of routing, CORS and body parsing: every request
+    app.asgi_handler = RequestIds(app.asgi_handler)  # outermost: every answer and log line has the id
     return app
 
 
 def _route_handlers() -> list[ControllerRouterHandler]:
     return [
         AccountController, PlayerController, RulesetController, GameController, make_move, StreamController,
-        DealController, player_stats, stats, health, LessonController, RaceController, *web_routes(),
+        DealController, player_stats, stats, health, livez, readyz, LessonController, RaceController, *web_routes(),
     ]
 
 
@@ -153,9 +157,12 @@ def _cors(settings: Settings) -> CORSConfig:
         allow_origins=settings.cors_origins,
         allow_methods=["GET", "POST", "DELETE", "OPTIONS"],
         allow_headers=[
-            "Authorization", "Content-Type", "If-Match", "If-None-Match", "Idempotency-Key", "Last-Event-ID"
+            "Authorization", "Content-Type", "If-Match", "If-None-Match", "Idempotency-Key", "Last-Event-ID",
+            "X-Request-Id", "traceparent",
         ],
-        expose_headers=["ETag", "Location", "Retry-After", "Idempotent-Replayed", "RateLimit", "RateLimit-Policy"],
+        expose_headers=[
+            "ETag", "Location", "Retry-After", "Idempotent-Replayed", "RateLimit", "RateLimit-Policy", "X-Request-Id"
+        ],
         max_age=3600,
     )
 

@@ -50,7 +50,7 @@ if TYPE_CHECKING:
     from ..settings import Settings
 
 READ_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
-EXEMPT_PATHS = ("/health", "/schema")  # and everything under /schema/
+EXEMPT_PATHS = ("/health", "/livez", "/readyz", "/schema")  # and everything under /schema/
 
 
 class TokenBuckets:
@@ -119,6 +119,12 @@ class TokenBuckets:
         """The ``RateLimit-Policy`` of this budget: ``burst`` requests (``q``) refilled over ``w``
         seconds."""
         return f'"{name}";q={int(self.burst)};w={math.ceil(self.refill_seconds)}'.encode()
+
+    def refund(self, key: Any, cost: float = 1.0) -> None:
+        """Give back ``cost`` tokens a request took (a 304 spends no read)."""
+        bucket = self._buckets.get(key)
+        if bucket is not None:
+            bucket[0] = min(self.burst, bucket[0] + cost)
 
     def charge(self, key: Any, cost: float = 1.0) -> None:
         """Spend up to ``cost`` tokens, never below zero (a penalty, not a request)."""
@@ -260,6 +266,8 @@ def _with_limit_headers(send: Any, budget: TokenBuckets, key: Any, name: str) ->
 
     async def limited(message: Any) -> None:
         if message["type"] == "http.response.start":
+            if message["status"] == 304:  # nothing was sent again: the read is given back
+                budget.refund(key)
             message = {**message, "headers": [*message.get("headers", ()), *_limit_headers(budget, key, name)]}
         await send(message)
 

@@ -47,6 +47,7 @@ from litestar.openapi.spec import (
     OpenAPIMediaType,
     OpenAPIResponse,
     OpenAPIType,
+    Operation,
     Parameter,
     Reference,
     Schema,
@@ -81,7 +82,7 @@ DAILY_DATE = "^(?:today|[0-9]{4}-[0-9]{2}-[0-9]{2})$"
 IF_MATCH = '^[ \\t]*(?:\\*|(?:W/)?"[0-9]{1,12}"|[0-9]{1,12})[ \\t]*$'
 IDEMPOTENCY_KEY = "^[!-~]{1,255}$"
 VERSION_HEADER = "^[ \\t]*[0-9]{1,10}[ \\t]*$"
-ETAG = '^"[0-9]+"$'
+ETAG = '^"[0-9]+(-hidden)?"$'
 NDJSON = "application/x-ndjson"
 EVENT_STREAM = "text/event-stream"
 RULESET_IDS = sorted({ruleset.id for ruleset in ALL_RULESETS})
@@ -437,7 +438,9 @@ def _header(schema: Schema, description: str, required: bool = True) -> OpenAPIH
 
 HEADERS: dict[str, OpenAPIHeader] = {
     "ETag": _header(
-        Schema(type=OpenAPIType.STRING, pattern=ETAG), 'the game\'s version in quotes, e.g. "7": send it as If-Match'
+        Schema(type=OpenAPIType.STRING, pattern=ETAG),
+        'the game\'s version in quotes, e.g. "7": send it as If-Match; "7-hidden" while an ended game\'s face-down '
+        "cards are still withheld (its view changes when they are shown)",
     ),
     "Location": _header(
         Schema(type=OpenAPIType.STRING), "the path of what was created, e.g. /games/{id} or /races/{id}"
@@ -567,6 +570,41 @@ def response_headers(*names: str) -> list[ResponseHeader]:
     return [ResponseHeader(name=name, documentation_only=True, description=HEADERS[name].description) for name in names]
 
 
+_IF_NONE_MATCH = Parameter(
+    name="If-None-Match",
+    param_in="header",
+    required=False,
+    description='ETags the client holds, e.g. "7" or W/"7" (weak comparison; * for any): 304 if one is current',
+    schema=Schema(type=OpenAPIType.STRING),
+)
+_CACHE_CONTROL = _header(
+    Schema(type=OpenAPIType.STRING),
+    "no-cache (revalidate with the ETag), private when a token was sent; immutable for what never changes",
+)
+
+
+def _conditional(operation: Operation) -> None:
+    """A GET that answers JSON: its 200 carries an ETag and Cache-Control, If-None-Match may name
+    the ETag, and a match is a 304 (service.http.caching)."""
+    ok = (operation.responses or {}).get("200")
+    if not isinstance(ok, OpenAPIResponse) or "application/json" not in (ok.content or {}):
+        return
+    headers = dict(ok.headers or {})
+    headers.setdefault(
+        "ETag", _header(Schema(type=OpenAPIType.STRING), "the representation's tag: send it as If-None-Match")
+    )
+    headers["Cache-Control"] = _CACHE_CONTROL
+    ok.headers = headers
+    parameters = list(operation.parameters or [])
+    if not any(isinstance(p, Parameter) and p.name.lower() == "if-none-match" for p in parameters):
+        parameters.append(_IF_NONE_MATCH)
+    operation.parameters = parameters
+    responses = dict(operation.responses or {})
+    responses.setdefault("304", OpenAPIResponse(description="If-None-Match named the current ETag: nothing changed",
+                                                headers={"ETag": headers["ETag"]}))
+    operation.responses = dict(sorted(responses.items()))
+
+
 def complete(document: OpenAPI) -> None:
     """Give every declared response header its schema (and every 401, 429 and 503 theirs), every
     non-JSON body its schema, and each operation of ``ALSO`` its other media types; the Structs
@@ -577,7 +615,7 @@ def complete(document: OpenAPI) -> None:
     document.components.schemas.update(MESSAGES)
     document.components.schemas = dict(sorted(document.components.schemas.items()))
     for item in (document.paths or {}).values():
-        for operation in (item.get, item.post):
+        for operation in (item.get, item.post, item.delete):
             if operation is None:
                 continue
             for parameter in operation.parameters or []:
@@ -598,3 +636,7 @@ def complete(document: OpenAPI) -> None:
                 if status == "200" and response.content is not None:
                     for media_type, schema in ALSO.get(operation.operation_id or "", {}).items():
                         response.content[media_type] = OpenAPIMediaType(schema=schema)
+
+    for item in (document.paths or {}).values():
+        if item.get is not None:
+            _conditional(item.get)  # after the declared headers took their schemas: the game's ETag stays

@@ -30,7 +30,7 @@ def as_sent(scope: Any) -> str:
 
 def trailing_slash(path: str) -> str | None:
     """No path here ends with '/' or has an empty segment: the router would ignore both, so one
-    resource would answer at many URLs (the README promises strict input)."""
+    resource would answer at many URLs (docs/api.md promises strict input)."""
     if path == "/" or path.startswith("/schema") or not (path.endswith("/") or "//" in path):
         return None
     if path.endswith("/"):

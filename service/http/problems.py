@@ -8,9 +8,11 @@ from typing import Any
 from litestar import MediaType, Request, Response
 from litestar.exceptions import HTTPException, ValidationException
 from litestar.openapi.datastructures import ResponseSpec
+from msgspec import UNSET
 
 from domain import DomainError, GameOver, IllegalMove
 
+from ..context import REQUEST_ID
 from ..errors import ServiceError
 from ..store.connections import DATABASE_DOWN_ERRORS
 from .paths import NOT_FOUND, as_sent, malformed, trailing_slash
@@ -52,12 +54,14 @@ _HTTP_CODES = {
 
 def problem_document(status: int, code: str, detail: str, title: str | None = None) -> Problem:
     """The body of every problem, also for answers given in front of Litestar (service.http.limits)."""
+    request_id = REQUEST_ID.get()
     return Problem(
         type=f"urn:canfield:problem:{code}",
         title=title or _TITLES.get(status, "Error"),
         status=status,
         detail=detail,
         code=code,
+        instance=UNSET if request_id is None else f"urn:canfield:request:{request_id}",
     )
 
 

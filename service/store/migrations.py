@@ -26,6 +26,19 @@ def alembic_config(url: str) -> Config:
     return config
 
 
+def head_revision() -> str:
+    """The newest migration this code knows (what a ready database is at)."""
+    from alembic.script import ScriptDirectory
+
+    config = Config(str(MIGRATIONS_DIR / "alembic.ini"))
+    config.set_main_option("script_location", str(MIGRATIONS_DIR))
+    config.set_main_option("version_locations", str(MIGRATIONS_DIR / "versions"))
+    head = ScriptDirectory.from_config(config).get_current_head()
+    if head is None:
+        raise RuntimeError("no migrations found")
+    return head
+
+
 def migrate(url: str) -> None:
     """Bring the database up to the newest schema (idempotent)."""
     command.upgrade(alembic_config(url), "head")

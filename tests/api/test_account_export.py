@@ -89,6 +89,7 @@ def test_an_ndjson_event_export_is_complete_by_default(client: httpx.Client, ann
         client.get(f"/games/{game['id']}/events", headers={"Accept": "application/x-ndjson"}),
     ):
         assert "link" not in response.headers
+        assert response.headers["content-type"].startswith("application/x-ndjson")
         assert [event["version"] for event in _lines(response)] == list(range(1, game["version"] + 1))
     assert len(client.get(f"/games/{game['id']}/events").json()["events"]) == 100  # a JSON page still pages
 

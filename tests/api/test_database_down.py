@@ -42,3 +42,11 @@ def test_reads_and_writes_are_503_with_retry_after_when_the_database_is_down(dea
     ):
         assert_problem(response, 503, "unavailable")
         assert response.headers["retry-after"] == "1"
+
+
+def test_the_process_is_live_but_not_ready_without_its_database(dead_database_server: str) -> None:
+    assert httpx.get(f"{dead_database_server}/livez", timeout=15).status_code == 200
+    ready = httpx.get(f"{dead_database_server}/readyz", timeout=15)
+    assert_problem(ready, 503, "unavailable")
+    assert "database is not answering" in ready.json()["detail"]
+    assert "stream listener is not connected" in ready.json()["detail"]

@@ -4,6 +4,7 @@ from typing import Any
 import httpx
 
 from domain import CODES, shuffled_deck
+from domain.deal import SplitMix64
 
 from .conftest import Player
 
@@ -97,3 +98,25 @@ def test_a_state_outside_the_log_is_404(ann: Player, client: httpx.Client) -> No
     game = ann.new_game(deal={"seed": 21})
     assert client.get(f"/games/{game['id']}/states/2").status_code == 404
     assert client.get(f"/games/{game['id']}/states/0").status_code == 400
+
+
+def test_every_past_state_is_the_view_the_game_had_then(ann: Player) -> None:
+    """Past states after the stored snapshot start from it, older ones replay from the deal: both
+    must give exactly the view the game showed at that version (a walk past several snapshots,
+    undos included)."""
+    game = ann.new_game(ruleset="open-runs", deal={"seed": 21})
+    seen = {1: ann.client.get(f"/games/{game['id']}").json()}
+    rng = SplitMix64(21)
+    for step in range(60):
+        moves = [m for m in ann.client.get(f"/games/{game['id']}/legal-moves").json()["moves"] if m["type"] != "resign"]
+        move = {"type": "undo"} if step % 7 == 6 else moves[rng.below(len(moves))]
+        played = ann.move(game["id"], move)
+        if played.status_code != 200:
+            continue
+        view = played.json()["game"]
+        seen[view["version"]] = view
+        if view["status"] != "playing":
+            break
+    assert max(seen) > 2 * 16, "the walk should pass several snapshots"
+    for version, view in seen.items():
+        assert ann.client.get(f"/games/{game['id']}/states/{version}").json() == view, version

@@ -272,10 +272,10 @@ def test_a_zero_turns_a_budget_off_and_two_zeros_the_limiter() -> None:
             rate_limit_reads_per_second=0,
         )
     )
-    assert not isinstance(off.asgi_handler, RateLimiter)
+    assert not isinstance(off.asgi_handler.app, RateLimiter)  # inside the request ids
     on = create_app(Settings(database_url="postgresql://unused/none", rate_limit_reads_per_second=0))
-    assert isinstance(on.asgi_handler, RateLimiter)
-    assert on.asgi_handler.reads is None
+    assert isinstance(on.asgi_handler.app, RateLimiter)
+    assert on.asgi_handler.app.reads is None
 
 
 def test_settings_come_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -331,3 +331,13 @@ def test_every_limited_response_says_what_is_left_of_its_budget(connect: Any) ->
     token = created.json()["token"]
     game = writer.post("/games", json={"deal": {"seed": 7}}, headers={"Authorization": f"Bearer {token}"})
     assert _limit(game, "writes")[0] == WRITE_BURST - 1, "a token has a budget of its own"
+
+
+def test_a_304_does_not_spend_the_read_budget(connect: Any) -> None:
+    http = connect()
+    first = http.get("/rulesets")
+    left = _limit(first, "reads")[0]
+    for _ in range(READ_BURST + 2):  # more than the whole budget: 304s cost nothing
+        not_modified = http.get("/rulesets", headers={"If-None-Match": first.headers["etag"]})
+        assert not_modified.status_code == 304
+    assert _limit(not_modified, "reads")[0] == left

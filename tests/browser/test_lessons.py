@@ -37,7 +37,7 @@ def test_a_lesson_is_played_by_clicks_to_its_goal_and_marked_done(
     assert page.js("return document.querySelector('.lesson-panel').dataset.done") == "false"
     assert page.text(".lesson-panel .done-line") == ""
 
-    # README's line for this lesson: KD onto AC (a king on an ace), then AH onto the KH foundation.
+    # docs/api.md's line for this lesson: KD onto AC (a king on an ace), then AH onto the KH foundation.
     for command in LESSON_SCRIPTS["wrapping"]:
         state, _ = apply(state, command)
         page.play(command)

@@ -98,7 +98,7 @@ def test_a_whole_game_is_won_by_clicking_cards_and_buttons(open_page: Callable[.
         state, _ = apply(state, move)
         page.play(move)
         assert page.table() == expected_table(state), f"after move {index + 1} ({move})"
-        if index == busiest:  # the README's picture: a table in full play
+        if index == busiest:  # the README's screenshot: a table in full play
             assert page.fits(), "the desktop table is in sight"
             page.screenshot(screenshots / "table-desktop.png", full=False)
             page.emulate(*PHONE)

@@ -46,7 +46,7 @@ ROOT = Path(__file__).resolve().parents[2]
 DOCUMENT = ROOT / "openapi" / "openapi.json"
 PACKAGE = "canfield_client"
 RULESETS = ["classic", "draw-one", "open-runs"]
-LESSONS = ["base-rank", "wrapping", "reserve-refill", "draw-three-stock"]  # README, Lessons
+LESSONS = ["base-rank", "wrapping", "reserve-refill", "draw-three-stock"]  # docs/api.md, Lessons
 EVERY_EVENT = {
     "GameDealtEvent", "StockDrawnEvent", "WasteRecycledEvent", "CardsMovedEvent", "ReserveRefilledEvent",
     "MoveUndoneEvent", "SolverHintUsedEvent", "GameWonEvent", "GameStalledEvent", "GameResignedEvent",
@@ -443,7 +443,7 @@ def test_a_generated_client_plays_the_daily_deal_and_finds_its_games(api: Api) -
 
 
 def test_a_generated_client_plays_a_lesson_to_its_goal(api: Api) -> None:
-    """The lessons, a lesson deal (classic by default), and the README's line for ``wrapping`` (KD on
+    """The lessons, a lesson deal (classic by default), and docs/api.md's line for ``wrapping`` (KD on
     AC, then AH to the foundation) taken from the legal moves: the second move reaches the goal."""
     models = api.models
     lessons = api.call("lessons", "list_lessons", client=api.anonymous(), expect=models.LessonList).parsed
@@ -558,3 +558,27 @@ def test_a_generated_client_exports_a_players_games_and_deletes_the_account(api:
     api.call("players", "delete_me", client=player.http, http_status=204)
     problem = api.call("players", "get_me", client=player.http, http_status=401, expect=api.models.Problem)
     assert problem.parsed.code == "unauthorized"
+
+
+def test_a_generated_client_manages_its_tokens(api: Api) -> None:
+    """Who am I, a second token with fewer scopes and an expiry, the list without secrets, a
+    revocation that the next request feels, and revoking every token at once."""
+    models = api.models
+    ann = Player.register(api, "Ann")
+    me = api.call("players", "get_me", client=ann.http, expect=models.Me).parsed
+    assert (me.id, me.name, me.token.name) == (ann.id, "Ann", "first token")
+    body = models.NewTokenRequest(name="bot", scopes=[models.NewTokenRequestScopesItem("play")], expires_in_days=30)
+    made = api.call("players", "create_token", client=ann.http, body=body, http_status=201,
+                    expect=models.TokenCreated).parsed  # fmt: skip
+    assert made.token
+    assert made.expires_at is not None
+    bot = api.authenticated(made.token)
+    listed = api.call("players", "list_tokens", client=ann.http, expect=models.TokenList).parsed
+    assert [token.name for token in listed.tokens] == ["first token", "bot"]
+    refused = api.call("players", "list_tokens", client=bot, http_status=403, expect=models.Problem).parsed
+    assert refused.code == "forbidden"
+    api.call("players", "revoke_token", made.id, client=ann.http, http_status=204)
+    gone = api.call("players", "get_me", client=bot, http_status=401, expect=models.Problem).parsed
+    assert gone.code == "unauthorized"
+    api.call("players", "revoke_all_tokens", client=ann.http, http_status=204)
+    api.call("players", "get_me", client=ann.http, http_status=401, expect=models.Problem)

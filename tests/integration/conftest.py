@@ -12,7 +12,6 @@ from typing import Any
 import pytest
 
 from service.games.games import Games, utc_now
-from service.http.schemas import DealRequest, NewGameRequest
 from service.settings import Settings
 from service.store.connections import open_pool
 from service.store.event_store import EventStore
@@ -42,7 +41,7 @@ async def games(clean_database: str) -> AsyncIterator[Games]:
 
 async def new_game(games: Games, seed: int = 1, ruleset: str = "open-runs") -> tuple[str, uuid.UUID]:
     player = await games.create_player("tester")
-    view = await games.create_game(player.token, NewGameRequest(ruleset=ruleset, deal=DealRequest(seed=seed)))
-    return player.token, view.id
+    view = await games.create_game(player["token"], ruleset, {"seed": seed})
+    return player["token"], uuid.UUID(view["id"])
 
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 from datetime import UTC, date, datetime, timedelta
 
-import msgspec
 import psycopg
 import pytest
 
@@ -15,8 +14,6 @@ from domain import Ruleset, Status, deal, get_ruleset, initial_state, replay_com
 from service.deals.daily import Proof, candidate_seed, prove
 from service.deals.deal_pools import decode_line
 from service.errors import Unavailable
-from service.http.schemas import DealRequest
-from service.http.schemas import NewGameRequest as NewGame
 from service.settings import DEVELOPMENT_DAILY_SECRET
 
 from .conftest import server_process
@@ -80,7 +77,7 @@ async def test_a_request_while_the_deal_is_prepared_gets_503_with_retry_after(cl
         player = await games.create_player("Ann")
         for ask in (
             lambda: games.daily.deal(DAY),
-            lambda: games.create_game(player.token, NewGame(deal=DealRequest(daily="today"))),
+            lambda: games.create_game(player["token"], None, {"daily": "today"}),
         ):
             with pytest.raises(Unavailable) as refused:
                 await ask()
@@ -148,11 +145,12 @@ async def test_one_entry_per_player_and_date_even_when_two_processes_deal_at_onc
     ):
         player = await one.create_player("Ann")
         await one.daily.deal(DAY)
-        request = NewGame(deal=DealRequest(daily="today"))
-        views = await asyncio.gather(*(games.create_game(player.token, request) for games in (one, two, one, two)))
-    assert sorted(view.deal.practice for view in views) == [False, True, True, True]
+        views = await asyncio.gather(
+            *(games.create_game(player["token"], None, {"daily": "today"}) for games in (one, two, one, two))
+        )
+    assert sorted(view["deal"]["practice"] for view in views) == [False, True, True, True]
     with psycopg.connect(clean_database) as conn:
-        rows = conn.execute("SELECT deal FROM games WHERE player_id = %s", (player.id,)).fetchall()
+        rows = conn.execute("SELECT deal FROM games WHERE player_id = %s", (player["id"],)).fetchall()
     assert sorted(row[0]["practice"] for row in rows) == [False, True, True, True]
 
 
@@ -160,11 +158,11 @@ async def test_a_game_of_a_past_date_is_practice_and_tomorrow_is_not_dealt(clean
     async with server_process(clean_database, 4, clock=clock) as process:
         player = await process.create_player("Ann")
         yesterday = DAY - timedelta(days=1)
-        view = await process.create_game(player.token, NewGame(deal=DealRequest(daily=yesterday.isoformat())))
-        assert msgspec.to_builtins(view.deal) == {"source": "daily", "daily": yesterday.isoformat(), "practice": True}
+        view = await process.create_game(player["token"], None, {"daily": yesterday.isoformat()})
+        assert view["deal"] == {"source": "daily", "daily": yesterday.isoformat(), "practice": True}
         with pytest.raises(Exception, match="not out yet"):
             await process.create_game(
-                player.token, NewGame(deal=DealRequest(daily=(DAY + timedelta(days=1)).isoformat()))
+                player["token"], None, {"daily": (DAY + timedelta(days=1)).isoformat()}
             )
 
 

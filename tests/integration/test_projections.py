@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
+import msgspec
 import psycopg
 import pytest
 from psycopg_pool import AsyncConnectionPool
@@ -33,7 +34,6 @@ from service.deals.daily import DailyDeal, daily_source
 from service.deals.deal_pools import decode_line, load_deal_pool, start_state
 from service.games.games import Games
 from service.http.schemas import DealRequest
-from service.http.schemas import NewGameRequest as NewGame
 from service.settings import Settings
 from service.stats import projections
 from service.stats.projections import PROJECTION_TABLES
@@ -112,8 +112,9 @@ def projection_rows(url: str) -> dict[str, list[tuple[Any, ...]]]:
 
 
 async def start(games: Games, token: str, ruleset: str, deal: DealRequest) -> tuple[uuid.UUID, GameState]:
-    view = await games.create_game(token, NewGame(ruleset=ruleset, deal=deal))
-    game_id = view.id
+    given = {name: value for name, value in msgspec.structs.asdict(deal).items() if value is not None}
+    view = await games.create_game(token, ruleset, given)
+    game_id = uuid.UUID(view["id"])
     row = await games.store.load_game(game_id)
     assert row is not None
     return game_id, restore(row.snapshot, row.tail, row.version)
@@ -164,14 +165,14 @@ def test_the_winning_lines_win() -> None:
 
 async def test_incremental_projections_equal_a_rebuild_from_the_event_log(games: Games, clean_database: str) -> None:
     rng = random.Random(2026)
-    tokens = [(await games.create_player(f"player {i}")).token for i in range(7)]
+    tokens = [(await games.create_player(f"player {i}"))["token"] for i in range(7)]
     outcomes: dict[str, int] = {"won": 0, "stalled": 0, "resigned": 0, "playing": 0, "assisted": 0}
     for number in range(320):
         token = rng.choice(tokens)
         if number % 22 == 0:  # a win (a known line), sometimes with a detour, sometimes assisted
             ruleset, deal, line = await winning_deal(games, rng)
             if deal.daily is not None and rng.random() < 0.5:  # a newcomer: today's deal is their entry
-                token = (await games.create_player(f"newcomer {number}")).token
+                token = (await games.create_player(f"newcomer {number}"))["token"]
             game_id, state = await start(games, token, ruleset, deal)
             if rng.random() < 0.4:
                 line = [Draw(), Undo(), *line] if state.stock else line
@@ -222,7 +223,7 @@ async def test_incremental_projections_equal_a_rebuild_from_the_event_log(games:
 
 
 async def test_an_assisted_daily_win_counts_as_a_win_but_is_not_ranked(games: Games, clean_database: str) -> None:
-    token = (await games.create_player("Ann")).token
+    token = (await games.create_player("Ann"))["token"]
     day = START.date()
     line = decode_line((await games.daily.deal(day)).line)
     game_id, state = await start(games, token, "open-runs", DealRequest(daily="today"))
@@ -238,8 +239,8 @@ async def test_an_assisted_daily_win_counts_as_a_win_but_is_not_ranked(games: Ga
 
 
 async def test_a_hand_edited_log_is_refused_by_the_rebuild(games: Games, clean_database: str) -> None:
-    ann = (await games.create_player("Ann")).token
-    bob = (await games.create_player("Bob")).token
+    ann = (await games.create_player("Ann"))["token"]
+    bob = (await games.create_player("Bob"))["token"]
     line = decode_line((await games.daily.deal(START.date())).line)
     honest, state = await start(games, ann, "open-runs", DealRequest(daily="today"))
     for command in line:
@@ -342,7 +343,7 @@ def test_verification_refuses_each_kind_of_forgery() -> None:
 async def test_a_failing_projection_undoes_the_move_that_ended_the_game(
     games: Games, clean_database: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    token = (await games.create_player("Ann")).token
+    token = (await games.create_player("Ann"))["token"]
     game_id, state = await start(games, token, "classic", DealRequest(seed=3))
     state = await play(games, token, game_id, state, Draw())
     monkeypatch.setattr(projections, "_FINISHED", "SELECT 1 / 0")

@@ -24,15 +24,14 @@ from domain.solver import (
     NARROW_BEST,
     SOUND,
     Budget,
+    OutOfBudget,
+    Search,
     SolveResult,
-    _checked,
-    _OutOfBudget,
-    _Search,
-    _start,
-    _take_turns,
+    best_first,
     solve,
+    start_position,
 )
-from domain.solver_best import best_first
+from domain.solver.stages import checked_line, take_turns
 from service.deals.deal_pools import start_state
 from tests.support import move
 
@@ -202,13 +201,13 @@ def test_the_best_first_stage_wins_a_deal_the_narrow_depth_first_stage_misses() 
     """Open-runs seed 36: the narrow depth-first search finds no win in 200,000 positions; searched
     best first, the same moves win within 1,000, and the line replays to a win."""
     state = start_state(get_ruleset("open-runs"), 36)
-    depth_first = _Search(state, Budget(), 200_000, NARROW)
-    with pytest.raises(_OutOfBudget):
-        depth_first.run(_start(state))
-    search = _Search(state, Budget(), 1_000, NARROW_BEST)
-    line = best_first(search, _start(state))
+    depth_first = Search(state, Budget(), 200_000, NARROW)
+    with pytest.raises(OutOfBudget):
+        depth_first.run(start_position(state))
+    search = Search(state, Budget(), 1_000, NARROW_BEST)
+    line = best_first(search, start_position(state))
     assert line is not None
-    _assert_wins(state, SolveResult("won", _checked(state, line), search.states))
+    _assert_wins(state, SolveResult("won", checked_line(state, line), search.states))
 
 
 @pytest.mark.parametrize("stage", [NARROW_BEST, BEST])
@@ -216,8 +215,8 @@ def test_a_best_first_stage_that_runs_out_of_positions_proves_nothing(stage: str
     """On a lost deal the best-first stages search every position of their kind and answer None
     (no win), never "lost": only the sound stage decides."""
     state = start_state(get_ruleset("open-runs"), 58)
-    search = _Search(state, Budget(), 100_000, stage)
-    assert best_first(search, _start(state)) is None
+    search = Search(state, Budget(), 100_000, stage)
+    assert best_first(search, start_position(state)) is None
     assert 0 < search.states < 100_000
     assert solve(state, ROOMY).result == "lost"
 
@@ -286,7 +285,7 @@ def test_the_sound_best_first_stage_stops_at_its_limit_and_proves_nothing_then()
     of 2,000 positions, stops there with no win and no verdict (only a search of every position
     proves the deal lost)."""
     state = start_state(get_ruleset("draw-one"), 9)
-    line, _search, states, proven_lost = _take_turns(state, Budget(check_every=1), None, [(SOUND, 2_000, False)])
+    line, _search, states, proven_lost = take_turns(state, Budget(check_every=1), None, [(SOUND, 2_000, False)])
     assert line is None
     assert not proven_lost
     assert 1_000 < states <= 2_001

@@ -1,4 +1,4 @@
-"""The sound stage's C search (``domain/_sound.c``) against its Python reference (``_Search.run``):
+"""The sound stage's C search (``domain/_sound.c``) against its Python reference (``Search.run``):
 the same result (won with the same macro line, lost, out of budget) after the same positions."""
 
 from __future__ import annotations
@@ -13,7 +13,9 @@ from functools import partial
 import pytest
 
 from domain import Draw, GameState, MoveCard, Recycle, Status, apply, get_ruleset, legal_moves, solver
-from domain.solver import SOUND, Budget, Macro, _OutOfBudget, _Search, _start, native_available, solve
+from domain.solver import SOUND, Budget, Macro, OutOfBudget, Search, native_available, solve, stages, start_position
+from domain.solver import native as native_search
+from domain.solver.search import TWIN_FIRST, shortest
 from service.deals.deal_pools import start_state
 
 from .brute import small_position
@@ -58,10 +60,10 @@ def _outcome(
     budget = Budget(check_every=check_every)
     if out_of_time is not None:
         budget = Budget(check_every=check_every, out_of_time=out_of_time)
-    search = _Search(state, budget, cap, SOUND)
+    search = Search(state, budget, cap, SOUND)
     try:
-        line = search.run_native(_start(state)) if native else search.run(_start(state))
-    except _OutOfBudget:
+        line = search.run_native(start_position(state)) if native else search.run(start_position(state))
+    except OutOfBudget:
         return "unknown", None, search.states
     return ("won" if line is not None else "lost"), line, search.states
 
@@ -127,7 +129,7 @@ def test_positions_twin_merged_past_26_tableau_cards_agree(ruleset_id: str) -> N
         python = _outcome(state, False, 50_000)
         assert _outcome(state, True, 50_000) == python
         line = python[1]
-        twin_lines += line is not None and any(move[3] >= solver._TWIN_FIRST for move in line)
+        twin_lines += line is not None and any(move[3] >= TWIN_FIRST for move in line)
     assert twin_lines
 
 
@@ -167,9 +169,9 @@ def test_an_error_of_the_clock_comes_through() -> None:
     def broken() -> bool:
         raise RuntimeError("clock broken")
 
-    search = _Search(start_state(get_ruleset("open-runs"), 6), Budget(check_every=50, out_of_time=broken), None, SOUND)
+    search = Search(start_state(get_ruleset("open-runs"), 6), Budget(check_every=50, out_of_time=broken), None, SOUND)
     with pytest.raises(RuntimeError, match="clock broken"):
-        search.run_native(_start(start_state(get_ruleset("open-runs"), 6)))
+        search.run_native(start_position(start_state(get_ruleset("open-runs"), 6)))
 
 
 @needs_native
@@ -187,9 +189,9 @@ def test_solve_answers_alike_with_either_search(ruleset_id: str, monkeypatch: py
     )
     for seed in (2, 3, 4, 6, 10, 58):
         state = start_state(get_ruleset(ruleset_id), seed)
-        monkeypatch.setattr(solver, "NATIVE_SEARCH", True)
+        monkeypatch.setattr(native_search, "NATIVE_SEARCH", True)
         native = solve(state, sound_only)
-        monkeypatch.setattr(solver, "NATIVE_SEARCH", False)
+        monkeypatch.setattr(native_search, "NATIVE_SEARCH", False)
         assert solve(state, sound_only) == native
 
 
@@ -227,26 +229,26 @@ def test_with_a_position_limit_the_stages_are_version_5s(monkeypatch: pytest.Mon
     no capped sound stage first there; otherwise it comes right after narrow (in classic too, as a
     fallback: ``test_in_classic_the_capped_sound_stage_win_is_a_fallback``); in draw-one it has no
     limit of its own, so it is the sound stage itself, and nothing comes after it."""
-    monkeypatch.setattr(solver, "NATIVE_SEARCH", True)
+    monkeypatch.setattr(native_search, "NATIVE_SEARCH", True)
     timed = Budget(out_of_time=ticking(10))
     for ruleset_id in RULESETS:
         state = start_state(get_ruleset(ruleset_id), 39)
-        names = [name for name, _ in solver._stages(state, timed)]
+        names = [name for name, _ in stages.stage_plan(state, timed)]
         if ruleset_id == "draw-one":
-            assert solver._stages(state, timed) == [(solver.NARROW, timed.narrow_states), (SOUND, None)]
-            capped = solver._stages(state, replace(timed, draw_one_sound_first_states=1_000))
+            assert stages.stage_plan(state, timed) == [(solver.NARROW, timed.narrow_states), (SOUND, None)]
+            capped = stages.stage_plan(state, replace(timed, draw_one_sound_first_states=1_000))
             assert capped[:2] == [(solver.NARROW, timed.narrow_states), (solver.SOUND_FIRST, 1_000)]
             assert capped[-1] == (SOUND, None)
             assert len(capped) > 3  # the best-first stages between
         else:
             assert names[:2] == [solver.NARROW, solver.SOUND_FIRST]
             cap = timed.classic_sound_first_states if ruleset_id == "classic" else timed.sound_first_states
-            assert solver._stages(state, timed)[1] == (solver.SOUND_FIRST, cap)
-        assert solver.SOUND_FIRST not in [name for name, _ in solver._stages(state, Budget(max_states=600_000))]
-        assert len(solver._stages(state, Budget(max_states=600_000))) > 3
-    monkeypatch.setattr(solver, "NATIVE_SEARCH", False)
+            assert stages.stage_plan(state, timed)[1] == (solver.SOUND_FIRST, cap)
+        assert solver.SOUND_FIRST not in [name for name, _ in stages.stage_plan(state, Budget(max_states=600_000))]
+        assert len(stages.stage_plan(state, Budget(max_states=600_000))) > 3
+    monkeypatch.setattr(native_search, "NATIVE_SEARCH", False)
     state = start_state(get_ruleset("open-runs"), 39)
-    assert solver.SOUND_FIRST not in [name for name, _ in solver._stages(state, timed)]
+    assert solver.SOUND_FIRST not in [name for name, _ in stages.stage_plan(state, timed)]
 
 
 @needs_native
@@ -263,8 +265,8 @@ def test_in_classic_the_capped_sound_stage_win_is_a_fallback() -> None:
     assert with_fallback.moves == without.moves
     assert with_fallback.result == "won"
     assert with_fallback.states > without.states  # the capped sound stage ran (and won) first
-    search = _Search(state, Budget(), None, SOUND)
-    assert search.run_native(_start(state)) is not None
+    search = Search(state, Budget(), None, SOUND)
+    assert search.run_native(start_position(state)) is not None
     assert len(with_fallback.moves) < 300
 
     state = start_state(get_ruleset("classic"), 64)
@@ -278,30 +280,30 @@ def test_in_classic_the_capped_sound_stage_win_is_a_fallback() -> None:
 
 
 def test_a_long_line_is_shortened_while_there_is_time() -> None:
-    """``_shortest`` with a clock: out of time it keeps the rest of the line as it is (still a win)."""
+    """``shortest`` with a clock: out of time it keeps the rest of the line as it is (still a win)."""
     state = start_state(get_ruleset("classic"), 64)
-    search = _Search(state, Budget(), 60_000, SOUND)
-    line = search.run(_start(state))
+    search = Search(state, Budget(), 60_000, SOUND)
+    line = search.run(start_position(state))
     assert line is not None
-    at_once = solver._shortest(search, _start(state), line, lambda: True)
+    at_once = shortest(search, start_position(state), line, lambda: True)
     assert at_once == line
-    some = solver._shortest(search, _start(state), line, ticking(3))
+    some = shortest(search, start_position(state), line, ticking(3))
     assert len(some) < len(line)
-    assert solver._checked(state, some)
-    assert len(solver._shortest(search, _start(state), line)) <= len(some)
+    assert stages.checked_line(state, some)
+    assert len(shortest(search, start_position(state), line)) <= len(some)
 
 
 @needs_native
 def test_a_position_limited_verdict_is_the_same_with_the_c_search_or_without(monkeypatch: pytest.MonkeyPatch) -> None:
     state = start_state(get_ruleset("open-runs"), 2)
     native = solve(state, Budget(max_states=60_000))
-    monkeypatch.setattr(solver, "NATIVE_SEARCH", False)
+    monkeypatch.setattr(native_search, "NATIVE_SEARCH", False)
     assert solve(state, Budget(max_states=60_000)) == native
 
 
 def test_without_the_c_search_the_stages_are_the_python_ones(monkeypatch: pytest.MonkeyPatch) -> None:
     """The capped sound stage first runs only with the C search: the Python order is unchanged."""
-    monkeypatch.setattr(solver, "NATIVE_SEARCH", False)
+    monkeypatch.setattr(native_search, "NATIVE_SEARCH", False)
     state = start_state(get_ruleset("open-runs"), 2)
     assert solve(state, Budget(out_of_time=ticking(200))) == solve(
         state, Budget(out_of_time=ticking(200), sound_first_states=0)
@@ -311,13 +313,13 @@ def test_without_the_c_search_the_stages_are_the_python_ones(monkeypatch: pytest
 def _resumed(state: GameState, step: int, check_every: int) -> tuple[str, list[Macro] | None, int, int]:
     """One C search stopped every ``step`` positions and resumed until it answers: (won / lost, the
     line, positions, how many times it stopped)."""
-    search = _Search(state, Budget(check_every=check_every), step, SOUND)
+    search = Search(state, Budget(check_every=check_every), step, SOUND)
     stops = 0
-    go_on = partial(search.run_native, _start(state))
+    go_on = partial(search.run_native, start_position(state))
     while True:
         try:
             line = go_on()
-        except _OutOfBudget:
+        except OutOfBudget:
             stops += 1
             assert search.resumable
             search.max_states = (search.max_states or 0) + step
@@ -352,16 +354,16 @@ def test_a_dealt_game_stopped_by_the_clock_and_resumed_answers_as_one_search() -
     state = start_state(get_ruleset("open-runs"), 39)
     whole = _outcome(state, True, None)
     clocks = [ticking(100), ticking(150), ticking(200)]
-    search = _Search(state, Budget(out_of_time=clocks[0]), None, SOUND)
-    with pytest.raises(_OutOfBudget):
-        search.run_native(_start(state))
+    search = Search(state, Budget(out_of_time=clocks[0]), None, SOUND)
+    with pytest.raises(OutOfBudget):
+        search.run_native(start_position(state))
     assert search.states == 101 * 512
     for clock in [*clocks[1:], None]:
         search = _with_clock(search, clock)
         if clock is None:
             line = search.resume_native()
             break
-        with pytest.raises(_OutOfBudget):
+        with pytest.raises(OutOfBudget):
             search.resume_native()
     assert ("lost" if line is None else "won", line, search.states) == whole
     assert whole[0] == "lost"
@@ -369,7 +371,7 @@ def test_a_dealt_game_stopped_by_the_clock_and_resumed_answers_as_one_search() -
         search.resume_native()
 
 
-def _with_clock(search: _Search, clock: Callable[[], bool] | None) -> _Search:
+def _with_clock(search: Search, clock: Callable[[], bool] | None) -> Search:
     """The search with a new clock (``Budget`` is frozen: the search takes a new one)."""
     search.budget = Budget(out_of_time=clock) if clock is not None else Budget()
     return search
@@ -378,13 +380,13 @@ def _with_clock(search: _Search, clock: Callable[[], bool] | None) -> _Search:
 @needs_native
 def test_an_ended_c_search_cannot_go_on() -> None:
     state = start_state(get_ruleset("open-runs"), 4)
-    handle = solver._native.start(  # type: ignore[union-attr]
-        tuple(state.reserve), state.base_rank, 3, True, True, False, True, False, True, _start(state), 0
+    handle = native_search.module.start(  # type: ignore[union-attr]
+        tuple(state.reserve), state.base_rank, 3, True, True, False, True, False, True, start_position(state), 0
     )
-    status, _states, _line = solver._native.resume(handle, -1, 512, lambda: False)  # type: ignore[union-attr]
+    status, _states, _line = native_search.module.resume(handle, -1, 512, lambda: False)  # type: ignore[union-attr]
     assert status == 0
     with pytest.raises(RuntimeError, match="has ended"):
-        solver._native.resume(handle, -1, 512, lambda: False)  # type: ignore[union-attr]
+        native_search.module.resume(handle, -1, 512, lambda: False)  # type: ignore[union-attr]
 
 
 @needs_native

@@ -12,22 +12,8 @@ import pytest
 from domain import Draw, GameState, MoveCard, Recycle, Status, apply, get_ruleset, legal_moves, parse_card
 from domain.cards import RANKS, SUITS, code
 from domain.piles import TABLEAU
-from domain.solver import (
-    _TWIN,
-    _TWIN_FIRST,
-    SOUND,
-    Budget,
-    Macro,
-    Position,
-    _OutOfBudget,
-    _Search,
-    _start,
-    _to_commands,
-    _twin_move,
-    _twin_room,
-    solve,
-)
-from domain.solver_talon import talon_positions
+from domain.solver import SOUND, Budget, Macro, OutOfBudget, Position, Search, solve, start_position, talon_positions
+from domain.solver.search import TWIN, TWIN_FIRST, to_commands, twin_move, twin_room
 from service.deals.deal_pools import start_state
 
 from .brute import TooBig, brute_force, small_position
@@ -103,7 +89,7 @@ def test_talon_moves_match_a_brute_force_draw_and_recycle_walk(ruleset_id: str, 
 
 def test_the_transposition_rule_skips_only_pointers_that_reach_nothing_new() -> None:
     """A pointer counted as seen reaches no waste top that the pointer seen before does not."""
-    search = _Search(start_state(get_ruleset("open-runs"), 1), Budget(), None, SOUND)
+    search = Search(start_state(get_ruleset("open-runs"), 1), Budget(), None, SOUND)
     skipped = 0
     for size in range(MAX_TALON + 1):
         talon = tuple(range(size))
@@ -136,8 +122,8 @@ def _canonical(position: tuple[object, ...]) -> tuple[object, ...]:
     return (reserve, found, tuple(sorted(columns)), talon, pointer)
 
 
-def _merged(search: _Search, position: tuple[object, ...]) -> tuple[object, ...]:
-    """``_canonical`` with the columns twin-merged where the search merges them (``_Search.visited``)."""
+def _merged(search: Search, position: tuple[object, ...]) -> tuple[object, ...]:
+    """``_canonical`` with the columns twin-merged where the search merges them (``Search.visited``)."""
     reserve, found, columns, talon, pointer, progress = position
     assert isinstance(columns, tuple)
     if search.twins and (search.free_recycle or progress):
@@ -172,19 +158,19 @@ def test_the_move_generator_matches_legal_moves(ruleset_id: str) -> None:
     rng = random.Random(ruleset_id)
     compared = twinned = 0
     for state in _random_positions(ruleset_id, 250 if ruleset_id == "open-runs" else 150, rng):
-        search = _Search(state, Budget(), None, SOUND)
-        position = _start(state)
+        search = Search(state, Budget(), None, SOUND)
+        position = start_position(state)
         here = _merged(search, (*position[:5], True))
         moves = search.moves(position)
         solver = {
             _merged(search, search.play(position, move))
             for move in moves
-            if (move[0] != 1 or move[3] == position[4]) and move[3] < _TWIN_FIRST  # talon: the waste top
+            if (move[0] != 1 or move[3] == position[4]) and move[3] < TWIN_FIRST  # talon: the waste top
         } - {here}
         rules = set()
         for move in legal_moves(state):
             if isinstance(move, MoveCard):
-                after = _merged(search, _start(apply(state, move)[0]))
+                after = _merged(search, start_position(apply(state, move)[0]))
                 if after != here:
                     rules.add(after)
         assert solver == rules
@@ -199,19 +185,19 @@ def test_the_move_generator_matches_legal_moves(ruleset_id: str) -> None:
         assert twinned >= 3  # the random positions have a few
 
 
-def _check_twin_moves(state: GameState, search: _Search, moves: list[tuple[int, int, int, int]]) -> int:
-    """Each move made after a twin move (``_Search.twin_moves``) is two legal moves of the rules,
+def _check_twin_moves(state: GameState, search: Search, moves: list[tuple[int, int, int, int]]) -> int:
+    """Each move made after a twin move (``Search.twin_moves``) is two legal moves of the rules,
     the first a twin move (a run from one twin onto the other), and ends where ``play`` says."""
-    position = _start(state)
+    position = start_position(state)
     checked = 0
     for move in moves:
-        if move[3] < _TWIN_FIRST:
+        if move[3] < TWIN_FIRST:
             continue
-        first = _twin_move(move[3])
+        first = twin_move(move[3])
         source, card, target = state.tableau[first[3]], first[1], first[2]
         assert card in source[1:]
-        assert _TWIN[source[source.index(card) - 1]] == state.tableau[target][-1]
-        commands = list(_to_commands(state, [move]))  # the twin move, draws, the move
+        assert TWIN[source[source.index(card) - 1]] == state.tableau[target][-1]
+        commands = list(to_commands(state, [move]))  # the twin move, draws, the move
         assert commands[0] == MoveCard(card, TABLEAU[target])
         after = state
         for command in commands:
@@ -219,9 +205,9 @@ def _check_twin_moves(state: GameState, search: _Search, moves: list[tuple[int, 
             after, _ = apply(after, command)
         expected = search.play(position, move)
         if move[0] == 1:  # a talon move: the pointer comes from the draws, compare the cards
-            assert _canonical(_start(after))[:4] == _canonical(expected)[:4]
+            assert _canonical(start_position(after))[:4] == _canonical(expected)[:4]
         else:
-            assert _canonical(_start(after)) == _canonical(expected)
+            assert _canonical(start_position(after)) == _canonical(expected)
         checked += 1
     return checked
 
@@ -325,7 +311,7 @@ def test_twin_merging_agrees_with_exhaustive_search(ruleset_id: str) -> None:
         tried += 1
         assert tried < 20_000, checked
         state = small_position(rng, ruleset_id, rng.randrange(8, 15))
-        search = _Search(state, SOUND_ONLY, None, SOUND)
+        search = Search(state, SOUND_ONLY, None, SOUND)
         if not search.free_twins(state.tableau):
             continue
         verdict = solve(state, SOUND_ONLY).result
@@ -357,16 +343,16 @@ def test_a_refill_that_completes_the_tableau_s_ranks_and_colours_keeps_both_twin
         reserve=["KD", "AH"],
         progress=True,
     )
-    assert _twin_room(state.tableau) == 1  # merged, but not with every card more
-    search = _Search(state, Budget(), None, SOUND)
-    position = _start(state)
+    assert twin_room(state.tableau) == 1  # merged, but not with every card more
+    search = Search(state, Budget(), None, SOUND)
+    position = start_position(state)
     solver = {
         _merged(search, search.play(position, move))
         for move in search.moves(position)
         if move[0] == 2 and move[1] == parse_card("8D")
     }
     rules = {
-        _merged(search, _start(apply(state, move)[0]))
+        _merged(search, start_position(apply(state, move)[0]))
         for move in legal_moves(state)
         if isinstance(move, MoveCard) and move.card == parse_card("8D")
     }
@@ -378,12 +364,12 @@ def _twin_run(cards: frozenset[int]) -> bool:
     """Whether some run of these cards goes from a card down to its twin (27 cards): the cards that
     can lie i places above each card, step by step (no card can come twice in such a run)."""
     for card in cards:
-        if _TWIN[card] not in cards:
+        if TWIN[card] not in cards:
             continue
         reach = {card}
         for _ in range(26):
             reach = {other for below in reach for other in _ABOVE[below] if other in cards}
-        if _TWIN[card] in reach:
+        if TWIN[card] in reach:
             return True
     return False
 
@@ -396,7 +382,7 @@ _ABOVE = [[card for card in range(52) if _fits(card, below)] for below in range(
 
 
 def test_twin_room_is_exactly_whether_no_twin_run_can_be_built() -> None:
-    """``_twin_room`` against the runs themselves: 1 or more exactly when the tableau's cards hold
+    """``twin_room`` against the runs themselves: 1 or more exactly when the tableau's cards hold
     no run from a card down to its twin, 2 exactly when neither do they with any one card more.
     Card sets of 24-34 cards, half of them built around such a run (to have every rank and colour)."""
     rng = random.Random("twin-room")
@@ -417,7 +403,7 @@ def test_twin_room_is_exactly_whether_no_twin_run_can_be_built() -> None:
         expected = 0 if _twin_run(cards) else 1
         if expected and not any(_twin_run(cards | {extra}) for extra in range(52) if extra not in cards):
             expected = 2
-        assert _twin_room(columns) == expected, sorted(cards)
+        assert twin_room(columns) == expected, sorted(cards)
         levels[expected] += 1
     assert min(levels.values()) >= 25, levels  # every answer comes up
 
@@ -467,8 +453,8 @@ def test_twin_merging_past_26_tableau_cards_agrees_with_the_search_without_it(ru
     checked = {"won": 0, "lost": 0}
     for _ in range(2000):
         state = _big_tableau_position(rng, ruleset_id)
-        search = _Search(state, SOUND_ONLY, None, SOUND)
-        if sum(map(len, state.tableau)) <= 26 or not _twin_room(state.tableau) or not search.free_twins(state.tableau):
+        search = Search(state, SOUND_ONLY, None, SOUND)
+        if sum(map(len, state.tableau)) <= 26 or not twin_room(state.tableau) or not search.free_twins(state.tableau):
             continue
         verdict = solve(state, SOUND_ONLY).result
         assert verdict == _sound_verdict(state, False, 300_000), (ruleset_id, state)
@@ -479,7 +465,7 @@ def test_twin_merging_past_26_tableau_cards_agrees_with_the_search_without_it(ru
     assert checked["won"] >= 100, checked
 
 
-class _CountingSkips(_Search):
+class _CountingSkips(Search):
     """The sound stage, counting the talon moves ``new_moves`` leaves out (and keeping them)."""
 
     skipped = 0
@@ -501,7 +487,7 @@ def test_every_talon_move_left_out_leads_where_the_search_has_been() -> None:
     so none of them could have led anywhere new."""
     state = start_state(get_ruleset("open-runs"), 593)
     search = _CountingSkips(state, Budget(), None, SOUND)
-    assert search.run(_start(state)) is None
+    assert search.run(start_position(state)) is None
     assert len(search.left_out) > 1000
     new = [
         move for position, move in search.left_out if not search.visited(search.auto(search.play(position, move), []))
@@ -511,7 +497,7 @@ def test_every_talon_move_left_out_leads_where_the_search_has_been() -> None:
 
 def test_leaving_out_talon_moves_made_from_a_higher_pointer_agrees_with_exhaustive_search() -> None:
     """Open-runs: cards searched again from a lower pointer make only the talon moves the earlier
-    pointers did not reach (``_Search.new_moves``). Random small positions where it leaves some
+    pointers did not reach (``Search.new_moves``). Random small positions where it leaves some
     out, decided by the sound stage alone and by brute force."""
     ruleset_id = "open-runs"
     rng = random.Random(f"skips-{ruleset_id}")
@@ -525,8 +511,8 @@ def test_leaving_out_talon_moves_made_from_a_higher_pointer_agrees_with_exhausti
         search = _CountingSkips(state, SOUND_ONLY, 50_000, SOUND)
         before = _CountingSkips.skipped
         try:
-            line = search.run(_start(state))
-        except _OutOfBudget:
+            line = search.run(start_position(state))
+        except OutOfBudget:
             continue
         if _CountingSkips.skipped == before:
             continue  # nothing left out
@@ -542,11 +528,11 @@ def test_leaving_out_talon_moves_made_from_a_higher_pointer_agrees_with_exhausti
 
 
 def _sound_verdict(state: GameState, twins: bool, cap: int) -> str:
-    search = _Search(state, Budget(), cap, SOUND)
+    search = Search(state, Budget(), cap, SOUND)
     search.twins = search.twins and twins
     try:
-        line = search.run(_start(state))
-    except _OutOfBudget:
+        line = search.run(start_position(state))
+    except OutOfBudget:
         return "unknown"
     return "won" if line is not None else "lost"
 

@@ -16,7 +16,7 @@ from ...store.players import TokenRow
 from ..openapi import NDJSON, response_headers
 from ..problems import documented
 from ..schemas import Me, NewTokenRequest, TokenCreated, TokenList, TokenView
-from .common import bearer_token, games_of, parse_body
+from .common import bearer_token, export_line, games_of, parse_body
 
 _ME: list[dict[str, list[str]]] = [{"bearer": []}]
 
@@ -28,7 +28,7 @@ def token_view(row: TokenRow) -> TokenView:
 
 async def _encoded(lines: AsyncIterator[dict[str, Any]]) -> AsyncIterator[bytes]:
     async for line in lines:
-        yield msgspec.json.encode(line) + b"\n"
+        yield msgspec.json.encode(export_line(line)) + b"\n"
 
 
 class AccountController(Controller):

@@ -25,6 +25,8 @@ from ..schemas import (
     RACE_DEAL_REQUESTS,
     DealRequest,
     DrawRequest,
+    EventView,
+    GameView,
     MoveCardRequest,
     NewGameRequest,
     NewRaceRequest,
@@ -42,7 +44,7 @@ _KEY = re.compile(r"[\x21-\x7e]{1,255}")  # service.openapi.IDEMPOTENCY_KEY
 
 
 T = TypeVar("T")
-PAGE_LIMIT_DEFAULT = 100  # a list's page when ?limit= is left out (README: "Lists")
+PAGE_LIMIT_DEFAULT = 100  # a list's page when ?limit= is left out (docs/api.md: "Lists")
 PAGE_LIMIT_MAX = 1000  # the most a list gives at once; more is a 400
 RULESET_IDS = frozenset(ruleset.value for ruleset in RulesetId)
 _MOVES: dict[str, type[DrawRequest | RecycleRequest | UndoRequest | ResignRequest | MoveCardRequest]] = {
@@ -332,6 +334,19 @@ def to_wire(value: object, schema: type[W]) -> W:
     return msgspec.convert(value, schema, from_attributes=True)
 
 
+def export_line(line: dict[str, Any]) -> dict[str, Any]:
+    """A line of a games export on the wire: a game's view and events as their schemas show them."""
+    if line["type"] != "game":
+        return line
+    return {**line, "game": to_wire(line["game"], GameView), "events": [wire_event(e) for e in line["events"]]}
+
+
+def wire_event(event: dict[str, Any]) -> object:
+    """One event as its schema shows it (``EventView`` is a union of one Struct per event type)."""
+    wired: object = msgspec.convert(event, EventView)
+    return wired
+
+
 def games_of(state: State) -> Games:
     games: Games = state.games
     return games
@@ -361,13 +376,20 @@ def optional_bearer(request: Request[Any, Any, Any]) -> str | None:
 
 
 def if_match(value: str | None) -> int | None:
-    """The version in an If-Match header ("7", 7 or W/"7"); '*' or none means any version."""
+    """The version in an If-Match header ("7" or 7); '*' or none means any version. A weak tag
+    (W/"7") never matches: RFC 9110 compares If-Match strongly (``WEAK_IF_MATCH``)."""
     if value is None or value.strip(" \t") == "*":
         return None
     found = _IF_MATCH.fullmatch(value)
     if found is None:
         raise BadRequest('If-Match must be a game version in quotes, like "7" (the ETag of the game)')
+    if value.strip(" \t").startswith("W/"):
+        return WEAK_IF_MATCH
     return int(found.group(1) or found.group(2))
+
+
+WEAK_IF_MATCH = -1
+"""``if_match`` of a weak tag: a version no game is at, so the move is refused with 412."""
 
 
 def idempotency_key(value: str | None) -> str | None:

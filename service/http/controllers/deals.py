@@ -15,7 +15,7 @@ from ...deals.deal_pools import load_deal_pool
 from ...errors import NotFound
 from ..openapi import DAILY_DATE, RULESET_IDS
 from ..problems import documented
-from ..schemas import DailyDeal, Leaderboard, LeaderboardEntry, PoolDealView, Pools, RulesetId, RulesetRef
+from ..schemas import DailyDeal, Leaderboard, LeaderboardEntry, PoolDealView, Pools, PoolSummary, RulesetId, RulesetRef
 from .common import games_of, to_wire
 
 LEADERBOARD_MAX = 1000
@@ -37,7 +37,7 @@ class DealController(Controller):
     )
     async def pools(self) -> Pools:
         found = [load_deal_pool(r.id) for r in ALL_RULESETS]
-        return Pools(pools=[pool_summary(p) for p in found if p is not None])
+        return Pools(pools=[to_wire(pool_summary(p), PoolSummary) for p in found if p is not None])
 
     @get(
         "/pool/{number:int}",

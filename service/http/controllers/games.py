@@ -8,11 +8,12 @@ import msgspec
 from litestar import Controller, Litestar, MediaType, Request, get, post
 from litestar.datastructures import State
 from litestar.openapi import OpenAPIConfig
-from litestar.openapi.datastructures import ResponseSpec
 from litestar.openapi.spec import OpenAPI
 from litestar.params import Body, HeaderParameter, PathParameter, QueryParameter, SkipValidation
 from litestar.response import Response, Stream
+from msgspec import UnsetType
 
+from ..caching import IMMUTABLE
 from ..openapi import (
     IDEMPOTENCY_KEY,
     IF_MATCH,
@@ -24,7 +25,7 @@ from ..openapi import (
     response_headers,
 )
 from ..problems import documented
-from ..schemas import EventPage, EventView, GameView, Hints, LegalMoves, MoveRequest, MoveResult, NewGameRequest
+from ..schemas import EventPage, GameView, Hints, LegalMoves, MoveRequest, MoveResult, NewGameRequest
 from .common import (
     PAGE_LIMIT_DEFAULT,
     PAGE_LIMIT_MAX,
@@ -33,6 +34,8 @@ from .common import (
     games_of,
     optional_bearer,
     parse_new_game,
+    to_wire,
+    wire_event,
 )
 
 _GAME_ID = PathParameter(description="the game's id (a UUID)")
@@ -74,40 +77,26 @@ class GameController(Controller):
     async def create(
         self, request: Request[Any, Any, Any], state: State, data: Annotated[SkipValidation[NewGameRequest], Body()]
     ) -> Response[GameView]:
-        view = await games_of(state).create_game(bearer_token(request), parse_new_game(data))
+        asked = parse_new_game(data)
+        given = {} if asked.deal is None else {
+            name: value for name, value in msgspec.structs.asdict(asked.deal).items() if value is not None
+        }
+        view = to_wire(await games_of(state).create_game(bearer_token(request), asked.ruleset, given), GameView)
         return Response(view, status_code=201, headers={"Location": f"/games/{view.id}", "ETag": etag(view.version)})
 
     @get(
         "/{game_id:uuid}",
         operation_id="getGame",
         summary="The game view (ETag is its version; If-None-Match gives 304)",
-        responses={
-            304: ResponseSpec(data_container=None, description="If-None-Match named the current ETag: nothing changed"),
-            **documented(400, 401, 403, 404, 429, 503),
-        },
+        responses=documented(400, 401, 403, 404, 429, 503),
         response_headers=response_headers("ETag"),
         security=_READ_SECURITY,
     )
     async def read(
-        self,
-        request: Request[Any, Any, Any],
-        state: State,
-        game_id: Annotated[UUID, _GAME_ID],
-        if_none_match: Annotated[
-            str | None,
-            HeaderParameter(
-                name="If-None-Match",
-                schema_extra={
-                    "one_of": None, "type": "string", "description": 'ETags, e.g. "7": 304 if one is current'
-                },
-            ),
-        ] = None,
+        self, request: Request[Any, Any, Any], state: State, game_id: Annotated[UUID, _GAME_ID]
     ) -> Response[GameView]:
-        view = await games_of(state).view(game_id, optional_bearer(request))
-        tag = etag(view.version)
-        if if_none_match is not None and tag in {t.strip() for t in if_none_match.split(",")}:
-            return _not_modified(tag)
-        return Response(view, headers={"ETag": tag})
+        view = to_wire(await games_of(state).view(game_id, optional_bearer(request)), GameView)
+        return Response(view, headers={"ETag": view_etag(view)})
 
     @get(
         "/{game_id:uuid}/legal-moves",
@@ -120,7 +109,7 @@ class GameController(Controller):
     async def legal_moves(
         self, request: Request[Any, Any, Any], state: State, game_id: Annotated[UUID, _GAME_ID]
     ) -> Response[LegalMoves]:
-        body = await games_of(state).legal_moves(game_id, optional_bearer(request))
+        body = to_wire(await games_of(state).legal_moves(game_id, optional_bearer(request)), LegalMoves)
         return Response(body, headers={"ETag": etag(body.version)})
 
     @get(
@@ -148,7 +137,7 @@ class GameController(Controller):
         ] = False,
     ) -> Response[Hints]:
         token = bearer_token(request) if solver else optional_bearer(request)
-        body = await games_of(state).hints(game_id, solver, token)
+        body = to_wire(await games_of(state).hints(game_id, solver, token), Hints)
         return Response(body, headers={"ETag": etag(body.version)})
 
     @get(
@@ -171,7 +160,7 @@ class GameController(Controller):
     ) -> Response[EventPage]:
         if _wants_ndjson(request):
             return await _export(request, state, game_id, after, limit_given(request), NDJSON)
-        page = await games_of(state).events(game_id, after, limit, optional_bearer(request))
+        page = to_wire(await games_of(state).events(game_id, after, limit, optional_bearer(request)), EventPage)
         return Response(page)
 
     @get(
@@ -214,8 +203,11 @@ class GameController(Controller):
             int, PathParameter(ge=1, le=2**31 - 1, description="a version of the game, 1 .. its current version")
         ],
     ) -> Response[GameView]:
-        view = await games_of(state).state_at(game_id, version, optional_bearer(request))
-        return Response(view, headers={"ETag": etag(view.version)})
+        view = to_wire(await games_of(state).state_at(game_id, version, optional_bearer(request)), GameView)
+        headers = {"ETag": view_etag(view)}
+        if view.status == "playing" or not isinstance(view.table.stock.cards, UnsetType):
+            headers["Cache-Control"] = IMMUTABLE  # its events never change, nor (now) what it shows
+        return Response(view, headers=headers)
 
 
 def limit_given(request: Request[Any, Any, Any]) -> int | None:
@@ -234,23 +226,34 @@ async def _export(
     games = games_of(state)
     token = optional_bearer(request)
     if limit is not None:
-        page = await games.events(game_id, after, limit, token)
+        page = to_wire(await games.events(game_id, after, limit, token), EventPage)
         lines = b"".join(msgspec.json.encode(event) + b"\n" for event in page.events)
         more = page.next_after
         headers = {} if more is None else {"Link": f"<{request.url.path}?after={more}>; rel=\"next\""}
         return Response(lines, media_type=media_type, headers=headers)
     pages = await games.event_export(game_id, after, token)
-    return Stream(_lines(pages), media_type=media_type)
+    return _OwnMediaTypeStream(_lines(pages), media_type=media_type)
 
 
-async def _lines(pages: AsyncIterator[list[EventView]]) -> AsyncIterator[bytes]:
+class _OwnMediaTypeStream(Stream):
+    """A stream whose media type wins over its handler's (listEvents is JSON unless Accept asks for
+    ndjson; Litestar would otherwise prefer the handler's)."""
+
+    def to_asgi_response(self, *args: Any, **kwargs: Any) -> Any:
+        return super().to_asgi_response(*args, **{**kwargs, "media_type": self.media_type})
+
+
+async def _lines(pages: AsyncIterator[list[dict[str, Any]]]) -> AsyncIterator[bytes]:
     async for events in pages:
-        yield b"".join(msgspec.json.encode(event) + b"\n" for event in events)
+        yield b"".join(msgspec.json.encode(wire_event(event)) + b"\n" for event in events)
 
 
-def _not_modified(tag: str) -> Response[Any]:
-    """A 304: no body at all (``Response[Any]``: the handler's type names the body of its 200)."""
-    return Response(None, status_code=304, headers={"ETag": tag})
+def view_etag(view: GameView) -> str:
+    """A game view's ETag: its version, ``"7"``; ``"7-hidden"`` while an ended game's face-down cards
+    stay hidden (a daily game until its date is over, a race game until the race is), since the
+    view changes when they are shown."""
+    hidden = view.status != "playing" and isinstance(view.table.stock.cards, UnsetType)
+    return f'"{view.version}-hidden"' if hidden else etag(view.version)
 
 
 def _wants_ndjson(request: Request[Any, Any, Any]) -> bool:

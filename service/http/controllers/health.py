@@ -1,12 +1,22 @@
+"""The service's probes: ``/livez`` (the process serves), ``/readyz`` (it can do its work: the
+database answers, its schema is the one this code needs, the stream listener is connected, and
+the process is not shutting down) and ``/health`` (the database answers; kept for existing load
+balancers). None of them counts against a rate limit."""
+
 from __future__ import annotations
+
+from typing import Any
 
 from litestar import get
 from litestar.datastructures import State
 
 from ...errors import Unavailable
+from ...store.migrations import head_revision
 from ..problems import documented
-from ..schemas import Health
+from ..schemas import Health, Liveness, Readiness
 from .common import games_of
+
+HEAD = head_revision()
 
 
 @get("/health", operation_id="getHealth", summary="200 when the database answers, 503 otherwise", tags=["service"],
@@ -17,3 +27,36 @@ async def health(state: State) -> Health:
     except Exception:
         raise Unavailable("the database is not answering") from None
     return Health(status="ok", database="up")
+
+
+@get("/livez", operation_id="getLiveness", summary="200 while the process serves requests (liveness)",
+     tags=["service"], responses=documented(400))
+async def livez() -> Liveness:
+    return Liveness(status="ok")
+
+
+@get("/readyz", operation_id="getReadiness",
+     summary="200 when this process can do its work: database up, schema at head, stream listener connected",
+     tags=["service"], responses=documented(400, 503))
+async def readyz(state: State) -> Readiness:
+    problems = await _not_ready(state)
+    if problems:
+        raise Unavailable("not ready: " + "; ".join(problems))
+    return Readiness(status="ready", database="up", schema=HEAD, streams="connected")
+
+
+async def _not_ready(state: State) -> list[str]:
+    problems: list[str] = []
+    streams: Any = state.streams
+    if streams.closing:
+        problems.append("shutting down")
+    try:
+        revision = await games_of(state).store.schema_revision()
+    except Exception:
+        problems.append("the database is not answering")
+    else:
+        if revision != HEAD:
+            problems.append(f"the database schema is at {revision or 'no revision'}, this code needs {HEAD}")
+    if not streams.connected.is_set():
+        problems.append("the stream listener is not connected to the database")
+    return problems

@@ -17,7 +17,7 @@ from ...games.views import parse_cursor
 from ..openapi import NDJSON, response_headers
 from ..problems import documented
 from ..schemas import GameList, NewPlayerRequest, Player, PlayerCreated
-from .common import PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX, games_of, parse_body, to_wire
+from .common import PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX, export_line, games_of, parse_body, to_wire
 
 
 class PlayerController(Controller):
@@ -71,7 +71,7 @@ class PlayerController(Controller):
             ),
         ] = None,
     ) -> GameList:
-        return await games_of(state).player_games(player_id, status, before, limit)
+        return to_wire(await games_of(state).player_games(player_id, status, before, limit), GameList)
 
     @get(
         "/{player_id:uuid}/games/export",
@@ -142,4 +142,4 @@ async def _ndjson_lines(lines: AsyncIterator[dict[str, Any]], path: str, query: 
         shown = line
         if line["type"] == "next":
             shown = {**line, "href": f"{path}?{urlencode({**query, 'after': line['after']})}"}
-        yield msgspec.json.encode(shown) + b"\n"
+        yield msgspec.json.encode(export_line(shown)) + b"\n"

@@ -4,11 +4,13 @@ from typing import Annotated
 
 from litestar import Controller, get
 from litestar.params import PathParameter
+from litestar.response import Response
 
 from domain import ALL_RULESETS, Ruleset, UnknownRuleset, get_ruleset
 from domain.rulesets import LATEST
 
 from ...errors import NotFound
+from ..caching import IMMUTABLE
 from ..problems import documented
 from ..schemas import RulesetId, RulesetList, RulesetView
 
@@ -60,9 +62,9 @@ class RulesetController(Controller):
         self,
         ruleset_id: Annotated[str, PathParameter(description="classic, draw-one or open-runs")],
         version: Annotated[int, PathParameter(ge=1, le=2**31 - 1, description="a version of that ruleset, from 1")],
-    ) -> RulesetView:
+    ) -> Response[RulesetView]:
         try:
-            return ruleset_view(get_ruleset(ruleset_id, version))
+            found = get_ruleset(ruleset_id, version)
         except UnknownRuleset:
             latest = LATEST.get(ruleset_id)
             if latest is None:
@@ -72,3 +74,5 @@ class RulesetController(Controller):
             raise NotFound(
                 f"{ruleset_id} has no version {version}: the hosted versions are {', '.join(map(str, hosted))}"
             ) from None
+        # a published ruleset version names the same rules forever
+        return Response(ruleset_view(found), headers={"Cache-Control": IMMUTABLE})

@@ -5,7 +5,7 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Annotated, Literal
 
-from msgspec import Meta, Struct
+from msgspec import UNSET, Meta, Struct, UnsetType
 
 from domain import MAX_SEED
 
@@ -59,16 +59,29 @@ class RulesetRef(Body):
     version: int
 
 
-class Problem(Struct):
-    """RFC 9457 problem details, with a stable machine-readable ``code``."""
+class Problem(Struct, omit_defaults=True):
+    """RFC 9457 problem details, with a stable machine-readable ``code``; ``instance`` names the
+    request (its ``X-Request-Id``) so that a report of the problem can be found in the logs."""
 
     type: str
     title: str
     status: int
     detail: str
     code: str
+    instance: str | UnsetType = UNSET
 
 
 class Health(Body):
     status: str
     database: str
+
+
+class Liveness(Body):
+    status: str
+
+
+class Readiness(Body):
+    status: str
+    database: str
+    schema: Annotated[str, Meta(description="the migration revision the database is at (the newest this code knows)")]
+    streams: str

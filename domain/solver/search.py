@@ -1,85 +1,24 @@
-"""A solver for all three rulesets: searches over macro moves with a transposition table.
+"""The solver's depth-first search (``Search``) over macro moves, with a transposition table.
 
-What makes it fast:
-- compact positions: the reserve is a count (its order is fixed), foundations four counts,
-  columns tuples of card ints, the talon (waste + stock in draw order) a tuple and a pointer;
-- every waste card reachable by further draws (and recycles, where allowed) is one move
-  (``solver_talon.talon_positions``), so the search never branches on single draws;
-- a transposition table of seen positions, with columns in canonical (sorted) order;
-- move ordering: foundations, the reserve, emptying columns, then the rest.
-
-Stages: a narrow depth-first search first (no split runs, no foundation returns, the waste top
-goes home when safe) finds most wins quickly and with short lines; then best-first searches
-(``solver_best``: the narrow moves, every move, and the narrow moves ranked with a bonus for next
-foundation cards one move can play) rank positions by cards home, cards out of the reserve and
-the talon and how deep the next foundation cards lie; they take turns (a few hundred positions
-each), so a deal that one of them wins early costs little; in draw-one a fourth takes turns
-with them, the sound stage's own moves best first (*sound-best*: its "lost" when it has searched
-everything is a proof, like the sound stage's); in classic a wide
-depth-first one follows (returns only to take a free card). Only wins count from the others, each
-stage has its own position limit (``Budget``). The sound search then decides the rest
-using only pruning that never loses a win (see ``_Search``), so its ``lost`` is a proof (with
-the C search, version 6, it also runs once right after narrow with a position limit,
-``Budget.sound_first_states``, since it is then fast enough to decide many deals sooner; from
-version 7 the last stage goes on with that search where it stopped instead of starting again, and
-in classic its win is kept as a fallback while the win-finding stages look for a shorter line);
-``unknown`` means a limit of the budget was reached (``Budget``: positions and time, separate).
-A ``won`` line is rebuilt move by move through the rules engine and must end won, so it is
-always a real win.
-
-The sound stage's depth-first search also exists in C (``domain/_sound.c``, an optional
-extension built by setup.py where a C compiler is): ``_Search.run_native`` makes exactly the
-moves of ``_Search.run`` in the same order, so it answers the same (the same line, the same
-``states``, budget checks at the same positions), 20-45 times faster. ``solve`` uses it for the
-depth-first sound stage when it is built (``NATIVE_SEARCH``; CANFIELD_PURE_SOLVER=1 turns it
-off); the best-first stages, draw-one's sound-best among them, stay in Python. ``run`` is the
-reference, and the fallback where the extension is missing.
+A position is compact: the reserve a count (its order is fixed), foundations four counts, columns
+tuples of card ints, the talon (waste + stock in draw order) a tuple and a pointer; every waste
+card that further draws (and recycles, where allowed) reach is one macro move (``talon_positions``),
+so the search never branches on single draws. The ``SOUND`` stage's search also exists in C
+(``native``): ``Search.run_native`` makes exactly the moves of ``Search.run`` in the same order.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
-from functools import partial
-from types import ModuleType
 
-from .commands import Command, Draw, MoveCard, Recycle
-from .piles import FOUNDATION, TABLEAU
-from .rules import apply
-from .rulesets import RecyclePolicy, TableauMoves
-from .solver_best import BestFirst
-from .solver_talon import talon_positions
-from .state import GameState, Status
-
-# Bumped whenever a change can alter verdicts; pool files and progress records name it.
-# 1: the first solver (its "lost" was not always a proof); 2: every "lost" is a proof;
-# 3: best-first win-finding stages (more deals won within a budget; "lost" still a proof);
-# 4: twin merging in the sound stage, and the best-first stages taking turns with a third one,
-#    narrow-reach (more deals decided within a budget; "lost" still a proof);
-# 5: twin merging also past 26 tableau cards where a rank and colour is missing from the tableau,
-#    talon moves only where an earlier search of the same cards did not reach, and draw-one's
-#    sound-best stage (the sound stage's moves best first, taking turns with the other best-first
-#    stages; its "lost" a proof as the sound stage's): more deals decided within a budget.
-# 6: the sound stage's depth-first search in C where it is built (the same answers as the Python
-#    search for the same positions), and there a sound stage of at most 5,000,000 positions right
-#    after narrow (``Budget.sound_first_states``; not in classic, whose sound-stage wins wander
-#    through foundation returns for thousands of moves, nor with a position limit): more deals
-#    decided within a time budget, "lost" still a proof. Without the extension, or with a position
-#    limit, the stages are version 5's.
-# 7: the sound stage goes on with the capped one's search where it stopped (nothing searched
-#    twice), and the capped sound stage runs in classic too, its win kept as a fallback while the
-#    win-finding stages look for a shorter line (and shortened while there is time): more deals
-#    decided within a time budget, "lost" still a proof. Without the extension, or with a position
-#    limit, the stages are still version 5's.
-# 8: in draw-one the sound stage right after narrow has no limit of its own
-#    (``Budget.draw_one_sound_first_states``): it takes the rest of the budget, so the best-first
-#    stages are not reached there (on seeds 1..600 they won no deal it does not win within 10 s,
-#    and the time they took left ten deals undecided); in open-runs its limit is 10,000,000
-#    positions (was 5,000,000; the C search is about 1.5x faster); classic keeps 5,000,000
-#    (``Budget.classic_sound_first_states``). Every ruleset without the extension or with a
-#    position limit is as in version 7.
-SOLVER_VERSION = 8
+from ..commands import Command, Draw, MoveCard, Recycle
+from ..piles import FOUNDATION, TABLEAU
+from ..rules import apply
+from ..rulesets import RecyclePolicy, TableauMoves
+from ..state import GameState
+from . import native
+from .budget import Budget, OutOfBudget
+from .talon import talon_positions
 
 _RANK = tuple(card % 13 for card in range(52))
 _SUIT = tuple(card // 13 for card in range(52))
@@ -90,8 +29,8 @@ _FITS_ON = tuple(
 )
 # Each card's twin: the same rank and colour, the other suit (S <-> C, H <-> D). A card fits on a
 # card exactly when it fits on that card's twin.
-_TWIN = tuple((3 - _SUIT[card]) * 13 + _RANK[card] for card in range(52))
-# Twin merging (see ``_Search.visited``) needs every twin move legal in every merged position: a
+TWIN = tuple((3 - _SUIT[card]) * 13 + _RANK[card] for card in range(52))
+# Twin merging (see ``Search.visited``) needs every twin move legal in every merged position: a
 # run moved onto its own column's end would need 27 cards in one column (a card, then 26 steps
 # down in alternating colours to its twin), impossible with at most this many tableau cards.
 _TWIN_MAX_CARDS = 26
@@ -99,86 +38,13 @@ _TWIN_MAX_CARDS = 26
 # every rank in both colours (the cards 13 apart have the same rank and the other colour). A
 # card's bit of its (rank, colour) class: the classes of the tableau are those of its cards.
 _CLASS_BIT = tuple(1 << (_RANK[card] * 2 + (_SUIT[card] in (1, 2))) for card in range(52))
-# A macro move's detail above this carries a twin move made first (``_Search.play``).
-_TWIN_FIRST = 64
+# A macro move's detail above this carries a twin move made first (``Search.play``).
+TWIN_FIRST = 64
 
 # Where a macro move takes its card from.
 _RESERVE, _TALON, _TABLEAU, _FOUNDATION = 0, 1, 2, 3
 _TO_FOUNDATION = -1
 _NEVER = 1 << 30
-
-
-@dataclass(frozen=True, slots=True)
-class Budget:
-    """Two separate limits; the search answers ``unknown`` at whichever is reached first.
-
-    ``max_states``: positions searched, all stages together (None: no limit). ``out_of_time``:
-    the caller's clock, asked every ``check_every`` positions (the default has no time limit).
-    ``narrow_states``, ``narrow_best_states``, ``best_states`` (not in draw-one while
-    ``sound_best_states`` is not 0: that stage takes its place), ``narrow_reach_states``,
-    ``sound_best_states`` (draw-one only) and ``wide_states`` (classic only): at most this many of
-    the positions go to each of those stages before the sound stage (0: the stage is skipped).
-    The best-first stages take turns, as one stage. ``sound_first_states``: where the C search is
-    built (``NATIVE_SEARCH``) and there is no ``max_states``, the sound stage runs first with this
-    limit, right after narrow (in classic its win is a fallback: ``solve``); its ``lost`` is a
-    proof like the sound stage's, and where it stops at its limit the sound stage goes on with the
-    same search (0: not run). That limit is open-runs'; in classic (foundation cards come back) it
-    is ``classic_sound_first_states``, in draw-one ``draw_one_sound_first_states`` (None: no limit
-    of its own, the rest of the budget, so no stage after it runs).
-    """
-
-    max_states: int | None = None
-    out_of_time: Callable[[], bool] = field(default=lambda: False)
-    check_every: int = 512
-    narrow_states: int = 40_000
-    narrow_best_states: int = 320_000
-    best_states: int = 200_000
-    narrow_reach_states: int = 90_000  # the narrow moves best first, with the ``reach`` evaluation
-    sound_best_states: int = 300_000  # draw-one only: the sound stage's moves best first (see ``solve``)
-    wide_states: int = 200_000  # classic only: the stage between narrow and sound
-    # the sound stage with this position limit right after narrow, before the best-first stages
-    # (0: not run; it runs only where the C search is, ``NATIVE_SEARCH``): open-runs' limit, about
-    # 4 CPU s at most on the machine of the README's version 8 figures
-    sound_first_states: int = 10_000_000
-    # classic's (its win only a fallback: ``solve``): 10,000,000 there left a deal's fallback line
-    # of 73,000 moves where 5,000,000 gives the win-finding stages time to find a short one
-    classic_sound_first_states: int = 5_000_000
-    # draw-one's limit for it (None: the rest of the budget; 0: not run). With the C search, the
-    # sound stage there decides more deals in 10 s than the best-first stages win in the time
-    # they take from it (README, "Version 8 figures")
-    draw_one_sound_first_states: int | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class SolveResult:
-    result: str  # "won", "lost" or "unknown"
-    moves: tuple[Command, ...]  # the winning line in API moves (draws included) when won
-    states: int  # positions searched
-
-
-class _OutOfBudget(Exception):
-    pass
-
-
-def _load_native() -> ModuleType | None:
-    """The C search of the sound stage (``domain/_sound.c``, an optional extension: see setup.py), if built."""
-    try:
-        from . import _sound
-    except ImportError:
-        return None
-    return _sound
-
-
-_native = _load_native()
-# Whether ``solve`` runs the sound stage's depth-first search in C (``_Search.run_native``): where
-# the extension is built, unless CANFIELD_PURE_SOLVER=1 asks for the Python search (the reference:
-# both give the same answer after the same positions; tests compare them). Tests may set it.
-NATIVE_SEARCH = _native is not None and os.environ.get("CANFIELD_PURE_SOLVER", "") != "1"
-
-
-def native_available() -> bool:
-    """Whether the C search of the sound stage is built (``domain._sound`` imports)."""
-    return _native is not None
 
 
 # The stages of a solve, in order (WIDE in classic only; SOUND_FIRST, the sound stage with a
@@ -194,7 +60,8 @@ Position = tuple[int, tuple[int, int, int, int], tuple[tuple[int, ...], ...], tu
 Macro = tuple[int, int, int, int]
 
 
-class _Search:
+
+class Search:
     """One depth-first search. The ``SOUND`` stage prunes only what provably never loses a win:
 
     - talon moves: every waste card that draws and recycles reach (``talon_positions``); a move
@@ -212,7 +79,7 @@ class _Search:
       cards come back.
     - twin merging, where any run moves and nothing comes back (draw-one with a recycle allowed,
       open-runs), with at most 26 cards in the tableau or some rank and colour missing from it
-      (``_twin_room``): positions that differ only in which of two twins (same rank and colour)
+      (``twin_room``): positions that differ only in which of two twins (same rank and colour)
       holds a free pair's child are one entry of the transposition table, and the search makes,
       besides the moves of the position it reached, the moves that only the other members have
       (``free_twins``, ``merged``, ``twin_moves``).
@@ -243,7 +110,7 @@ class _Search:
     foundation returns, and play a safe waste top home; ``WIDE`` and ``BEST`` allow every move but
     return a foundation card only to take a card that is free to move now (otherwise a
     depth-first line wanders through returns), and play safe cards home as ``NARROW`` does. The
-    ``*_BEST`` stages are searched best first (``solver_best.best_first``), the others depth first.
+    ``*_BEST`` stages are searched best first (``best_first.best_first``), the others depth first.
     """
 
     def __init__(self, state: GameState, budget: Budget, max_states: int | None, stage: str) -> None:
@@ -298,9 +165,9 @@ class _Search:
 
     def play(self, position: Position, move: Macro) -> Position:
         kind, card, target, detail = move
-        if detail >= _TWIN_FIRST:  # a twin move first (``twin_moves``), then the move itself
-            position = self.play(position, _twin_move(detail))
-            detail %= _TWIN_FIRST
+        if detail >= TWIN_FIRST:  # a twin move first (``twin_moves``), then the move itself
+            position = self.play(position, twin_move(detail))
+            detail %= TWIN_FIRST
         reserve, found, columns, talon, pointer, _progress = position
         moved: tuple[int, ...] = (card,)
         column_list = list(columns)
@@ -376,34 +243,20 @@ class _Search:
         """Every macro move, in the order tried: to foundations, off the reserve, tableau moves that
         empty a column or free a card that goes home; then talon moves; then the other splits of
         runs and foundation returns."""
-        reserve, found, columns, talon, pointer, progress = position
+        reserve, found, columns, _talon, _pointer, progress = position
         rel = self.rel
-        first: list[Macro] = []  # to foundations, off the reserve, emptying columns
-        then: list[Macro] = []  # from the talon
+        hosts, empty_column = _hosts(columns)
+        first: list[Macro] = [  # to foundations, off the reserve, emptying columns
+            (_TABLEAU, columns[index][-1], _TO_FOUNDATION, index)
+            for index in range(len(columns) - 1, -1, -1)
+            if columns[index] and found[columns[index][-1] // 13] == rel[columns[index][-1]]
+        ]
         last: list[Macro] = []  # splitting runs, foundation returns
-        hosts: dict[int, list[int]] = {}  # card -> the columns whose end card it fits on
-        empty_column = -1
-        for index, column in enumerate(columns):
-            if column:
-                for card in _FITS_ON[column[-1]]:
-                    if card in hosts:
-                        hosts[card].append(index)
-                    else:
-                        hosts[card] = [index]
-            elif empty_column < 0:
-                empty_column = index  # one empty column stands for all (they are alike)
-        for index in range(len(columns) - 1, -1, -1):
-            column = columns[index]
-            if column and found[column[-1] // 13] == rel[column[-1]]:
-                first.append((_TABLEAU, column[-1], _TO_FOUNDATION, index))
         # With twin merging (``visited``): a run moved off a card onto that card's twin is a twin
         # move (the same merged position), and a card that fits on two ends (twins, neither with a
         # child) makes one merged position on either, so one of them is enough.
-        merge = 0
-        if self.twins and (self.free_recycle or progress):
-            merge = _twin_room(columns)
+        merge = twin_room(columns) if self.twins and (self.free_recycle or progress) else 0
         hosts_used = 1 if merge == 2 else 2  # (one more card in the tableau must keep it merged)
-
         if reserve:
             card = self.reserve[reserve - 1]
             if found[card // 13] == rel[card]:
@@ -411,17 +264,29 @@ class _Search:
             first.extend((_RESERVE, card, target, 0) for target in hosts.get(card, [])[:hosts_used])
             if empty_column >= 0:
                 first.append((_RESERVE, card, empty_column, 0))
-        starts_of: list[list[int]] | None = None
-        if empty_column < 0 and self.any_run:
-            # Only cards that fit on a column end can move: find them instead of trying every card.
-            starts_of = [[], [], [], []]
-            for card in hosts:
-                for index, column in enumerate(columns):
-                    if card in column:
-                        starts_of[index].append(column.index(card))
-                        break
-            for found_starts in starts_of:
-                found_starts.sort()
+        self._tableau_moves(position, hosts, empty_column, merge, first, last)
+        first.extend(self._talon_moves(position, hosts, hosts_used, empty_column, first))
+        if self.returns:
+            last.extend(self._returns(position, hosts, empty_column))
+        first.extend(last)
+        if merge:
+            first.extend(self.twin_moves(position, first))
+        return first
+
+    def _tableau_moves(
+        self,
+        position: Position,
+        hosts: dict[int, list[int]],
+        empty_column: int,
+        merge: int,
+        first: list[Macro],
+        last: list[Macro],
+    ) -> None:
+        """The tableau moves: into ``first`` those that empty a column or free a card that goes
+        home, into ``last`` the other splits of runs."""
+        reserve, found, columns, _talon, _pointer, _progress = position
+        rel = self.rel
+        starts_of = _run_starts(columns, hosts) if empty_column < 0 and self.any_run else None
         for index, column in enumerate(columns):
             if not column:
                 continue
@@ -447,6 +312,14 @@ class _Search:
                         first.append(move)
                     else:
                         last.append(move)
+
+    def _talon_moves(
+        self, position: Position, hosts: dict[int, list[int]], hosts_used: int, empty_column: int, first: list[Macro]
+    ) -> list[Macro]:
+        """The talon moves to the tableau; those to a foundation go into ``first`` (in the same pass)."""
+        _reserve, found, _columns, talon, pointer, progress = position
+        rel = self.rel
+        then: list[Macro] = []
         for q in self.reachable(len(talon), pointer, progress):
             card = talon[q - 1]
             if found[card // 13] == rel[card]:
@@ -455,30 +328,31 @@ class _Search:
                 then.extend((_TALON, card, target, q) for target in hosts[card][:hosts_used])
             if empty_column >= 0:
                 then.append((_TALON, card, empty_column, q))
-        if self.returns:
-            movable: set[int] = set()
-            if self.free_returns_only:
-                movable.update(talon[q - 1] for q in self.reachable(len(talon), pointer, progress))
-                if reserve:
-                    movable.add(self.reserve[reserve - 1])
-                for column in columns:
-                    if column:
-                        movable.add(column[-1])
-                        movable.add(column[0])
-            for suit in range(4):
-                count = found[suit]
-                if count:
-                    card = suit * 13 + (self.base + count - 1) % 13
-                    if self.free_returns_only and movable.isdisjoint(_FITS_ON[card]):
-                        continue
-                    last.extend((_FOUNDATION, card, target, 0) for target in hosts.get(card, ()))
-                    if empty_column >= 0:
-                        last.append((_FOUNDATION, card, empty_column, 0))
-        first.extend(then)
-        first.extend(last)
-        if merge:
-            first.extend(self.twin_moves(position, first))
-        return first
+        return then
+
+    def _returns(self, position: Position, hosts: dict[int, list[int]], empty_column: int) -> list[Macro]:
+        """The foundation returns (in ``WIDE`` and ``BEST`` only those that take a card free to move now)."""
+        reserve, found, columns, talon, pointer, progress = position
+        movable: set[int] = set()
+        if self.free_returns_only:
+            movable.update(talon[q - 1] for q in self.reachable(len(talon), pointer, progress))
+            if reserve:
+                movable.add(self.reserve[reserve - 1])
+            for column in columns:
+                if column:
+                    movable.add(column[-1])
+                    movable.add(column[0])
+        returns: list[Macro] = []
+        for suit in range(4):
+            count = found[suit]
+            if count:
+                card = suit * 13 + (self.base + count - 1) % 13
+                if self.free_returns_only and movable.isdisjoint(_FITS_ON[card]):
+                    continue
+                returns.extend((_FOUNDATION, card, target, 0) for target in hosts.get(card, ()))
+                if empty_column >= 0:
+                    returns.append((_FOUNDATION, card, empty_column, 0))
+        return returns
 
     def free_twins(self, columns: tuple[tuple[int, ...], ...]) -> list[tuple[int, int, int]]:
         """The free twin pairs: (end column, host column, index of the host card in it).
@@ -492,7 +366,7 @@ class _Search:
         for end_index, column in enumerate(columns):
             if not column:
                 continue
-            twin = _TWIN[column[-1]]
+            twin = TWIN[column[-1]]
             if twin not in every:
                 continue
             for host_index, host_column in enumerate(columns):
@@ -509,7 +383,7 @@ class _Search:
         if not ((c0 and c0[-1] < 26) or (c1 and c1[-1] < 26) or (c2 and c2[-1] < 26) or (c3 and c3[-1] < 26)):
             return columns  # no end is the lower twin (spades and hearts are, clubs and diamonds are not)
         every = c0 + c1 + c2 + c3
-        if len(every) > _TWIN_MAX_CARDS and not _twin_room(columns):
+        if len(every) > _TWIN_MAX_CARDS and not twin_room(columns):
             return columns
         changed: list[tuple[int, ...]] | None = None
         end_index = 0
@@ -519,7 +393,7 @@ class _Search:
             if not column:
                 continue
             end = column[-1]
-            twin = _TWIN[end]
+            twin = TWIN[end]
             if twin < end or twin not in every:
                 continue  # already on the lower twin, or the twin is not in the tableau
             if changed is None:
@@ -539,16 +413,16 @@ class _Search:
         """The moves that only the twin-merged positions have (see ``visited``), each made after
         the twin move that gets there: the hosting twin goes home, or the child's twin (from the
         reserve, the talon or a column's first card) goes onto the hosting twin. For positions
-        that are merged (``moves`` calls it for those only: ``_twin_room``)."""
+        that are merged (``moves`` calls it for those only: ``twin_room``)."""
         _reserve, found, columns, _talon, _pointer, _progress = position
         extra: list[Macro] = []
         for end_index, host_index, at in self.free_twins(columns):
             host_column = columns[host_index]
             host, child = host_column[at], host_column[at + 1]
-            first = _TWIN_FIRST * (1 + (child * 4 + host_index) * 4 + end_index)  # child's run onto the end
+            first = TWIN_FIRST * (1 + (child * 4 + host_index) * 4 + end_index)  # child's run onto the end
             if found[host // 13] == self.rel[host]:
                 extra.append((_TABLEAU, host, _TO_FOUNDATION, first + host_index))
-            other = _TWIN[child]
+            other = TWIN[child]
             for kind, card, target, detail in moves:
                 if card == other and target == end_index and not (kind == _TABLEAU and detail == host_index):
                     extra.append((kind, card, host_index, first + detail))
@@ -594,7 +468,7 @@ class _Search:
         if self.states % self.budget.check_every == 0 and (
             (self.max_states is not None and self.states >= self.max_states) or self.budget.out_of_time()
         ):
-            raise _OutOfBudget()
+            raise OutOfBudget()
         before = len(path)
         if self.auto_home:
             position = self.auto(position, path)
@@ -641,12 +515,12 @@ class _Search:
     def run_native(self, start: Position) -> list[Macro] | None:
         """``run`` in C (``domain/_sound.c``), for the ``SOUND`` stage only: the same moves in the same
         order, the same table and budget checks (``out_of_time`` asked every ``check_every``
-        positions), so the same answer (won with the same line, lost, or ``_OutOfBudget``) after
+        positions), so the same answer (won with the same line, lost, or ``OutOfBudget``) after
         the same ``states``. The transposition table stays in C (``seen`` is left empty). Out of
         budget, the C search is kept: ``resume_native`` goes on with it."""
-        if not self.sound or _native is None:
+        if not self.sound or native.module is None:
             raise RuntimeError("the C search is built for the sound stage only, and only where domain._sound is")
-        self._native = _native.start(
+        self._native = native.module.start(
             self.reserve,
             self.base,
             self.draw,
@@ -666,9 +540,9 @@ class _Search:
         limits as they are now (``max_states``, the budget's clock): it makes the moves it would
         have made had it not stopped, so a search stopped and resumed answers what one search with
         the last limits answers, after the same ``states``, without searching anything twice."""
-        if _native is None or self._native is None:
+        if native.module is None or self._native is None:
             raise RuntimeError("no C search stopped out of budget to go on with")
-        answer: tuple[int, int, list[Macro] | None] = _native.resume(
+        answer: tuple[int, int, list[Macro] | None] = native.module.resume(
             self._native,
             -1 if self.max_states is None else self.max_states,
             self.budget.check_every,
@@ -676,7 +550,7 @@ class _Search:
         )
         status, self.states, line = answer
         if status == 2:
-            raise _OutOfBudget()
+            raise OutOfBudget()
         self._native = None  # ended: its table is freed
         return line
 
@@ -703,13 +577,44 @@ class _Search:
             for move in moves
             if move[0] != _TALON
             or (
-                (q := move[3] % _TWIN_FIRST) % draw == residue and q < searched_from and q != size
+                (q := move[3] % TWIN_FIRST) % draw == residue and q < searched_from and q != size
             )
         ]
 
 
-def _shortened(
-    search: _Search, start: Position, line: list[Macro], out_of_time: Callable[[], bool] = lambda: False
+def _hosts(columns: tuple[tuple[int, ...], ...]) -> tuple[dict[int, list[int]], int]:
+    """card -> the columns whose end card it fits on; and the first empty column (-1: none; one
+    empty column stands for all, they are alike)."""
+    hosts: dict[int, list[int]] = {}
+    empty_column = -1
+    for index, column in enumerate(columns):
+        if column:
+            for card in _FITS_ON[column[-1]]:
+                if card in hosts:
+                    hosts[card].append(index)
+                else:
+                    hosts[card] = [index]
+        elif empty_column < 0:
+            empty_column = index
+    return hosts, empty_column
+
+
+def _run_starts(columns: tuple[tuple[int, ...], ...], hosts: dict[int, list[int]]) -> list[list[int]]:
+    """Where in each column a run can start, with no empty column and any run moving: only cards
+    that fit on a column end can move, so find them instead of trying every card."""
+    starts_of: list[list[int]] = [[], [], [], []]
+    for card in hosts:
+        for index, column in enumerate(columns):
+            if card in column:
+                starts_of[index].append(column.index(card))
+                break
+    for found_starts in starts_of:
+        found_starts.sort()
+    return starts_of
+
+
+def shortened(
+    search: Search, start: Position, line: list[Macro], out_of_time: Callable[[], bool] = lambda: False
 ) -> list[Macro]:
     """The line with detours cut out: wherever one move reaches a position the line only gets
     to later, jump there (a depth-first line can wander, most of all with foundation returns).
@@ -734,23 +639,23 @@ def _shortened(
     return shorter
 
 
-def _shortest(
-    search: _Search, start: Position, line: list[Macro], out_of_time: Callable[[], bool] = lambda: False
+def shortest(
+    search: Search, start: Position, line: list[Macro], out_of_time: Callable[[], bool] = lambda: False
 ) -> list[Macro]:
-    """``_shortened`` again and again while it still cuts (each pass finds new shortcuts), while
+    """``shortened`` again and again while it still cuts (each pass finds new shortcuts), while
     ``out_of_time`` says there is time (a long line's passes can take seconds)."""
     for _ in range(8):
         if out_of_time():
             break
-        shorter = _shortened(search, start, line, out_of_time)
+        shorter = shortened(search, start, line, out_of_time)
         if len(shorter) >= len(line):
             break
         line = shorter
     return line
 
 
-def _twin_room(columns: tuple[tuple[int, ...], ...]) -> int:
-    """Whether positions with these tableau cards are twin-merged (``_Search.merged``): 2 if also
+def twin_room(columns: tuple[tuple[int, ...], ...]) -> int:
+    """Whether positions with these tableau cards are twin-merged (``Search.merged``): 2 if also
     with any one card more, 1 if only with these, 0 if not. Merged: every twin move is legal (no
     column can hold a run from a card down to its twin), so at most 26 cards, or a (rank, colour)
     class that none of the cards has: the same for every member of a merged class (twin moves
@@ -768,19 +673,19 @@ def _twin_room(columns: tuple[tuple[int, ...], ...]) -> int:
     return 1 if missing or cards == _TWIN_MAX_CARDS else 0
 
 
-def _twin_move(detail: int) -> Macro:
-    """The twin move carried in a macro move's detail (``_Search.twin_moves``)."""
-    code = detail // _TWIN_FIRST - 1
+def twin_move(detail: int) -> Macro:
+    """The twin move carried in a macro move's detail (``Search.twin_moves``)."""
+    code = detail // TWIN_FIRST - 1
     child, source, target = code // 16, code // 4 % 4, code % 4
     return (_TABLEAU, child, target, source)
 
 
-def _plain(line: Iterable[Macro]) -> Iterator[Macro]:
+def plain(line: Iterable[Macro]) -> Iterator[Macro]:
     """The macro moves of a line with every twin move made a move of its own."""
     for kind, card, target, detail in line:
-        if detail >= _TWIN_FIRST:
-            yield _twin_move(detail)
-        yield (kind, card, target, detail % _TWIN_FIRST)
+        if detail >= TWIN_FIRST:
+            yield twin_move(detail)
+        yield (kind, card, target, detail % TWIN_FIRST)
 
 
 def _bump(found: tuple[int, int, int, int], suit: int, delta: int) -> tuple[int, int, int, int]:
@@ -789,207 +694,14 @@ def _bump(found: tuple[int, int, int, int], suit: int, delta: int) -> tuple[int,
     return (counts[0], counts[1], counts[2], counts[3])
 
 
-def _start(state: GameState) -> Position:
+def start_position(state: GameState) -> Position:
     talon = state.waste + tuple(reversed(state.stock))
     return (len(state.reserve), state.foundations, state.tableau, talon, len(state.waste), state.progress)
 
 
-def _remaining(budget: Budget, used: int) -> int | None:
-    return None if budget.max_states is None else max(0, budget.max_states - used)
-
-
-def _stages(state: GameState, budget: Budget) -> list[tuple[str, int | None]]:
-    """The stages of a solve in order, each with its position limit (None: the rest of the budget)."""
-    stages: list[tuple[str, int | None]] = [(NARROW, budget.narrow_states)]
-    if state.ruleset.foundation_returns:
-        first: int | None = budget.classic_sound_first_states
-    elif state.ruleset.draw_count == 1:
-        first = budget.draw_one_sound_first_states
-    else:
-        first = budget.sound_first_states
-    if NATIVE_SEARCH and budget.max_states is None and first != 0:
-        # Not with a position limit: there the stages stay version 5's, so a position-limited
-        # verdict (a daily deal's proof) is the same on every machine, with the C search or
-        # without (it is exact). In classic its win is kept only as a fallback (``solve``): its
-        # lines go back and forth through foundation returns (2,700 to 28,000 moves on deals the
-        # win-finding stages miss: real wins, poor hints), so those stages still look for a
-        # shorter one. With no limit of its own (draw-one's default) it is the sound stage itself,
-        # with the rest of the budget
-        if first is None:
-            return [*stages, (SOUND, None)]
-        stages.append((SOUND_FIRST, first))
-    stages += [
-        (NARROW_BEST, budget.narrow_best_states),
-        (BEST, budget.best_states),
-    ]
-    if state.ruleset.foundation_returns:
-        stages.append((WIDE, budget.wide_states))
-    stages.append((SOUND, None))
-    return stages
-
-
-def solve(state: GameState, budget: Budget | None = None) -> SolveResult:
-    """Search for a win from ``state``: ``won`` with a line of API moves, ``lost`` (proven) or ``unknown``."""
-    if state.status is Status.WON:
-        return SolveResult("won", (), 0)
-    if state.status is not Status.PLAYING:
-        return SolveResult("lost", (), 0)
-    budget = budget or Budget()
-    stages = _stages(state, budget)
-    used = 0
-    exhausted: set[str] = set()  # stages that searched all their positions and found no win
-    skipped: set[str] = set()  # stages not to run (or run already, taking turns with another)
-    paused: _Search | None = None  # the capped sound stage (SOUND_FIRST) stopped at its limit
-    # classic: the capped sound stage's win, kept while the other stages look for a shorter line
-    fallback: tuple[_Search, list[Macro]] | None = None
-
-    def without_verdict() -> SolveResult:
-        """No stage decided within the budget: the fallback win if there is one (shortened while
-        there is time), else ``unknown``."""
-        if fallback is None:
-            return SolveResult("unknown", (), used)
-        search, line = fallback
-        shorter = _shortest(search, _start(state), line, budget.out_of_time)
-        return SolveResult("won", _checked(state, shorter), used)
-
-    for stage, cap in stages:
-        if stage == NARROW_BEST and NARROW in exhausted:
-            skipped.add(NARROW_BEST)  # the same positions in another order
-        if stage in skipped:
-            continue
-        if stage == SOUND and fallback is not None:
-            return without_verdict()  # nothing shorter found: the fallback win, shortened while there is time
-        remaining = _remaining(budget, used)
-        if remaining == 0:
-            return without_verdict()
-        if stage in (NARROW_BEST, BEST):
-            # the best-first stages take turns, as one stage (each with its own limit, 0: left
-            # out); the narrow moves twice, by two evaluations
-            group = [(NARROW_BEST, budget.narrow_best_states, False), (BEST, budget.best_states, False)]
-            group.append((NARROW_BEST, budget.narrow_reach_states, True))
-            group = [(name, cap, reach) for name, cap, reach in group if name not in skipped and cap]
-            if state.ruleset.draw_count == 1 and budget.sound_best_states:
-                # draw-one: the sound stage's moves best first (twin merging, safe cards home from
-                # anywhere in the talon) win deals the others miss within 10 s (seeds 69, 70, 111,
-                # 215, 262), and take the place of best (with best left out, every deal of seeds
-                # 1..300 that the best-first stages won in 10 s stays won; four searches taking
-                # turns made the winners too late)
-                group = [(name, cap, reach) for name, cap, reach in group if name != BEST]
-                group.append((SOUND, budget.sound_best_states, False))
-            skipped.update((NARROW_BEST, BEST))
-            if not group:
-                continue
-            found_line, search, states, proven_lost = _take_turns(state, budget, remaining, group)
-            used += states
-            if found_line is not None:
-                return SolveResult("won", _checked(state, _shortest(search, _start(state), found_line)), used)
-            if proven_lost:
-                return SolveResult("lost", (), used)
-            if budget.out_of_time():
-                return without_verdict()
-            continue
-        if cap == 0:
-            continue
-        limit = remaining if cap is None else cap if remaining is None else min(cap, remaining)
-        counted = 0  # positions of this search counted in ``used`` already
-        if stage == SOUND and paused is not None:
-            # the capped sound stage goes on where it stopped (the same search, nothing twice)
-            search, counted, paused = paused, paused.states, None
-            search.max_states = limit
-            run: Callable[[], list[Macro] | None] = search.resume_native
-        else:
-            search = _Search(state, budget, limit, SOUND if stage == SOUND_FIRST else stage)
-            run = partial(search.run_native if search.sound and NATIVE_SEARCH else search.run, _start(state))
-        try:
-            line = run()
-        except _OutOfBudget:
-            used += search.states - counted
-            if stage == SOUND or budget.out_of_time():
-                return without_verdict()
-            if search.resumable:
-                paused = search
-            continue
-        used += search.states - counted
-        exhausted.add(stage)
-        if line is not None and stage == SOUND_FIRST and state.ruleset.foundation_returns:
-            fallback = (search, line)  # a real win, but a long one: the other stages try for shorter
-            continue
-        if line is not None:
-            return SolveResult("won", _checked(state, _shortest(search, _start(state), line)), used)
-        if search.sound:  # SOUND or SOUND_FIRST: every position searched, no win
-            return SolveResult("lost", (), used)
-    raise AssertionError("the sound stage always answers")  # pragma: no cover
-
-
-# Positions a best-first stage expands in one turn before the next stage takes its turn.
-_TURN = 256
-
-
-def _take_turns(
-    state: GameState, budget: Budget, remaining: int | None, group: list[tuple[str, int, bool]]
-) -> tuple[list[Macro] | None, _Search, int, bool]:
-    """Run the best-first stages of ``group`` (stage, position limit, whether the ``reach``
-    evaluation ranks its positions) in turns until one wins or all end (their kind searched, or
-    their limit reached): (the winning line or None, its search, positions, proven lost). The
-    budget's position limit (``remaining``) holds for all of them together; out of time, all stop.
-
-    A ``SOUND`` search in the group prunes only what the sound stage prunes, so when it has
-    searched all its positions without a win the deal is proven lost, as by the sound stage (the
-    order in which positions are expanded does not matter for that proof: every position entered
-    in the table is expanded before the search ends).
-    """
-    searches = [_Search(state, budget, cap, stage) for stage, cap, _reach in group]
-    runners: list[BestFirst | None] = [None] * len(searches)
-    active = list(range(len(searches)))
-    while active:
-        for index in list(active):
-            if index not in active:
-                continue
-            search, cap = searches[index], group[index][1]
-            capped = False
-            if remaining is not None:
-                left = remaining - sum(one.states for one in searches)
-                search.max_states = min(cap, search.states + max(left, 0))
-            try:
-                runner = runners[index]
-                if runner is None:
-                    runner = runners[index] = BestFirst(search, _start(state), group[index][2])
-                ended = runner.step(_TURN)
-            except _OutOfBudget:
-                if budget.out_of_time():
-                    return None, search, sum(one.states for one in searches), False
-                ended = capped = True
-            if runner is not None and runner.line is not None:
-                return runner.line, search, sum(one.states for one in searches), False
-            if ended:
-                active.remove(index)
-                if not capped and search.sound:  # every position the sound stage would search, no win
-                    return None, search, sum(one.states for one in searches), True
-                if not capped:  # all its positions searched, no win:
-                    # another search of the same stage (the same moves) has no win to find either
-                    active = [other for other in active if group[other][0] != group[index][0]]
-    return (
-        None,
-        searches[0] if searches else _Search(state, budget, 0, BEST),
-        sum(one.states for one in searches),
-        False,
-    )
-
-
-def _checked(state: GameState, line: list[Macro]) -> tuple[Command, ...]:
-    """The API moves of a winning macro line, replayed through the rules engine to a win."""
-    commands = tuple(_to_commands(state, line))
-    final = state
-    for command in commands:
-        final, _events = apply(final, command)
-    if final.status is not Status.WON:
-        raise AssertionError(f"a solver line ends {final.status.value}, not won: a solver bug")
-    return commands
-
-
-def _to_commands(state: GameState, line: list[Macro]) -> Iterator[Command]:
+def to_commands(state: GameState, line: list[Macro]) -> Iterator[Command]:
     """The API moves of a macro line: draws (and recycles) until the card shows, then the move."""
-    for kind, card, target, _ in _plain(line):
+    for kind, card, target, _ in plain(line):
         if kind == _TALON:
             for _ in range(2 * 52):
                 if state.waste and state.waste[-1] == card:

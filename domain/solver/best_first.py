@@ -1,32 +1,30 @@
-"""Best-first win finding, the ``NARROW_BEST`` and ``BEST`` stages of ``solver.solve`` (narrow-reach
+"""Best-first win finding, the ``NARROW_BEST`` and ``BEST`` stages of ``stages.solve`` (narrow-reach
 too, and draw-one's sound-best: the ``SOUND`` stage's moves, whose search of every position is a proof).
 
 Positions are expanded best first by an evaluation: cards home, cards out of the reserve and out
 of the talon, and how deep the next card of each foundation lies under other reserve or tableau
 cards (among equals, the latest found first, so the search dives). It only looks for wins: it
-uses the transposition table and move generator of a ``_Search`` (whose stage says which
-shortcuts are taken) and stops with ``_OutOfBudget`` at that search's position limit. A line it
+uses the transposition table and move generator of a ``Search`` (whose stage says which
+shortcuts are taken) and stops with ``OutOfBudget`` at that search's position limit. A line it
 finds is replayed through the rules engine like any other, so a win is always real; finding
 nothing proves nothing, except where the search has the sound stage's moves and expanded every
-position it entered (``solver._take_turns`` then calls the deal lost: the order of expansion does
+position it entered (``solver.take_turns`` then calls the deal lost: the order of expansion does
 not matter for that proof).
 
 A search runs in steps (``BestFirst.step``), so that several searches can take turns
-(``solver._take_turns``): which search wins a deal first differs from deal to deal, and taking turns
+(``solver.take_turns``): which search wins a deal first differs from deal to deal, and taking turns
 costs the winner at most a few times its own positions instead of every other search's limit.
 """
 
 from __future__ import annotations
 
 import heapq
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from .solver import Macro, Position, _Search
+from .search import Macro, Position, Search
 
 # Weights of the evaluation: a card home, a card out of the reserve, out of the talon, and one
 # card fewer over the next card of a foundation. Tuned on open-runs deals the depth-first stages
-# did not win within 2 s (see the README).
+# did not win within 2 s (docs/solver.md).
 HOME, RESERVE, TALON, DEPTH = 2, 3, 1, 2
 
 # The bonus of the ``reach`` evaluation for each next foundation card that one move can play
@@ -76,7 +74,7 @@ def _score(position: Position, depth: int) -> int:
     return HOME * (found[0] + found[1] + found[2] + found[3]) - RESERVE * reserve - TALON * len(talon) - DEPTH * depth
 
 
-def _reach_value(position: Position, search: _Search, reserve_index: dict[int, int]) -> int:
+def _reach_value(position: Position, search: Search, reserve_index: dict[int, int]) -> int:
     """``_value`` plus ``REACH`` for each next foundation card that one move can play."""
     _reserve, _found, _columns, talon, pointer, progress = position
     depth, playable, waiting = _next_cards(position, search.base, reserve_index)
@@ -90,10 +88,10 @@ class BestFirst:
     """One best-first search, run a few expansions at a time (``step``).
 
     ``line`` is the winning macro line once found; ``done`` says the search has ended (won, or
-    every position of its kind expanded). ``step`` lets the search's ``_OutOfBudget`` through.
+    every position of its kind expanded). ``step`` lets the search's ``OutOfBudget`` through.
     """
 
-    def __init__(self, search: _Search, start: Position, reach: bool = False) -> None:
+    def __init__(self, search: Search, start: Position, reach: bool = False) -> None:
         self.search = search
         self.reach = reach
         self.line: list[Macro] | None = None
@@ -139,7 +137,7 @@ class BestFirst:
         return False
 
 
-def best_first(search: _Search, start: Position) -> list[Macro] | None:
+def best_first(search: Search, start: Position) -> list[Macro] | None:
     """A winning macro line, or None when every position of the search's kind was expanded."""
     runner = BestFirst(search, start)
     while not runner.step(1 << 16):

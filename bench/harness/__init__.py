@@ -1,0 +1,10 @@
+"""The benchmarks' shared machinery, so that a scenario module is about the scenario alone.
+
+``env``: paths, the host, ``BENCH_WORKERS``, the CPU pinning and ``BENCH_QUICK``; ``service_api``:
+every import of the service's code (one place to follow the service when it changes);
+``client``: a minimal asyncio HTTP/1.1 keep-alive client; ``processes``: server processes
+started, awaited, stopped; ``database``: a fresh migrated database on the embedded PostgreSQL or
+``BENCH_DATABASE_URL``; ``load``: clients playing draw/recycle in a timed window; ``mixed_load``:
+the soak's clients; ``checks``: old game vs new, and every acknowledged move in the database;
+``stub``: the load generator's own speed; ``stats``: percentiles, medians and CPU meters.
+"""

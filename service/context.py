@@ -1,0 +1,11 @@
+"""What the request being answered is, for logs and problems: set by the HTTP layer
+(service.http.request_ids) and by the token check, read anywhere in the request's task."""
+
+from __future__ import annotations
+
+from contextvars import ContextVar
+
+REQUEST_ID: ContextVar[str | None] = ContextVar("canfield_request_id", default=None)
+"""The id of the request being answered."""
+PLAYER: ContextVar[str | None] = ContextVar("canfield_player", default=None)
+"""The player whose token the request carried, once it was checked (for the access log)."""

@@ -1,0 +1,124 @@
+"""Request ids and the access log: one id per request, in the reply, in every problem, in the log.
+
+``RequestIds`` wraps the whole app (outermost, so a 429 of the rate limiter carries the id too):
+
+* the id is the client's ``X-Request-Id`` when it sends a sensible one (1-128 visible ASCII
+  characters), else the trace id of a W3C ``traceparent`` header, else a new random one;
+* every response carries it as ``X-Request-Id``, and every problem+json as its ``instance``
+  (``urn:canfield:request:<id>``), so a client reporting an error can quote it and an operator
+  finds the request's log line by it;
+* one log line per request on the ``canfield.access`` logger: method, route (the path template,
+  never the raw path), status, duration, the client address, the player when a token was
+  checked, and the id; never a token or a body. ``JsonFormatter`` writes log records as JSON
+  lines (``canfield serve`` installs it; ``LOG_FORMAT=text`` keeps plain lines).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import secrets
+import time
+from typing import Any
+
+from ..context import PLAYER, REQUEST_ID
+
+_GIVEN = re.compile(rb"[\x21-\x7e]{1,128}")
+_TRACEPARENT = re.compile(rb"[0-9a-f]{2}-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}")
+access_log = logging.getLogger("canfield.access")
+
+
+def request_id_of(headers: list[tuple[bytes, bytes]]) -> str:
+    """The request's id: the client's X-Request-Id, the trace id of its traceparent, or new."""
+    given = trace = None
+    for name, value in headers:
+        if name == b"x-request-id" and given is None and _GIVEN.fullmatch(value):
+            given = value.decode("ascii")
+        elif name == b"traceparent" and trace is None:
+            found = _TRACEPARENT.fullmatch(value.strip())
+            if found is not None and found.group(1) != b"0" * 32:
+                trace = found.group(1).decode("ascii")
+    return given or trace or secrets.token_hex(16)
+
+
+class RequestIds:
+    """``app.asgi_handler = RequestIds(app.asgi_handler)``, outermost."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        request_id = request_id_of(scope["headers"])
+        token = REQUEST_ID.set(request_id)
+        player = PLAYER.set(None)
+        started = time.perf_counter()
+        status = 500
+        header = (b"x-request-id", request_id.encode("ascii"))
+
+        async def tagged(message: Any) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+                message = {**message, "headers": [*message.get("headers", ()), header]}
+            await send(message)
+
+        try:
+            await self.app(scope, receive, tagged)
+        finally:
+            _log(scope, status, time.perf_counter() - started, request_id)
+            REQUEST_ID.reset(token)
+            PLAYER.reset(player)
+
+
+def _log(scope: Any, status: int, seconds: float, request_id: str) -> None:
+    if not access_log.isEnabledFor(logging.INFO):
+        return
+    client = scope.get("client")
+    access_log.info("request", extra={"fields": {
+        "request_id": request_id,
+        "method": scope.get("method"),
+        "route": scope.get("path_template") or "(no route)",
+        "status": status,
+        "duration_ms": round(seconds * 1000, 3),
+        "client": client[0] if client else None,
+        "player": PLAYER.get(),
+    }})
+
+
+class JsonFormatter(logging.Formatter):
+    """A log record as one JSON object on one line: time, level, logger, message and the
+    record's ``fields`` (the access log's), with a traceback as a string when there is one."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        entry: dict[str, Any] = {
+            "time": self.formatTime(record, "%Y-%m-%dT%H:%M:%S") + f".{int(record.msecs):03d}Z",
+            "level": record.levelname.lower(),
+            "logger": record.name,
+            "message": record.getMessage(),
+        }
+        entry.update(getattr(record, "fields", {}))
+        request_id = REQUEST_ID.get()
+        if request_id is not None and "request_id" not in entry:
+            entry["request_id"] = request_id
+        if record.exc_info:
+            entry["error"] = self.formatException(record.exc_info)
+        return json.dumps(entry, default=str)
+
+
+def configure_logging(format_name: str) -> None:
+    """The service's log lines on standard error: JSON (the default) or plain text."""
+    handler = logging.StreamHandler()
+    if format_name == "text":
+        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s %(message)s"))
+    else:
+        formatter = JsonFormatter()
+        formatter.converter = time.gmtime
+        handler.setFormatter(formatter)
+    root = logging.getLogger("canfield")
+    root.handlers[:] = [handler]
+    root.setLevel(logging.INFO)
+    root.propagate = False
