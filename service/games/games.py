@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 import secrets
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
@@ -76,6 +76,11 @@ from .solver_limits import SolverLimits
 from .views import cursor_of, parse_cursor, public_event, view_of, withheld
 
 JSON = dict[str, Any]
+EXPORT_PAGE = 500
+"""Events read per query while an export streams (keyset on the version)."""
+EXPORT_GAMES_PAGE = 100
+"""Games keyed per query while a player's games export streams (keyset on start time and id)."""
+
 log = logging.getLogger("canfield")
 
 
@@ -112,8 +117,9 @@ class Games:
         return {"id": player.id, "name": player.name, "token": token.secret, "createdAt": player.created_at}
 
     async def player(self, player_id: uuid.UUID) -> PlayerRow:
+        """A player's profile; a deleted account has none (404), though its games remain."""
         found = await self.players.get_player(player_id)
-        if found is None:
+        if found is None or found.deleted:
             raise NotFound(f"no player {player_id}")
         return found
 
@@ -306,6 +312,99 @@ class Games:
         last = rows[-1].version if rows else after
         events = [public_event(r.version, r.type, r.data, r.recorded_at, reveal) for r in rows]
         return {"events": events, "nextAfter": last if last < game.version else None}
+
+    async def event_export(
+        self, game_id: uuid.UUID, after: int, token: str | None = None
+    ) -> AsyncIterator[list[JSON]]:
+        """Every event after ``after`` up to the game's version now, read in pages by version (keyset)
+        so a long log is never held whole. The reader is checked here, before the first page."""
+        game = await self.stored_game(game_id)
+        withhold = await self.readable(game, token)
+        reveal = game.finished_at is not None and not withhold
+        return self._event_pages(game_id, after, game.version, reveal)
+
+    async def _event_pages(
+        self, game_id: uuid.UUID, after: int, upto: int, reveal: bool
+    ) -> AsyncIterator[list[JSON]]:
+        while after < upto:
+            rows = await self.store.read_events(game_id, after, min(EXPORT_PAGE, upto - after))
+            if not rows:
+                return
+            after = rows[-1].version
+            yield [public_event(r.version, r.type, r.data, r.recorded_at, reveal) for r in rows]
+
+    async def games_export(
+        self, player_id: uuid.UUID, since: datetime | None, until: datetime | None,
+        after: tuple[datetime, uuid.UUID] | None, most: int | None,
+    ) -> AsyncIterator[dict[str, Any]]:
+        """A player's public games, oldest first, each with its whole event log, as public reads
+        show them (a daily game before its date is over and a race game while its race runs are
+        left out); after ``most`` games, a last ``next`` line names where the rest begins."""
+        if await self.players.get_player(player_id) is None:
+            raise NotFound(f"no player {player_id}")
+        return self._public_games(player_id, since, until, after, most)
+
+    async def _public_games(
+        self, player_id: uuid.UUID, since: datetime | None, until: datetime | None,
+        after: tuple[datetime, uuid.UUID] | None, most: int | None,
+    ) -> AsyncIterator[dict[str, Any]]:
+        async for line in self._game_lines(player_id, since, until, after, most, owner=False):
+            yield line
+
+    async def _game_lines(
+        self, player_id: uuid.UUID, since: datetime | None, until: datetime | None,
+        after: tuple[datetime, uuid.UUID] | None, most: int | None, *, owner: bool,
+    ) -> AsyncIterator[dict[str, Any]]:
+        """The player's games, keyset-paged, each with its log as its reader may see it: the public
+        (games not yet public left out) or the ``owner`` (every game; a deck withheld as the owner's
+        own reads withhold it)."""
+        sent = 0
+        while True:
+            keys = await self.store.player_game_keys(player_id, since, until, after, EXPORT_GAMES_PAGE)
+            for key in keys:
+                game, state = await self._game(key[1])
+                try:
+                    withhold = await (self._owner_withholds(game) if owner else self.readable(game, None))
+                except (Unauthorized, Forbidden):
+                    continue  # not public yet
+                if most is not None and sent == most:
+                    yield {"type": "next", "after": cursor_of(*after) if after else None}
+                    return
+                view = view_of(game.id, game.player_id, game.deal, game.started_at, game.finished_at, state, withhold)
+                reveal = game.finished_at is not None and not withhold
+                rows = await self.store.read_events(game.id, 0, game.version)
+                events = [public_event(r.version, r.type, r.data, r.recorded_at, reveal) for r in rows]
+                yield {"type": "game", "game": view, "events": events}
+                sent += 1
+                after = key
+            if len(keys) < EXPORT_GAMES_PAGE:
+                return
+
+    async def _owner_withholds(self, game: GameRow) -> bool:
+        """Whether the player's own read of their game withholds its face-down cards: a daily deck
+        until its date is over, a race deck until the race has finished."""
+        try:
+            race_withholds = await self.races.guard(game, None)
+        except Forbidden:  # the race still runs
+            return True
+        return race_withholds or not reveals_hidden_cards(game.deal, True, self.clock())
+
+    async def account_export(self, token: str | None) -> AsyncIterator[dict[str, Any]]:
+        """Everything stored about the player behind the token (scope ``account``), line by line."""
+        credentials = await self.accounts.authenticate(token, Scope.ACCOUNT)
+        return self._account_lines(credentials.player_id)
+
+    async def _account_lines(self, player_id: uuid.UUID) -> AsyncIterator[dict[str, Any]]:
+        player = await self.players.get_player(player_id)
+        if player is None:
+            return
+        yield {"type": "player", "id": player.id, "name": player.name, "createdAt": player.created_at}
+        for token in await self.players.every_token(player_id):
+            yield {"type": "token", **token}
+        async for line in self._game_lines(player_id, None, None, None, None, owner=True):
+            yield line
+        for kind, row in await self.players.personal_rows(player_id):
+            yield {"type": kind, **row}
 
     async def state_at(self, game_id: uuid.UUID, version: int, token: str | None = None) -> JSON:
         """The game's view after ``version`` events. A state at or after the stored snapshot

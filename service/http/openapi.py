@@ -452,6 +452,12 @@ HEADERS: dict[str, OpenAPIHeader] = {
         required=False,
     ),
     "Retry-After": _header(Schema(type=OpenAPIType.INTEGER, minimum=1), "whole seconds to wait before trying again"),
+    "Link": _header(
+        Schema(type=OpenAPIType.STRING),
+        'only when a limit cut an ndjson export short: <the same path?after=N>; rel="next", the request that '
+        "continues after the last line",
+        required=False,
+    ),
     "WWW-Authenticate": _header(Schema(type=OpenAPIType.STRING), 'Bearer realm="canfield"'),
 }
 _STATUS_HEADERS = {"304": ["ETag"], "401": ["WWW-Authenticate"], "429": ["Retry-After"], "503": ["Retry-After"]}
@@ -513,14 +519,34 @@ def _event_stream(message: str) -> Schema:
     )
 
 
+_GAME_LINES = Schema(
+    type=OpenAPIType.STRING,
+    description='one JSON object per line, oldest game first: {"type": "game", "game": <GameView>, "events": '
+    '[<EventView>, ...]} for each game (#/components/schemas/GameView, #/components/schemas/EventView); when max '
+    'cut the export short, a last line {"type": "next", "after": <cursor>, "href": <the request that continues>}',
+)
 # Media types an operation also answers with (by Accept), after its own: a generator that reads one
 # media type per status takes the first it knows (openapi-python-client knows JSON and text/*, not
 # ndjson, so it reads exportEvents as text).
-ALSO: dict[str, dict[str, Schema]] = {"listEvents": {NDJSON: _LINES}, "exportEvents": {"text/plain": _LINES}}
+_ACCOUNT_LINES = Schema(
+    type=OpenAPIType.STRING,
+    description='one JSON object per line, each with a "type": "player" first, then each "token", each "game" '
+    '({"game": <GameView>, "events": [<EventView>, ...]}), each "stats", "race-entry" and "daily-entry" row',
+)
+ALSO: dict[str, dict[str, Schema]] = {
+    "listEvents": {NDJSON: _LINES},
+    "exportEvents": {"text/plain": _LINES},
+    "exportPlayerGames": {"text/plain": _GAME_LINES},
+    "exportMe": {"text/plain": _ACCOUNT_LINES},
+}
 # The schema of each non-JSON body (Litestar gives them none).
 BODIES = {NDJSON: _LINES, EVENT_STREAM: _event_stream("StreamMessage")}
 # ... unless the operation's own is given here.
-OWN_BODIES = {"streamRace": {EVENT_STREAM: _event_stream("RaceStreamMessage")}}
+OWN_BODIES = {
+    "streamRace": {EVENT_STREAM: _event_stream("RaceStreamMessage")},
+    "exportPlayerGames": {NDJSON: _GAME_LINES},
+    "exportMe": {NDJSON: _ACCOUNT_LINES},
+}
 
 
 def _not_null(schema: Schema) -> None:

@@ -16,7 +16,7 @@ from typing import NamedTuple
 
 from ..context import PLAYER
 from ..errors import BadRequest, Forbidden, NotFound, Unauthorized
-from ..store.players import PlayerRow, PlayerStore, TokenRow
+from ..store.players import DELETED_NAME, PlayerRow, PlayerStore, TokenRow
 from .tokens import ALL_SCOPES, Credentials, Scope, TokenCache
 
 FIRST_TOKEN = "first token"
@@ -71,6 +71,8 @@ class Accounts:
     async def create_player(self, name: str, token_name: str | None = None) -> tuple[PlayerRow, NewToken]:
         """A new player and their first token, with every scope."""
         clean = clean_name(name, "a player name", 100)
+        if clean.casefold() == DELETED_NAME:
+            raise BadRequest(f"the name {DELETED_NAME!r} is reserved for deleted accounts; choose another")
         label = FIRST_TOKEN if token_name is None else clean_name(token_name, "a token name", TOKEN_NAME_MAX)
         player_id = uuid.uuid4()
         secret = secrets.token_urlsafe(32)
@@ -131,3 +133,9 @@ class Accounts:
         if token_id is not None and not revoked:
             raise NotFound(f"the player has no live token {token_id}")
         return revoked
+
+    async def delete(self, token: str | None) -> None:
+        """Erase the player behind the token (``PlayerStore.erase``): every token refused at once."""
+        credentials = await self.authenticate(token, Scope.ACCOUNT)
+        await self.store.erase(credentials.player_id, self.clock())
+        self.tokens.forget(credentials.player_id)

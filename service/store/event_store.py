@@ -378,6 +378,32 @@ class EventStore:
             rows = await cursor.fetchall()
         return [GameSummaryRow(*row) for row in rows]
 
+    async def player_game_keys(
+        self, player_id: uuid.UUID, since: datetime | None, until: datetime | None,
+        after: tuple[datetime, uuid.UUID] | None, limit: int,
+    ) -> list[tuple[datetime, uuid.UUID]]:
+        """The (start, id) keys of a player's games, oldest first, started in [since, until),
+        strictly after the ``after`` key: an export's next page (keyset, never an offset)."""
+        conditions = ["g.player_id = %(player)s"]
+        if since is not None:
+            conditions.append("g.started_at >= %(since)s")
+        if until is not None:
+            conditions.append("g.started_at < %(until)s")
+        if after is not None:
+            conditions.append("(g.started_at, g.id) > (%(started)s, %(id)s)")
+        parameters: dict[str, Any] = {"player": player_id, "since": since, "until": until, "limit": limit}
+        if after is not None:
+            parameters |= {"started": after[0], "id": after[1]}
+        async with self.pool.connection() as conn:
+            cursor = conn.cursor(row_factory=tuple_row)
+            await cursor.execute(
+                f"SELECT g.started_at, g.id FROM games g WHERE {' AND '.join(conditions)}"
+                " ORDER BY g.started_at, g.id LIMIT %(limit)s",
+                parameters,
+            )
+            rows = await cursor.fetchall()
+        return [(row[0], row[1]) for row in rows]
+
     async def load_game(self, game_id: uuid.UUID) -> GameRow | None:
         async with self.pool.connection() as conn:
             cursor = await conn.execute(

@@ -16,6 +16,9 @@ from psycopg_pool import AsyncConnectionPool
 
 TOKENS_CHANNEL = "canfield_tokens"
 
+DELETED_NAME = "deleted player"
+"""The name a deleted account keeps, so leaderboards and race views still have a row to show."""
+
 _LIVE = "t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > %(now)s)"
 """A token answers while it is neither revoked nor expired (at ``now``, the service's clock)."""
 
@@ -41,6 +44,11 @@ class PlayerRow:
     id: uuid.UUID
     name: str
     created_at: datetime
+
+    @property
+    def deleted(self) -> bool:
+        """Whether the account was deleted: only deletion gives this name (registration refuses it)."""
+        return self.name == DELETED_NAME
 
 
 _TOKEN_COLUMNS = "t.id, t.player_id, t.name, t.scopes, t.created_at, t.expires_at"
@@ -123,3 +131,46 @@ class PlayerStore:
             if revoked:
                 await conn.execute("SELECT pg_notify(%s, %s)", (TOKENS_CHANNEL, str(player_id)))
         return revoked
+
+    async def erase(self, player_id: uuid.UUID, now: datetime) -> None:
+        """Erase the person: revoke every token (the notice reaches every process's cache), then
+        delete the token rows, hashes and all, and the replies kept for their Idempotency-Keys,
+        and replace the name. The players row stays, under
+        its random id, because games, stats, leaderboards and races refer to it."""
+        await self.revoke(player_id, None, now)
+        async with self.pool.connection() as conn, conn.transaction():
+            await conn.execute("DELETE FROM tokens WHERE player_id = %s", (player_id,))
+            # the replies their Idempotency-Keys kept (a new token's secret, sealed, among them)
+            await conn.execute("DELETE FROM request_keys WHERE scope = %s", (f"player:{player_id}",))
+            await conn.execute("UPDATE players SET name = %s WHERE id = %s", (DELETED_NAME, player_id))
+            await conn.execute("SELECT pg_notify(%s, %s)", (TOKENS_CHANNEL, str(player_id)))
+
+    async def every_token(self, player_id: uuid.UUID) -> list[dict[str, object]]:
+        """Every token row of the player, revoked and expired ones too, without its hash."""
+        async with self.pool.connection() as conn:
+            cursor = await conn.execute(
+                "SELECT json_build_object('id', id, 'name', name, 'scopes', scopes, 'createdAt', created_at,"
+                " 'expiresAt', expires_at, 'revokedAt', revoked_at) FROM tokens WHERE player_id = %s"
+                " ORDER BY created_at, id",
+                (player_id,),
+            )
+            return [row[0] for row in await cursor.fetchall()]
+
+    async def personal_rows(self, player_id: uuid.UUID) -> list[tuple[str, dict[str, object]]]:
+        """The rows of the player's stats, race entries and daily leaderboard entries, as stored
+        (each with its kind: ``stats``, ``race-entry``, ``daily-entry``)."""
+        found: list[tuple[str, dict[str, object]]] = []
+        async with self.pool.connection() as conn:
+            for kind, table, order in _PERSONAL_TABLES:
+                cursor = await conn.execute(
+                    f"SELECT row_to_json(t) FROM {table} t WHERE t.player_id = %s ORDER BY {order}", (player_id,)
+                )
+                found += [(kind, row[0]) for row in await cursor.fetchall()]
+        return found
+
+
+_PERSONAL_TABLES = (
+    ("stats", "player_stats", "t.ruleset_id"),
+    ("race-entry", "race_entrants", "t.joined_at, t.race_id"),
+    ("daily-entry", "daily_leaderboard", "t.day"),
+)

@@ -150,6 +150,9 @@ class PageOpener:
         problems = [problem for page, _ in self.opened for problem in page.console_problems()]
         for page, _ in self.opened:
             page.expect_status(503)
+            # the page leaves, so no stream of it tries to reconnect to a server that is gone
+            # (net::ERR_CONNECTION_REFUSED in its console once the server has stopped)
+            page.driver.get("about:blank")
         assert not problems, "the browser console reported:\n" + "\n".join(problems)
 
 

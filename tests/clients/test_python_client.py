@@ -318,6 +318,8 @@ def read_the_log(api: Api, game: Any) -> None:
     )
     api.check(exported, "export_events")
     assert [event.to_dict() for event in exported.events] == [event.to_dict() for event in pages]
+    whole = api.call("games", "export_events", game.id, client=api.anonymous()).parsed  # no limit: every event
+    assert whole == lines
 
 
 def test_a_generated_client_sees_every_other_ending_and_the_solver(api: Api) -> None:
@@ -548,6 +550,24 @@ def winning_line() -> list[dict[str, str]]:
     pool = load_deal_pool("classic")
     assert pool is not None
     return [command_to_api(command) for command in decode_line(pool.deal(25).line)]
+
+
+def test_a_generated_client_exports_a_players_games_and_deletes_the_account(api: Api) -> None:
+    """The public games export (ndjson, a 'next' line when max cuts it), then the account erased."""
+    player = Player.register(api, "Leaving")
+    games = [player.deal("classic", seed) for seed in (1, 2)]
+    export = api.call("players", "export_player_games", player.id, client=api.anonymous(), max_=1)
+    assert export.headers["content-type"] == "application/x-ndjson"
+    lines = [json.loads(line) for line in export.parsed.splitlines()]
+    assert [line["type"] for line in lines] == ["game", "next"]
+    assert api.models.GameView.from_dict(lines[0]["game"]).id == games[0].id
+    rest = api.call("players", "export_player_games", player.id, client=api.anonymous(), after=lines[1]["after"])
+    assert [json.loads(line)["game"]["id"] for line in rest.parsed.splitlines()] == [str(games[1].id)]
+    mine = api.call("players", "export_me", client=player.http)
+    assert [json.loads(line)["type"] for line in mine.parsed.splitlines()][:2] == ["player", "token"]
+    api.call("players", "delete_me", client=player.http, http_status=204)
+    problem = api.call("players", "get_me", client=player.http, http_status=401, expect=api.models.Problem)
+    assert problem.parsed.code == "unauthorized"
 
 
 def test_a_generated_client_manages_its_tokens(api: Api) -> None:

@@ -2,20 +2,22 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from typing import Annotated, Any
 from uuid import UUID
 
+import msgspec
 from litestar import Controller, Request, delete, get, post
 from litestar.datastructures import State
 from litestar.params import Body, PathParameter, SkipValidation
-from litestar.response import Response
+from litestar.response import Response, Stream
 
 from ...store.players import TokenRow
 from ..idempotency import IdempotencyKeyHeader, keyed_responses, replayable
-from ..openapi import response_headers
+from ..openapi import NDJSON, response_headers
 from ..problems import documented
 from ..schemas import Me, NewTokenRequest, TokenCreated, TokenList, TokenView
-from .common import bearer_token, games_of, parse_body
+from .common import bearer_token, export_line, games_of, parse_body
 
 _ME: list[dict[str, list[str]]] = [{"bearer": []}]
 
@@ -23,6 +25,11 @@ _ME: list[dict[str, list[str]]] = [{"bearer": []}]
 def token_view(row: TokenRow) -> TokenView:
     scopes: list[Any] = list(row.scopes)
     return TokenView(id=row.id, name=row.name, scopes=scopes, created_at=row.created_at, expires_at=row.expires_at)
+
+
+async def _encoded(lines: AsyncIterator[dict[str, Any]]) -> AsyncIterator[bytes]:
+    async for line in lines:
+        yield msgspec.json.encode(export_line(line)) + b"\n"
 
 
 class AccountController(Controller):
@@ -35,6 +42,24 @@ class AccountController(Controller):
         found = await games_of(state).accounts.me(bearer_token(request))
         player = found.player
         return Me(id=player.id, name=player.name, created_at=player.created_at, token=token_view(found.token))
+
+    @delete("/", operation_id="deleteMe",
+             summary="Erase the player: name and every token; their games stay as anonymous history "
+             "(docs/security.md, 'Deleting an account')",
+             responses=documented(400, 401, 403, 429, 503), security=_ME)
+    async def delete_me(self, request: Request[Any, Any, Any], state: State) -> None:
+        await games_of(state).accounts.delete(bearer_token(request))
+
+    @get("/export", operation_id="exportMe",
+         summary="Everything stored about the player as application/x-ndjson, one object per line with its "
+         "'type': player, token (never its secret or hash), game (its view and whole event log; a daily deck "
+         "withheld until its date is over, a race deck until the race has finished), stats, race-entry, daily-entry",
+         responses=documented(400, 401, 403, 429, 503), media_type=NDJSON, security=_ME)
+    async def export(self, request: Request[Any, Any, Any], state: State) -> Stream:
+        lines = await games_of(state).account_export(bearer_token(request))
+        accept = request.headers.get("accept", "")
+        as_text = "text/plain" in accept and NDJSON not in accept
+        return Stream(_encoded(lines), media_type="text/plain; charset=utf-8" if as_text else NDJSON)
 
     @get("/tokens", operation_id="listTokens", summary="The player's live tokens (never their secrets)",
          responses=documented(400, 401, 403, 429, 503), security=_ME)

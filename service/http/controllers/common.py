@@ -25,6 +25,8 @@ from ..schemas import (
     RACE_DEAL_REQUESTS,
     DealRequest,
     DrawRequest,
+    EventView,
+    GameView,
     MoveCardRequest,
     NewGameRequest,
     NewRaceRequest,
@@ -286,9 +288,10 @@ def check_parameters(request: Request[Any, Any, Any]) -> None:
             raise BadRequest(f"query parameter {name!r} is given {len(values)} times; give it once")
         if name in declared.integers and values and not INTEGER.fullmatch(values[0]):
             raise BadRequest(f"query parameter {name!r} must be an integer written in ASCII digits")
-        if values == ["null"] and declared.optional.get(name):  # Litestar would read it as left out
-            raise BadRequest(f"query parameter {name!r} must be one of {', '.join(declared.optional[name])}, "
-                             "not 'null' (leave it out for all)")
+        if values == ["null"] and name in declared.optional:  # Litestar would read it as left out
+            allowed = declared.optional[name]
+            what = f"one of {', '.join(allowed)}" if allowed else "a value"
+            raise BadRequest(f"query parameter {name!r} must be {what}, not 'null' (leave it out instead)")
 
 
 @dataclass(frozen=True)
@@ -330,6 +333,19 @@ def to_wire(value: object, schema: type[W]) -> W:
     read by attribute, a dict by its wire (camelCase) names, and a Struct of ``schema`` passes as it
     is. Not a named tuple: msgspec reads a tuple as an array."""
     return msgspec.convert(value, schema, from_attributes=True)
+
+
+def export_line(line: dict[str, Any]) -> dict[str, Any]:
+    """A line of a games export on the wire: a game's view and events as their schemas show them."""
+    if line["type"] != "game":
+        return line
+    return {**line, "game": to_wire(line["game"], GameView), "events": [wire_event(e) for e in line["events"]]}
+
+
+def wire_event(event: dict[str, Any]) -> object:
+    """One event as its schema shows it (``EventView`` is a union of one Struct per event type)."""
+    wired: object = msgspec.convert(event, EventView)
+    return wired
 
 
 def games_of(state: State) -> Games:

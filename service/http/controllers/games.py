@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from typing import Annotated, Any
 from uuid import UUID
 
@@ -9,7 +10,7 @@ from litestar.datastructures import State
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.spec import OpenAPI
 from litestar.params import Body, HeaderParameter, PathParameter, QueryParameter, SkipValidation
-from litestar.response import Response
+from litestar.response import Response, Stream
 from msgspec import UnsetType
 
 from ..caching import IMMUTABLE
@@ -25,7 +26,7 @@ from ..openapi import (
     response_headers,
 )
 from ..problems import documented
-from ..schemas import EventPage, EventView, GameView, Hints, LegalMoves, MoveRequest, MoveResult, NewGameRequest
+from ..schemas import EventPage, GameView, Hints, LegalMoves, MoveRequest, MoveResult, NewGameRequest
 from .common import (
     PAGE_LIMIT_DEFAULT,
     PAGE_LIMIT_MAX,
@@ -35,12 +36,28 @@ from .common import (
     optional_bearer,
     parse_new_game,
     to_wire,
+    wire_event,
 )
 from .disconnect import unless_disconnected
 
 _GAME_ID = PathParameter(description="the game's id (a UUID)")
 _After = Annotated[int, QueryParameter(ge=0, le=2**31 - 1, description="return events after this version")]
-_Limit = Annotated[int, QueryParameter(ge=1, le=PAGE_LIMIT_MAX, description="at most this many events")]
+_Limit = Annotated[
+    int,
+    QueryParameter(
+        ge=1, le=PAGE_LIMIT_MAX,
+        description="at most this many events in a JSON page (default 100). As application/x-ndjson: without "
+        "it, every event; with it, at most that many, and a Link header (rel=\"next\") when more follow",
+    ),
+]
+_ExportLimit = Annotated[
+    int | None,
+    QueryParameter(
+        ge=1, le=PAGE_LIMIT_MAX,
+        description="at most this many events; without it, every event. When it cuts the log short, the "
+        "response's Link header (rel=\"next\") names the request that continues after the last line",
+    ),
+]
 # Reads are public, except a daily game's until its date (UTC) is over and a race game's while its
 # race runs: then only its player's token.
 _READ_SECURITY: list[dict[str, list[str]]] = [{}, {"bearer": []}]
@@ -144,6 +161,7 @@ class GameController(Controller):
         summary="The event log: a JSON page, or the same events as application/x-ndjson by Accept; hidden cards "
         "withheld while playing",
         responses=documented(400, 401, 403, 404, 429, 503),
+        response_headers=response_headers("Link"),
         media_type=MediaType.JSON,
         security=_READ_SECURITY,
     )
@@ -155,17 +173,19 @@ class GameController(Controller):
         after: _After = 0,
         limit: _Limit = PAGE_LIMIT_DEFAULT,
     ) -> Response[EventPage]:
-        page = to_wire(await games_of(state).events(game_id, after, limit, optional_bearer(request)), EventPage)
         if _wants_ndjson(request):
-            return _ndjson(page.events)
+            return await _export(request, state, game_id, after, limit_given(request), NDJSON)
+        page = to_wire(await games_of(state).events(game_id, after, limit, optional_bearer(request)), EventPage)
         return Response(page)
 
     @get(
         "/{game_id:uuid}/events.ndjson",
         operation_id="exportEvents",
         summary="The event log as application/x-ndjson, one event (an EventView) per line, whatever the Accept "
-        "header says but text/plain (the same lines, for clients that read text): the same events as listEvents",
+        "header says but text/plain (the same lines, for clients that read text): every event, or with limit at most "
+        "that many and a Link header where more follow",
         responses=documented(400, 401, 403, 404, 429, 503),
+        response_headers=response_headers("Link"),
         media_type=NDJSON,
         security=_READ_SECURITY,
     )
@@ -175,12 +195,11 @@ class GameController(Controller):
         state: State,
         game_id: Annotated[UUID, _GAME_ID],
         after: _After = 0,
-        limit: _Limit = PAGE_LIMIT_DEFAULT,
+        limit: _ExportLimit = None,
     ) -> Response[str]:
-        page = to_wire(await games_of(state).events(game_id, after, limit, optional_bearer(request)), EventPage)
         accept = request.headers.get("accept", "")
         as_text = "text/plain" in accept and NDJSON not in accept
-        return _ndjson(page.events, "text/plain; charset=utf-8" if as_text else NDJSON)
+        return await _export(request, state, game_id, after, limit, "text/plain; charset=utf-8" if as_text else NDJSON)
 
     @get(
         "/{game_id:uuid}/states/{version:int}",
@@ -206,11 +225,42 @@ class GameController(Controller):
         return Response(view, headers=headers)
 
 
-def _ndjson(events: list[EventView], media_type: str = NDJSON) -> Response[Any]:
-    """The events as lines of JSON. ``Response[Any]``: the body is bytes, which the OpenAPI document
-    describes as the string it is on the wire (exportEvents) or as listEvents' other media type."""
-    lines = b"".join(msgspec.json.encode(event) + b"\n" for event in events)
-    return Response(lines, media_type=media_type)
+def limit_given(request: Request[Any, Any, Any]) -> int | None:
+    """listEvents' ``limit`` when the client sent one (validated by then): an ndjson export without
+    one is complete."""
+    return int(request.query_params["limit"]) if "limit" in request.query_params else None
+
+
+async def _export(
+    request: Request[Any, Any, Any], state: State, game_id: UUID, after: int, limit: int | None, media_type: str
+) -> Response[Any]:
+    """The events as lines of JSON: every one after ``after``, streamed a page at a time; with a
+    ``limit``, at most that many, and when that cut the log short a ``Link: <...?after=N>; rel="next"``
+    header names where the rest begins. ``Response[Any]``: the OpenAPI document describes the body
+    as the string it is on the wire (exportEvents) or as listEvents' other media type."""
+    games = games_of(state)
+    token = optional_bearer(request)
+    if limit is not None:
+        page = to_wire(await games.events(game_id, after, limit, token), EventPage)
+        lines = b"".join(msgspec.json.encode(event) + b"\n" for event in page.events)
+        more = page.next_after
+        headers = {} if more is None else {"Link": f"<{request.url.path}?after={more}>; rel=\"next\""}
+        return Response(lines, media_type=media_type, headers=headers)
+    pages = await games.event_export(game_id, after, token)
+    return _OwnMediaTypeStream(_lines(pages), media_type=media_type)
+
+
+class _OwnMediaTypeStream(Stream):
+    """A stream whose media type wins over its handler's (listEvents is JSON unless Accept asks for
+    ndjson; Litestar would otherwise prefer the handler's)."""
+
+    def to_asgi_response(self, *args: Any, **kwargs: Any) -> Any:
+        return super().to_asgi_response(*args, **{**kwargs, "media_type": self.media_type})
+
+
+async def _lines(pages: AsyncIterator[list[dict[str, Any]]]) -> AsyncIterator[bytes]:
+    async for events in pages:
+        yield b"".join(msgspec.json.encode(wire_event(event)) + b"\n" for event in events)
 
 
 def view_etag(view: GameView) -> str:

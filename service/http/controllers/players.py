@@ -1,18 +1,24 @@
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from datetime import datetime
 from typing import Annotated, Any, Literal
+from urllib.parse import urlencode
 from uuid import UUID
 
+import msgspec
 from litestar import Controller, Request, get, post
 from litestar.datastructures import State
 from litestar.params import Body, PathParameter, QueryParameter, SkipValidation
-from litestar.response import Response
+from litestar.response import Response, Stream
 
+from ...errors import BadRequest
+from ...games.views import parse_cursor
 from ..idempotency import IdempotencyKeyHeader, keyed_responses, replayable
-from ..openapi import response_headers
+from ..openapi import NDJSON, response_headers
 from ..problems import documented
 from ..schemas import GameList, NewPlayerRequest, Player, PlayerCreated
-from .common import PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX, games_of, parse_body, to_wire
+from .common import PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX, export_line, games_of, parse_body, to_wire
 
 
 class PlayerController(Controller):
@@ -72,3 +78,76 @@ class PlayerController(Controller):
         ] = None,
     ) -> GameList:
         return to_wire(await games_of(state).player_games(player_id, status, before, limit), GameList)
+
+    @get(
+        "/{player_id:uuid}/games/export",
+        operation_id="exportPlayerGames",
+        summary="A player's public games with their event logs as application/x-ndjson, oldest first, one "
+        "{\"type\": \"game\", \"game\": <GameView>, \"events\": [<EventView>...]} per line; complete "
+        "unless max cuts it, when a last line {\"type\": \"next\", \"after\": <cursor>, \"href\": <URL>} "
+        "names the request that continues there (text/plain by Accept: the same lines). A daily game before "
+        "its date is over and a race game while "
+        "its race runs are left out; hidden cards as public reads show them",
+        responses=documented(400, 404, 429, 503),
+        media_type=NDJSON,
+    )
+    async def export_games(
+        self,
+        request: Request[Any, Any, Any],
+        state: State,
+        player_id: Annotated[UUID, PathParameter(description="the player's id")],
+        since: Annotated[
+            str | None, QueryParameter(max_length=64, schema_extra={"format": "date-time"},
+                                       description="only games started at or after this RFC 3339 "
+                                       "date-time (with its offset, e.g. 2026-11-30T00:00:00Z)")
+        ] = None,
+        until: Annotated[
+            str | None, QueryParameter(max_length=64, schema_extra={"format": "date-time"},
+                                       description="only games started before this RFC 3339 date-time")
+        ] = None,
+        max: Annotated[
+            int | None, QueryParameter(ge=1, le=2**31 - 1, description="at most this many games; without it, all")
+        ] = None,
+        after: Annotated[
+            str | None,
+            QueryParameter(pattern="^[A-Za-z0-9_-]{1,200}$",
+                           description="the 'after' cursor of a previous export's 'next' line: the games after it"),
+        ] = None,
+    ) -> Stream:
+        start, end = _instant(since, "since"), _instant(until, "until")
+        if start is not None and end is not None and end <= start:
+            raise BadRequest("'until' must be later than 'since'")
+        key = None if after is None else _cursor(after)
+        lines = await games_of(state).games_export(player_id, start, end, key, max)
+        query = {name: value for name, value in (("since", since), ("until", until), ("max", max)) if value is not None}
+        accept = request.headers.get("accept", "")
+        media_type = "text/plain; charset=utf-8" if "text/plain" in accept and NDJSON not in accept else NDJSON
+        return Stream(_ndjson_lines(lines, f"/players/{player_id}/games/export", query), media_type=media_type)
+
+
+def _cursor(after: str) -> tuple[datetime, UUID]:
+    try:
+        return parse_cursor(after)
+    except BadRequest:
+        raise BadRequest("'after' is not a cursor of this export: pass the 'after' of its 'next' line") from None
+
+
+def _instant(text: str | None, name: str) -> datetime | None:
+    """An RFC 3339 date-time with its offset, or a 400 in our words."""
+    if text is None:
+        return None
+    try:
+        moment = datetime.fromisoformat(text.replace("z", "Z"))
+    except ValueError:
+        moment = None
+    if moment is None or moment.tzinfo is None or "T" not in text.upper():
+        raise BadRequest(f"'{name}' must be an RFC 3339 date-time with an offset, e.g. 2026-11-30T00:00:00Z")
+    return moment
+
+
+async def _ndjson_lines(lines: AsyncIterator[dict[str, Any]], path: str, query: dict[str, Any]) -> AsyncIterator[bytes]:
+    async for line in lines:
+        shown = line
+        if line["type"] == "next":
+            shown = {**line, "href": f"{path}?{urlencode({**query, 'after': line['after']})}"}
+        yield msgspec.json.encode(export_line(shown)) + b"\n"
