@@ -290,8 +290,10 @@ def check_parameters(request: Request[Any, Any, Any]) -> None:
             raise BadRequest(f"query parameter {name!r} must be an integer written in ASCII digits")
         if values == ["null"] and name in declared.optional:  # Litestar would read it as left out
             allowed = declared.optional[name]
-            what = f"one of {', '.join(allowed)}" if allowed else "a value"
-            raise BadRequest(f"query parameter {name!r} must be {what}, not 'null' (leave it out instead)")
+            if allowed:
+                raise BadRequest(f"query parameter {name!r} must be one of {', '.join(allowed)}, not 'null' "
+                                 "(leave it out for all)")
+            raise BadRequest(f"query parameter {name!r} must be a value, not 'null' (leave it out instead)")
 
 
 @dataclass(frozen=True)
