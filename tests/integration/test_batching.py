@@ -4,6 +4,7 @@ ready together share one statement, each still all-or-nothing and conditional on
 from __future__ import annotations
 
 import asyncio
+import time
 import uuid
 from typing import Any
 
@@ -216,10 +217,19 @@ async def test_a_batched_moves_reply_is_made_while_its_statement_is_in_the_datab
         blocker.execute("SELECT 1 FROM games WHERE id = %s FOR UPDATE", (game_b,))  # a transaction left open
 
         def reply(name: str) -> str:
-            rows = watcher.execute(  # the batch statement, running or waiting for the lock
-                "SELECT pid FROM pg_stat_activity WHERE state = 'active' AND query LIKE %s AND pid <> pg_backend_pid()",
-                ("%json_to_recordset($1::json)%",),
-            ).fetchall()
+            # the batch statement, running or waiting for the lock; the server marks a statement
+            # active when its backend reads it, which another connection's query may overtake, so
+            # look for a while (the loop is held here: only a statement already sent can show up)
+            deadline = time.monotonic() + 5.0
+            while True:
+                rows = watcher.execute(
+                    "SELECT pid FROM pg_stat_activity WHERE state = 'active' AND query LIKE %s "
+                    "AND pid <> pg_backend_pid()",
+                    ("%json_to_recordset($1::json)%",),
+                ).fetchall()
+                if rows or time.monotonic() > deadline:
+                    break
+                time.sleep(0.005)
             seen.append((name, len(rows)))
             return f"reply {name}"
 
