@@ -83,12 +83,18 @@ def test_serve_with_database_url_stops_cleanly(tmp_path: Path, clean_database: s
         response = served.wait_until_up("/health")
         assert response.status_code == 200, response.text
         assert served.wait_until_up("/schema/openapi.json").status_code == 200
+        asked = httpx.get(served.base_url + "/rulesets", headers={"X-Request-Id": "cli-access-line"}, timeout=5)
+        assert asked.status_code == 200
         assert served.stop(signum) == 0, served.output()
     finally:
         served.kill()
     output = served.output()
     assert f"serving on http://127.0.0.1:{port}" in output
     assert "from DATABASE_URL" in output
+    # the server process's access log: one JSON line for the request, written before it exited
+    [line] = [json.loads(text) for text in output.splitlines() if "cli-access-line" in text]
+    assert (line["logger"], line["method"], line["route"]) == ("canfield.access", "GET", "/rulesets")
+    assert line["status"] == 200
 
 
 def test_serve_with_the_embedded_database(tmp_path: Path) -> None:
