@@ -117,34 +117,44 @@ class NoDelayHttpToolsProtocol(HttpToolsProtocol):
 
     request_seconds = REQUEST_SECONDS
     _deadline: asyncio.TimerHandle | None = None
+    _begun: float | None = None  # when the request being received began (None: none is)
 
     # uvicorn's own class overrides asyncio's BaseTransport signature the same way (and ignores it too).
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         enable_nodelay(transport)
         super().connection_made(HeadWithBody(transport, self.loop))  # type: ignore[arg-type]
-        self._arm()
+        self._arm(self.request_seconds)  # to start a request
 
     def on_message_begin(self) -> None:
         super().on_message_begin()
-        self._arm()
+        self._cancel()
+        self._begun = self.loop.time()
 
     def on_message_complete(self) -> None:
-        deadline = self._deadline
-        if deadline is not None:
-            deadline.cancel()
-            self._deadline = None
+        self._begun = None
+        self._cancel()
         super().on_message_complete()
 
+    def data_received(self, data: bytes) -> None:
+        """A request that arrives whole in one read (nearly all) needs no timer; one still arriving
+        when the read is done gets one, for what is left of its time."""
+        super().data_received(data)
+        begun = self._begun
+        if begun is not None and self._deadline is None and not self.transport.is_closing():
+            self._arm(begun + self.request_seconds - self.loop.time())
+
     def connection_lost(self, exc: Exception | None) -> None:
+        self._cancel()
+        super().connection_lost(exc)
+
+    def _cancel(self) -> None:
         if self._deadline is not None:
             self._deadline.cancel()
             self._deadline = None
-        super().connection_lost(exc)
 
-    def _arm(self) -> None:
-        if self._deadline is not None:
-            self._deadline.cancel()
-        self._deadline = self.loop.call_later(self.request_seconds, self._too_slow)
+    def _arm(self, seconds: float) -> None:
+        self._cancel()
+        self._deadline = self.loop.call_later(max(seconds, 0.0), self._too_slow)
 
     def _too_slow(self) -> None:
         """The request did not arrive whole in time: the connection is closed (an application
