@@ -39,7 +39,7 @@ from .controllers.streams import StreamController
 from .controllers.web import web_routes
 from .idempotency import expire_keys_forever
 from .limits import install_rate_limits
-from .move_route import make_move, route_moves
+from .move_route import MoveDispatch, make_move, route_moves
 from .openapi import ComponentNamePlugin, DealUnionPlugin, TaggedUnionPlugin, complete
 from .problems import EXCEPTION_HANDLERS
 from .request_ids import RequestIds
@@ -108,6 +108,7 @@ def create_app(settings: Settings, clock: Callable[[], datetime] = utc_now) -> L
     route_moves(app)
     document_move(app.openapi_schema)  # the move route's operation (an ASGI route is not documented)
     complete(app.openapi_schema)  # response headers (built once here, served as built)
+    app.asgi_handler = MoveDispatch(app.asgi_handler)  # a plain move request past the router to its route
     app.asgi_handler = ConditionalGets(app.asgi_handler)  # ETags, 304s and cache headers on every GET
     install_rate_limits(app, settings)  # in front of routing, CORS and body parsing: every request
     app.asgi_handler = RequestIds(app.asgi_handler)  # outermost: every answer and log line has the id
