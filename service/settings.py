@@ -94,6 +94,10 @@ class Settings:
     # Idempotency-Keys (of moves and of creating POSTs) are honoured this long, then a job in each
     # server process removes them (service.http.idempotency); at least 24, as the API promises.
     idempotency_key_hours: int = 24
+    # Games with no move for this many days are ended by a job in each server process
+    # (service.games.abandon), one round every abandon_check_seconds; 0 turns it off.
+    abandon_after_days: int = 30
+    abandon_check_seconds: float = 600.0
 
     @classmethod
     def from_env(cls) -> Settings:
@@ -126,6 +130,8 @@ class Settings:
             streams_per_player=_int("STREAMS_PER_PLAYER", 5),
             streams_per_address=_int("STREAMS_PER_ADDRESS", 20),
             idempotency_key_hours=_key_hours(),
+            abandon_after_days=max(0, _int("ABANDON_AFTER_DAYS", 30)),
+            abandon_check_seconds=max(1.0, _float("ABANDON_CHECK_SECONDS", 600.0)),
         )
 
     def warnings(self) -> list[str]:

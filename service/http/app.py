@@ -18,6 +18,7 @@ from litestar.types import ControllerRouterHandler
 from psycopg_pool import AsyncConnectionPool
 
 from ..errors import UnsupportedMediaType
+from ..games.abandon import Abandoner, abandon_forever
 from ..games.games import Games, utc_now
 from ..settings import Settings
 from ..store.connections import libpq_url, open_pool
@@ -142,6 +143,7 @@ def _lifespan(
         await streams.start()
         games.daily.start()  # today's and tomorrow's daily deals, solved ahead of the first request
         expiry = asyncio.create_task(expire_keys_forever(app.state.request_keys, clock, settings.idempotency_key_hours))
+        jobs = [expiry, *_abandon_job(app, settings, games, clock)]
         # What startup made (routes, schemas, the rules' tables, caches) lives as long as the
         # process: out of the collector's generations, a full collection does not walk it again
         gc.collect()
@@ -149,8 +151,9 @@ def _lifespan(
         try:
             yield
         finally:
-            expiry.cancel()
-            await asyncio.gather(expiry, return_exceptions=True)
+            for job in jobs:
+                job.cancel()
+            await asyncio.gather(*jobs, return_exceptions=True)
             await games.daily.close()
             await streams.stop()
             await games.batcher.close()
@@ -159,6 +162,17 @@ def _lifespan(
             await pool.close()
 
     return lifespan
+
+
+def _abandon_job(
+    app: Litestar, settings: Settings, games: Games, clock: Callable[[], datetime]
+) -> list[asyncio.Task[None]]:
+    """The job ending games idle for ABANDON_AFTER_DAYS (none when it is 0); its ``Abandoner`` is
+    ``app.state.abandoner``."""
+    if not settings.abandon_after_days:
+        return []
+    app.state.abandoner = abandoner = Abandoner(games.moves, clock, settings.abandon_after_days)
+    return [asyncio.create_task(abandon_forever(abandoner, settings.abandon_check_seconds))]
 
 
 def _cors(settings: Settings) -> CORSConfig:
