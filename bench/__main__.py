@@ -12,13 +12,23 @@ from __future__ import annotations
 
 import sys
 
-from . import api_bench, cpu_bench, domain_bench, movepath_bench, profile_bench, soak_bench, solver_bench, store_bench
+from . import (
+    api_bench,
+    cpu_bench,
+    domain_bench,
+    movepath_bench,
+    profile_bench,
+    replica_bench,
+    soak_bench,
+    solver_bench,
+    store_bench,
+)
 
 BENCHES = {"domain": domain_bench.main, "api": api_bench.main, "soak": soak_bench.main, "solver": solver_bench.main}
 # py-spy on a loaded server; server CPU per move; a move's Python work without server or database;
-# PostgreSQL's CPU and WAL per move for the batch statement alone
+# PostgreSQL's CPU and WAL per move for the batch statement alone; a streaming replica's lag under load
 ON_REQUEST = {"profile": profile_bench.main, "cpu": cpu_bench.main, "movepath": movepath_bench.main,
-              "store": store_bench.main}
+              "store": store_bench.main, "replica": replica_bench.main}
 
 
 def main(argv: list[str]) -> None:

@@ -46,6 +46,7 @@ import shutil
 import sys
 import tempfile
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -272,19 +273,28 @@ def report(results: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def main() -> None:
-    seconds = _float_env("SOAK_SECONDS", quick(60.0, 5.0))
-    work_dir = Path(tempfile.mkdtemp(prefix="canfield-soak-"))
+def run_and_report(
+    run: Callable[[float, Path], Awaitable[dict[str, Any]]], seconds: float, prefix: str,
+    describe: Callable[[dict[str, Any]], str], results_file: Path,
+) -> dict[str, Any]:
+    """``run`` in a temp dir of its own (removed after), its report printed and its results written."""
+    work_dir = Path(tempfile.mkdtemp(prefix=prefix))
     try:
-        results = asyncio.run(_run(seconds, work_dir))
+        results = asyncio.run(run(seconds, work_dir))
     finally:
         shutil.rmtree(work_dir, ignore_errors=True)
-    text = report(results)
+    text = describe(results)
     print(text)
     results["table"] = text.splitlines()
-    RESULTS_FILE.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS_FILE.write_text(json.dumps(results, indent=2, default=str) + "\n")
-    print(f"(written to {RESULTS_FILE.relative_to(PROJECT_ROOT)})")
+    results_file.parent.mkdir(parents=True, exist_ok=True)
+    results_file.write_text(json.dumps(results, indent=2, default=str) + "\n")
+    print(f"(written to {results_file.relative_to(PROJECT_ROOT)})")
+    return results
+
+
+def main() -> None:
+    seconds = _float_env("SOAK_SECONDS", quick(60.0, 5.0))
+    results = run_and_report(_run, seconds, "canfield-soak-", report, RESULTS_FILE)
     failed = (
         results["soak"]["errors"] or results["restart"]["errors"] or not results["audit"]["ok"]
         or results["restart"]["recovery_seconds"] is None

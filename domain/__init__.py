@@ -4,7 +4,18 @@ Commands go through ``decide`` to become events; ``evolve`` folds events into st
 """
 
 from .cards import CODES, Card, code, parse_card
-from .commands import Command, Draw, MoveCard, Recycle, Resign, Undo, UseSolverHint, command_to_api, parse_command
+from .commands import (
+    Abandon,
+    Command,
+    Draw,
+    MoveCard,
+    Recycle,
+    Resign,
+    Undo,
+    UseSolverHint,
+    command_to_api,
+    parse_command,
+)
 from .deal import MAX_SEED, check_seed, parse_deck, shuffled_deck
 from .errors import DomainError, GameOver, IllegalMove, InvalidRequest, UnknownRuleset
 from .events import Event, GameDealt, event_type
@@ -32,6 +43,7 @@ __all__ = [
     "CODES",
     "DEFAULT_RULESET_ID",
     "MAX_SEED",
+    "Abandon",
     "Card",
     "Command",
     "DomainError",

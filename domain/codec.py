@@ -12,6 +12,7 @@ from .events import (
     EVENT_TYPES,
     CardsMoved,
     Event,
+    GameAbandoned,
     GameDealt,
     LessonCompleted,
     MoveUndone,
@@ -53,6 +54,8 @@ def event_from_data(kind: str, data: Mapping[str, Any]) -> Event:
         return MoveUndone(tuple(event_from_data(item["type"], item["data"]) for item in data["reverted"]))
     if cls is LessonCompleted:
         return LessonCompleted(str(data["lesson"]))
+    if cls is GameAbandoned:
+        return GameAbandoned(int(data["idleDays"]))
     return cls()  # type: ignore[call-arg]  # the rest take no fields; mypy cannot narrow type[...] by `is`
 
 
@@ -82,6 +85,8 @@ def state_to_snapshot(state: GameState) -> dict[str, Any]:
     if state.lesson:  # only lesson games carry these
         snapshot["lesson"] = state.lesson
         snapshot["lessonDone"] = state.lesson_done
+    if state.abandoned_after:  # only games the service ended
+        snapshot["abandonedAfter"] = state.abandoned_after
     return snapshot
 
 
@@ -134,6 +139,7 @@ def snapshot_to_state(snapshot: Mapping[str, Any]) -> GameState:
         undo=snapshot["undo"],
         lesson=str(snapshot.get("lesson", "")),
         lesson_done=bool(snapshot.get("lessonDone", False)),
+        abandoned_after=int(snapshot.get("abandonedAfter", 0)),
         undo_depth=snapshot["undoDepth"],
     )
 

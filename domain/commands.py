@@ -41,7 +41,14 @@ class UseSolverHint:
     """Not a move: the player asked the solver for help, which marks the game assisted."""
 
 
-Command = Draw | Recycle | MoveCard | Undo | Resign | UseSolverHint
+@dataclass(frozen=True, slots=True)
+class Abandon:
+    """Not a player's move: the service ends a game nobody has moved for ``idle_days`` days."""
+
+    idle_days: int
+
+
+Command = Draw | Recycle | MoveCard | Undo | Resign | UseSolverHint | Abandon
 
 MOVE_TYPES = ("draw", "recycle", "move", "undo", "resign")
 _SIMPLE: dict[str, Command] = {"draw": Draw(), "recycle": Recycle(), "undo": Undo(), "resign": Resign()}
@@ -79,4 +86,6 @@ def command_to_api(command: Command) -> dict[str, str]:
         return {"type": "undo"}
     if isinstance(command, UseSolverHint):
         return {"type": "solver-hint"}
+    if isinstance(command, Abandon):
+        return {"type": "abandon"}
     return {"type": "resign"}

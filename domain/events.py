@@ -65,6 +65,14 @@ class GameResigned:
 
 
 @dataclass(frozen=True, slots=True)
+class GameAbandoned:
+    """The service ended the game: nobody moved it for ``idle_days`` days. It ends like a
+    resignation (status resigned: played, not won)."""
+
+    idle_days: int
+
+
+@dataclass(frozen=True, slots=True)
 class LessonCompleted:
     """A lesson game reached its lesson's goal (domain.lessons); decided with the move that did it."""
 
@@ -82,6 +90,7 @@ Event = (
     | GameWon
     | GameStalled
     | GameResigned
+    | GameAbandoned
     | LessonCompleted
 )
 
@@ -98,6 +107,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         GameWon,
         GameStalled,
         GameResigned,
+        GameAbandoned,
         LessonCompleted,
     )
 }

@@ -14,11 +14,12 @@ from dataclasses import dataclass
 
 from . import undo_stack
 from .cards import DECK_SIZE, RANKS, SUIT_NAMES, Card, code, is_red, make_card, rank_after, rank_of, suit_of
-from .commands import Command, Draw, MoveCard, Recycle, Resign, Undo, UseSolverHint
+from .commands import Abandon, Command, Draw, MoveCard, Recycle, Resign, Undo, UseSolverHint
 from .errors import DomainError, GameOver, IllegalMove, InvalidRequest
 from .events import (
     CardsMoved,
     Event,
+    GameAbandoned,
     GameDealt,
     GameResigned,
     GameStalled,
@@ -227,6 +228,10 @@ def _decide(state: GameState, command: Command) -> list[Event]:
         return [GameResigned()]
     if isinstance(command, UseSolverHint):
         return [] if state.assisted else [SolverHintUsed()]
+    if isinstance(command, Abandon):
+        if command.idle_days < 1:
+            raise InvalidRequest(f"a game is abandoned after at least one idle day, not {command.idle_days}")
+        return [GameAbandoned(command.idle_days)]
     raise IllegalMove(f"unknown command {command!r}")
 
 
@@ -340,6 +345,8 @@ def evolve(state: GameState | None, event: Event) -> GameState:
         return state._replace(status=Status.STALLED, move_count=state.move_count + 1, version=version)
     if isinstance(event, GameResigned):
         return state._replace(status=Status.RESIGNED, version=version)
+    if isinstance(event, GameAbandoned):  # ends like a resignation; the view says the service ended it
+        return state._replace(status=Status.RESIGNED, abandoned_after=event.idle_days, version=version)
     if isinstance(event, LessonCompleted):  # an achievement: not part of the move an undo takes back
         return state._replace(lesson_done=True, version=version)
     raise TypeError(f"not an event: {event!r}")

@@ -39,6 +39,7 @@ class GameState(NamedTuple):
     undo_depth: int = 0  # how many moves can be taken back: the window's and the older ones
     lesson: str = ""  # a lesson game's lesson id (domain.lessons), "" for any other game
     lesson_done: bool = False  # its goal has been reached (a LessonCompleted event)
+    abandoned_after: int = 0  # the service ended the game after this many idle days (GameAbandoned); 0: it did not
 
     @property
     def playing(self) -> bool:

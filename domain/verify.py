@@ -14,11 +14,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from .codec import event_from_data
-from .commands import Command, Draw, MoveCard, Recycle, Resign, Undo, UseSolverHint
+from .commands import Abandon, Command, Draw, MoveCard, Recycle, Resign, Undo, UseSolverHint
 from .errors import DomainError
 from .events import (
     CardsMoved,
     Event,
+    GameAbandoned,
     GameDealt,
     GameResigned,
     GameStalled,
@@ -82,6 +83,8 @@ def command_of(event: Event) -> Command:
         return UseSolverHint()
     if isinstance(event, GameResigned):
         return Resign()
+    if isinstance(event, GameAbandoned):
+        return Abandon(event.idle_days)
     raise Unverified(f"a {event_type(event)} event does not start any move")
 
 

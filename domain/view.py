@@ -15,6 +15,7 @@ from .deal import FOUNDATION_INDEX, RESERVE_SLICE, STOCK_SLICE, TABLEAU_SLICE
 from .events import (
     CardsMoved,
     Event,
+    GameAbandoned,
     GameDealt,
     LessonCompleted,
     MoveUndone,
@@ -58,7 +59,7 @@ def table_view(state: GameState, withhold: bool = False) -> JSON:
 
 def game_view(state: GameState, withhold: bool = False) -> JSON:
     """The domain part of the API's game view (the service adds id, player, deal and times)."""
-    return {
+    view = {
         "ruleset": {"id": state.ruleset.id, "version": state.ruleset.version},
         "baseRank": RANKS[state.base_rank],
         "status": state.status.value,
@@ -68,6 +69,9 @@ def game_view(state: GameState, withhold: bool = False) -> JSON:
         "assisted": state.assisted,
         "table": table_view(state, withhold),
     }
+    if state.abandoned_after:  # the service ended it (GameAbandoned): why, in the view
+        view["abandoned"] = {"idleDays": state.abandoned_after}
+    return view
 
 
 # ---------------------------------------------------------------- events
@@ -99,6 +103,8 @@ def event_data(event: Event) -> JSON:
         return {"reverted": [{"type": event_type(e), "data": event_data(e)} for e in event.reverted]}
     if isinstance(event, LessonCompleted):
         return {"lesson": event.lesson}
+    if isinstance(event, GameAbandoned):
+        return {"idleDays": event.idle_days}
     return {}
 
 

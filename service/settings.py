@@ -53,6 +53,10 @@ def _key_hours() -> int:
 @dataclass(frozen=True)
 class Settings:
     database_url: str | None = None  # None: start the embedded PostgreSQL under data_dir
+    # A streaming replica for the reads that tolerate one (service.store.replica); None: every read on the primary.
+    database_read_url: str | None = None
+    replica_wait_seconds: float = 0.01  # a read waits this long for the replica to replay the client's write
+    replica_max_lag_seconds: float = 5.0  # a replica further behind than this serves no read
     host: str = "127.0.0.1"
     port: int = 8000
     workers: int = 1
@@ -94,11 +98,18 @@ class Settings:
     # Idempotency-Keys (of moves and of creating POSTs) are honoured this long, then a job in each
     # server process removes them (service.http.idempotency); at least 24, as the API promises.
     idempotency_key_hours: int = 24
+    # Games with no move for this many days are ended by a job in each server process
+    # (service.games.abandon), one round every abandon_check_seconds; 0 turns it off.
+    abandon_after_days: int = 30
+    abandon_check_seconds: float = 600.0
 
     @classmethod
     def from_env(cls) -> Settings:
         return cls(
             database_url=os.environ.get("DATABASE_URL") or None,
+            database_read_url=os.environ.get("DATABASE_READ_URL") or None,
+            replica_wait_seconds=max(0, _int("REPLICA_WAIT_MS", 10)) / 1000,
+            replica_max_lag_seconds=max(0.0, _float("REPLICA_MAX_LAG_SECONDS", 5.0)),
             host=os.environ.get("HOST", "127.0.0.1"),
             port=_int("PORT", 8000),
             workers=max(1, _int("WORKERS", 1)),
@@ -126,6 +137,8 @@ class Settings:
             streams_per_player=_int("STREAMS_PER_PLAYER", 5),
             streams_per_address=_int("STREAMS_PER_ADDRESS", 20),
             idempotency_key_hours=_key_hours(),
+            abandon_after_days=max(0, _int("ABANDON_AFTER_DAYS", 30)),
+            abandon_check_seconds=max(1.0, _float("ABANDON_CHECK_SECONDS", 600.0)),
         )
 
     def warnings(self) -> list[str]:

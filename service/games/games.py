@@ -92,7 +92,7 @@ class Games:
     def __init__(self, store: EventStore, settings: Settings, clock: Callable[[], datetime] = utc_now) -> None:
         self.store = store
         self.players = PlayerStore(store.pool)
-        self.stats = Stats(store.pool)
+        self.stats = Stats(store.reads)  # leaderboards and stats tolerate a replica
         self.settings = settings
         self.clock = clock
         self.tokens = TokenCache(settings.game_cache_size, clock)
@@ -105,7 +105,7 @@ class Games:
                                          settings.move_retries)
         self.deal_secret = DealSecret(store.pool, settings.daily_secret)
         self.daily = DailyDeals(store.pool, self.deal_secret, settings.daily_wait_seconds, clock)
-        self.races = Races(RaceStore(store.pool), clock, self.accounts, self._deal, self.deal_secret,
+        self.races = Races(RaceStore(store.pool, store.reads), clock, self.accounts, self._deal, self.deal_secret,
                            self._prove_deal, settings.race_deal_wait_seconds)
         self.moves = Moves(self.repository, clock, self.races)
 
@@ -229,15 +229,16 @@ class Games:
         return await self.race_solver.run(prove, ruleset.id, ruleset.version, seed, PROOF_MAX_STATES,
                                           PROOF_MAX_SECONDS)
 
-    async def stored_game(self, game_id: uuid.UUID) -> GameRow:
-        """The game's stored row (its snapshot and the events after it, version and times), or ``NotFound``."""
-        game = await self.store.load_game(game_id)
+    async def stored_game(self, game_id: uuid.UUID, ended_from_replica: bool = False) -> GameRow:
+        """The game's stored row (its snapshot and the events after it, version and times), or
+        ``NotFound``; ``ended_from_replica``: an ended game may come from the replica."""
+        game = await self.store.load_game(game_id, ended_from_replica)
         if game is None:
             raise NotFound(f"no game {game_id}")
         return game
 
-    async def _game(self, game_id: uuid.UUID) -> tuple[GameRow, GameState]:
-        game = await self.stored_game(game_id)
+    async def _game(self, game_id: uuid.UUID, ended_from_replica: bool = False) -> tuple[GameRow, GameState]:
+        game = await self.stored_game(game_id, ended_from_replica)
         return game, restore(game.snapshot, game.tail, game.version)
 
     async def readable(self, game: GameRow, token: str | None) -> bool:
@@ -258,7 +259,7 @@ class Games:
         return not reveals_hidden_cards(game.deal, True, now)
 
     async def view(self, game_id: uuid.UUID, token: str | None = None) -> JSON:
-        game, state = await self._game(game_id)
+        game, state = await self._game(game_id, ended_from_replica=True)
         withhold = await self.readable(game, token)
         return view_of(game.id, game.player_id, game.deal, game.started_at, game.finished_at, state, withhold)
 

@@ -355,7 +355,7 @@ class Moves:
             if not turns.users:
                 del self._turns[game_id]
         if played.game is not None and not played.game.state.playing:
-            await self._settle(played.game)
+            await self.settle(played.game)
         return played
 
     async def _decide(self, command: Command, if_match: int | None, game: Game) -> Change:
@@ -378,7 +378,7 @@ class Moves:
         after = Game(game.id, game.player_id, game.deal, game.started_at, finished_at, state, True)
         return Change(game, after, new_events, now)
 
-    async def _settle(self, game: Game) -> None:
+    async def settle(self, game: Game) -> None:
         """A race game has ended: its race may be over now. The move is already committed, so a
         failure here is only logged: the race's finish checks every log again, and the next look
         at the race settles it."""

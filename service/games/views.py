@@ -43,6 +43,8 @@ def view_of(game_id: uuid.UUID | str, player_id: uuid.UUID | str, deal_source: J
     lesson = lesson_progress(state)  # races branch: lesson games
     if lesson is not None:
         view["lesson"] = lesson
+    if "abandoned" in domain_view:  # the service ended it (service.games.abandon)
+        view["abandoned"] = domain_view["abandoned"]
     return view
 
 

@@ -18,10 +18,12 @@ from litestar.types import ControllerRouterHandler
 from psycopg_pool import AsyncConnectionPool
 
 from ..errors import UnsupportedMediaType
+from ..games.abandon import Abandoner, abandon_forever
 from ..games.games import Games, utc_now
 from ..settings import Settings
 from ..store.connections import libpq_url, open_pool
 from ..store.event_store import EventStore
+from ..store.replica import ReadPool
 from ..store.request_keys import RequestKeys
 from ..streams.hub import StreamHub
 from .caching import ConditionalGets
@@ -42,6 +44,7 @@ from .limits import install_rate_limits
 from .move_route import MoveDispatch, make_move, route_moves
 from .openapi import ComponentNamePlugin, DealUnionPlugin, TaggedUnionPlugin, complete
 from .problems import EXCEPTION_HANDLERS
+from .replica_reads import ReplicaReads
 from .request_ids import RequestIds
 
 API_VERSION = "1.0.0"
@@ -88,11 +91,12 @@ def create_app(settings: Settings, clock: Callable[[], datetime] = utc_now) -> L
         settings.statement_timeout_ms,
         settings.pool_timeout_seconds,
     )
-    store = EventStore(pool)
+    reads = _read_pool(settings, pool)
+    store = EventStore(pool, reads)
     streams = StreamHub(libpq_url(settings.database_url), store, settings, clock=clock)
     app = Litestar(
         route_handlers=_route_handlers(),
-        lifespan=[_lifespan(settings, pool, store, streams, clock)],
+        lifespan=[_lifespan(settings, pool, store, streams, clock), _replica_lifespan(reads)],
         exception_handlers=EXCEPTION_HANDLERS,
         plugins=[ComponentNamePlugin(), DealUnionPlugin(), TaggedUnionPlugin()],
         before_request=_require_json,
@@ -110,6 +114,8 @@ def create_app(settings: Settings, clock: Callable[[], datetime] = utc_now) -> L
     complete(app.openapi_schema)  # response headers (built once here, served as built)
     app.asgi_handler = MoveDispatch(app.asgi_handler)  # a plain move request past the router to its route
     app.asgi_handler = ConditionalGets(app.asgi_handler)  # ETags, 304s and cache headers on every GET
+    if reads.replica is not None:
+        app.asgi_handler = ReplicaReads(app.asgi_handler, reads)  # read-your-writes (Read-After)
     install_rate_limits(app, settings)  # in front of routing, CORS and body parsing: every request
     app.asgi_handler = RequestIds(app.asgi_handler)  # outermost: every answer and log line has the id
     return app
@@ -143,6 +149,7 @@ def _lifespan(
         await streams.start()
         games.daily.start()  # today's and tomorrow's daily deals, solved ahead of the first request
         expiry = asyncio.create_task(expire_keys_forever(app.state.request_keys, clock, settings.idempotency_key_hours))
+        jobs = [expiry, *_abandon_job(app, settings, games, clock)]
         # What startup made (routes, schemas, the rules' tables, caches) lives as long as the
         # process: out of the collector's generations, a full collection does not walk it again
         gc.collect()
@@ -150,8 +157,9 @@ def _lifespan(
         try:
             yield
         finally:
-            expiry.cancel()
-            await asyncio.gather(expiry, return_exceptions=True)
+            for job in jobs:
+                job.cancel()
+            await asyncio.gather(*jobs, return_exceptions=True)
             await games.daily.close()
             await streams.stop()
             await games.batcher.close()
@@ -162,16 +170,58 @@ def _lifespan(
     return lifespan
 
 
+def _read_pool(settings: Settings, primary: AsyncConnectionPool) -> ReadPool:
+    """The reads that tolerate a replica: on DATABASE_READ_URL's replica when set (service.store.replica)."""
+    replica = None
+    if settings.database_read_url:
+        replica = open_pool(libpq_url(settings.database_read_url), 1, settings.pool_max_size,
+                            settings.statement_timeout_ms, settings.pool_timeout_seconds)
+    return ReadPool(primary, replica, wait_seconds=settings.replica_wait_seconds,
+                    max_lag_seconds=settings.replica_max_lag_seconds)
+
+
+def _replica_lifespan(reads: ReadPool) -> Callable[[Litestar], AbstractAsyncContextManager[None]]:
+    """The replica's pool and its watch, when there is a replica (after the primary's pool opened)."""
+
+    @asynccontextmanager
+    async def lifespan(app: Litestar) -> AsyncIterator[None]:
+        if reads.replica is None:
+            yield
+            return
+        await reads.replica.open(wait=False)
+        watch = asyncio.create_task(reads.watch())
+        try:
+            yield
+        finally:
+            watch.cancel()
+            await asyncio.gather(watch, return_exceptions=True)
+            await reads.replica.close()
+
+    return lifespan
+
+
+def _abandon_job(
+    app: Litestar, settings: Settings, games: Games, clock: Callable[[], datetime]
+) -> list[asyncio.Task[None]]:
+    """The job ending games idle for ABANDON_AFTER_DAYS (none when it is 0); its ``Abandoner`` is
+    ``app.state.abandoner``."""
+    if not settings.abandon_after_days:
+        return []
+    app.state.abandoner = abandoner = Abandoner(games.moves, clock, settings.abandon_after_days)
+    return [asyncio.create_task(abandon_forever(abandoner, settings.abandon_check_seconds))]
+
+
 def _cors(settings: Settings) -> CORSConfig:
     return CORSConfig(
         allow_origins=settings.cors_origins,
         allow_methods=["GET", "POST", "DELETE", "OPTIONS"],
         allow_headers=[
             "Authorization", "Content-Type", "If-Match", "If-None-Match", "Idempotency-Key", "Last-Event-ID",
-            "X-Request-Id", "traceparent",
+            "X-Request-Id", "traceparent", "Read-After",
         ],
         expose_headers=[
-            "ETag", "Location", "Retry-After", "Idempotent-Replayed", "RateLimit", "RateLimit-Policy", "X-Request-Id"
+            "ETag", "Location", "Retry-After", "Idempotent-Replayed", "RateLimit", "RateLimit-Policy", "X-Request-Id",
+            "Read-After",
         ],
         max_age=3600,
     )

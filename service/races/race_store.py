@@ -22,6 +22,7 @@ from psycopg_pool import AsyncConnectionPool
 
 from ..errors import Conflict, Forbidden, NotFound
 from ..store.event_store import CHANNEL, TAIL, NewEvent, insert_game
+from ..store.replica import ReadPool
 
 OPEN, RUNNING, FINISHED = "open", "running", "finished"
 
@@ -145,8 +146,9 @@ async def _bump(conn: AsyncConnection[Any], race_id: uuid.UUID, changes: str = "
 
 
 class RaceStore:
-    def __init__(self, pool: AsyncConnectionPool) -> None:
+    def __init__(self, pool: AsyncConnectionPool, reads: ReadPool | None = None) -> None:
         self.pool = pool
+        self.reads = reads or ReadPool(pool)  # the lobby tolerates a replica (service.store.replica)
 
     async def load(self, race_id: uuid.UUID) -> RaceRow | None:
         async with self.pool.connection() as conn:
@@ -270,7 +272,7 @@ class RaceStore:
     async def open_races(self, limit: int) -> list[tuple[Any, ...]]:
         """The open races, newest first: (id, creator, creator's name, ruleset id, version, deal source,
         seats, time limit, created, entrants)."""
-        async with self.pool.connection() as conn:
+        async with self.reads.connection() as conn:
             cursor = await conn.execute(
                 "SELECT r.id, r.creator_id, p.name, r.ruleset_id, r.ruleset_version, r.deal->>'source', r.max_entrants,"
                 " r.time_limit_seconds, r.created_at, (SELECT count(*) FROM race_entrants e WHERE e.race_id = r.id)"

@@ -11,6 +11,8 @@ from typing import Any
 
 from psycopg_pool import AsyncConnectionPool
 
+from ..store.replica import ReadPool
+
 DEAL_SOURCES = ("seed", "deck", "pool", "daily", "race")  # race: the games of races (races branch)
 
 
@@ -108,7 +110,7 @@ LIMIT %s
 class Stats:
     """Reads of the stats projections, on the service's connection pool."""
 
-    def __init__(self, pool: AsyncConnectionPool) -> None:
+    def __init__(self, pool: AsyncConnectionPool | ReadPool) -> None:
         self.pool = pool
 
     async def player_stats(self, player_id: uuid.UUID, ruleset_ids: Sequence[str]) -> list[RulesetFigures] | None:

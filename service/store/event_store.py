@@ -34,6 +34,7 @@ from psycopg_pool import AsyncConnectionPool
 from domain.events import MoveUndone
 
 from .players import TokenRow, token_hash
+from .replica import ReadPool
 
 
 class ConcurrencyConflict(Exception):
@@ -149,6 +150,8 @@ and ``game_snapshots s`` (in the same statement, so of the same moment as the sn
 
 _GAME_COLUMNS = f"g.id, g.player_id, g.deal, g.version, s.snapshot, g.started_at, g.finished_at, {TAIL}"
 """A ``GameRow``'s columns, from ``games g JOIN game_snapshots s``."""
+
+_LOAD_GAME = f"SELECT {_GAME_COLUMNS} FROM games g JOIN game_snapshots s ON s.game_id = g.id WHERE g.id = %s"
 
 _LOAD = f"""
 SELECT {_GAME_COLUMNS},
@@ -309,8 +312,9 @@ def batch_rows(moves: list[PendingAppend]) -> list[dict[str, Any]]:
 
 
 class EventStore:
-    def __init__(self, pool: AsyncConnectionPool) -> None:
+    def __init__(self, pool: AsyncConnectionPool, reads: ReadPool | None = None) -> None:
         self.pool = pool
+        self.reads = reads or ReadPool(pool)  # the reads that tolerate a replica (service.store.replica)
 
     async def create_game(
         self,
@@ -372,7 +376,7 @@ class EventStore:
         parameters = {"player": player_id, "limit": limit}
         if before is not None:
             parameters |= {"started": before[0], "id": before[1]}
-        async with self.pool.connection() as conn:
+        async with self.reads.connection() as conn:
             cursor = conn.cursor(row_factory=tuple_row)
             await cursor.execute(query, parameters)
             rows = await cursor.fetchall()
@@ -394,7 +398,7 @@ class EventStore:
         parameters: dict[str, Any] = {"player": player_id, "since": since, "until": until, "limit": limit}
         if after is not None:
             parameters |= {"started": after[0], "id": after[1]}
-        async with self.pool.connection() as conn:
+        async with self.reads.connection() as conn:
             cursor = conn.cursor(row_factory=tuple_row)
             await cursor.execute(
                 f"SELECT g.started_at, g.id FROM games g WHERE {' AND '.join(conditions)}"
@@ -404,13 +408,16 @@ class EventStore:
             rows = await cursor.fetchall()
         return [(row[0], row[1]) for row in rows]
 
-    async def load_game(self, game_id: uuid.UUID) -> GameRow | None:
+    async def load_game(self, game_id: uuid.UUID, ended_from_replica: bool = False) -> GameRow | None:
+        """The game's row; ``ended_from_replica``: from the replica when the copy there has ended (an
+        ended game never changes), else from the primary."""
+        if ended_from_replica and self.reads.replica is not None:
+            async with self.reads.connection() as conn:
+                row = await (await conn.execute(_LOAD_GAME, (game_id,))).fetchone()
+            if row is not None and row[6] is not None:
+                return GameRow(*row)
         async with self.pool.connection() as conn:
-            cursor = await conn.execute(
-                f"SELECT {_GAME_COLUMNS} FROM games g JOIN game_snapshots s ON s.game_id = g.id WHERE g.id = %s",
-                (game_id,),
-            )
-            row = await cursor.fetchone()
+            row = await (await conn.execute(_LOAD_GAME, (game_id,))).fetchone()
         return None if row is None else GameRow(*row)
 
     async def append(

@@ -42,7 +42,10 @@ async def readyz(state: State) -> Readiness:
     problems = await _not_ready(state)
     if problems:
         raise Unavailable("not ready: " + "; ".join(problems))
-    return Readiness(status="ready", database="up", schema=HEAD, streams="connected")
+    reads = games_of(state).store.reads
+    if reads.replica is None:
+        return Readiness(status="ready", database="up", schema=HEAD, streams="connected")
+    return Readiness(status="ready", database="up", schema=HEAD, streams="connected", replica=reads.status())
 
 
 async def _not_ready(state: State) -> list[str]:

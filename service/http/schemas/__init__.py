@@ -59,6 +59,8 @@ from .events import (
     EventBase,
     EventPage,
     EventView,
+    GameAbandonedData,
+    GameAbandonedEvent,
     GameDealtData,
     GameDealtEvent,
     GameResignedEvent,
@@ -82,6 +84,7 @@ from .events import (
     WasteRecycledReverted,
 )
 from .games import (
+    Abandonment,
     Foundations,
     GameList,
     GameSummary,
@@ -155,6 +158,7 @@ __all__ = [
     "CARD_CODE",
     "DEAL_REQUESTS",
     "RACE_DEAL_REQUESTS",
+    "Abandonment",
     "Body",
     "CardCode",
     "Cards",
@@ -177,6 +181,8 @@ __all__ = [
     "FastestSeconds",
     "FewestMoves",
     "Foundations",
+    "GameAbandonedData",
+    "GameAbandonedEvent",
     "GameDealtData",
     "GameDealtEvent",
     "GameList",

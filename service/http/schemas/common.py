@@ -5,7 +5,7 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Annotated, Literal
 
-from msgspec import Meta, Struct
+from msgspec import UNSET, Meta, Struct, UnsetType
 
 from domain import MAX_SEED
 
@@ -85,3 +85,8 @@ class Readiness(Body):
     database: str
     schema: Annotated[str, Meta(description="the migration revision the database is at (the newest this code knows)")]
     streams: str
+    replica: Annotated[
+        Literal["up", "behind", "down"],
+        Meta(description="only with DATABASE_READ_URL: the read replica; 'behind' or 'down' sends its reads to "
+                         "the primary, and the process stays ready"),
+    ] | UnsetType = UNSET

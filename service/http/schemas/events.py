@@ -135,6 +135,17 @@ class GameResignedEvent(EventBase, tag="GameResigned"):
     data: NoData
 
 
+class GameAbandonedData(Body):
+    idle_days: Annotated[int, Meta(ge=1, description="how many days the game went without a move")]
+
+
+class GameAbandonedEvent(EventBase, tag="GameAbandoned"):
+    """The service ended a game nobody had moved for ABANDON_AFTER_DAYS: it ends like a
+    resignation (status resigned; played, not won)."""
+
+    data: GameAbandonedData
+
+
 class LessonCompletedData(Body):
     lesson: LessonId
 
@@ -158,6 +169,7 @@ EventView = Union[  # noqa: UP007 (see Body)
     GameWonEvent,
     GameStalledEvent,
     GameResignedEvent,
+    GameAbandonedEvent,
     LessonCompletedEvent,
 ]
 

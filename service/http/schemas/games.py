@@ -55,6 +55,10 @@ class Table(Body):
     ]
 
 
+class Abandonment(Body):
+    idle_days: Annotated[int, Meta(ge=1, description="how many days the game went without a move")]
+
+
 class GameView(Body):
     id: UUID
     player: UUID
@@ -71,6 +75,11 @@ class GameView(Body):
     table: Table
     lesson: Annotated[
         LessonProgress, Meta(description="a lesson game's lesson and progress; absent in other games")
+    ] | UnsetType = UNSET
+    abandoned: Annotated[
+        Abandonment,
+        Meta(description="present when the service ended the game after ABANDON_AFTER_DAYS without a move "
+                         "(a GameAbandoned event; the status is then resigned); absent otherwise"),
     ] | UnsetType = UNSET
 
 
