@@ -94,6 +94,12 @@ class Settings:
     # Idempotency-Keys (of moves and of creating POSTs) are honoured this long, then a job in each
     # server process removes them (service.http.idempotency); at least 24, as the API promises.
     idempotency_key_hours: int = 24
+    # Game analysis (service.analysis): jobs each server process runs at once (each in a solver
+    # process of its own; 0: none here), the solver's time per position, and how long a job stays
+    # with a process that stopped renewing its lease (it died) before another takes it up.
+    analysis_workers: int = 1
+    analysis_position_seconds: float = 5.0
+    analysis_lease_seconds: float = 30.0
 
     @classmethod
     def from_env(cls) -> Settings:
@@ -126,6 +132,9 @@ class Settings:
             streams_per_player=_int("STREAMS_PER_PLAYER", 5),
             streams_per_address=_int("STREAMS_PER_ADDRESS", 20),
             idempotency_key_hours=_key_hours(),
+            analysis_workers=max(0, _int("ANALYSIS_WORKERS", 1)),
+            analysis_position_seconds=_int("ANALYSIS_POSITION_MS", 5000) / 1000,
+            analysis_lease_seconds=max(1.0, _float("ANALYSIS_LEASE_SECONDS", 30.0)),
         )
 
     def warnings(self) -> list[str]:

@@ -10,6 +10,12 @@ components keep the names the document has always had (``RequestBody``).
 
 from __future__ import annotations
 
+from .analysis import (
+    AnalysisProgress,
+    AnalysisView,
+    PositionVerdict,
+    TurningPoint,
+)
 from .common import (
     CARD_CODE,
     Body,
@@ -155,6 +161,8 @@ __all__ = [
     "CARD_CODE",
     "DEAL_REQUESTS",
     "RACE_DEAL_REQUESTS",
+    "AnalysisProgress",
+    "AnalysisView",
     "Body",
     "CardCode",
     "Cards",
@@ -224,6 +232,7 @@ __all__ = [
     "PoolSource",
     "PoolSummary",
     "Pools",
+    "PositionVerdict",
     "Problem",
     "RaceDeal",
     "RaceDealRequest",
@@ -266,6 +275,7 @@ __all__ = [
     "TokenCreated",
     "TokenList",
     "TokenView",
+    "TurningPoint",
     "UndoRequest",
     "Version",
     "WasteRecycledData",
