@@ -35,11 +35,11 @@ def analysis_of(rows: list[StoredEvent], answers: list[JSON]) -> Analysis:
     """The analysis of a game's stored events with the answers kept so far."""
     analysis = Analysis(positions([event_from_data(row.type, row.data) for row in rows]))
     for answer in answers:
-        analysis.record(answer["index"], _answer(answer["result"], answer.get("line")))
+        analysis.record(answer["index"], answer_of(answer["result"], answer.get("line")))
     return analysis
 
 
-def _answer(result: str, line: str | None) -> Answer:
+def answer_of(result: str, line: str | None) -> Answer:
     return Answer(result, tuple(decode_line(line)) if line else ())
 
 
@@ -49,7 +49,7 @@ async def run(analysis: Analysis, solve_one: Solve, seconds: float, keep: Keep) 
     while (index := analysis.next_position()) is not None:
         snapshot = state_to_snapshot(analysis.positions[index].state)
         result, line = await solve_one(snapshot, seconds)
-        analysis.record(index, _answer(result, line))
+        analysis.record(index, answer_of(result, line))
         if not await keep({"index": index, "result": result, "line": line}, analysis.settled):
             return False
     return True
