@@ -4,7 +4,8 @@
 0.5 s of warm-up, one round, 1 and 16 clients, old games of 100 and 1,000 events, 50 latency
 moves; soak 5 s; cpu one round of 20 moves; movepath one round of 30 moves; store 4 games of 30
 moves among 100 others, one round; profile 3 s; solver seeds 2-3 with a 1 s budget (a part run:
-the stored summaries of seeds 1..N are left alone). A variable given explicitly still wins. It
+the stored summaries of seeds 1..N are left alone); analysis one game per size at 0.5 s a position,
+a 3 s load window. A variable given explicitly still wins. It
 checks that a scenario runs and what it reports; its figures are not ones to quote.
 """
 
@@ -13,6 +14,7 @@ from __future__ import annotations
 import sys
 
 from . import (
+    analysis_bench,
     api_bench,
     cpu_bench,
     domain_bench,
@@ -28,7 +30,7 @@ BENCHES = {"domain": domain_bench.main, "api": api_bench.main, "soak": soak_benc
 # py-spy on a loaded server; server CPU per move; a move's Python work without server or database;
 # PostgreSQL's CPU and WAL per move for the batch statement alone; a streaming replica's lag under load
 ON_REQUEST = {"profile": profile_bench.main, "cpu": cpu_bench.main, "movepath": movepath_bench.main,
-              "store": store_bench.main, "replica": replica_bench.main}
+              "store": store_bench.main, "replica": replica_bench.main, "analysis": analysis_bench.main}
 
 
 def main(argv: list[str]) -> None:

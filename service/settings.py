@@ -102,6 +102,12 @@ class Settings:
     # (service.games.abandon), one round every abandon_check_seconds; 0 turns it off.
     abandon_after_days: int = 30
     abandon_check_seconds: float = 600.0
+    # Game analysis (service.analysis): jobs each server process runs at once (each in a solver
+    # process of its own; 0: none here), the solver's time per position, and how long a job stays
+    # with a process that stopped renewing its lease (it died) before another takes it up.
+    analysis_workers: int = 1
+    analysis_position_seconds: float = 5.0
+    analysis_lease_seconds: float = 30.0
 
     @classmethod
     def from_env(cls) -> Settings:
@@ -139,6 +145,9 @@ class Settings:
             idempotency_key_hours=_key_hours(),
             abandon_after_days=max(0, _int("ABANDON_AFTER_DAYS", 30)),
             abandon_check_seconds=max(1.0, _float("ABANDON_CHECK_SECONDS", 600.0)),
+            analysis_workers=max(0, _int("ANALYSIS_WORKERS", 1)),
+            analysis_position_seconds=_int("ANALYSIS_POSITION_MS", 5000) / 1000,
+            analysis_lease_seconds=max(1.0, _float("ANALYSIS_LEASE_SECONDS", 30.0)),
         )
 
     def warnings(self) -> list[str]:

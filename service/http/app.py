@@ -17,6 +17,8 @@ from litestar.openapi.spec import Components, License, SecurityScheme
 from litestar.types import ControllerRouterHandler
 from psycopg_pool import AsyncConnectionPool
 
+from ..analysis.analyses import Analyses
+from ..analysis.runner import AnalysisRunner
 from ..errors import UnsupportedMediaType
 from ..games.abandon import Abandoner, abandon_forever
 from ..games.games import Games, utc_now
@@ -28,6 +30,7 @@ from ..store.request_keys import RequestKeys
 from ..streams.hub import StreamHub
 from .caching import ConditionalGets
 from .controllers.account import AccountController
+from .controllers.analysis import AnalysisController
 from .controllers.common import check_json_body, check_parameters
 from .controllers.deals import DealController
 from .controllers.games import GameController, document_move
@@ -125,6 +128,7 @@ def _route_handlers() -> list[ControllerRouterHandler]:
     return [
         AccountController, PlayerController, RulesetController, GameController, make_move, StreamController,
         DealController, player_stats, stats, health, livez, readyz, LessonController, RaceController, *web_routes(),
+        AnalysisController,
     ]
 
 
@@ -148,6 +152,9 @@ def _lifespan(
         streams.tokens = games.tokens  # revocations reach this process's token cache
         await streams.start()
         games.daily.start()  # today's and tomorrow's daily deals, solved ahead of the first request
+        analysis = AnalysisRunner(store, settings)  # jobs off the request path (service.analysis)
+        app.state.analyses = Analyses(games, analysis.queue, analysis.wake)
+        analysis.start()
         expiry = asyncio.create_task(expire_keys_forever(app.state.request_keys, clock, settings.idempotency_key_hours))
         jobs = [expiry, *_abandon_job(app, settings, games, clock)]
         # What startup made (routes, schemas, the rules' tables, caches) lives as long as the
@@ -160,6 +167,7 @@ def _lifespan(
             for job in jobs:
                 job.cancel()
             await asyncio.gather(*jobs, return_exceptions=True)
+            await analysis.stop()  # its jobs go back to the queue
             await games.daily.close()
             await streams.stop()
             await games.batcher.close()

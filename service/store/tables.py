@@ -257,3 +257,25 @@ race_entrants = Table(
     UniqueConstraint("race_id", "seat", name="race_entrants_race_id_seat_key"),
     UniqueConstraint("game_id", name="race_entrants_game_id_key"),
 )
+
+# ---------------------------------------------------------------- game analysis (service/analysis, migration 0009)
+
+analysis_jobs = Table(  # the queue of analyses and their results, one row per game
+    "analysis_jobs",
+    metadata,
+    Column("game_id", UUID(as_uuid=True), ForeignKey("games.id"), primary_key=True),
+    Column("status", Text, nullable=False),  # queued, running, done, failed
+    Column("version", Integer, nullable=False),  # the game's final version
+    Column("done", Integer, nullable=False, server_default=text("0")),  # positions settled
+    Column("total", Integer, nullable=False),  # positions
+    Column("answers", JSONB, nullable=False, server_default=text("'[]'::jsonb")),  # the solver's, so far
+    Column("result", JSONB, nullable=True),  # the verdicts and the turning point, once done
+    Column("error", Text, nullable=True),  # why it failed (never shown)
+    Column("attempt", Integer, nullable=False, server_default=text("0")),  # +1 each time a worker takes it
+    Column("lease_until", DateTime(timezone=True), nullable=True),  # a running job's worker renews it
+    Column("created_at", DateTime(timezone=True), nullable=False, server_default=func.now()),
+    Column("started_at", DateTime(timezone=True), nullable=True),
+    Column("finished_at", DateTime(timezone=True), nullable=True),
+    CheckConstraint("status IN ('queued', 'running', 'done', 'failed')", name="analysis_jobs_status_check"),
+    Index("analysis_jobs_waiting", "created_at", postgresql_where=text("status IN ('queued', 'running')")),
+)

@@ -13,6 +13,8 @@ from typing import Any
 
 from domain.codec import restore
 
+from ..analysis.analyses import progress_view
+from ..analysis.queue import DONE, FAILED, AnalysisQueue
 from ..deals.daily import reveals_hidden_cards
 from ..games.views import public_event, view_of
 from ..store.connections import DATABASE_DOWN_ERRORS
@@ -58,7 +60,8 @@ async def _messages(
         else:
             last = after
         if game.finished_at is not None and last >= game.version:
-            yield message("end", game.version, row_view(game, _withheld(hub, game, withhold)))
+            async for chunk in _ending(hub, subscription, game, withhold):
+                yield chunk
             return
         while not subscription.closing:
             subscription.wake.clear()  # before reading: a notification from now on wakes us again
@@ -74,7 +77,8 @@ async def _messages(
                 yield message("game-event", row.version, event)
                 last = row.version
             if over and last >= game.version:
-                yield message("end", game.version, row_view(game, _withheld(hub, game, withhold)))
+                async for chunk in _ending(hub, subscription, game, withhold):
+                    yield chunk
                 return
             if last < game.version:
                 continue  # more was appended (or a full page was read): read on
@@ -92,3 +96,27 @@ async def _messages(
         log.warning("stream of game %s ended: database unavailable (%s)", game_id, type(error).__name__)
     finally:
         subscription.close()
+
+
+async def _ending(hub: StreamHub, subscription: Subscription, game: GameRow, withhold: bool) -> AsyncIterator[bytes]:
+    """The end of a finished game's stream: its analysis, if one was asked for, as it progresses
+    (``analysis`` messages, until it is done or failed), then ``end``."""
+    queue = AnalysisQueue(hub.store.pool)
+    shown = None
+    while not subscription.closing:
+        subscription.wake.clear()  # before reading: progress from now on wakes us again
+        job = await queue.get(game.id)
+        if job is None:
+            break
+        progress = progress_view(job)
+        if progress != shown:
+            yield message("analysis", game.version, progress)
+            shown = progress
+        if job.status in (DONE, FAILED):
+            break
+        try:
+            await asyncio.wait_for(subscription.wake.wait(), hub.keepalive)
+        except TimeoutError:
+            yield KEEPALIVE
+    if not subscription.closing:  # the server is stopping: the client reconnects and hears the rest
+        yield message("end", game.version, row_view(game, _withheld(hub, game, withhold)))

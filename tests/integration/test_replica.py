@@ -158,7 +158,10 @@ def test_a_replica_far_behind_sends_every_read_to_the_primary(
                 game = ann.new_game(ruleset="classic", deal={"seed": 9})
                 _wait_for(lambda: client.get("/readyz").json().get("replica") == "behind", "the replica to lag")
                 assert client.get("/readyz").status_code == 200
-                assert [g["id"] for g in client.get(f"/players/{ann.id}/games").json()["games"]] == [game["id"]]
+                # an anonymous read may be as old as the lag bound (0.5 s) allows, never older: with
+                # replay paused the replica never has the game, so seeing it is the primary's answer
+                listed = lambda: [g["id"] for g in client.get(f"/players/{ann.id}/games").json()["games"]]  # noqa: E731
+                _wait_for(lambda: listed() == [game["id"]], "the primary to answer the list", seconds=3.0)
             finally:
                 standby.execute("SELECT pg_wal_replay_resume()")
 

@@ -34,8 +34,12 @@ Server-Sent Events (`text/event-stream`), in this order:
   any server process, exactly as `GET /games/{id}/events` shows it (hidden cards withheld while
   the game is in progress);
 * `: keep-alive` comment lines when nothing else was sent for a while (15 s by default);
+* `event: analysis`, `id: <final version>`, `data: {"status", "progress": {"done", "total"}}`: when
+  the game has ended and its analysis was asked for (`POST /games/{id}/analysis`), its status
+  and progress whenever they change, until it is `done` or `failed` (then `GET
+  /games/{id}/analysis` has the verdicts); before `end`;
 * `event: end`, `id: <final version>`, `data: <the final view>` once the game has ended (won,
-  stalled or resigned), after its last events; then the server closes the stream.
+  stalled or resigned), after its last events (and its analysis); then the server closes the stream.
 
 **Resuming**: with `Last-Event-ID: <version>` (EventSource sends it when it reconnects) or
 `?after=<version>` (the header wins), no view is sent: the stream starts with the events after
@@ -105,7 +109,7 @@ class StreamController(Controller):
         summary="The game live (Server-Sent Events): its view, then each new event, then the end",
         description=DESCRIPTION,
         media_type=MEDIA_TYPE,
-        response_description="an event stream: view, game-event ... , end",
+        response_description="an event stream: view, game-event ... , analysis ... , end",
         responses={
             204: ResponseSpec(
                 data_container=None,

@@ -10,6 +10,12 @@ components keep the names the document has always had (``RequestBody``).
 
 from __future__ import annotations
 
+from .analysis import (
+    AnalysisProgress,
+    AnalysisView,
+    PositionVerdict,
+    TurningPoint,
+)
 from .common import (
     CARD_CODE,
     Body,
@@ -159,6 +165,8 @@ __all__ = [
     "DEAL_REQUESTS",
     "RACE_DEAL_REQUESTS",
     "Abandonment",
+    "AnalysisProgress",
+    "AnalysisView",
     "Body",
     "CardCode",
     "Cards",
@@ -230,6 +238,7 @@ __all__ = [
     "PoolSource",
     "PoolSummary",
     "Pools",
+    "PositionVerdict",
     "Problem",
     "RaceDeal",
     "RaceDealRequest",
@@ -272,6 +281,7 @@ __all__ = [
     "TokenCreated",
     "TokenList",
     "TokenView",
+    "TurningPoint",
     "UndoRequest",
     "Version",
     "WasteRecycledData",

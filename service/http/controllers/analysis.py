@@ -1,0 +1,71 @@
+"""``POST`` and ``GET /games/{id}/analysis``: a game's analysis, run as a job (service/analysis)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+from uuid import UUID
+
+from litestar import Controller, Request, get, post
+from litestar.datastructures import State
+from litestar.openapi.datastructures import ResponseSpec
+from litestar.params import PathParameter
+from litestar.response import Response
+
+from ...analysis.analyses import Analyses
+from ..openapi import response_headers
+from ..problems import PROBLEM_JSON, documented
+from ..schemas import AnalysisView, Problem
+from .common import bearer_token, optional_bearer, to_wire
+
+_GAME_ID = PathParameter(description="the game's id (a UUID)")
+_CONFLICT = {
+    409: ResponseSpec(
+        data_container=Problem,
+        description="Conflict (problem+json, code game_in_progress: the game has not ended; cards_hidden: its "
+        "face-down cards may not be shown yet, a daily game until its date is over, a race game until its race has)",
+        media_type=PROBLEM_JSON,
+        generate_examples=False,
+    )
+}
+
+
+def analyses_of(state: State) -> Analyses:
+    analyses: Analyses = state.analyses
+    return analyses
+
+
+class AnalysisController(Controller):
+    path = "/games"
+    tags = ("analysis",)
+
+    @post(
+        "/{game_id:uuid}/analysis",
+        operation_id="requestAnalysis",
+        summary="Analyse an ended game: a job, queued (asked again: the same job); 202 with its Location",
+        description=(
+            "Any player may ask once the game is public (its player alone while a daily game's date or its race is "
+            "on). The solver then judges every position in worker processes: follow it with GET "
+            "/games/{id}/analysis or the game's stream (`analysis` messages)."
+        ),
+        status_code=202,
+        responses={**documented(400, 401, 403, 404, 429, 503), **_CONFLICT},
+        response_headers=response_headers("Location"),
+        security=[{"bearer": []}],
+    )
+    async def request_analysis(
+        self, request: Request[Any, Any, Any], state: State, game_id: Annotated[UUID, _GAME_ID]
+    ) -> Response[AnalysisView]:
+        body = to_wire(await analyses_of(state).request(game_id, bearer_token(request)), AnalysisView)
+        return Response(body, status_code=202, headers={"Location": f"/games/{game_id}/analysis"})
+
+    @get(
+        "/{game_id:uuid}/analysis",
+        operation_id="getAnalysis",
+        summary="A game's analysis: its status and progress, then a verdict per position and the turning point",
+        responses=documented(400, 401, 403, 404, 429, 503),
+        security=[{}, {"bearer": []}],
+    )
+    async def analysis(
+        self, request: Request[Any, Any, Any], state: State, game_id: Annotated[UUID, _GAME_ID]
+    ) -> AnalysisView:
+        return to_wire(await analyses_of(state).read(game_id, optional_bearer(request)), AnalysisView)

@@ -1,0 +1,51 @@
+"""Game analysis (service/analysis): ``POST`` and ``GET /games/{id}/analysis``."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from msgspec import Meta
+
+from .common import Body, Version
+from .moves import MoveRequest
+
+
+class AnalysisProgress(Body):
+    done: Annotated[int, Meta(ge=0, description="positions settled so far")]
+    total: Annotated[int, Meta(ge=0, description="positions of the game: the deal and one after each move")]
+
+
+class PositionVerdict(Body):
+    version: Annotated[
+        Version, Meta(description="the game's version after the move that made this position; 0 is the deal")
+    ]
+    verdict: Annotated[
+        Literal["won", "lost", "unknown"],
+        Meta(description="won: a line of moves wins from here (one that replays through the rules); lost: proven "
+             "that none does; unknown: the solver's budget ran out"),
+    ]
+    moves_to_win: Annotated[
+        Annotated[int, Meta(ge=0)] | None, Meta(description="the length of the winning line found; null unless won")
+    ]
+
+
+class TurningPoint(Body):
+    before: Annotated[Version, Meta(description="the last position from which the game could be won")]
+    after: Annotated[Version, Meta(description="the proven-lost position the move made (the final version for a "
+                                   "resignation or a stall)")]
+    move: MoveRequest
+    winning_line_before: Annotated[list[MoveRequest], Meta(description="a line that wins from position 'before'")]
+
+
+class AnalysisView(Body):
+    status: Literal["queued", "running", "done", "failed"]
+    progress: AnalysisProgress
+    positions: Annotated[
+        list[PositionVerdict],
+        Meta(description="a verdict for each position, in version order, once the analysis is done"),
+    ]
+    turning_point: Annotated[
+        TurningPoint | None,
+        Meta(description="the move that took a winnable game to a proven-lost position; null for a won game, a "
+             "deal lost from the start, or where unknown positions hide it"),
+    ]
