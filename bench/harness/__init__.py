@@ -4,7 +4,9 @@
 every import of the service's code (one place to follow the service when it changes);
 ``client``: a minimal asyncio HTTP/1.1 keep-alive client; ``processes``: server processes
 started, awaited, stopped; ``database``: a fresh migrated database on the embedded PostgreSQL or
-``BENCH_DATABASE_URL``; ``load``: clients playing draw/recycle in a timed window; ``mixed_load``:
-the soak's clients; ``checks``: old game vs new, and every acknowledged move in the database;
-``stub``: the load generator's own speed; ``stats``: percentiles, medians and CPU meters.
+``BENCH_DATABASE_URL``; ``load``: clients playing draw/recycle in a timed window; ``rounds``: the
+API bench's alternating rounds of its targets and its ``BENCH_AB`` second service; ``checks``:
+old game vs new, and every acknowledged move in the database; ``stub``: the load generator's own
+speed; ``api_report``: the API bench's table; ``mixed_load``: the soak's clients; ``stats``:
+percentiles, medians and CPU meters; ``results``: a report printed and the results written as JSON.
 """
