@@ -7,6 +7,8 @@ started, awaited, stopped; ``database``: a fresh migrated database on the embedd
 ``BENCH_DATABASE_URL``; ``load``: clients playing draw/recycle in a timed window; ``rounds``: the
 API bench's alternating rounds of its targets and its ``BENCH_AB`` second service; ``checks``:
 old game vs new, and every acknowledged move in the database; ``stub``: the load generator's own
-speed; ``api_report``: the API bench's table; ``mixed_load``: the soak's clients; ``stats``:
-percentiles, medians and CPU meters; ``results``: a report printed and the results written as JSON.
+speed; ``api_report``: the API bench's table; ``mixed_load``: the soak's clients; ``restart``: the
+database restarted under load; ``audit``: the soak's lost moves and stored-log checks;
+``soak_report``: the soak's figures and report; ``stats``: percentiles, medians and CPU meters;
+``results``: a report printed and the results written as JSON.
 """
