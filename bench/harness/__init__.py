@@ -10,6 +10,8 @@ its ``BENCH_AB`` second service; ``checks``: old game vs new, and every acknowle
 database; ``stub``: the load generator's own speed; ``api_report``: the API bench's table;
 ``mixed_load``: the soak's clients; ``restart``: the database restarted under load; ``audit``:
 the soak's lost moves and stored-log checks; ``soak_report``: the soak's figures and report;
-``server_cpu``: a server's CPU (instructions, system calls) per request; ``stats``: percentiles,
-medians and CPU meters; ``results``: a report printed and the results written as JSON.
+``server_cpu``: a server's CPU (instructions, system calls) per request; ``backend_meter`` and
+``stored_games``: the store bench's PostgreSQL backend CPU and WAL, and its played games;
+``stats``: percentiles, medians and CPU meters; ``results``: a report printed and the results
+written as JSON.
 """
