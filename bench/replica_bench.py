@@ -31,9 +31,11 @@ from .harness.client import Connection
 from .harness.env import RESULTS_DIR, WORKERS, quick
 from .harness.env import float_env as _float_env
 from .harness.mixed_load import Run, client, new_slot
-from .harness.processes import stop_server
+from .harness.processes import await_healthy as wait_healthy
+from .harness.processes import start_service, stop_server
+from .harness.results import run_and_report
 from .harness.service_api import embedded_db, migrate
-from .soak_bench import run_and_report, start_service, summarize, wait_healthy
+from .harness.soak_report import summarize
 
 RESULTS_FILE = RESULTS_DIR / "replica.json"
 CLIENTS = int(os.environ.get("REPLICA_CLIENTS", "16"))

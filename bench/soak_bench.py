@@ -39,153 +39,32 @@ or lost moves are not 0 or the audit fails. ``BENCH_QUICK=1``: 5 s of soak inste
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import random
-import shutil
-import sys
-import tempfile
 import time
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 import psycopg
 
-from .harness.client import Connection
-from .harness.env import HOST, PROJECT_ROOT, RESULTS_DIR, WORKERS, quick
+from .harness.audit import audit
+from .harness.env import RESULTS_DIR, WORKERS, quick
 from .harness.env import float_env as _float_env
-from .harness.mixed_load import Run, Tally, client, new_slot
-from .harness.processes import Server, free_port, health_ok, stop_server
-from .harness.service_api import embedded_db, log_audit, migrate, uvicorn_arguments
-from .harness.stats import percentile as _percentile
+from .harness.mixed_load import Run, client, deal_slots
+from .harness.processes import Server, start_service, stop_server
+from .harness.processes import await_healthy as wait_healthy
+from .harness.restart import RESTART_DOWN, RESTART_LOAD_AFTER, RESTART_LOAD_BEFORE, restart_under_load
+from .harness.results import run_and_report
+from .harness.service_api import embedded_db, migrate
+from .harness.soak_report import report, summarize
+
+__all__ = ["CLIENTS", "EXPECTED", "PER_GAME", "RESTART_DOWN", "RESTART_LOAD_AFTER", "RESTART_LOAD_BEFORE",
+           "RESULTS_FILE", "audit", "main", "report", "run_and_report", "start_service", "summarize", "wait_healthy"]
 
 RESULTS_FILE = RESULTS_DIR / "soak.json"
 CLIENTS = int(os.environ.get("SOAK_CLIENTS", "16"))
 PER_GAME = 2
-EXPECTED = {200, 409, 412, 422}
-RESTART_LOAD_BEFORE = 1.0
-RESTART_DOWN = 1.0
-RESTART_LOAD_AFTER = 2.0
-
-
-# ------------------------------------------------------------------ the audit
-
-
-def audit(url: str, run: Run) -> dict[str, Any]:
-    stored, log_problems = log_audit()  # the same checks as the tests' audit
-
-    problems: list[str] = []
-    lost = 0
-    untold = 0
-    logs = stored(url, list(run.games))
-    events_total = sum(len(log.events) for log in logs.values())
-    for game_id in run.games:
-        log = logs.get(game_id)
-        if log is None:
-            problems.append(f"{game_id}: no games row")
-            continue
-        problems += log_problems(game_id, log)
-        kinds = {version: kind for version, kind, _ in log.events}
-        acked = run.acked.get(game_id, {})
-        lost += sum(1 for version, kind in acked.items() if kinds.get(version) != kind)
-        untold += sum(1 for version in kinds if version > 1 and version not in acked)
-    return {
-        "games": len(run.games),
-        "events": events_total,
-        "acknowledged_events": sum(len(a) for a in run.acked.values()),
-        "lost_moves": lost,
-        "unacknowledged_events": untold,
-        "problems": problems[:20],
-        "ok": not problems and lost == 0,
-    }
-
-
-# ------------------------------------------------------------------ the run
-
-
-def start_service(database_url: str, log_dir: Path) -> Server:
-    import subprocess
-
-    port = free_port()
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("DB_", "RATE_LIMIT_"))}
-    env.update({
-        "DATABASE_URL": database_url,
-        "PYTHONPATH": str(PROJECT_ROOT) + os.pathsep + env.get("PYTHONPATH", ""),
-        "RATE_LIMIT_WRITES_PER_SECOND": "0",
-        "RATE_LIMIT_READS_PER_SECOND": "0",
-        "DB_POOL_TIMEOUT_MS": "1000",
-    })
-    log = log_dir / "service.log"
-    command = [sys.executable, "-m", "uvicorn", "service.http.asgi:app", "--host", HOST, "--port", str(port),
-               "--log-level", "warning", "--no-access-log", "--workers", str(WORKERS), *uvicorn_arguments()]
-    with open(log, "wb") as out:
-        process = subprocess.Popen(command, cwd=PROJECT_ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
-    return Server("service", port, process, log)
-
-
-async def wait_healthy(server: Server, timeout: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if server.process.poll() is not None:
-            break
-        if await asyncio.to_thread(health_ok, server.port):
-            return
-        await asyncio.sleep(0.1)
-    raise RuntimeError(f"the service did not come up:\n{server.log.read_text(errors='replace')[-3000:]}")
-
-
-def summarize(tally: Tally, seconds: float) -> dict[str, Any]:
-    latencies = sorted(tally.latencies)
-    moves = sum(n for key, n in tally.statuses.items() if key.startswith("move "))
-    reads = sum(n for key, n in tally.statuses.items() if key.startswith("read "))
-    return {
-        "seconds": round(seconds, 2),
-        "requests": moves + reads + tally.replays_checked,
-        "moves": moves,
-        "reads": reads,
-        "moves_per_second": round(moves / seconds, 1) if seconds else None,
-        "acknowledged_moves": tally.statuses.get("move 200", 0),
-        "statuses": dict(sorted(tally.statuses.items())),
-        "p50_ms": round(_percentile(latencies, 0.5), 2),
-        "p99_ms": round(_percentile(latencies, 0.99), 2),
-        "replays_checked": tally.replays_checked,
-        "errors": tally.error_count,
-        "error_samples": tally.errors,
-        "unavailable_503": tally.unavailable,
-    }
-
-
-async def _restart(db: Any, data_dir: Path, server: Server, run: Run) -> tuple[Any, dict[str, Any]]:
-    """Stop the database under load, leave it down, start it again; time the recovery."""
-    await asyncio.sleep(RESTART_LOAD_BEFORE)
-    t0 = time.monotonic()
-    await asyncio.to_thread(db.stop)
-    stop_seconds = time.monotonic() - t0
-    await asyncio.sleep(RESTART_DOWN)
-    t1 = time.monotonic()
-    db = await asyncio.to_thread(embedded_db.start, data_dir)
-    back = time.monotonic()
-    start_seconds = back - t1
-    health_after = None
-    while time.monotonic() - back < 60:
-        if health_after is None and await asyncio.to_thread(health_ok, server.port):
-            health_after = time.monotonic() - back
-        first = [t for t in run.acked_at if t >= back]
-        if first and health_after is not None:
-            break
-        await asyncio.sleep(0.01)
-    first_move = [t for t in run.acked_at if t >= back]
-    recovery = min(first_move) - back if first_move else None
-    await asyncio.sleep(RESTART_LOAD_AFTER)
-    return db, {
-        "t0": t0,
-        "stop_seconds": round(stop_seconds, 2),
-        "down_seconds": RESTART_DOWN,
-        "start_seconds": round(start_seconds, 2),
-        "recovery_seconds": None if recovery is None else round(recovery, 3),
-        "health_after_seconds": None if health_after is None else round(health_after, 3),
-    }
+EXPECTED = {200, 409, 412, 422}  # the answers a correct service gives this load
 
 
 async def _run(seconds: float, work_dir: Path) -> dict[str, Any]:
@@ -199,10 +78,7 @@ async def _run(seconds: float, work_dir: Path) -> dict[str, Any]:
         server = start_service(db.url, work_dir)
         await wait_healthy(server)
         run = Run(server.port, random.Random(2026), [])
-        setup = Connection(server.port)
-        for _ in range(max(1, CLIENTS // PER_GAME)):
-            run.slots.append(await new_slot(setup, run))
-        setup.close()
+        await deal_slots(run, max(1, CLIENTS // PER_GAME))
 
         # 1. the soak
         print(f"  soak: {CLIENTS} clients on {len(run.slots)} games for {seconds:g} s ...", flush=True)
@@ -214,7 +90,7 @@ async def _run(seconds: float, work_dir: Path) -> dict[str, Any]:
         print(f"  soak: errors so far {run.soak.error_count}; restarting the database under load ...", flush=True)
 
         # 2. the database restart, under the same clients
-        db, restart = await _restart(db, data_dir, server, run)
+        db, restart = await restart_under_load(db, data_dir, server, run)
         run.stop = True
         await asyncio.gather(*tasks)
         restart_seconds = time.monotonic() - restart.pop("t0") + RESTART_LOAD_BEFORE
@@ -225,71 +101,13 @@ async def _run(seconds: float, work_dir: Path) -> dict[str, Any]:
             stop_server(server)
         db.stop()
     return {
-        "clients": CLIENTS,
-        "games_at_once": len(run.slots),
-        "workers": WORKERS,
+        "clients": CLIENTS, "games_at_once": len(run.slots), "workers": WORKERS,
         "database": f"PostgreSQL {version[0] if version else '?'} (embedded, Unix socket)",
         "cpus": os.cpu_count(),
         "soak": summarize(run.soak, soak_seconds),
-        "restart": {
-            **summarize(run.restart, restart_seconds),
-            **restart,
-        },
+        "restart": {**summarize(run.restart, restart_seconds), **restart},
         "audit": check,
     }
-
-
-def report(results: dict[str, Any]) -> str:
-    soak, restart, check = results["soak"], results["restart"], results["audit"]
-    recovery = restart["recovery_seconds"]
-    lines = [
-        (
-            f"soak: {soak['seconds']:g} s, {results['clients']} clients on {results['games_at_once']} games at a "
-            f"time, uvicorn x{results['workers']}, {results['database']}, {results['cpus']} CPUs"
-        ),
-        (
-            f"  {soak['requests']} requests: {soak['moves']} moves ({soak['moves_per_second']:g}/s, "
-            f"p50 {soak['p50_ms']} ms, "
-            f"p99 {soak['p99_ms']} ms), {soak['reads']} reads, {soak['replays_checked']} idempotent retries compared"
-        ),
-        f"  answers: {soak['statuses']}",
-        (
-            f"  ERRORS: {soak['errors']}   LOST MOVES: {check['lost_moves']} (of {check['acknowledged_events']} "
-            f"acknowledged events; {check['unacknowledged_events']} stored events nobody was told about; "
-            f"{check['games']} games audited: versions contiguous, no half-written move, "
-            f"snapshot and restored state == replay: "
-            f"{'yes' if not check['problems'] else 'NO'})"
-        ),
-        (
-            f"database restart under load: stop {restart['stop_seconds']} s, down {restart['down_seconds']:g} s, "
-            f"start {restart['start_seconds']} s; RECOVERY: first acknowledged move "
-            f"{'never' if recovery is None else f'{recovery:.2f} s'} after the database was back "
-            f"(/health 200 after {restart['health_after_seconds']} s); 503s while down: "
-            f"{restart['unavailable_503']}; errors: {restart['errors']}"
-        ),
-    ]
-    lines.extend(f"  error: {sample}" for sample in (soak["error_samples"] + restart["error_samples"])[:10])
-    lines.extend(f"  audit: {problem}" for problem in check["problems"][:10])
-    return "\n".join(lines)
-
-
-def run_and_report(
-    run: Callable[[float, Path], Awaitable[dict[str, Any]]], seconds: float, prefix: str,
-    describe: Callable[[dict[str, Any]], str], results_file: Path,
-) -> dict[str, Any]:
-    """``run`` in a temp dir of its own (removed after), its report printed and its results written."""
-    work_dir = Path(tempfile.mkdtemp(prefix=prefix))
-    try:
-        results = asyncio.run(run(seconds, work_dir))
-    finally:
-        shutil.rmtree(work_dir, ignore_errors=True)
-    text = describe(results)
-    print(text)
-    results["table"] = text.splitlines()
-    results_file.parent.mkdir(parents=True, exist_ok=True)
-    results_file.write_text(json.dumps(results, indent=2, default=str) + "\n")
-    print(f"(written to {results_file.relative_to(PROJECT_ROOT)})")
-    return results
 
 
 def main() -> None:

@@ -85,6 +85,14 @@ async def new_slot(conn: Connection, run: Run, token: str | None = None) -> Slot
     return Slot(view["id"], token, view["version"], view["table"]["stock"]["count"])
 
 
+async def deal_slots(run: Run, count: int) -> None:
+    """``count`` games for the clients to share, dealt before they start."""
+    setup = Connection(run.port)
+    for _ in range(count):
+        run.slots.append(await new_slot(setup, run))
+    setup.close()
+
+
 def _remember(slot: Slot, view: dict[str, Any]) -> None:
     if view["id"] == slot.game_id and view["version"] >= slot.version:
         slot.version, slot.stock = view["version"], view["table"]["stock"]["count"]
