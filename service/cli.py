@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 
 ASGI_APP = "service.http.asgi:app"
 OPENAPI_PLACEHOLDER_URL = "postgresql://unused/none"  # `openapi` builds the app without a database
+STARTUP_FAILURE = 3  # uvicorn's exit status when the app cannot start
 
 
 class ShutdownRequested(Exception):
@@ -139,9 +140,7 @@ def serve(args: argparse.Namespace) -> int:
         with database(settings) as (url, description):
             apply_migrations(url)
             os.environ["DATABASE_URL"] = url  # the workers import service.http.asgi, which reads it
-            import uvicorn
-
-            from .http.server import uvicorn_options
+            from .http.server import run
 
             plural = "s" if settings.workers != 1 else ""
             print(
@@ -149,12 +148,15 @@ def serve(args: argparse.Namespace) -> int:
                 f"database {mask_password(url)} ({description})",
                 flush=True,
             )
-            uvicorn.run(ASGI_APP, host=settings.host, port=settings.port, workers=settings.workers, access_log=False,
-                        **uvicorn_options())
+            started = run(ASGI_APP, host=settings.host, port=settings.port, workers=settings.workers,
+                          shutdown_seconds=settings.shutdown_timeout_seconds)
     except (KeyboardInterrupt, ShutdownRequested):
-        pass
+        started = True
     finally:
         signal.signal(signal.SIGTERM, previous)
+    if not started:
+        print("canfield: the server did not start", file=sys.stderr, flush=True)
+        return STARTUP_FAILURE
     print("canfield: stopped", flush=True)
     return 0
 

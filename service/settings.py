@@ -36,6 +36,15 @@ def _list(name: str, default: list[str]) -> list[str]:
     return [item.strip() for item in raw.split(",") if item.strip()]
 
 
+def _flag(name: str) -> bool:
+    raw = os.environ.get(name, "").strip().lower()
+    if raw in ("", "0", "false", "no", "off"):
+        return False
+    if raw in ("1", "true", "yes", "on"):
+        return True
+    raise SystemExit(f"{name} must be 1 or 0 (true or false), not {raw!r}")
+
+
 MIN_SECRET_LENGTH = 16
 
 
@@ -94,6 +103,10 @@ class Settings:
     # Idempotency-Keys (of moves and of creating POSTs) are honoured this long, then a job in each
     # server process removes them (service.http.idempotency); at least 24, as the API promises.
     idempotency_key_hours: int = 24
+    # Operations: how long a stopping server waits for requests in flight before cancelling them
+    # (service.http.server), and OpenTelemetry tracing of every request (service.http.tracing).
+    shutdown_timeout_seconds: int = 20
+    otel_tracing: bool = False
 
     @classmethod
     def from_env(cls) -> Settings:
@@ -126,6 +139,8 @@ class Settings:
             streams_per_player=_int("STREAMS_PER_PLAYER", 5),
             streams_per_address=_int("STREAMS_PER_ADDRESS", 20),
             idempotency_key_hours=_key_hours(),
+            shutdown_timeout_seconds=max(1, _int("SHUTDOWN_TIMEOUT_SECONDS", 20)),
+            otel_tracing=_flag("OTEL_TRACING"),
         )
 
     def warnings(self) -> list[str]:

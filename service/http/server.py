@@ -18,6 +18,14 @@ does not exist on Windows).
 One write per response: uvicorn writes a response's head and its body separately, two system
 calls and two packets; ``HeadWithBody`` sends them as one (``python -m bench cpu`` with
 ``CPU_STRACE=1``: 2.0 -> 1.0 writes per request).
+
+Stopping (``run``): on SIGTERM or SIGINT the server stops accepting connections, lets every request
+in flight finish (moves, and the group-commit batches they wait on) for up to
+``SHUTDOWN_TIMEOUT_SECONDS``, ends open streams with a ``shutdown`` message (the stream hub chains
+the signal, service.streams.hub), then runs the app's shutdown and exits. With several workers
+uvicorn's parent process keeps its copy of the listening socket open while the workers drain, so
+new connections would wait in the backlog and then be reset; ``Draining`` closes it first, and a
+new connection is refused at once.
 """
 
 from __future__ import annotations
@@ -28,7 +36,9 @@ import os
 import socket
 from typing import Any
 
+import uvicorn
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+from uvicorn.supervisors.multiprocess import Multiprocess
 
 HTTP_PROTOCOL = "service.http.server:NoDelayHttpToolsProtocol"
 """For uvicorn's ``http`` setting (``--http`` on its command line)."""
@@ -45,6 +55,32 @@ def uvicorn_options() -> dict[str, Any]:
 def uvicorn_arguments() -> list[str]:
     """The same options for uvicorn's command line (``python -m uvicorn ...``)."""
     return ["--http", HTTP_PROTOCOL, "--loop", LOOP]
+
+
+def run(app: str, *, host: str, port: int, workers: int, shutdown_seconds: int) -> bool:
+    """Serve the ASGI app ``app`` (an import string) until SIGINT or SIGTERM, as ``uvicorn.run``
+    would, then drain (the module's docstring); whether the server started."""
+    config = uvicorn.Config(
+        app, host=host, port=port, workers=workers, access_log=False, timeout_graceful_shutdown=shutdown_seconds,
+        **uvicorn_options(),
+    )
+    if workers > 1:
+        Draining(config, sockets=[config.bind_socket()]).run()
+        return True
+    server = uvicorn.Server(config)
+    server.run()
+    return server.started
+
+
+class Draining(Multiprocess):
+    """uvicorn's worker supervisor, which closes its own copy of the listening socket before it
+    tells the workers to stop: once they have closed theirs, nothing listens, and a new connection
+    is refused rather than left in the backlog."""
+
+    def terminate_all(self) -> None:
+        for sock in self.sockets:
+            sock.close()
+        super().terminate_all()
 
 
 def enable_nodelay(transport: asyncio.BaseTransport) -> None:
