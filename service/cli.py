@@ -407,6 +407,51 @@ def projections_command(args: argparse.Namespace) -> int:
     return 0
 
 
+# --- backup and restore ------------------------------------------------------------------
+
+
+def _backup_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", type=Path, metavar="FILE", help="the backup to write (replaced if it exists)")
+
+
+def _restore_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", type=Path, metavar="FILE", help="a backup made by `canfield backup`")
+    parser.add_argument(
+        "--clean", action="store_true",
+        help="restore into a database that holds tables: drop the objects the backup holds first",
+    )
+
+
+def backup_command(args: argparse.Namespace) -> int:
+    from service.store.backup import BackupError, backup
+
+    with database(Settings.from_env()) as (url, description):
+        try:
+            summary = backup(url, args.file)
+        except BackupError as exc:
+            raise CommandError(str(exc)) from None
+    print(f"canfield: backed up {mask_password(url)} ({description}) to {summary.path}: "
+          f"{summary.size_bytes:,} bytes in {summary.seconds:.1f} s", file=sys.stderr)
+    return 0
+
+
+def restore_command(args: argparse.Namespace) -> int:
+    from service.store.backup import BackupError, restore
+    from service.store.migrations import head_revision
+
+    with database(Settings.from_env()) as (url, description):
+        try:
+            summary = restore(url, args.file, clean=args.clean)
+        except BackupError as exc:
+            raise CommandError(str(exc)) from None
+    print(f"canfield: restored {summary.path} into {mask_password(url)} ({description}): {summary.games} games, "
+          f"{summary.events} events in {summary.seconds:.1f} s", file=sys.stderr)
+    if summary.revision != head_revision():
+        print(f"canfield: its schema is at revision {summary.revision}; `canfield migrate` (or `canfield serve`) "
+              f"brings it to {head_revision()}", file=sys.stderr)
+    return 0
+
+
 # --- the command table ---------------------------------------------------------------------
 
 COMMANDS: dict[str, Command] = {
@@ -467,6 +512,26 @@ COMMANDS: dict[str, Command] = {
         description=(
             "`canfield projections rebuild` empties the projection tables and recomputes them by replaying\n"
             "every game's events (DATABASE_URL, or the embedded PostgreSQL), in one transaction."
+        ),
+    ),
+    "backup": Command(
+        help="back up the database to FILE (pg_dump, custom format): a consistent snapshot, taken live",
+        run=backup_command,
+        arguments=_backup_arguments,
+        description=(
+            "Dump the whole database (DATABASE_URL, or the embedded PostgreSQL) to FILE with pg_dump in its\n"
+            "custom format, while the service runs: pg_dump reads one consistent snapshot. FILE appears whole\n"
+            "or not at all. It holds token hashes and the deal secret: keep it as safe as the database."
+        ),
+    ),
+    "restore": Command(
+        help="restore a backup made by `canfield backup` into an empty database (pg_restore)",
+        run=restore_command,
+        arguments=_restore_arguments,
+        description=(
+            "Restore FILE into the database (DATABASE_URL, or the embedded PostgreSQL) with pg_restore, in\n"
+            "one transaction. The database must hold no tables; --clean drops the objects the backup holds\n"
+            "first (stop the servers using it before). Exit 1, changing nothing, on any failure."
         ),
     ),
 }
