@@ -131,6 +131,13 @@ def serve(args: argparse.Namespace) -> int:
     settings = dataclasses.replace(settings, **overrides)
     if settings.workers < 1:
         raise CommandError("--workers must be at least 1")
+    if settings.otel_tracing:
+        from .http.tracing import TracingUnavailable, check_available
+
+        try:
+            check_available()
+        except TracingUnavailable as exc:
+            raise CommandError(str(exc)) from None
 
     # uvicorn re-raises the signal that stopped it once it has shut down: SIGINT becomes a
     # KeyboardInterrupt (which uvicorn swallows); SIGTERM would kill us before the embedded

@@ -43,6 +43,7 @@ from .move_route import make_move, route_moves
 from .openapi import ComponentNamePlugin, DealUnionPlugin, TaggedUnionPlugin, complete
 from .problems import EXCEPTION_HANDLERS
 from .request_ids import RequestIds
+from .tracing import traced
 
 API_VERSION = "1.0.0"
 log = logging.getLogger("canfield")
@@ -111,6 +112,8 @@ def create_app(settings: Settings, clock: Callable[[], datetime] = utc_now) -> L
     app.asgi_handler = ConditionalGets(app.asgi_handler)  # ETags, 304s and cache headers on every GET
     install_rate_limits(app, settings)  # in front of routing, CORS and body parsing: every request
     app.asgi_handler = RequestIds(app.asgi_handler)  # outermost: every answer and log line has the id
+    if settings.otel_tracing:
+        app.asgi_handler = traced(app.asgi_handler)  # a span per request, around everything (OTEL_TRACING)
     return app
 
 
