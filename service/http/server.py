@@ -31,14 +31,19 @@ new connection is refused at once.
 from __future__ import annotations
 
 import asyncio
+import functools
 import importlib.util
 import os
 import socket
+from collections.abc import Awaitable, Callable
 from typing import Any
 
+import msgspec
 import uvicorn
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from uvicorn.supervisors.multiprocess import Multiprocess
+
+from ..context import REQUEST_ID
 
 HTTP_PROTOCOL = "service.http.server:NoDelayHttpToolsProtocol"
 """For uvicorn's ``http`` setting (``--http`` on its command line)."""
@@ -171,6 +176,10 @@ class NoDelayHttpToolsProtocol(HttpToolsProtocol):
             self._deadline = None
         super().on_message_complete()
 
+    def _start_asgi_task(self, cycle: Any, app: Any) -> None:
+        cycle.send_500_response = functools.partial(_unavailable_if_cancelled, cycle, cycle.send_500_response)
+        super()._start_asgi_task(cycle, app)
+
     def connection_lost(self, exc: Exception | None) -> None:
         if self._deadline is not None:
             self._deadline.cancel()
@@ -188,3 +197,30 @@ class NoDelayHttpToolsProtocol(HttpToolsProtocol):
         self._deadline = None
         if not self.transport.is_closing():
             self.transport.close()
+
+
+async def _unavailable_if_cancelled(cycle: Any, answer_500: Callable[[], Awaitable[None]]) -> None:
+    """What uvicorn answers a request whose app raised before it started a response. When that
+    was the cancellation of a request still running at the end of a shutdown
+    (``SHUTDOWN_TIMEOUT_SECONDS``), the answer is ``503 unavailable`` as problem+json, with
+    ``Retry-After`` and the request's id, rather than uvicorn's plain-text 500: the server is
+    going away, not broken."""
+    task = asyncio.current_task()
+    if task is None or not task.cancelling():
+        await answer_500()
+        return
+    from .problems import problem_document
+    from .request_ids import request_id_of
+
+    request_id = request_id_of(cycle.scope["headers"])
+    token = REQUEST_ID.set(request_id)
+    try:
+        body = msgspec.json.encode(problem_document(
+            503, "unavailable", "the server is shutting down and stopped this request; send it again"
+        ))
+    finally:
+        REQUEST_ID.reset(token)
+    headers = [(b"content-type", b"application/problem+json"), (b"content-length", b"%d" % len(body)),
+               (b"retry-after", b"1"), (b"connection", b"close"), (b"x-request-id", request_id.encode("ascii"))]
+    await cycle.send({"type": "http.response.start", "status": 503, "headers": headers})
+    await cycle.send({"type": "http.response.body", "body": body})

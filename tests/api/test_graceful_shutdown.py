@@ -1,6 +1,7 @@
 """Graceful shutdown: a real `canfield serve` (two workers) SIGTERMed under load loses no
 acknowledged move, answers no 5xx, refuses new connections, ends open streams with a
-`shutdown` message and exits 0; and a draining process is not ready and says so to streams."""
+`shutdown` message and exits 0; a request still running when the drain times out gets a 503
+problem; and a draining process is not ready and says so to streams."""
 
 from __future__ import annotations
 
@@ -49,14 +50,14 @@ class Outcomes:
 
 
 class Served:
-    """`canfield serve` with two workers in a subprocess, against ``database_url``."""
+    """`canfield serve` in a subprocess, against ``database_url``."""
 
-    def __init__(self, database_url: str, log: Path) -> None:
+    def __init__(self, database_url: str, log: Path, **settings: str) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log = log
         env = {**os.environ, **NO_RATE_LIMITS, "DATABASE_URL": database_url, "PORT": str(self.port), "WORKERS": "2",
-               "LOG_FORMAT": "text"}
+               "LOG_FORMAT": "text", **settings}
         with open(log, "wb") as out:
             self.process = subprocess.Popen(
                 [sys.executable, "-m", "service.cli", "serve"], cwd=PROJECT_ROOT, env=env, stdout=out,
@@ -224,6 +225,36 @@ def test_sigterm_under_load_finishes_what_started_and_loses_nothing(served: Serv
     held_log = audit(clean_database, Ledger(), [slow_game], exact=False)
     assert held_log["problems"] == []
     assert held_log["stored_events_after_deal"] == 1  # the held move, answered 200, is in the log
+
+
+def test_a_request_still_running_when_the_drain_times_out_is_answered_503(
+    clean_database: str, tmp_path: Path
+) -> None:
+    server = Served(clean_database, tmp_path / "serve.log", WORKERS="1", SHUTDOWN_TIMEOUT_SECONDS="1")
+    try:
+        server.wait_until_ready()
+        with httpx.Client(base_url=server.url, timeout=20) as setup:
+            player = Player(setup, "Slow")
+            game = player.new_game(ruleset="classic", deal={"seed": 3})["id"]
+        held = held_move(server.url, player.token, game)  # the rest of its body never comes
+        time.sleep(0.3)
+        stopped_at = time.monotonic()
+        server.process.send_signal(signal.SIGTERM)
+        reply = read_reply(held)
+        held.close()
+        assert server.process.wait(timeout=STOP_SECONDS) == 0, server.log.read_text(errors="replace")
+    finally:
+        server.kill()
+    assert 1.0 <= time.monotonic() - stopped_at < STOP_SECONDS
+    head, _, body = reply.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 503 "), reply[:300]
+    assert b"content-type: application/problem+json" in head.lower()
+    assert b"retry-after: 1" in head.lower()
+    problem = json.loads(body)
+    assert problem["code"] == "unavailable"
+    assert problem["detail"] == "the server is shutting down and stopped this request; send it again"
+    assert problem["instance"].startswith("urn:canfield:request:")
+    assert audit(clean_database, Ledger(), [game], exact=True)["stored_events_after_deal"] == 0  # not applied
 
 
 def next_message(lines: Iterator[str]) -> str:
