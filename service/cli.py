@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 
 ASGI_APP = "service.http.asgi:app"
 OPENAPI_PLACEHOLDER_URL = "postgresql://unused/none"  # `openapi` builds the app without a database
+STARTUP_FAILURE = 3  # uvicorn's exit status when the app cannot start
 
 
 class ShutdownRequested(Exception):
@@ -130,6 +131,13 @@ def serve(args: argparse.Namespace) -> int:
     settings = dataclasses.replace(settings, **overrides)
     if settings.workers < 1:
         raise CommandError("--workers must be at least 1")
+    if settings.otel_tracing:
+        from .http.tracing import TracingUnavailable, check_available
+
+        try:
+            check_available()
+        except TracingUnavailable as exc:
+            raise CommandError(str(exc)) from None
 
     # uvicorn re-raises the signal that stopped it once it has shut down: SIGINT becomes a
     # KeyboardInterrupt (which uvicorn swallows); SIGTERM would kill us before the embedded
@@ -139,9 +147,7 @@ def serve(args: argparse.Namespace) -> int:
         with database(settings) as (url, description):
             apply_migrations(url)
             os.environ["DATABASE_URL"] = url  # the workers import service.http.asgi, which reads it
-            import uvicorn
-
-            from .http.server import uvicorn_options
+            from .http.server import run
 
             plural = "s" if settings.workers != 1 else ""
             print(
@@ -149,12 +155,15 @@ def serve(args: argparse.Namespace) -> int:
                 f"database {mask_password(url)} ({description})",
                 flush=True,
             )
-            uvicorn.run(ASGI_APP, host=settings.host, port=settings.port, workers=settings.workers, access_log=False,
-                        **uvicorn_options())
+            started = run(ASGI_APP, host=settings.host, port=settings.port, workers=settings.workers,
+                          shutdown_seconds=settings.shutdown_timeout_seconds)
     except (KeyboardInterrupt, ShutdownRequested):
-        pass
+        started = True
     finally:
         signal.signal(signal.SIGTERM, previous)
+    if not started:
+        print("canfield: the server did not start", file=sys.stderr, flush=True)
+        return STARTUP_FAILURE
     print("canfield: stopped", flush=True)
     return 0
 
@@ -453,6 +462,51 @@ def _analysis_summary(status: str, result: dict[str, Any]) -> list[str]:
     return lines
 
 
+# --- backup and restore ------------------------------------------------------------------
+
+
+def _backup_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", type=Path, metavar="FILE", help="the backup to write (replaced if it exists)")
+
+
+def _restore_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", type=Path, metavar="FILE", help="a backup made by `canfield backup`")
+    parser.add_argument(
+        "--clean", action="store_true",
+        help="restore into a database that holds tables: drop the objects the backup holds first",
+    )
+
+
+def backup_command(args: argparse.Namespace) -> int:
+    from service.store.backup import BackupError, backup
+
+    with database(Settings.from_env()) as (url, description):
+        try:
+            summary = backup(url, args.file)
+        except BackupError as exc:
+            raise CommandError(str(exc)) from None
+    print(f"canfield: backed up {mask_password(url)} ({description}) to {summary.path}: "
+          f"{summary.size_bytes:,} bytes in {summary.seconds:.1f} s", file=sys.stderr)
+    return 0
+
+
+def restore_command(args: argparse.Namespace) -> int:
+    from service.store.backup import BackupError, restore
+    from service.store.migrations import head_revision
+
+    with database(Settings.from_env()) as (url, description):
+        try:
+            summary = restore(url, args.file, clean=args.clean)
+        except BackupError as exc:
+            raise CommandError(str(exc)) from None
+    print(f"canfield: restored {summary.path} into {mask_password(url)} ({description}): {summary.games} games, "
+          f"{summary.events} events in {summary.seconds:.1f} s", file=sys.stderr)
+    if summary.revision != head_revision():
+        print(f"canfield: its schema is at revision {summary.revision}; `canfield migrate` (or `canfield serve`) "
+              f"brings it to {head_revision()}", file=sys.stderr)
+    return 0
+
+
 # --- the command table ---------------------------------------------------------------------
 
 COMMANDS: dict[str, Command] = {
@@ -524,6 +578,26 @@ COMMANDS: dict[str, Command] = {
         description=(
             "`canfield projections rebuild` empties the projection tables and recomputes them by replaying\n"
             "every game's events (DATABASE_URL, or the embedded PostgreSQL), in one transaction."
+        ),
+    ),
+    "backup": Command(
+        help="back up the database to FILE (pg_dump, custom format): a consistent snapshot, taken live",
+        run=backup_command,
+        arguments=_backup_arguments,
+        description=(
+            "Dump the whole database (DATABASE_URL, or the embedded PostgreSQL) to FILE with pg_dump in its\n"
+            "custom format, while the service runs: pg_dump reads one consistent snapshot. FILE appears whole\n"
+            "or not at all. It holds token hashes and the deal secret: keep it as safe as the database."
+        ),
+    ),
+    "restore": Command(
+        help="restore a backup made by `canfield backup` into an empty database (pg_restore)",
+        run=restore_command,
+        arguments=_restore_arguments,
+        description=(
+            "Restore FILE into the database (DATABASE_URL, or the embedded PostgreSQL) with pg_restore, in\n"
+            "one transaction. The database must hold no tables; --clean drops the objects the backup holds\n"
+            "first (stop the servers using it before). Exit 1, changing nothing, on any failure."
         ),
     ),
 }

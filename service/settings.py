@@ -36,6 +36,15 @@ def _list(name: str, default: list[str]) -> list[str]:
     return [item.strip() for item in raw.split(",") if item.strip()]
 
 
+def _flag(name: str) -> bool:
+    raw = os.environ.get(name, "").strip().lower()
+    if raw in ("", "0", "false", "no", "off"):
+        return False
+    if raw in ("1", "true", "yes", "on"):
+        return True
+    raise SystemExit(f"{name} must be 1 or 0 (true or false), not {raw!r}")
+
+
 MIN_SECRET_LENGTH = 16
 
 
@@ -108,6 +117,10 @@ class Settings:
     analysis_workers: int = 1
     analysis_position_seconds: float = 5.0
     analysis_lease_seconds: float = 30.0
+    # Operations: how long a stopping server waits for requests in flight before cancelling them
+    # (service.http.server), and OpenTelemetry tracing of every request (service.http.tracing).
+    shutdown_timeout_seconds: int = 20
+    otel_tracing: bool = False
 
     @classmethod
     def from_env(cls) -> Settings:
@@ -148,6 +161,8 @@ class Settings:
             analysis_workers=max(0, _int("ANALYSIS_WORKERS", 1)),
             analysis_position_seconds=_int("ANALYSIS_POSITION_MS", 5000) / 1000,
             analysis_lease_seconds=max(1.0, _float("ANALYSIS_LEASE_SECONDS", 30.0)),
+            shutdown_timeout_seconds=max(1, _int("SHUTDOWN_TIMEOUT_SECONDS", 20)),
+            otel_tracing=_flag("OTEL_TRACING"),
         )
 
     def warnings(self) -> list[str]:

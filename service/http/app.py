@@ -49,6 +49,7 @@ from .openapi import ComponentNamePlugin, DealUnionPlugin, TaggedUnionPlugin, co
 from .problems import EXCEPTION_HANDLERS
 from .replica_reads import ReplicaReads
 from .request_ids import RequestIds
+from .tracing import traced
 
 API_VERSION = "1.0.0"
 log = logging.getLogger("canfield")
@@ -121,6 +122,8 @@ def create_app(settings: Settings, clock: Callable[[], datetime] = utc_now) -> L
         app.asgi_handler = ReplicaReads(app.asgi_handler, reads)  # read-your-writes (Read-After)
     install_rate_limits(app, settings)  # in front of routing, CORS and body parsing: every request
     app.asgi_handler = RequestIds(app.asgi_handler)  # outermost: every answer and log line has the id
+    if settings.otel_tracing:
+        app.asgi_handler = traced(app.asgi_handler)  # a span per request, around everything (OTEL_TRACING)
     return app
 
 

@@ -471,20 +471,28 @@ _LINES = Schema(
     type=OpenAPIType.STRING,
     description="one event per line, each a JSON object as in EventView (#/components/schemas/EventView), oldest first",
 )
+_SHUTDOWN_DATA = Schema(
+    type=OpenAPIType.OBJECT,
+    required=["detail"],
+    properties={"detail": Schema(type=OpenAPIType.STRING, description="why the stream ends, in words")},
+)
 _STREAM_MESSAGE = Schema(
     type=OpenAPIType.OBJECT,
     title="StreamMessage",
     description="One Server-Sent Events message of a game's stream: `view` (the game view, first and after each "
-    "change), `game-event` (an event as the log shows it) or `end` (the final view); `id` is the game version.",
+    "change), `game-event` (an event as the log shows it), `end` (the final view) or `shutdown` (the server is "
+    "stopping: the last message, without `id`); `id` is the game version.",
     required=["event", "data"],
     properties={
-        "event": Schema(type=OpenAPIType.STRING, enum=["view", "game-event", "end"]),
+        "event": Schema(type=OpenAPIType.STRING, enum=["view", "game-event", "end", "shutdown"]),
         "id": Schema(type=OpenAPIType.STRING, pattern="^[0-9]+$"),
         "data": Schema(
             type=OpenAPIType.STRING,
             content_media_type="application/json",
-            content_schema=Schema(any_of=[Reference(COMPONENTS + "GameView"), Reference(COMPONENTS + "EventView")]),
-            description="JSON: a GameView for view and end, an EventView for game-event",
+            content_schema=Schema(
+                any_of=[Reference(COMPONENTS + "GameView"), Reference(COMPONENTS + "EventView"), _SHUTDOWN_DATA]
+            ),
+            description="JSON: a GameView for view and end, an EventView for game-event, {detail} for shutdown",
         ),
     },
 )
@@ -492,16 +500,17 @@ _RACE_STREAM_MESSAGE = Schema(
     type=OpenAPIType.OBJECT,
     title="RaceStreamMessage",
     description="One Server-Sent Events message of a race's stream: `race` (the race view, first and after each "
-    "change of standings) or `end` (the final view); `id` grows with every change.",
+    "change of standings), `end` (the final view) or `shutdown` (the server is stopping: the last message, "
+    "without `id`); `id` grows with every change.",
     required=["event", "data"],
     properties={
-        "event": Schema(type=OpenAPIType.STRING, enum=["race", "end"]),
+        "event": Schema(type=OpenAPIType.STRING, enum=["race", "end", "shutdown"]),
         "id": Schema(type=OpenAPIType.STRING, pattern="^[0-9]+$"),
         "data": Schema(
             type=OpenAPIType.STRING,
             content_media_type="application/json",
-            content_schema=Reference(COMPONENTS + "RaceView"),
-            description="JSON: a RaceView",
+            content_schema=Schema(any_of=[Reference(COMPONENTS + "RaceView"), _SHUTDOWN_DATA]),
+            description="JSON: a RaceView for race and end, {detail} for shutdown",
         ),
     },
 )

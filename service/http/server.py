@@ -18,17 +18,32 @@ does not exist on Windows).
 One write per response: uvicorn writes a response's head and its body separately, two system
 calls and two packets; ``HeadWithBody`` sends them as one (``python -m bench cpu`` with
 ``CPU_STRACE=1``: 2.0 -> 1.0 writes per request).
+
+Stopping (``run``): on SIGTERM or SIGINT the server stops accepting connections, lets every request
+in flight finish (moves, and the group-commit batches they wait on) for up to
+``SHUTDOWN_TIMEOUT_SECONDS``, ends open streams with a ``shutdown`` message (the stream hub chains
+the signal, service.streams.hub), then runs the app's shutdown and exits. With several workers
+uvicorn's parent process keeps its copy of the listening socket open while the workers drain, so
+new connections would wait in the backlog and then be reset; ``Draining`` closes it first, and a
+new connection is refused at once.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import importlib.util
 import os
 import socket
+from collections.abc import Awaitable, Callable
 from typing import Any
 
+import msgspec
+import uvicorn
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+from uvicorn.supervisors.multiprocess import Multiprocess
+
+from ..context import REQUEST_ID
 
 HTTP_PROTOCOL = "service.http.server:NoDelayHttpToolsProtocol"
 """For uvicorn's ``http`` setting (``--http`` on its command line)."""
@@ -45,6 +60,32 @@ def uvicorn_options() -> dict[str, Any]:
 def uvicorn_arguments() -> list[str]:
     """The same options for uvicorn's command line (``python -m uvicorn ...``)."""
     return ["--http", HTTP_PROTOCOL, "--loop", LOOP]
+
+
+def run(app: str, *, host: str, port: int, workers: int, shutdown_seconds: int) -> bool:
+    """Serve the ASGI app ``app`` (an import string) until SIGINT or SIGTERM, as ``uvicorn.run``
+    would, then drain (the module's docstring); whether the server started."""
+    config = uvicorn.Config(
+        app, host=host, port=port, workers=workers, access_log=False, timeout_graceful_shutdown=shutdown_seconds,
+        **uvicorn_options(),
+    )
+    if workers > 1:
+        Draining(config, sockets=[config.bind_socket()]).run()
+        return True
+    server = uvicorn.Server(config)
+    server.run()
+    return server.started
+
+
+class Draining(Multiprocess):
+    """uvicorn's worker supervisor, which closes its own copy of the listening socket before it
+    tells the workers to stop: once they have closed theirs, nothing listens, and a new connection
+    is refused rather than left in the backlog."""
+
+    def terminate_all(self) -> None:
+        for sock in self.sockets:
+            sock.close()
+        super().terminate_all()
 
 
 def enable_nodelay(transport: asyncio.BaseTransport) -> None:
@@ -143,6 +184,10 @@ class NoDelayHttpToolsProtocol(HttpToolsProtocol):
         if begun is not None and self._deadline is None and not self.transport.is_closing():
             self._arm(begun + self.request_seconds - self.loop.time())
 
+    def _start_asgi_task(self, cycle: Any, app: Any) -> None:
+        cycle.send_500_response = functools.partial(_unavailable_if_cancelled, cycle, cycle.send_500_response)
+        super()._start_asgi_task(cycle, app)
+
     def connection_lost(self, exc: Exception | None) -> None:
         self._cancel()
         super().connection_lost(exc)
@@ -162,3 +207,30 @@ class NoDelayHttpToolsProtocol(HttpToolsProtocol):
         self._deadline = None
         if not self.transport.is_closing():
             self.transport.close()
+
+
+async def _unavailable_if_cancelled(cycle: Any, answer_500: Callable[[], Awaitable[None]]) -> None:
+    """What uvicorn answers a request whose app raised before it started a response. When that
+    was the cancellation of a request still running at the end of a shutdown
+    (``SHUTDOWN_TIMEOUT_SECONDS``), the answer is ``503 unavailable`` as problem+json, with
+    ``Retry-After`` and the request's id, rather than uvicorn's plain-text 500: the server is
+    going away, not broken."""
+    task = asyncio.current_task()
+    if task is None or not task.cancelling():
+        await answer_500()
+        return
+    from .problems import problem_document
+    from .request_ids import request_id_of
+
+    request_id = request_id_of(cycle.scope["headers"])
+    token = REQUEST_ID.set(request_id)
+    try:
+        body = msgspec.json.encode(problem_document(
+            503, "unavailable", "the server is shutting down and stopped this request; send it again"
+        ))
+    finally:
+        REQUEST_ID.reset(token)
+    headers = [(b"content-type", b"application/problem+json"), (b"content-length", b"%d" % len(body)),
+               (b"retry-after", b"1"), (b"connection", b"close"), (b"x-request-id", request_id.encode("ascii"))]
+    await cycle.send({"type": "http.response.start", "status": 503, "headers": headers})
+    await cycle.send({"type": "http.response.body", "body": body})

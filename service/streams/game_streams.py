@@ -1,7 +1,7 @@
 """``GET /games/{id}/stream``: a game live, as Server-Sent Events, woken by the stream hub
 (service.streams.hub): the view, then each event as it is appended, keep-alives, and the end once
-the game is over. Woken, a stream reads the events after the last version it sent from the
-database, so it neither misses nor repeats one."""
+the game is over (or a ``shutdown`` message when the server stops). Woken, a stream reads the
+events after the last version it sent from the database, so it neither misses nor repeats one."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from ..deals.daily import reveals_hidden_cards
 from ..games.views import public_event, view_of
 from ..store.connections import DATABASE_DOWN_ERRORS
 from ..store.event_store import GameRow
-from .hub import KEEPALIVE, StreamHub, Subscription, message
+from .hub import KEEPALIVE, SHUTDOWN, StreamHub, Subscription, message
 
 PAGE = 500  # events read per query while catching up
 log = logging.getLogger("canfield")
@@ -91,6 +91,7 @@ async def _messages(
                 await asyncio.wait_for(subscription.wake.wait(), hub.keepalive)
             except TimeoutError:
                 yield KEEPALIVE
+        yield SHUTDOWN  # the server is stopping
     except DATABASE_DOWN_ERRORS as error:
         # The client reconnects (EventSource does so by itself) with Last-Event-ID and resumes.
         log.warning("stream of game %s ended: database unavailable (%s)", game_id, type(error).__name__)

@@ -49,6 +49,13 @@ from ..tasks import cancel_and_wait
 
 MEDIA_TYPE = "text/event-stream"
 KEEPALIVE = b": keep-alive\n\n"
+SHUTDOWN_RETRY_MS = 1000
+SHUTDOWN = b"event: shutdown\nretry: %d\ndata: %s\n\n" % (
+    SHUTDOWN_RETRY_MS,
+    msgspec.json.encode({"detail": "this server is shutting down; reconnect (with Last-Event-ID) to go on"}),
+)
+"""A stream's last message when the server stops (``StreamHub.close_all``): no ``id``, so a client's
+Last-Event-ID stays the last message's; ``retry`` asks EventSource to reconnect after a second."""
 log = logging.getLogger("canfield")
 
 
@@ -98,6 +105,7 @@ class StreamHub:
         self._kick: asyncio.Future[None] | None = None
         self.closing = False
         self._task: asyncio.Task[None] | None = None
+        self.loop: asyncio.AbstractEventLoop | None = None
         self._pool_checks: set[asyncio.Task[None]] = set()
         self._restore_signals: Callable[[], None] = lambda: None
         self.tokens: TokenCache | None = None  # this process's token cache, told of revocations
@@ -107,8 +115,9 @@ class StreamHub:
     async def start(self) -> None:
         """Start listening in the background (never waits for the database)."""
         self.closing = False
+        self.loop = asyncio.get_running_loop()  # close_all from another thread: loop.call_soon_threadsafe
         self._task = asyncio.create_task(self._listen(), name="canfield-stream-listener")
-        self._restore_signals = _close_on_signals(self, asyncio.get_running_loop())
+        self._restore_signals = _close_on_signals(self, self.loop)
 
     async def stop(self) -> None:
         self._restore_signals()

@@ -21,7 +21,7 @@ from collections.abc import AsyncIterator
 from ..races.race_store import FINISHED, RaceRow
 from ..races.races import Races, race_view, revision
 from ..store.connections import DATABASE_DOWN_ERRORS
-from .hub import KEEPALIVE, StreamHub, Subscription, message
+from .hub import KEEPALIVE, SHUTDOWN, StreamHub, Subscription, message
 
 log = logging.getLogger("canfield")
 
@@ -33,7 +33,9 @@ Server-Sent Events (`text/event-stream`), in this order:
   entrant's game ending), from any server process; `id` grows with every change;
 * `: keep-alive` comment lines when nothing else was sent for a while (15 s by default);
 * `event: end`, `data: <the final view>` once the race has finished (every game ended, or the time
-  limit passed: the standings are frozen and the places final); then the server closes the stream.
+  limit passed: the standings are frozen and the places final); then the server closes the stream;
+* `event: shutdown`, `retry: 1000`, `data: {"detail": "..."}` (no `id`) when the server stops: the
+  stream's last message.
 
 Like the race view, the stream shows figures only, never a card. A bearer token is optional; open
 streams are capped per player (per client address without a token), shared with game streams.
@@ -64,7 +66,7 @@ async def _messages(hub: StreamHub, subscription: Subscription, races: Races, ra
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(subscription.wake.wait(), timeout)
             if subscription.closing:
-                return
+                break
             subscription.wake.clear()  # before reading: a notification from now on wakes us again
             race = await races.current(race.id)
             view = race_view(race)
@@ -76,6 +78,7 @@ async def _messages(hub: StreamHub, subscription: Subscription, races: Races, ra
             elif time.monotonic() - last_sent >= hub.keepalive:
                 yield KEEPALIVE
                 last_sent = time.monotonic()
+        yield SHUTDOWN  # the server is stopping
     except DATABASE_DOWN_ERRORS as error:
         # The client reconnects (EventSource does so by itself) and starts again with the current view.
         log.warning("stream of race %s ended: database unavailable (%s)", race.id, type(error).__name__)

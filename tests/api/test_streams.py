@@ -283,8 +283,11 @@ def test_a_move_through_one_process_reaches_a_stream_on_another(clean_database: 
                 assert delivered.json() == public_event(on_a, game["id"], 2) == public_event(on_b, game["id"], 2)
                 assert stream.next_event().json() == on_b.get(f"/games/{game['id']}").json()  # then the new view
 
-                # Asked to stop, A ends its open streams instead of waiting for them forever.
+                # Asked to stop, A ends its open streams instead of waiting for them forever: with a
+                # last message that says so.
                 a.process.send_signal(signal.SIGTERM)
+                last = stream.next_event()
+                assert (last.event, last.id) == ("shutdown", None)
                 stream.assert_closed()
             # uvicorn re-raises the signal once it has shut down gracefully
             assert a.process.wait(timeout=10) in (0, -signal.SIGTERM), a.log.read_text(errors="replace")

@@ -50,8 +50,9 @@ A bearer token is optional, except for a daily game whose date (UTC) is not over
 answers only to its player (`401` without the token, `403` with another). Open streams are capped
 per player (per client address without a token) and per client address: one more is
 `429 rate_limited` with `Retry-After`. \
-If the server stops or loses its
-database, the stream just ends: reconnect with `Last-Event-ID`.
+When the server stops, the stream's last message is `event: shutdown` (`retry: 1000`, `data:
+{"detail": "..."}`, no `id`); if it loses its database, the stream just ends. Either way, reconnect
+with `Last-Event-ID`.
 """
 
 
