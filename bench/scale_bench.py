@@ -246,7 +246,8 @@ def _leaderboard(conn: Any, first: int, end: int) -> None:
     """Today's board: an entry per new player, one of their games; about a third ranked."""
     conn.execute(
         "INSERT INTO daily_leaderboard (game_id, day, player_id, moves, seconds, finished_at, status, assisted,"
-        " unranked) SELECT g.id, current_date, p.id, 40 + q * 7919 %% 200, 60 + q * 104729 %% 3000 + 0.25,"
+        " unranked) SELECT g.id, current_date, p.id, 40 + q::bigint * 7919 %% 200,"
+        " 60 + q::bigint * 104729 %% 3000 + 0.25,"
         " date_trunc('day', now()) + q * interval '100 ms', CASE WHEN q %% 3 = 0 THEN 'won' ELSE 'resigned' END,"
         " false, CASE WHEN q %% 3 = 0 THEN NULL ELSE 'not-won' END"
         " FROM generate_series(%s::int, %s::int) q JOIN players p ON p.id = md5('player:' || q)::uuid"
