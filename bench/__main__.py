@@ -3,10 +3,11 @@
 ``BENCH_QUICK=1`` shrinks every scenario's defaults to a run of seconds: api 1 s rounds after
 0.5 s of warm-up, one round, 1 and 16 clients, old games of 100 and 1,000 events, 50 latency
 moves; soak 5 s; cpu one round of 20 moves; movepath one round of 30 moves; store 4 games of 30
-moves among 100 others, one round; profile 3 s; solver seeds 2-3 with a 1 s budget (a part run:
-the stored summaries of seeds 1..N are left alone); analysis one game per size at 0.5 s a position,
-a 3 s load window. A variable given explicitly still wins. It
-checks that a scenario runs and what it reports; its figures are not ones to quote.
+moves among 100 others, one round; profile 3 s; scale 0 and 5,000 games, 40 requests a read;
+solver seeds 2-3 with a 1 s budget (a part run: the stored summaries of seeds 1..N are left
+alone); analysis one game per size at 0.5 s a position, a 3 s load window. A variable given
+explicitly still wins. It checks that a scenario runs and what it reports; its figures are not
+ones to quote.
 """
 
 from __future__ import annotations
@@ -21,12 +22,14 @@ from . import (
     movepath_bench,
     profile_bench,
     replica_bench,
+    scale_bench,
     soak_bench,
     solver_bench,
     store_bench,
 )
 
-BENCHES = {"domain": domain_bench.main, "api": api_bench.main, "soak": soak_bench.main, "solver": solver_bench.main}
+BENCHES = {"domain": domain_bench.main, "api": api_bench.main, "soak": soak_bench.main, "solver": solver_bench.main,
+           "scale": scale_bench.main}  # every read and a move as history grows (docs/scaling.md)
 # py-spy on a loaded server; server CPU per move; a move's Python work without server or database;
 # PostgreSQL's CPU and WAL per move for the batch statement alone; a streaming replica's lag under load
 ON_REQUEST = {"profile": profile_bench.main, "cpu": cpu_bench.main, "movepath": movepath_bench.main,

@@ -36,8 +36,9 @@ from domain.codec import restore, state_to_snapshot
 from domain.rulesets import DEFAULT_RULESET_ID
 from domain.verify import Unverified
 
+from .. import cursors
 from ..deals.deal_secret import DealSecret
-from ..errors import Forbidden, NotFound, Unavailable
+from ..errors import BadRequest, Forbidden, NotFound, Unavailable
 from ..players.accounts import Accounts
 from ..players.tokens import Scope
 from ..store.event_store import GameRow, NewEvent
@@ -76,6 +77,24 @@ class LobbyRace:
     entrants: int
     time_limit_seconds: int | None
     created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class LobbyPage:
+    races: list[LobbyRace]
+    next_before: str | None  # the cursor of the next (older) page; None: this is the last
+
+
+_LOBBY_CURSOR = "open-races"
+_LOBBY_REFUSAL = "'before' is not a cursor of this list: pass the 'nextBefore' of the open races' previous page"
+
+
+def lobby_key(cursor: str) -> tuple[datetime, uuid.UUID]:
+    """The (created, id) key of a lobby cursor; a 400 for anything else."""
+    fields = cursors.decode(_LOBBY_CURSOR, cursor, _LOBBY_REFUSAL)
+    if len(fields) != 2:
+        raise BadRequest(_LOBBY_REFUSAL)
+    return cursors.instant(fields[0], _LOBBY_REFUSAL), cursors.identifier(fields[1], _LOBBY_REFUSAL)
 
 
 @dataclass(frozen=True, slots=True)
@@ -304,13 +323,18 @@ class Races:
                                 "until the race has finished")
         return not race.games_ended
 
-    async def lobby(self, limit: int) -> list[LobbyRace]:
-        """Open races to join, newest first (a summary each; join one by its id)."""
-        rows = await self.store.open_races(limit)
-        return [
+    async def lobby(self, limit: int, before: str | None = None) -> LobbyPage:
+        """Open races to join, newest first (a summary each; join one by its id), a page at a time
+        from the ``before`` cursor (the ``nextBefore`` of the previous page)."""
+        key = None if before is None else lobby_key(before)
+        rows = await self.store.open_races(limit + 1, key)
+        races = [
             LobbyRace(race_id, creator, name, (ruleset_id, version), source, seats, entrants, time_limit, created_at)
             for race_id, creator, name, ruleset_id, version, source, seats, time_limit, created_at, entrants in rows
         ]
+        page = races[:limit]
+        following = cursors.encode(_LOBBY_CURSOR, page[-1].created_at, page[-1].id) if len(races) > limit else None
+        return LobbyPage(page, following)
 
     async def record(self, player_id: uuid.UUID) -> RaceTally:
         """Races played (finished races the player was dealt a game in) and won (place 1)."""

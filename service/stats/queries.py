@@ -9,8 +9,11 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
 
+from psycopg.rows import tuple_row
 from psycopg_pool import AsyncConnectionPool
 
+from .. import cursors
+from ..errors import BadRequest
 from ..store.replica import ReadPool
 
 DEAL_SOURCES = ("seed", "deck", "pool", "daily", "race")  # race: the games of races (races branch)
@@ -91,20 +94,90 @@ _OVERALL = """
 SELECT source, ruleset_id, sum(played)::int, sum(won)::int, min(fewest_moves), min(fastest_seconds), sum(undos)::bigint
 FROM source_stats GROUP BY GROUPING SETS ((ruleset_id), (source))
 """
+# Per ruleset with finished games: its players, and its longest streaks from the streak indexes
+# (migration 0010), never a pass over every player's row for the maxima.
 _PLAYERS = """
-SELECT ruleset_id, count(*)::int, max(current_streak), max(best_streak) FROM player_stats GROUP BY ruleset_id
+SELECT r.ruleset_id,
+       (SELECT count(*) FROM player_stats s WHERE s.ruleset_id = r.ruleset_id)::int,
+       (SELECT max(s.current_streak) FROM player_stats s WHERE s.ruleset_id = r.ruleset_id),
+       (SELECT max(s.best_streak) FROM player_stats s WHERE s.ruleset_id = r.ruleset_id)
+FROM (SELECT DISTINCT ruleset_id FROM source_stats) r
 """
 
 
-_BOARD = """
-SELECT l.player_id, p.name, l.game_id, l.status, l.assisted, l.unranked, l.moves, l.seconds, l.finished_at
+_BOARD_COLUMNS = (
+    "l.player_id, p.name, l.game_id, l.status, l.assisted, l.unranked, l.moves, l.seconds, l.finished_at"
+)
+_RANK_KEY = "(l.moves, l.seconds, l.finished_at, l.game_id)"
+_FINISH_KEY = "(l.finished_at, l.game_id)"
+# The board's two parts, each read in the order of its partial index (migration 0010) from the
+# cursor on: the ranked entries by moves, seconds, who finished first (then the game id, so the
+# order is total), then the unranked ones as they finished.
+_RANKED = f"""
+SELECT {_BOARD_COLUMNS}{{before}}
 FROM daily_leaderboard l JOIN players p ON p.id = l.player_id
-WHERE l.day = %s
-ORDER BY l.unranked IS NOT NULL,
-         CASE WHEN l.unranked IS NULL THEN l.moves END, CASE WHEN l.unranked IS NULL THEN l.seconds END,
-         l.finished_at, l.game_id
-LIMIT %s
+WHERE l.day = %(day)s AND l.unranked IS NULL{{after}}
+ORDER BY l.moves, l.seconds, l.finished_at, l.game_id LIMIT %(limit)s
 """
+_UNRANKED = f"""
+SELECT {_BOARD_COLUMNS}
+FROM daily_leaderboard l JOIN players p ON p.id = l.player_id
+WHERE l.day = %(day)s AND l.unranked IS NOT NULL{{after}}
+ORDER BY l.finished_at, l.game_id LIMIT %(limit)s
+"""
+# A ranked entry's rank is one more than the count of the entries better than it: the ranked ones
+# before it in that order (counted in the ranked index, never read).
+_BETTER = (
+    ", (SELECT count(*) FROM daily_leaderboard b WHERE b.day = %(day)s AND b.unranked IS NULL"
+    " AND (b.moves, b.seconds, b.finished_at, b.game_id) <= (%(moves)s, %(seconds)s, %(finished)s, %(game)s))::int"
+)
+_BOARD_CURSOR = "leaderboard"
+_BOARD_REFUSAL = "'after' is not a cursor of this list: pass the 'nextAfter' of this leaderboard's previous page"
+
+
+@dataclass(frozen=True, slots=True)
+class BoardKey:
+    """Where a leaderboard page ends: the last entry's sort key (``moves`` and ``seconds`` None
+    for an unranked entry), on the board of ``day``."""
+
+    day: date
+    moves: int | None
+    seconds: float | None
+    finished_at: datetime
+    game: uuid.UUID
+
+    @property
+    def ranked(self) -> bool:
+        return self.moves is not None
+
+    def cursor(self) -> str:
+        if self.moves is None:
+            return cursors.encode(_BOARD_CURSOR, self.day, "u", self.finished_at, self.game)
+        return cursors.encode(_BOARD_CURSOR, self.day, "r", self.moves, self.seconds, self.finished_at, self.game)
+
+
+def board_key(cursor: str, day: date) -> BoardKey:
+    """The key a leaderboard cursor holds; a 400 for anything but a cursor of ``day``'s board."""
+    fields = cursors.decode(_BOARD_CURSOR, cursor, _BOARD_REFUSAL)
+    if len(fields) not in (4, 6) or fields[1] != ("r" if len(fields) == 6 else "u"):
+        raise BadRequest(_BOARD_REFUSAL)
+    if fields[0] != day.isoformat():
+        raise BadRequest(
+            "'after' is not a cursor of this list but of another date's leaderboard: pass the 'nextAfter' of this"
+            " date's previous page"
+        )
+    finished = cursors.instant(fields[-2], _BOARD_REFUSAL)
+    game = cursors.identifier(fields[-1], _BOARD_REFUSAL)
+    if len(fields) == 4:
+        return BoardKey(day, None, None, finished, game)
+    return BoardKey(day, cursors.whole(fields[2], _BOARD_REFUSAL), cursors.real(fields[3], _BOARD_REFUSAL), finished,
+                    game)
+
+
+@dataclass(frozen=True, slots=True)
+class BoardPage:
+    entries: list[BoardEntry]
+    next: BoardKey | None  # where the next page starts; None: this is the last
 
 
 class Stats:
@@ -140,7 +213,7 @@ class Stats:
             per_player = await (await conn.execute(_PLAYERS)).fetchall()
         by_ruleset = {row[1]: row[2:] for row in totals if row[1] is not None}
         by_source = {row[0]: row[2:] for row in totals if row[0] is not None}
-        streaks = {row[0]: row[1:] for row in per_player}
+        streaks = {row[0]: row[1:] for row in per_player if row[1]}
         rulesets = []
         for ruleset_id in list(ruleset_ids) + sorted(set(by_ruleset) - set(ruleset_ids)):
             players, current, best = streaks.get(ruleset_id, (0, 0, 0))
@@ -167,14 +240,54 @@ class Stats:
             row = await cursor.fetchone()
         return (row[0], row[1]) if row else (0, 0)
 
-    async def leaderboard(self, day: date, limit: int) -> list[BoardEntry]:
-        """One entry per player (their first game of the date's deal, once ended): the ranked ones
-        by moves, then seconds, then who finished first; then the unranked ones, as they finished."""
+    async def leaderboard(self, day: date, limit: int, after: BoardKey | None = None) -> BoardPage:
+        """A page of the board: one entry per player (their first game of the date's deal, once
+        ended), after ``after``: the ranked ones by moves, then seconds, then who finished first;
+        then the unranked ones, as they finished. Each rank counts the entries better than it, so
+        a rank is the same on every page."""
         async with self.pool.connection() as conn:
-            rows = await (await conn.execute(_BOARD, (day, limit))).fetchall()
-        ranks = iter(range(1, len(rows) + 1))
-        return [
+            cursor = conn.cursor(row_factory=tuple_row)
+            rows: list[tuple[Any, ...]] = []
+            better = 0
+            if after is None or after.ranked:
+                ranked = _board_query(_RANKED, after, better=after is not None)
+                await cursor.execute(ranked, _board_parameters(day, limit + 1, after))
+                rows = list(await cursor.fetchall())
+                if after is not None:
+                    better = rows[0][-1] if rows else 0
+                    rows = [row[:-1] for row in rows]
+            if len(rows) <= limit:
+                unranked_after = after if after is not None and not after.ranked else None
+                await cursor.execute(_board_query(_UNRANKED, unranked_after),
+                                     _board_parameters(day, limit + 1 - len(rows), unranked_after))
+                rows += await cursor.fetchall()
+        ranks = iter(range(better + 1, better + len(rows) + 1))
+        entries = [
             BoardEntry(None if unranked else next(ranks), player, name, game, status, assisted, unranked, moves,
                        seconds, finished_at)
-            for player, name, game, status, assisted, unranked, moves, seconds, finished_at in rows
+            for player, name, game, status, assisted, unranked, moves, seconds, finished_at in rows[:limit]
         ]
+        return BoardPage(entries, _key_of(day, entries[-1]) if len(rows) > limit else None)
+
+
+def _board_query(template: str, after: BoardKey | None, better: bool = False) -> str:
+    if after is None:
+        return template.format(after="", before="")
+    key = f" AND {_RANK_KEY} > (%(moves)s, %(seconds)s, %(finished)s, %(game)s)" if after.ranked else (
+        f" AND {_FINISH_KEY} > (%(finished)s, %(game)s)"
+    )
+    return template.format(after=key, before=_BETTER if better else "")
+
+
+def _board_parameters(day: date, limit: int, after: BoardKey | None) -> dict[str, Any]:
+    parameters: dict[str, Any] = {"day": day, "limit": limit}
+    if after is not None:
+        parameters |= {"moves": after.moves, "seconds": after.seconds, "finished": after.finished_at,
+                       "game": after.game}
+    return parameters
+
+
+def _key_of(day: date, entry: BoardEntry) -> BoardKey:
+    if entry.unranked is not None:
+        return BoardKey(day, None, None, entry.finished_at, entry.game)
+    return BoardKey(day, entry.moves, entry.seconds, entry.finished_at, entry.game)

@@ -53,7 +53,7 @@ games = Table(
     "games",
     metadata,
     Column("id", UUID(as_uuid=True), primary_key=True),
-    Column("player_id", UUID(as_uuid=True), ForeignKey("players.id"), nullable=False, index=True),
+    Column("player_id", UUID(as_uuid=True), ForeignKey("players.id"), nullable=False),
     Column("ruleset_id", Text, nullable=False),
     Column("ruleset_version", Integer, nullable=False),
     Column("deal", JSONB, nullable=False),
@@ -70,6 +70,14 @@ games = Table(
     Index(
         "games_daily_entry_key", "player_id", text("(deal->>'daily')"), unique=True,
         postgresql_where=text("deal->>'source' = 'daily' AND deal->>'practice' = 'false'"),
+    ),
+    # A player's games by start (their list and export), those in progress alone, their daily games (0010)
+    Index("games_player_started", "player_id", "started_at", "id"),
+    Index("games_player_playing", "player_id", "started_at", "id", postgresql_where=text("finished_at IS NULL")),
+    # The games in progress by their last move: the idle ones the abandon job ends (0010)
+    Index("games_idle", "updated_at", postgresql_where=text("finished_at IS NULL")),
+    Index(
+        "games_player_daily", "player_id", text("(deal->>'daily')"), postgresql_where=text("deal->>'source' = 'daily'")
     ),
 )
 
@@ -138,6 +146,8 @@ player_stats = Table(
     Column("fastest_seconds", DOUBLE_PRECISION, nullable=True),  # in an unassisted win
     Column("undos", BigInteger, nullable=False),
     PrimaryKeyConstraint("player_id", "ruleset_id", name="player_stats_pkey"),
+    Index("player_stats_current_streak", "ruleset_id", "current_streak"),  # GET /stats' longest (migration 0010)
+    Index("player_stats_best_streak", "ruleset_id", "best_streak"),
 )
 
 source_stats = Table(
@@ -187,7 +197,11 @@ daily_leaderboard = Table(  # one row per player's finished entry (first game) o
     Column("unranked", Text, nullable=True),  # why it has no rank (service.stats.projections.UNRANKED); NULL: ranked
     PrimaryKeyConstraint("game_id", name="daily_leaderboard_pkey"),
     UniqueConstraint("day", "player_id", name="daily_leaderboard_day_player_key"),
-    Index("ix_daily_leaderboard_rank", "day", "moves", "seconds"),
+    # the board's two parts in their order, and a player's own entries (migration 0010)
+    Index("daily_leaderboard_ranked", "day", "moves", "seconds", "finished_at", "game_id",
+          postgresql_where=text("unranked IS NULL")),
+    Index("daily_leaderboard_unranked", "day", "finished_at", "game_id", postgresql_where=text("unranked IS NOT NULL")),
+    Index("daily_leaderboard_player", "player_id", "day"),
 )
 
 daily_deals = Table(  # a date's deal, stored by the first server process that proved it (service.deals.daily_deals)
@@ -241,13 +255,14 @@ races = Table(
     Column("deal_proof", JSONB, nullable=True),
     CheckConstraint("status IN ('open', 'running', 'finished')", name="races_status_check"),
     CheckConstraint("max_entrants BETWEEN 2 AND 8", name="races_max_entrants_check"),
+    Index("races_open", "created_at", "id", postgresql_where=text("status = 'open'")),  # the lobby (migration 0010)
 )
 
 race_entrants = Table(
     "race_entrants",
     metadata,
     Column("race_id", UUID(as_uuid=True), ForeignKey("races.id"), nullable=False),
-    Column("player_id", UUID(as_uuid=True), ForeignKey("players.id"), nullable=False, index=True),
+    Column("player_id", UUID(as_uuid=True), ForeignKey("players.id"), nullable=False),
     Column("seat", Integer, nullable=False),  # 1 for the creator, then in the order of joining
     Column("joined_at", DateTime(timezone=True), nullable=False),
     Column("game_id", UUID(as_uuid=True), ForeignKey("games.id"), nullable=True),  # dealt at the start
@@ -256,6 +271,7 @@ race_entrants = Table(
     PrimaryKeyConstraint("race_id", "player_id", name="race_entrants_pkey"),
     UniqueConstraint("race_id", "seat", name="race_entrants_race_id_seat_key"),
     UniqueConstraint("game_id", name="race_entrants_game_id_key"),
+    Index("race_entrants_player", "player_id", "joined_at", "race_id"),  # a player's entries (migration 0010)
 )
 
 # ---------------------------------------------------------------- game analysis (service/analysis, migration 0009)

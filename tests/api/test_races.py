@@ -104,7 +104,7 @@ def test_a_race_without_a_deal_gets_a_secret_deal(ann: Player) -> None:
 def test_bad_race_requests_are_refused(client: httpx.Client, ann: Player, body: dict[str, Any], detail: str) -> None:
     response = client.post("/races", json=body, headers=ann.auth)
     assert detail in assert_problem(response, 400, "invalid_request")["detail"]
-    assert client.get("/races/open").json() == {"races": []}  # nothing was created
+    assert client.get("/races/open").json() == {"races": [], "nextBefore": None}  # nothing was created
 
 
 def test_race_writes_need_a_token(client: httpx.Client, ann: Player) -> None:
@@ -129,7 +129,7 @@ def test_unknown_races_are_404(client: httpx.Client, ann: Player) -> None:
 
 
 def test_the_lobby_lists_open_races_newest_first(client: httpx.Client, ann: Player, bob: Player) -> None:
-    assert client.get("/races/open").json() == {"races": []}
+    assert client.get("/races/open").json() == {"races": [], "nextBefore": None}
     older = create_race(ann, ruleset="classic", deal={"seed": 4242}, maxEntrants=3)
     newer = create_race(bob, timeLimitSeconds=300)
     started_race(ann, [bob], ruleset="classic")  # running: not in the lobby

@@ -13,6 +13,7 @@ from ...deals.choice import deal_pool_of, parse_day, pool_summary
 from ...deals.daily import closes_at, is_over
 from ...deals.deal_pools import load_deal_pool
 from ...errors import NotFound
+from ...stats.queries import board_key
 from ..openapi import DAILY_DATE, RULESET_IDS
 from ..problems import documented
 from ..schemas import DailyDeal, Leaderboard, LeaderboardEntry, PoolDealView, Pools, PoolSummary, RulesetId, RulesetRef
@@ -94,21 +95,30 @@ class DealController(Controller):
         state: State,
         day: Annotated[str, _DAY],
         limit: Annotated[int, QueryParameter(ge=1, le=LEADERBOARD_MAX, description="at most this many entries")] = 100,
+        after: Annotated[
+            str | None,
+            QueryParameter(
+                pattern="^[A-Za-z0-9_-]{1,200}$",
+                description="the 'nextAfter' cursor of the previous page (opaque): the entries after that page",
+            ),
+        ] = None,
     ) -> Leaderboard:
         games = games_of(state)
         now = games.clock()
         # Any past date: a board outlives the window in which its deal can still be dealt. The
         # board never prepares a deal: a date nobody dealt has no entries.
         chosen = parse_day(day, now.date(), LEADERBOARD_PAST_DAYS)
+        key = None if after is None else board_key(after, chosen)
         stored = await games.daily.stored(chosen)
-        entries = await games.stats.leaderboard(chosen, limit)
+        page = await games.stats.leaderboard(chosen, limit, key)
         return Leaderboard(
             date=chosen.isoformat(),
             ruleset=None if stored is None else RulesetId(stored.ruleset.id),
             ruleset_version=None if stored is None else stored.ruleset.version,
             closes_at=closes_at(chosen),
             closed=is_over(chosen, now),
-            entries=to_wire(entries, list[LeaderboardEntry]),
+            entries=to_wire(page.entries, list[LeaderboardEntry]),
+            next_after=None if page.next is None else page.next.cursor(),
         )
 
     async def _daily(self, state: State, text: str) -> DailyDeal:

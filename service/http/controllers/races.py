@@ -13,7 +13,7 @@ from litestar.response import Response, Stream
 
 from ...errors import BadRequest
 from ...races.race_store import RaceRow
-from ...races.races import LobbyRace, race_view
+from ...races.races import LobbyPage, race_view
 from ...streams.hub import MEDIA_TYPE
 from ...streams.race_streams import DESCRIPTION, race_messages
 from ..idempotency import IdempotencyKeyHeader, keyed_responses, replayable
@@ -45,15 +45,16 @@ def _view(race: RaceRow) -> RaceView:
     return msgspec.convert(race_view(race), RaceView)
 
 
-def _lobby(races: list[LobbyRace]) -> OpenRaces:
+def _lobby(page: LobbyPage) -> OpenRaces:
     return msgspec.convert({
         "races": [
             {"id": str(race.id), "creator": str(race.creator), "creatorName": race.creator_name,
              "ruleset": {"id": race.ruleset[0], "version": race.ruleset[1]}, "deal": {"source": race.source},
              "maxEntrants": race.max_entrants, "entrants": race.entrants,
              "timeLimitSeconds": race.time_limit_seconds, "createdAt": race.created_at}
-            for race in races
-        ]
+            for race in page.races
+        ],
+        "nextBefore": page.next_before,
     }, OpenRaces)
 
 
@@ -136,8 +137,15 @@ class RaceController(Controller):
         self,
         state: State,
         limit: Annotated[int, QueryParameter(ge=1, le=LOBBY_MAX, description="at most this many races")] = 20,
+        before: Annotated[
+            str | None,
+            QueryParameter(
+                pattern="^[A-Za-z0-9_-]{1,200}$",
+                description="the 'nextBefore' cursor of the previous page (opaque): the races older than that page",
+            ),
+        ] = None,
     ) -> OpenRaces:
-        return _lobby(await games_of(state).races.lobby(limit))
+        return _lobby(await games_of(state).races.lobby(limit, before))
 
     @get(
         "/{race_id:uuid}",

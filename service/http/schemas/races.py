@@ -112,3 +112,6 @@ class OpenRace(Body):
 
 class OpenRaces(Body):
     races: Annotated[list[OpenRace], Meta(description="open races, newest first")]
+    next_before: Annotated[
+        str, Meta(description="pass as ?before= for the next (older) page; null on the last page")
+    ] | None

@@ -100,3 +100,7 @@ class Leaderboard(Body):
              "ones first, by moves, then seconds, then who finished first (unassisted wins whose stored event log "
              "replays through the rules to a win, won within the date); then the unranked ones, as they finished"),
     ]
+    next_after: Annotated[
+        str, Meta(description="pass as ?after= for the next page; null on the last page (each rank counts the "
+                  "entries better than it, so ranks run on across pages)")
+    ] | None
