@@ -141,7 +141,7 @@ def serve(args: argparse.Namespace) -> int:
             os.environ["DATABASE_URL"] = url  # the workers import service.http.asgi, which reads it
             import uvicorn
 
-            from .http.server import uvicorn_options
+            from .http.server import metrics_directory, uvicorn_options
 
             plural = "s" if settings.workers != 1 else ""
             print(
@@ -149,8 +149,9 @@ def serve(args: argparse.Namespace) -> int:
                 f"database {mask_password(url)} ({description})",
                 flush=True,
             )
-            uvicorn.run(ASGI_APP, host=settings.host, port=settings.port, workers=settings.workers, access_log=False,
-                        **uvicorn_options())
+            with metrics_directory():  # every worker's metrics, summed by /metrics; removed at exit
+                uvicorn.run(ASGI_APP, host=settings.host, port=settings.port, workers=settings.workers,
+                            access_log=False, **uvicorn_options())
     except (KeyboardInterrupt, ShutdownRequested):
         pass
     finally:

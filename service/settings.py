@@ -29,6 +29,16 @@ def _float(name: str, default: float) -> float:
         raise SystemExit(f"{name} must be a number, not {raw!r}") from None
 
 
+def _switch(name: str, default: bool) -> bool:
+    raw = os.environ.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    value = raw.strip().lower()
+    if value not in ("on", "off"):
+        raise SystemExit(f"{name} must be 'on' or 'off', not {raw!r}")
+    return value == "on"
+
+
 def _list(name: str, default: list[str]) -> list[str]:
     raw = os.environ.get(name)
     if raw is None:
@@ -37,6 +47,7 @@ def _list(name: str, default: list[str]) -> list[str]:
 
 
 MIN_SECRET_LENGTH = 16
+LOOPBACK = ("127.0.0.1", "::1", "localhost")
 
 
 IDEMPOTENCY_KEY_HOURS_MIN = 24
@@ -94,6 +105,9 @@ class Settings:
     # Idempotency-Keys (of moves and of creating POSTs) are honoured this long, then a job in each
     # server process removes them (service.http.idempotency); at least 24, as the API promises.
     idempotency_key_hours: int = 24
+    # GET /metrics (service.http.metrics): served unless off; with a token, only to its bearer.
+    metrics: bool = True
+    metrics_token: str | None = None
 
     @classmethod
     def from_env(cls) -> Settings:
@@ -126,6 +140,8 @@ class Settings:
             streams_per_player=_int("STREAMS_PER_PLAYER", 5),
             streams_per_address=_int("STREAMS_PER_ADDRESS", 20),
             idempotency_key_hours=_key_hours(),
+            metrics=_switch("METRICS", True),
+            metrics_token=os.environ.get("METRICS_TOKEN") or None,
         )
 
     def warnings(self) -> list[str]:
@@ -135,5 +151,10 @@ class Settings:
             found.append(
                 f"DAILY_SECRET is shorter than {MIN_SECRET_LENGTH} characters: whoever guesses it can work out "
                 "every daily and race deal; use a long random value, or unset it and the server makes one"
+            )
+        if self.metrics and self.metrics_token is None and self.host not in LOOPBACK:
+            found.append(
+                f"GET /metrics is open to anyone who reaches {self.host}:{self.port}: set METRICS_TOKEN "
+                "(Prometheus then sends it as a bearer token) or METRICS=off"
             )
         return found

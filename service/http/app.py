@@ -24,6 +24,7 @@ from ..store.connections import libpq_url, open_pool
 from ..store.event_store import EventStore
 from ..store.request_keys import RequestKeys
 from ..streams.hub import StreamHub
+from ..tasks import cancel_and_wait
 from .caching import ConditionalGets
 from .controllers.account import AccountController
 from .controllers.common import check_json_body, check_parameters
@@ -39,6 +40,7 @@ from .controllers.streams import StreamController
 from .controllers.web import web_routes
 from .idempotency import expire_keys_forever
 from .limits import install_rate_limits
+from .metrics import PoolGauges, RequestMetrics, forget_this_process, metrics_handler
 from .move_route import make_move, route_moves
 from .openapi import ComponentNamePlugin, DealUnionPlugin, TaggedUnionPlugin, complete
 from .problems import EXCEPTION_HANDLERS
@@ -91,7 +93,7 @@ def create_app(settings: Settings, clock: Callable[[], datetime] = utc_now) -> L
     store = EventStore(pool)
     streams = StreamHub(libpq_url(settings.database_url), store, settings, clock=clock)
     app = Litestar(
-        route_handlers=_route_handlers(),
+        route_handlers=_route_handlers() + ([metrics_handler(settings)] if settings.metrics else []),
         lifespan=[_lifespan(settings, pool, store, streams, clock)],
         exception_handlers=EXCEPTION_HANDLERS,
         plugins=[ComponentNamePlugin(), DealUnionPlugin(), TaggedUnionPlugin()],
@@ -109,6 +111,8 @@ def create_app(settings: Settings, clock: Callable[[], datetime] = utc_now) -> L
     document_move(app.openapi_schema)  # the move route's operation (an ASGI route is not documented)
     complete(app.openapi_schema)  # response headers (built once here, served as built)
     app.asgi_handler = ConditionalGets(app.asgi_handler)  # ETags, 304s and cache headers on every GET
+    if settings.metrics:
+        app.asgi_handler = RequestMetrics(app.asgi_handler)  # every request the rate limiter lets through, timed
     install_rate_limits(app, settings)  # in front of routing, CORS and body parsing: every request
     app.asgi_handler = RequestIds(app.asgi_handler)  # outermost: every answer and log line has the id
     return app
@@ -142,6 +146,8 @@ def _lifespan(
         await streams.start()
         games.daily.start()  # today's and tomorrow's daily deals, solved ahead of the first request
         expiry = asyncio.create_task(expire_keys_forever(app.state.request_keys, clock, settings.idempotency_key_hours))
+        app.state.pool_gauges = gauges = PoolGauges(pool) if settings.metrics else None
+        sampler = asyncio.create_task(gauges.sample_forever()) if gauges is not None else None
         # What startup made (routes, schemas, the rules' tables, caches) lives as long as the
         # process: out of the collector's generations, a full collection does not walk it again
         gc.collect()
@@ -151,12 +157,15 @@ def _lifespan(
         finally:
             expiry.cancel()
             await asyncio.gather(expiry, return_exceptions=True)
+            if sampler is not None:
+                await cancel_and_wait(sampler)
             await games.daily.close()
             await streams.stop()
             await games.batcher.close()
             games.solver.close()
             games.race_solver.close()
             await pool.close()
+            forget_this_process()  # this process's live gauges leave the sums (several server processes)
 
     return lifespan
 
