@@ -147,7 +147,7 @@ def serve(args: argparse.Namespace) -> int:
         with database(settings) as (url, description):
             apply_migrations(url)
             os.environ["DATABASE_URL"] = url  # the workers import service.http.asgi, which reads it
-            from .http.server import run
+            from .http.server import metrics_directory, run
 
             plural = "s" if settings.workers != 1 else ""
             print(
@@ -155,8 +155,9 @@ def serve(args: argparse.Namespace) -> int:
                 f"database {mask_password(url)} ({description})",
                 flush=True,
             )
-            started = run(ASGI_APP, host=settings.host, port=settings.port, workers=settings.workers,
-                          shutdown_seconds=settings.shutdown_timeout_seconds)
+            with metrics_directory():  # every worker's metrics, summed by /metrics; removed at exit
+                started = run(ASGI_APP, host=settings.host, port=settings.port, workers=settings.workers,
+                              shutdown_seconds=settings.shutdown_timeout_seconds)
     except (KeyboardInterrupt, ShutdownRequested):
         started = True
     finally:

@@ -29,6 +29,16 @@ def _float(name: str, default: float) -> float:
         raise SystemExit(f"{name} must be a number, not {raw!r}") from None
 
 
+def _switch(name: str, default: bool) -> bool:
+    raw = os.environ.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    value = raw.strip().lower()
+    if value not in ("on", "off"):
+        raise SystemExit(f"{name} must be 'on' or 'off', not {raw!r}")
+    return value == "on"
+
+
 def _list(name: str, default: list[str]) -> list[str]:
     raw = os.environ.get(name)
     if raw is None:
@@ -46,6 +56,7 @@ def _flag(name: str) -> bool:
 
 
 MIN_SECRET_LENGTH = 16
+LOOPBACK = ("127.0.0.1", "::1", "localhost")
 
 
 IDEMPOTENCY_KEY_HOURS_MIN = 24
@@ -121,6 +132,9 @@ class Settings:
     # (service.http.server), and OpenTelemetry tracing of every request (service.http.tracing).
     shutdown_timeout_seconds: int = 20
     otel_tracing: bool = False
+    # GET /metrics (service.http.metrics): served unless off; with a token, only to its bearer.
+    metrics: bool = True
+    metrics_token: str | None = None
 
     @classmethod
     def from_env(cls) -> Settings:
@@ -163,6 +177,8 @@ class Settings:
             analysis_lease_seconds=max(1.0, _float("ANALYSIS_LEASE_SECONDS", 30.0)),
             shutdown_timeout_seconds=max(1, _int("SHUTDOWN_TIMEOUT_SECONDS", 20)),
             otel_tracing=_flag("OTEL_TRACING"),
+            metrics=_switch("METRICS", True),
+            metrics_token=os.environ.get("METRICS_TOKEN") or None,
         )
 
     def warnings(self) -> list[str]:
@@ -172,5 +188,10 @@ class Settings:
             found.append(
                 f"DAILY_SECRET is shorter than {MIN_SECRET_LENGTH} characters: whoever guesses it can work out "
                 "every daily and race deal; use a long random value, or unset it and the server makes one"
+            )
+        if self.metrics and self.metrics_token is None and self.host not in LOOPBACK:
+            found.append(
+                f"GET /metrics is open to anyone who reaches {self.host}:{self.port}: set METRICS_TOKEN "
+                "(Prometheus then sends it as a bearer token) or METRICS=off"
             )
         return found

@@ -18,6 +18,7 @@ import sys
 import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
+from functools import partial
 from typing import Any, TypeVar
 
 from domain import command_to_api
@@ -25,8 +26,11 @@ from domain.codec import snapshot_to_state
 from domain.solver import Budget, solve
 
 from ..errors import Unavailable
+from ..metrics import SOLVER_HINTS, SOLVER_JOBS, SOLVER_WAITING
 
 RETRY_AFTER_SECONDS = 2
+JOB_NAMES = {"next_move": "hint", "prove": "proof"}
+"""The ``job`` label of the solver's job durations, by the function the worker runs."""
 
 
 def next_move(snapshot: dict[str, Any], seconds: float) -> tuple[str, dict[str, str] | None]:
@@ -90,7 +94,9 @@ class SolverWorkers:
             self._next()
             raise
         self.started += 1
-        job.add_done_callback(self._ended)  # the worker is free when the job ends, awaited or not
+        timer = SOLVER_JOBS.labels(JOB_NAMES.get(function.__name__, function.__name__)).observe
+        # the worker is free when the job ends, awaited or not
+        job.add_done_callback(partial(self._ended, started=time.perf_counter(), timer=timer))
         return await asyncio.shield(job)  # a cancelled caller stops waiting; the job's result is dropped
 
     async def _turn(self) -> None:
@@ -103,6 +109,7 @@ class SolverWorkers:
                               "try again in a moment", retry_after=RETRY_AFTER_SECONDS)
         turn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._waiting.append(turn)
+        SOLVER_WAITING.inc()
         try:
             await turn
         except BaseException:
@@ -111,8 +118,11 @@ class SolverWorkers:
             elif not turn.cancelled():
                 self._next()  # given the worker just as it was cancelled: pass it on
             raise
+        finally:
+            SOLVER_WAITING.dec()
 
-    def _ended(self, job: asyncio.Future[Any]) -> None:
+    def _ended(self, job: asyncio.Future[Any], started: float, timer: Callable[[float], None]) -> None:
+        timer(time.perf_counter() - started)
         if not job.cancelled():
             job.exception()  # retrieved: a dropped job's error is not logged as never retrieved
         self._next()
@@ -127,7 +137,9 @@ class SolverWorkers:
         self._busy = False
 
     async def next_move(self, snapshot: dict[str, Any], seconds: float) -> tuple[str, dict[str, str] | None]:
-        return await self.run(next_move, snapshot, seconds)
+        verdict = await self.run(next_move, snapshot, seconds)
+        SOLVER_HINTS.labels(verdict[0]).inc()
+        return verdict
 
     def close(self) -> None:
         for turn in self._waiting:

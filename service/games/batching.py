@@ -37,6 +37,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import Unavailable
+from ..metrics import BATCH_SIZES
 from ..store.connections import DATABASE_DOWN_ERRORS
 from ..store.event_store import ConcurrencyConflict, EventStore, PendingAppend
 from ..tasks import cancel_and_wait
@@ -241,6 +242,7 @@ class AppendBatcher:
     async def _write(self, batch: list[_Waiting]) -> None:
         if not batch:
             return
+        BATCH_SIZES.observe(len(batch))
         # the replies' work runs while the statement is in flight: this callback runs at the loop's
         # next turn, after this task has sent the statement and waits for its result
         asyncio.get_running_loop().call_soon(_prepare_all, batch)

@@ -28,6 +28,7 @@ from domain.codec import event_from_data, restore, state_to_snapshot
 
 from ..context import PLAYER
 from ..errors import BadRequest, Forbidden, NotFound, Unauthorized, Unavailable, VersionConflict
+from ..metrics import CONFLICTS_AT_IF_MATCH, CONFLICTS_AT_WRITE, MOVES_APPLIED, MOVES_ILLEGAL
 from ..players.tokens import Credentials, Scope, TokenCache
 from ..races.races import race_of
 from ..stats import projections
@@ -193,8 +194,9 @@ class GameRepository:
         """One decision and save on ``game``; None when it must be tried again on the stored game."""
         try:
             change = await decide(game)
-        except (DomainError, VersionConflict):
+        except (DomainError, VersionConflict) as refusal:
             if game.confirmed:
+                (MOVES_ILLEGAL if isinstance(refusal, DomainError) else CONFLICTS_AT_IF_MATCH).inc()
                 raise
             return None
         if not change.events:  # nothing to record (a solver hint on a game already assisted)
@@ -204,6 +206,7 @@ class GameRepository:
             reply = await self.save(change._replace(token_id=None if caller is None else caller.token_id),
                                     idempotent, deciding)
         except ConcurrencyConflict:
+            CONFLICTS_AT_WRITE.inc()
             self.tokens.drop(token)  # the token may have been revoked: the next load tells
             if strict:
                 await self.load(game.id, token, None)  # a revoked token is a 401, not a conflict
@@ -214,6 +217,7 @@ class GameRepository:
             return None
         except IdempotencyRace:
             return None  # the next load returns what the first request with this key stored
+        MOVES_APPLIED.inc()
         return Played(reply, change.after.version, False, change.after)
 
     def cached(self, game_id: uuid.UUID, token: str) -> Game | None:

@@ -17,6 +17,7 @@ import math
 
 from ..errors import RateLimited
 from ..http.limits import TokenBuckets, buckets
+from ..metrics import REFUSED_SOLVER_HINTS
 from ..settings import Settings
 
 
@@ -37,6 +38,7 @@ class SolverLimits:
         ]
         wait = max(waits, default=0.0)
         if wait > 0:
+            REFUSED_SOLVER_HINTS.inc()
             raise RateLimited(f"too many solver hints: try again in {max(1, math.ceil(wait))} s",
                               retry_after=math.ceil(wait))
         for budget, key in ((self.per_token, token_key), (self.per_address, address)):

@@ -44,6 +44,7 @@ from .controllers.streams import StreamController
 from .controllers.web import web_routes
 from .idempotency import expire_keys_forever
 from .limits import install_rate_limits
+from .metrics import PoolGauges, RequestMetrics, forget_this_process, metrics_handler
 from .move_route import MoveDispatch, make_move, route_moves
 from .openapi import ComponentNamePlugin, DealUnionPlugin, TaggedUnionPlugin, complete
 from .problems import EXCEPTION_HANDLERS
@@ -99,7 +100,7 @@ def create_app(settings: Settings, clock: Callable[[], datetime] = utc_now) -> L
     store = EventStore(pool, reads)
     streams = StreamHub(libpq_url(settings.database_url), store, settings, clock=clock)
     app = Litestar(
-        route_handlers=_route_handlers(),
+        route_handlers=_route_handlers() + ([metrics_handler(settings)] if settings.metrics else []),
         lifespan=[_lifespan(settings, pool, store, streams, clock), _replica_lifespan(reads)],
         exception_handlers=EXCEPTION_HANDLERS,
         plugins=[ComponentNamePlugin(), DealUnionPlugin(), TaggedUnionPlugin()],
@@ -120,6 +121,8 @@ def create_app(settings: Settings, clock: Callable[[], datetime] = utc_now) -> L
     app.asgi_handler = ConditionalGets(app.asgi_handler)  # ETags, 304s and cache headers on every GET
     if reads.replica is not None:
         app.asgi_handler = ReplicaReads(app.asgi_handler, reads)  # read-your-writes (Read-After)
+    if settings.metrics:
+        app.asgi_handler = RequestMetrics(app.asgi_handler)  # every request the rate limiter lets through, timed
     install_rate_limits(app, settings)  # in front of routing, CORS and body parsing: every request
     app.asgi_handler = RequestIds(app.asgi_handler)  # outermost: every answer and log line has the id
     if settings.otel_tracing:
@@ -160,6 +163,9 @@ def _lifespan(
         analysis.start()
         expiry = asyncio.create_task(expire_keys_forever(app.state.request_keys, clock, settings.idempotency_key_hours))
         jobs = [expiry, *_abandon_job(app, settings, games, clock)]
+        app.state.pool_gauges = gauges = PoolGauges(pool) if settings.metrics else None
+        if gauges is not None:
+            jobs.append(asyncio.create_task(gauges.sample_forever()))
         # What startup made (routes, schemas, the rules' tables, caches) lives as long as the
         # process: out of the collector's generations, a full collection does not walk it again
         gc.collect()
@@ -177,6 +183,7 @@ def _lifespan(
             games.solver.close()
             games.race_solver.close()
             await pool.close()
+            forget_this_process()  # this process's live gauges leave the sums (several server processes)
 
     return lifespan
 

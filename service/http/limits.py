@@ -19,9 +19,10 @@ says where the client stands (draft-ietf-httpapi-ratelimit-headers): ``RateLimit
 "writes";q=<burst>;w=<seconds to refill it>`` and ``RateLimit: "writes";r=<requests left>;t=<seconds
 until the budget is full again>``, so a bot can pace itself before it meets a 429.
 
-``/health``, ``/schema`` and CORS preflights are exempt, and so are reads of the web page's own
-static files (``GET /`` and ``/web/...``): loading the page takes a score of them at once, and a
-429 on one of its scripts would break the page, while serving them touches no database.
+``/health``, ``/livez``, ``/readyz``, ``/metrics``, ``/schema`` and CORS preflights are exempt, and
+so are reads of the web page's own static files (``GET /`` and ``/web/...``): loading the page
+takes a score of them at once, and a 429 on one of its scripts would break the page, while serving
+them touches no database. Each refusal is counted (``canfield_rate_limit_refusals_total``).
 
 The buckets live in this process: no round trip on the hot path, so with N server processes a
 client can get N times the rate. Memory is bounded: a bucket that has been idle long enough to
@@ -41,6 +42,7 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from ..errors import RateLimited
+from ..metrics import REFUSED_READS, REFUSED_WRITES
 from .problems import PROBLEM_JSON, problem_document
 
 if TYPE_CHECKING:
@@ -50,7 +52,7 @@ if TYPE_CHECKING:
     from ..settings import Settings
 
 READ_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
-EXEMPT_PATHS = ("/health", "/livez", "/readyz", "/schema")  # and everything under /schema/
+EXEMPT_PATHS = ("/health", "/livez", "/readyz", "/metrics", "/schema")  # and everything under /schema/
 
 
 class TokenBuckets:
@@ -223,6 +225,7 @@ class RateLimiter:
         self, scope: Any, send: Any, headers: dict[bytes, bytes], wait: float, budget: TokenBuckets, key: Any,
         kind: str,
     ) -> None:
+        (REFUSED_READS if kind == "reads" else REFUSED_WRITES).inc()
         retry_after = retry_after_header(wait)
         error = RateLimited(
             f"too many {kind} from this client; try again in {retry_after} s",

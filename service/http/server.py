@@ -34,8 +34,11 @@ import asyncio
 import functools
 import importlib.util
 import os
+import shutil
 import socket
-from collections.abc import Awaitable, Callable
+import tempfile
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import msgspec
@@ -86,6 +89,24 @@ class Draining(Multiprocess):
         for sock in self.sockets:
             sock.close()
         super().terminate_all()
+@contextmanager
+def metrics_directory() -> Iterator[str]:
+    """A fresh, empty ``PROMETHEUS_MULTIPROC_DIR`` for the server processes started inside (they
+    inherit the environment, and prometheus-client picks multiprocess mode when it is first
+    imported), removed afterwards: each server process writes its metrics to files there and a
+    scrape of any of them adds them up (``service.http.metrics``). Values of an earlier run never
+    leak into a new one. Enter it before anything imports prometheus-client."""
+    previous = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
+    directory = tempfile.mkdtemp(prefix="canfield-metrics-")
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = directory
+    try:
+        yield directory
+    finally:
+        if previous is None:
+            os.environ.pop("PROMETHEUS_MULTIPROC_DIR", None)
+        else:
+            os.environ["PROMETHEUS_MULTIPROC_DIR"] = previous
+        shutil.rmtree(directory, ignore_errors=True)
 
 
 def enable_nodelay(transport: asyncio.BaseTransport) -> None:

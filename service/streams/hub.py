@@ -41,6 +41,7 @@ import psycopg
 
 from ..errors import RateLimited, Unavailable
 from ..games.games import utc_now
+from ..metrics import REFUSED_STREAMS, STREAMS_OPEN
 from ..players.tokens import TokenCache
 from ..settings import Settings
 from ..store.event_store import CHANNEL, EventStore
@@ -143,12 +144,14 @@ class StreamHub:
         if self.closing:
             raise Unavailable("the server is shutting down; reconnect shortly")
         if self.by_owner.get(owner, 0) >= self.per_owner:
+            REFUSED_STREAMS.inc()
             raise RateLimited(
                 f"at most {self.per_owner} open streams per player (or per client address without a token); "
                 "close one first",
                 retry_after=max(1, round(self.keepalive)),
             )
         if address is not None and self.by_address.get(address, 0) >= self.per_address:
+            REFUSED_STREAMS.inc()
             raise RateLimited(
                 f"at most {self.per_address} open streams per client address; close one first",
                 retry_after=max(1, round(self.keepalive)),
@@ -158,6 +161,7 @@ class StreamHub:
         if address is not None:
             self.by_address[address] = self.by_address.get(address, 0) + 1
         self.by_game.setdefault(game_id, set()).add(subscription)
+        STREAMS_OPEN.inc()
         if not self.listening.is_set() and self._kick is not None and not self._kick.done():
             self._kick.set_result(None)  # the listener task LISTENs, then wakes this stream
         return subscription
@@ -172,6 +176,7 @@ class StreamHub:
             self.by_game.setdefault(key, set()).add(subscription)
 
     def _release(self, subscription: Subscription) -> None:
+        STREAMS_OPEN.dec()
         _count_down(self.by_owner, subscription.owner)
         if subscription.address is not None:
             _count_down(self.by_address, subscription.address)
