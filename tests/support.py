@@ -1,14 +1,20 @@
 """Helpers every part of the suite shares: cards and moves written as codes, the lessons' scripted
-lines, the check of a refusal (problem+json in our own words) and today's date as the server sees it."""
+lines, the check of a refusal (problem+json in our own words), today's date as the server sees it
+and a game that throws a win away (for the analysis)."""
 
 from __future__ import annotations
 
+import functools
 from datetime import UTC, date, datetime
 from typing import Any
 
 import httpx
 
-from domain import Command, Draw, MoveCard, Recycle, parse_card
+from domain import Command, Draw, GameState, MoveCard, Recycle, Resign, Undo, get_ruleset, initial_state, parse_card
+from domain.analysis import LOST
+from domain.deal import shuffled_deck
+from domain.rules import apply, deal, legal_moves
+from domain.solver import Budget, solve
 
 
 def move(card: str, to: str) -> MoveCard:
@@ -57,3 +63,27 @@ def assert_problem(response: httpx.Response, status: int | None = None, code: st
 def today() -> date:
     """Today in UTC: the date the server's own clock (``service.games.games.utc_now``) is at."""
     return datetime.now(UTC).date()
+
+
+WON_DEAL = 2  # open-runs seed 2: won; a move off its line is proven lost within a second (``thrown_away``)
+
+
+def open_runs_deal(seed: int) -> GameState:
+    """The open-runs deal of ``seed``, as ``POST /games`` with ``{"seed": seed}`` deals it."""
+    return initial_state(deal(get_ruleset("open-runs"), shuffled_deck(seed), {"source": "seed", "seed": seed}))
+
+
+@functools.cache
+def thrown_away(seed: int = WON_DEAL) -> tuple[tuple[Command, ...], Command]:
+    """Moves along a winning line of ``seed`` (open-runs), then one off it after which the solver
+    proves the game lost: the earliest such pair along the line."""
+    state = open_runs_deal(seed)
+    line = solve(state, Budget(max_states=100_000)).moves
+    for index, on_line in enumerate(line):
+        for move in legal_moves(state):
+            if move == on_line or isinstance(move, (Undo, Resign)):
+                continue
+            if solve(apply(state, move)[0], Budget(max_states=20_000)).result == LOST:
+                return line[:index], move
+        state, _ = apply(state, on_line)
+    raise AssertionError(f"no move off the line of seed {seed} is proven lost within the budget")

@@ -4,7 +4,6 @@ that threw a win away), the game's stream hearing it, and a job taken up again a
 
 from __future__ import annotations
 
-import functools
 import time
 import uuid
 from collections.abc import Iterator
@@ -18,30 +17,22 @@ from domain import (
     Command,
     GameState,
     Resign,
-    Undo,
-    apply,
     command_to_api,
-    deal,
-    get_ruleset,
-    initial_state,
-    legal_moves,
     line_wins,
     parse_command,
     replay,
-    shuffled_deck,
 )
 from domain.analysis import LOST, WON
 from domain.codec import event_from_data
-from domain.solver import Budget, solve
 from service.analysis.jobs import analysis_of
 from service.cli import main
 from service.store.event_store import StoredEvent
+from tests.support import WON_DEAL, thrown_away
 
 from .conftest import Clock, Player, play, play_line, running_server, server_settings
 from .race_support import game_of, started_race
 
 LOST_DEAL = 4  # open-runs seed 4: proven lost from the deal in a handful of positions
-WON_DEAL = 2  # open-runs seed 2: won; a move off its line is proven lost within a second (found below)
 
 
 @pytest.fixture(scope="module")
@@ -55,26 +46,6 @@ def idle_url(database_url: str) -> Iterator[str]:
 def idle(idle_url: str, clean_database: str) -> Iterator[httpx.Client]:
     with httpx.Client(base_url=idle_url, timeout=10) as http:
         yield http
-
-
-def _start(seed: int) -> GameState:
-    return initial_state(deal(get_ruleset("open-runs"), shuffled_deck(seed), {"source": "seed", "seed": seed}))
-
-
-@functools.cache
-def _thrown_away(seed: int = WON_DEAL) -> tuple[tuple[Command, ...], Command]:
-    """Moves along a winning line of ``seed``, then one off it after which the solver proves the
-    game lost: the earliest such pair along the line."""
-    state = _start(seed)
-    line = solve(state, Budget(max_states=100_000)).moves
-    for index, on_line in enumerate(line):
-        for move in legal_moves(state):
-            if move == on_line or isinstance(move, (Undo, Resign)):
-                continue
-            if solve(apply(state, move)[0], Budget(max_states=20_000)).result == LOST:
-                return line[:index], move
-        state, _ = apply(state, on_line)
-    raise AssertionError(f"no move off the line of seed {seed} is proven lost within the budget")
 
 
 def _ended_game(player: Player, seed: int, moves: list[Command]) -> str:
@@ -220,7 +191,7 @@ def test_a_deal_lost_from_the_start_is_lost_everywhere_with_no_turning_point(cli
 def test_the_move_that_threw_a_won_game_away_is_the_turning_point_and_every_won_line_replays(
     client: httpx.Client, ann: Player, database_url: str
 ) -> None:
-    along, wrong = _thrown_away()
+    along, wrong = thrown_away()
     game_id = _ended_game(ann, WON_DEAL, [*along, wrong])
     assert client.post(f"/games/{game_id}/analysis", headers=ann.auth).status_code == 202
     body = _analysis(client, game_id)

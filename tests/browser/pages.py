@@ -56,11 +56,16 @@ if (!window.streamRequests) {
 
 def expected_table(state: GameState, fan: int = 3) -> dict[str, Any]:
     """What the page must show for ``state``, from the rules engine's own view of the table."""
-    table = table_view(state)
+    return table_shown({"version": state.version, "status": state.status.value, "table": table_view(state)}, fan)
+
+
+def table_shown(view: dict[str, Any], fan: int = 3) -> dict[str, Any]:
+    """What the page must show for a game view of the API (``GET /games/{id}/states/{v}``, say)."""
+    table = view["table"]
     waste = table["waste"]
     return {
-        "version": state.version,
-        "status": state.status.value,
+        "version": view["version"],
+        "status": view["status"],
         "stock": table["stock"]["count"],
         "waste": {"count": len(waste), "fan": waste[-fan:] if waste else []},
         "reserve": {"count": table["reserve"]["count"], "top": table["reserve"]["top"]},

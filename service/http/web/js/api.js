@@ -131,6 +131,9 @@ export const api = {
   solverHint: (id, token) => request(`/games/${id}/hints?solver=true`, { token }),
   events: (id, after = 0, limit = 1000) => readGame(`/games/${id}/events?after=${after}&limit=${limit}`),
   stateAt: (id, version) => readGame(`/games/${id}/states/${version}`),
+  analysis: (id) => readGame(`/games/${id}/analysis`),
+  /** Ask for a game's analysis: asking again answers the same job, so it is safe to resend. */
+  requestAnalysis: (id, token) => request(`/games/${id}/analysis`, { method: "POST", token, retry: "safe" }),
   lessons: () => request("/lessons"),
   lesson: (id) => request(`/lessons/${encodeURIComponent(id)}`),
   openRaces: (limit = 20) => request(`/races/open?limit=${limit}`),

@@ -11,7 +11,7 @@ import { follow } from "./live.js";
 import { currentPlayer } from "./player.js";
 import { raceStrip } from "./races.js";
 import { rulesetOf, rulesetTitle } from "./rulesets.js";
-import { highlight } from "./router.js";
+import { go, highlight } from "./router.js";
 import { renderTable } from "./table.js";
 
 const MENU_OF_SOURCE = { daily: "daily", lesson: "lessons", race: "races" };
@@ -58,9 +58,12 @@ export async function mountGame(root, { id }) {
     solver: h("button", { type: "button", "data-action": "solver", onclick: solverHint }, "Solver hint…"),
     resign: h("button", { type: "button", "data-action": "resign", onclick: resign }, "Resign…"),
   };
+  // once the game has ended: ask for its analysis, then show it (analysis.js)
+  const analyse = h("button", { type: "button", class: "primary", "data-action": "analyse", hidden: true, onclick: askAnalysis },
+    "Analyse");
   const replayLink = h("a", { class: "button", href: `#/replay/${id}`, "data-action": "replay" }, "Replay");
   const newLink = h("a", { class: "button", href: "#/", "data-action": "new" }, "New deal");
-  if (mine) fill(tools, buttons.undo, buttons.hint, buttons.solver, buttons.resign, replayLink, newLink);
+  if (mine) fill(tools, buttons.undo, buttons.hint, buttons.solver, buttons.resign, analyse, replayLink, newLink);
   else fill(tools, replayLink, newLink);
 
   const lesson = view.lesson ? lessonPanel(view.lesson.id) : null;
@@ -102,6 +105,7 @@ export async function mountGame(root, { id }) {
     lesson?.update(view);
     const playing = view.status === "playing";
     for (const button of Object.values(buttons)) button.disabled = !playing;
+    analyse.hidden = playing;
     ended.hidden = playing;
     ended.dataset.status = view.status;
     if (!playing) {
@@ -298,6 +302,19 @@ export async function mountGame(root, { id }) {
       buttons: [{ label: "Keep playing", value: "" }, { label: "Resign", value: "yes", primary: true }],
     });
     if (sure === "yes") play({ type: "resign" });
+  }
+
+  async function askAnalysis() {
+    analyse.disabled = true;
+    try {
+      await api.requestAnalysis(id, me.token);
+      go(`#/analysis/${id}`);
+    } catch (error) {
+      // 409: a daily game during its date, a race game while its race runs (the server's words)
+      say(status, error.status === 409 ? `This game cannot be analysed yet: ${error.message}.` : error.message, "error");
+    } finally {
+      analyse.disabled = false;
+    }
   }
 
   // ------------------------------------------------------------ time, keys, live updates

@@ -1,6 +1,7 @@
 // The page's start: the routes, the player bar and the notice that says when the page waits
 // for the server (a 429's or 503's Retry-After).
 
+import { mountAnalysis } from "./analysis.js";
 import { authenticateReads, onWait } from "./api.js";
 import { mountDaily } from "./daily.js";
 import { ask, fill, h } from "./dom.js";
@@ -17,6 +18,7 @@ const ID = "(?<id>[0-9a-fA-F-]{36})";
 route(/^\/$/, mountLobby, "play");
 route(new RegExp(`^/game/${ID}$`), mountGame, "play");
 route(new RegExp(`^/replay/${ID}$`), mountReplay, "play");
+route(new RegExp(`^/analysis/${ID}$`), mountAnalysis, "play");
 route(/^\/daily(?:\/(?<date>\d{4}-\d{2}-\d{2}))?$/, mountDaily, "daily");
 route(/^\/lessons$/, mountLessons, "lessons");
 route(/^\/races$/, mountRaces, "races");

@@ -156,7 +156,8 @@ export async function mountReplay(root, { id }) {
   };
 }
 
-async function allEvents(id) {
+/** Every event of game `id`, page by page. */
+export async function allEvents(id) {
   const events = [];
   let after = 0;
   while (after !== null && events.length < MOST_EVENTS) {

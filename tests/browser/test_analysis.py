@@ -1,0 +1,182 @@
+"""A game's analysis on the web table: the player asks once the game has ended, sees the progress,
+then the move list with every position's verdict and the turning point marked; a click on a
+position shows its table, and the winning line from before the turning point steps forward and
+back. A game whose cards are still hidden says why in words."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from domain import Resign, command_to_api
+from tests.live import ServerProcess
+from tests.support import WON_DEAL, thrown_away
+
+from .conftest import DEFAULT_LIMITS, PHONE, start_server
+from .pages import Page, table_shown
+
+ANALYSED = 60.0  # seconds the analysis may take (a few seconds of solver time on a quiet machine)
+
+
+@pytest.fixture(scope="module")
+def idle_web(database_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    """The page's server, with the default rate limits and no analysis worker: a job asked for
+    through it stays queued until a worker of another process (the `web` server's) takes it."""
+    yield from start_server(database_url, tmp_path_factory.mktemp("idle") / "server.log",
+                            {**DEFAULT_LIMITS, "ANALYSIS_WORKERS": "0"})
+
+
+def verdict_text(position: dict[str, Any]) -> str:
+    if position["verdict"] == "won":
+        count = position["movesToWin"]
+        return f"won in {count} move{'' if count == 1 else 's'}"
+    return str(position["verdict"])
+
+
+def ended_game(server: ServerProcess, token: str, body: dict[str, Any], moves: list[dict[str, Any]]) -> str:
+    """A game of the player with ``token``, dealt and played by its API to the end (set-up only)."""
+    auth = {"Authorization": f"Bearer {token}"}
+    with httpx.Client(base_url=server.url, timeout=30) as http:
+        dealt = http.post("/games", json=body, headers=auth)
+        assert dealt.status_code == 201, dealt.text
+        game_id: str = dealt.json()["id"]
+        for move in moves:
+            reply = http.post(f"/games/{game_id}/moves", json=move, headers=auth)
+            assert reply.status_code == 200, (move, reply.text)
+    return game_id
+
+
+def rows(page: Page) -> list[dict[str, Any]]:
+    """The move list as the page shows it: each row's version, verdict in words and mark."""
+    return page.js(  # type: ignore[no-any-return]
+        "return [...document.querySelectorAll('ol.positions li')].map((li) => ({"
+        "version: Number(li.dataset.version), verdict: li.querySelector('.verdict').textContent,"
+        "turning: li.hasAttribute('data-turning-point'), text: li.textContent}))"
+    )
+
+
+def in_sight(shown: dict[str, Any], card: str) -> bool:
+    """Whether a table as `table_shown` gives it shows ``card`` face up."""
+    return (card in shown["waste"]["fan"] or card == shown["reserve"]["top"]
+            or any(card in column for column in shown["tableau"])
+            or any(pile["top"] == card for pile in shown["foundations"].values()))
+
+
+def test_the_analysis_shows_progress_verdicts_past_tables_and_the_winning_line(
+    open_page: Callable[..., Page], idle_web: ServerProcess, web: ServerProcess, helper_server: ServerProcess,
+    screenshots: Path,
+) -> None:
+    page = open_page(server=idle_web)
+    page.register("Analyst")
+    token = page.player()["token"]
+    along, wrong = thrown_away()
+    moves = [command_to_api(command) for command in (*along, wrong, Resign())]
+    game_id = ended_game(helper_server, token, {"ruleset": "open-runs", "deal": {"seed": WON_DEAL}}, moves)
+
+    page.open(f"#/game/{game_id}")
+    page.wait_for(lambda: page.text(".ended").startswith("Resigned"), "the resigned game")
+    page.click("[data-action=analyse]")
+    page.wait_for(lambda: page.driver.current_url.endswith(f"#/analysis/{game_id}"), "the analysis page")
+    page.wait_for(lambda: page.text("[data-analysis-status]").startswith("Queued"), "the queued analysis")
+    assert page.js("return document.querySelector('.analysis-progress progress').value") == 0
+    assert page.js("return document.querySelectorAll('ol.positions li').length") == 0
+    page.screenshot(screenshots / "analysis-progress.png")
+
+    auth = {"Authorization": f"Bearer {token}"}
+    with httpx.Client(base_url=web.url, timeout=30) as http:
+        # asked again where a worker runs: the same job, taken at once; the page hears it on its stream
+        assert http.post(f"/games/{game_id}/analysis", headers=auth).status_code == 202
+        page.wait_for(lambda: rows(page), "the move list", timeout=ANALYSED)
+        analysis = http.get(f"/games/{game_id}/analysis").json()
+        point = analysis["turningPoint"]
+        line = point["winningLineBefore"]
+        before = http.get(f"/games/{game_id}/states/{point['before']}").json()
+        deal = http.get(f"/games/{game_id}/states/1").json()
+        after = http.get(f"/games/{game_id}/states/{point['after']}").json()
+        final = http.get(f"/games/{game_id}").json()
+    assert analysis["status"] == "done"
+    positions = analysis["positions"]
+    assert len(positions) == len(moves) + 1  # the deal and one after each move
+
+    shown = rows(page)
+    assert [(r["version"], r["verdict"]) for r in shown] == [(p["version"], verdict_text(p)) for p in positions]
+    marked = [r for r in shown if r["turning"]]
+    assert [r["version"] for r in marked] == [point["after"]]
+    assert "Turning point" in marked[0]["text"]
+    assert point["after"] == positions[len(along) + 1]["version"]  # the move off the line, not the resignation
+    assert page.text(".analysis-summary").startswith(f"Turning point: move {len(along) + 1}")
+    assert page.js("return document.querySelector('.analysis-progress').hidden")
+    page.screenshot(screenshots / "analysis-moves.png")
+
+    page.click("ol.positions button[data-version='0']")  # the deal: the game's version 1
+    page.wait_table(table_shown(deal))
+    assert page.text("[data-caption]") == f"The deal: {verdict_text(positions[0])}."
+    page.click(f"ol.positions button[data-version='{point['after']}']")
+    page.wait_table(table_shown(after))
+    assert "The turning point" in page.text("[data-caption]")
+    assert page.js("return document.querySelector('ol.positions button[aria-current]').dataset.version") \
+        == str(point["after"])
+    page.click(f"ol.positions button[data-version='{point['before']}']")
+    page.wait_table(table_shown(before))
+    page.screenshot(screenshots / "analysis-position.png")
+    page.click("[data-action=final]")
+    page.wait_table(table_shown(final))
+    assert not page.js("return document.querySelector('ol.positions button[aria-current]')")
+
+    def shows_move(step: int) -> None:
+        page.wait_for(lambda: page.text("[data-line-step]") == f"Move {step + 1} of {len(line)}",
+                      f"move {step + 1} of the line")
+        move = line[step]
+        assert json.loads(page.js("return document.querySelector('[data-caption]').dataset.move")) == move
+        page.wait_table(table_shown(before))  # each move is shown over the table before the turning point
+        highlighted = page.js("return [...document.querySelectorAll('.table .hinted')]"
+                              ".map((e) => e.dataset.card || e.dataset.pile)")
+        if move["type"] == "move":
+            assert highlighted == ([move["card"]] if in_sight(table_shown(before), move["card"]) else [])
+        else:
+            assert highlighted == ["stock"]
+
+    page.click("[data-action=line]")
+    shows_move(0)
+    assert page.js("return document.querySelector('[data-action=line-back]').disabled")
+    for action, step in [("forward", 1), ("forward", 2), ("back", 1), ("back", 0), ("forward", 1)]:
+        page.click(f"[data-action=line-{action}]")
+        shows_move(step)
+    seen = next(index for index, move in enumerate(line)  # a move whose card lies face up before the turning point
+                if move["type"] == "move" and in_sight(table_shown(before), move["card"]))
+    steps = range(0, seen - 1, -1) if seen < 1 else range(2, seen + 1)  # from move 2 (step 1) to it
+    for step in steps:
+        page.click(f"[data-action=line-{'back' if seen < 1 else 'forward'}]")
+        shows_move(step)
+    assert page.js("return document.querySelectorAll('.table [data-card].hinted').length") == 1
+    assert page.fits()
+    page.screenshot(screenshots / "analysis-line.png")
+
+    phone = open_page(*PHONE, server=idle_web)  # the same player on a phone: the analysis is there at once
+    phone.adopt(page.player())
+    phone.open(f"#/analysis/{game_id}")
+    phone.wait_for(lambda: rows(phone) == shown, "the move list on the phone")
+    assert phone.fits()
+    phone.screenshot(screenshots / "analysis-phone.png")
+
+
+def test_a_daily_game_during_its_date_says_in_words_why_it_cannot_be_analysed(
+    open_page: Callable[..., Page], helper_server: ServerProcess
+) -> None:
+    page = open_page()
+    page.register("Daily Analyst")
+    game_id = ended_game(helper_server, page.player()["token"], {"deal": {"daily": "today"}}, [{"type": "resign"}])
+    page.open(f"#/game/{game_id}")
+    page.wait_for(lambda: page.text(".ended").startswith("Resigned"), "the resigned game")
+    page.expect_status(409)
+    page.click("[data-action=analyse]")
+    page.wait_for(lambda: "cannot be analysed yet" in page.status_text(), "the refusal in words")
+    said = page.status_text()
+    assert "face-down cards may not be shown yet" in said
+    assert not any(raw in said for raw in ("{", "409", "cards_hidden"))  # words, not an error dump
+    assert page.driver.current_url.endswith(f"#/game/{game_id}")
