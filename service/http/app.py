@@ -121,10 +121,9 @@ def create_app(settings: Settings, clock: Callable[[], datetime] = utc_now) -> L
     app.asgi_handler = ConditionalGets(app.asgi_handler)  # ETags, 304s and cache headers on every GET
     if reads.replica is not None:
         app.asgi_handler = ReplicaReads(app.asgi_handler, reads)  # read-your-writes (Read-After)
-    if settings.metrics:
-        app.asgi_handler = RequestMetrics(app.asgi_handler)  # every request the rate limiter lets through, timed
     install_rate_limits(app, settings)  # in front of routing, CORS and body parsing: every request
-    app.asgi_handler = RequestIds(app.asgi_handler)  # outermost: every answer and log line has the id
+    # outermost: every answer and log line has the id; every request is timed (METRICS)
+    app.asgi_handler = RequestIds(app.asgi_handler, RequestMetrics() if settings.metrics else None)
     if settings.otel_tracing:
         app.asgi_handler = traced(app.asgi_handler)  # a span per request, around everything (OTEL_TRACING)
     return app

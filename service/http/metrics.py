@@ -1,8 +1,9 @@
 """``GET /metrics``: the service's instruments (``service.metrics``) in Prometheus' text format.
 
-* ``RequestMetrics`` wraps the app (inside the rate limiter, whose refusals have a counter of
-  their own) and times every request by its route template (``/games/{game_id}``, never the raw
-  path), method and status. The histogram child of each combination is made once and kept.
+* ``RequestMetrics`` times every request (``RequestIds``, the outermost layer, hands it each one
+  as it ends, refusals of the rate limiter included: their route is ``(none)``, as they are
+  refused before routing) by its route template (``/games/{game_id}``, never the raw path),
+  method and status. The histogram child of each combination is made once and kept.
 * ``PoolGauges`` reads the connection pool's own statistics (psycopg_pool's ``get_stats``) every
   ``SAMPLE_SECONDS`` and on each scrape: connections in use and idle, requests waiting now, and
   the waits, their time and the failures since the last reading.
@@ -21,7 +22,6 @@ import os
 import re
 from collections.abc import Callable
 from pathlib import Path
-from time import perf_counter
 from typing import Any
 
 from litestar import Request, Response, get
@@ -44,35 +44,20 @@ _PID_FILE = re.compile(r"_(\d+)\.db$")
 
 
 class RequestMetrics:
-    """``app.asgi_handler = RequestMetrics(app.asgi_handler)``: every HTTP request observed once."""
+    """Every HTTP request observed once, by ``RequestIds`` (outermost: the rate limiter's
+    refusals too) when it ends: ``observe(scope, status, seconds)``."""
 
-    __slots__ = ("app", "children")
+    __slots__ = ("children",)
 
-    def __init__(self, app: Any) -> None:
-        self.app = app
+    def __init__(self) -> None:
         self.children: dict[tuple[str, str, int], Callable[[float], None]] = {}
 
-    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        started = perf_counter()
-        status = 500  # what uvicorn answers for an app that fails before it starts a response
-
-        async def watch(message: Any) -> None:
-            nonlocal status
-            if message["type"] == "http.response.start":
-                status = message["status"]
-            await send(message)
-
-        try:
-            await self.app(scope, receive, watch)
-        finally:
-            key = (scope.get("path_template") or NO_ROUTE, scope["method"], status)
-            observe = self.children.get(key)
-            if observe is None:
-                observe = self.children[key] = _child(*key)
-            observe(perf_counter() - started)
+    def observe(self, scope: Any, status: int, seconds: float) -> None:
+        key = (scope.get("path_template") or NO_ROUTE, scope["method"], status)
+        observe = self.children.get(key)
+        if observe is None:
+            observe = self.children[key] = _child(*key)
+        observe(seconds)
 
 
 def _child(route: str, method: str, status: int) -> Callable[[float], None]:

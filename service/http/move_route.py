@@ -44,6 +44,8 @@ MOVE_PATH = "/games/{game_id:uuid}/moves"
 _SAMPLE_PATH = "/games/00000000-0000-0000-0000-000000000000/moves"
 _ONCE = frozenset({b"authorization", b"content-type", b"idempotency-key", b"if-match", b"last-event-id"})
 _JSON = b"application/json"
+REPLYING = "canfield.replying"
+"""Set in the scope once the move's reply is being sent."""
 
 
 @asgi(MOVE_PATH, copy_scope=False)
@@ -72,6 +74,7 @@ async def make_move(scope: Any, receive: Any, send: Any) -> None:
     if played.replayed:
         reply_headers.append((b"idempotent-replayed", b"true"))
     reply_headers += [(b"content-type", _JSON), (b"content-length", str(len(content)).encode())]
+    scope[REPLYING] = True  # from here on, an error is the connection's, not the move's (MoveDispatch)
     await send({"type": "http.response.start", "status": 200, "headers": reply_headers})
     await send({"type": "http.response.body", "body": content, "more_body": False})
 
@@ -177,29 +180,42 @@ class MoveDispatch:
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] == "http" and scope["method"] == "POST":
             found = _DIRECT.fullmatch(scope.get("raw_path") or b"")
-            if found is not None and not any(name == b"origin" for name, _ in scope["headers"]):
-                scope["path_params"] = {"game_id": uuid.UUID(found.group(1).decode("ascii"))}
+            if found is not None and _no_origin(scope["headers"]):
+                scope["path_params"] = {"game_id": _game_id(found.group(1))}
                 scope["path_template"] = _TEMPLATE
                 await self._move(scope, receive, send)
                 return
         await self.app(scope, receive, send)
 
     async def _move(self, scope: Any, receive: Any, send: Any) -> None:
-        started = False
-
-        async def watched(message: Any) -> None:
-            nonlocal started
-            started = started or message["type"] == "http.response.start"
-            await send(message)
-
         try:
-            await self.route(scope, receive, watched)
+            await self.route(scope, receive, send)
         except Exception as error:  # answered as the router's exception layer would
-            if started:
+            if scope.get(REPLYING):
                 raise
             request: Request[Any, Any, Any] = Request(scope, receive, send)
             response = _handler_of(error)(request, error)
             await response.to_asgi_response(app=None, request=request)(scope, receive, send)
+
+
+_IDS: dict[bytes, uuid.UUID] = {}
+"""Game ids already parsed from move paths: a client moves on the same game over and over."""
+
+
+def _game_id(text: bytes) -> uuid.UUID:
+    found = _IDS.get(text)
+    if found is None:
+        if len(_IDS) >= 4096:
+            _IDS.clear()
+        found = _IDS[text] = uuid.UUID(text.decode("ascii"))
+    return found
+
+
+def _no_origin(headers: list[tuple[bytes, bytes]]) -> bool:
+    for name, _ in headers:  # noqa: SIM110 (a plain loop: all() over a generator costs a call per header)
+        if name == b"origin":
+            return False
+    return True
 
 
 def _handler_of(error: Exception) -> Any:

@@ -34,6 +34,7 @@ from typing import Any, BinaryIO
 import msgspec
 
 from ..context import PLAYER, REQUEST_ID
+from .metrics import RequestMetrics
 
 _GIVEN = re.compile(rb"[\x21-\x7e]{1,128}")
 _TRACEPARENT = re.compile(rb"[0-9a-f]{2}-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}")
@@ -56,8 +57,9 @@ def request_id_of(headers: list[tuple[bytes, bytes]]) -> str:
 class RequestIds:
     """``app.asgi_handler = RequestIds(app.asgi_handler)``, outermost."""
 
-    def __init__(self, app: Any) -> None:
+    def __init__(self, app: Any, metrics: RequestMetrics | None = None) -> None:
         self.app = app
+        self.metrics = metrics  # the request histogram (service.http.metrics), unless METRICS=off
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] != "http":
@@ -74,13 +76,16 @@ class RequestIds:
             nonlocal status
             if message["type"] == "http.response.start":
                 status = message["status"]
-                message = {**message, "headers": [*message.get("headers", ()), header]}
+                message["headers"] = [*message.get("headers", ()), header]
             await send(message)
 
         try:
             await self.app(scope, receive, tagged)
         finally:
-            _log(scope, status, time.perf_counter() - started, request_id)
+            seconds = time.perf_counter() - started
+            _log(scope, status, seconds, request_id)
+            if self.metrics is not None:
+                self.metrics.observe(scope, status, seconds)
             REQUEST_ID.reset(token)
             PLAYER.reset(player)
 

@@ -160,6 +160,7 @@ def test_scrapes_are_not_rate_limited_and_refusals_are_counted(protected: str, c
     refusals = "canfield_rate_limit_refusals_total"
     assert value(after, refusals, budget="reads") == value(before, refusals, budget="reads") + 1
     assert requests_of(after, "/rulesets", "GET", 200) == requests_of(before, "/rulesets", "GET", 200) + 2
+    assert requests_of(after, "(none)", "GET", 429) == requests_of(before, "(none)", "GET", 429) + 1  # refused unrouted
     assert requests_of(after, "/metrics", "GET", 200) == requests_of(before, "/metrics", "GET", 200) + 6
 
 
