@@ -117,8 +117,9 @@ def create_app(settings: Settings, clock: Callable[[], datetime] = utc_now) -> L
     route_moves(app)
     document_move(app.openapi_schema)  # the move route's operation (an ASGI route is not documented)
     complete(app.openapi_schema)  # response headers (built once here, served as built)
-    app.asgi_handler = MoveDispatch(app.asgi_handler)  # a plain move request past the router to its route
     app.asgi_handler = ConditionalGets(app.asgi_handler)  # ETags, 304s and cache headers on every GET
+    # a plain move request past the router (and the GET-only layer above) to its route
+    app.asgi_handler = MoveDispatch(app.asgi_handler)
     if reads.replica is not None:
         app.asgi_handler = ReplicaReads(app.asgi_handler, reads)  # read-your-writes (Read-After)
     install_rate_limits(app, settings)  # in front of routing, CORS and body parsing: every request
