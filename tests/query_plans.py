@@ -83,7 +83,7 @@ def _reads(node: dict[str, Any]) -> set[str]:
 
 def problems(node: dict[str, Any]) -> list[str]:
     """What in a plan reads history whole: a Seq Scan of a big table, a Sort over a read of one,
-    or an aggregate over the reads of one that is not an index-only count."""
+    or a Bitmap Heap Scan of many of its rows (``counts`` finds the aggregates over one)."""
     found = []
     for each in nodes(node):
         kind = each["Node Type"]
@@ -94,6 +94,27 @@ def problems(node: dict[str, Any]) -> list[str]:
         if kind == "Bitmap Heap Scan" and each.get("Relation Name") in BIG_TABLES and each.get("Plan Rows", 0) > 5000:
             found.append(f"Bitmap Heap Scan of {each['Plan Rows']} rows of {each['Relation Name']}")
     return found
+
+
+def _unbounded_reads(node: dict[str, Any]) -> set[str]:
+    """The big tables a node's subtree reads with no Limit between the read and the node."""
+    if node["Node Type"] == "Limit":
+        return set()
+    found = {node["Relation Name"]} if node.get("Relation Name") in BIG_TABLES else set()
+    for child in node.get("Plans", []):
+        found |= _unbounded_reads(child)
+    return found
+
+
+def counts(node: dict[str, Any]) -> list[str]:
+    """The aggregates a plan runs over a big table's rows (a count or a sum of every row that
+    matches, not a maximum read as the last entry of an index): each reads a number of rows that
+    grows with the table."""
+    return [
+        f"{each['Node Type']} over {', '.join(sorted(_unbounded_reads(each)))}"
+        for each in nodes(node)
+        if each["Node Type"] == "Aggregate" and any(_unbounded_reads(child) for child in each.get("Plans", []))
+    ]
 
 
 def summary(node: dict[str, Any]) -> str:

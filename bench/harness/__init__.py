@@ -13,5 +13,7 @@ the soak's lost moves and stored-log checks; ``soak_report``: the soak's figures
 ``server_cpu``: a server's CPU (instructions, system calls) per request; ``backend_meter`` and
 ``stored_games``: the store bench's PostgreSQL backend CPU and WAL, and its played games;
 ``stats``: percentiles, medians and CPU meters; ``results``: a report printed and the results
-written as JSON.
+written as JSON; ``scale_history``, ``scale_boards``, ``bulk_load`` and ``scale_reads``: the scale
+bench's history (games from the domain's events, copied set-based; races, leaderboards, stats),
+its load with the indexes off and its replay check, and its reads and plans.
 """

@@ -53,7 +53,10 @@ log = logging.getLogger("canfield")
 
 JSON = dict[str, Any]
 
-PROJECTION_TABLES = ("player_stats", "source_stats", "deal_stats", "daily_stats", "daily_leaderboard")
+PROJECTION_TABLES = ("player_stats", "ruleset_stats", "source_stats", "deal_stats", "daily_stats", "daily_leaderboard")
+"""Every projection table. ``ruleset_stats`` (players per ruleset) is counted by triggers on
+``player_stats`` (migration 0011) as its rows are inserted: by ``_FINISHED`` below, by the rebuild's
+COPY, and by any other writer."""
 
 
 # ---------------------------------------------------------------- what a finished game contributes

@@ -94,14 +94,14 @@ _OVERALL = """
 SELECT source, ruleset_id, sum(played)::int, sum(won)::int, min(fewest_moves), min(fastest_seconds), sum(undos)::bigint
 FROM source_stats GROUP BY GROUPING SETS ((ruleset_id), (source))
 """
-# Per ruleset with finished games: its players, and its longest streaks from the streak indexes
-# (migration 0010), never a pass over every player's row for the maxima.
+# Per ruleset with finished games: its players, counted as they come (ruleset_stats, migration
+# 0011), and its longest streaks, each the last entry of a streak index (migration 0010): a row per
+# ruleset and an index descent per maximum, whatever the number of players.
 _PLAYERS = """
-SELECT r.ruleset_id,
-       (SELECT count(*) FROM player_stats s WHERE s.ruleset_id = r.ruleset_id)::int,
+SELECT r.ruleset_id, r.players,
        (SELECT max(s.current_streak) FROM player_stats s WHERE s.ruleset_id = r.ruleset_id),
        (SELECT max(s.best_streak) FROM player_stats s WHERE s.ruleset_id = r.ruleset_id)
-FROM (SELECT DISTINCT ruleset_id FROM source_stats) r
+FROM ruleset_stats r
 """
 
 

@@ -5,7 +5,9 @@ log (each game's events replayed with ``domain.replay``; the player is the strea
 ``games``), in one transaction, on a plain (synchronous) psycopg connection: it runs from the
 command line, outside the server's event loop. It folds in Python what the incremental SQL of
 ``service.stats.projections`` upserts, so a test comparing the two checks one against the other;
-the daily leaderboard rows are decided by the same ``leaderboard_entry``.
+the daily leaderboard rows are decided by the same ``leaderboard_entry``. The players per ruleset
+(``ruleset_stats``) are counted by the triggers on ``player_stats`` (migration 0011) as the COPY
+inserts its rows, as they are when a game-ending move inserts one.
 """
 
 from __future__ import annotations
@@ -144,6 +146,7 @@ class _Rebuild:
             "finished": len(self.finishes),
             "unreadable": self.unreadable,
             "player_stats": len(players),
+            "ruleset_stats": len({ruleset_id for _, ruleset_id in players}),  # counted by player_stats' triggers
             "source_stats": len(sources),
             "deal_stats": len(self.deals),
             "daily_stats": len(self.days),

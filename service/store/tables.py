@@ -163,6 +163,16 @@ source_stats = Table(
     PrimaryKeyConstraint("source", "ruleset_id", name="source_stats_pkey"),
 )
 
+ruleset_stats = Table(  # players per ruleset, for GET /stats (migration 0011)
+    "ruleset_stats",
+    metadata,
+    Column("ruleset_id", Text, nullable=False),
+    # player_stats rows of the ruleset, counted by the triggers on player_stats that migration 0011
+    # makes, in the transaction that inserts (or deletes) them
+    Column("players", Integer, nullable=False),
+    PrimaryKeyConstraint("ruleset_id", name="ruleset_stats_pkey"),
+)
+
 deal_stats = Table(
     "deal_stats",
     metadata,

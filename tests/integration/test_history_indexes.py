@@ -1,5 +1,6 @@
 """The reads that grow with history are served by indexes in their own order (migration 0010),
-and the migration builds and drops those indexes."""
+and the migration builds and drops those indexes; GET /stats reads its players per ruleset from
+the counter rows of migration 0011, which its upgrade backfills and its downgrade removes."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from service.stats.queries import BoardKey, Stats, board_key
 from service.store.connections import open_pool
 from service.store.event_store import EventStore
 from service.store.migrations import alembic_config, migrate
-from tests.query_plans import INDEX_ONLY, RecordingPool, growing_reads, plan, problems, summary
+from tests.query_plans import INDEX_ONLY, RecordingPool, counts, growing_reads, plan, problems, summary
 
 from .test_snapshot_migration import scratch_url  # noqa: F401  (a fixture: an empty database of its own)
 
@@ -105,11 +106,34 @@ async def test_every_growing_read_has_an_index_in_its_order(
             assert problems(found) == [], f"{name}: {summary(found)}\n{query}"
 
 
+async def test_the_stats_over_all_players_count_no_player(
+    clean_database: str, recorded: tuple[RecordingPool, Games]
+) -> None:
+    """GET /stats: its counts come from the projections' rows (a row per ruleset and per deal
+    source), and a longest streak is the last entry of an index: no statement aggregates over a
+    history table, even with the planner free to choose."""
+    recording, _ = recorded
+    totals = await Stats(recording).overall_stats(("classic", "draw-one", "open-runs"))  # type: ignore[arg-type]
+    assert [(r.ruleset, r.players, r.current_streak) for r in totals.rulesets] == [
+        ("classic", 61, 1), ("draw-one", 0, 0), ("open-runs", 0, 0)
+    ]
+    assert recording.seen
+    for query, params in recording.seen:
+        for settings in ((), INDEX_ONLY):
+            found = plan(clean_database, query, params, settings=settings)
+            assert problems(found) + counts(found) == [], f"{summary(found)}\n{query}"
+
+
 async def test_the_plan_check_sees_a_read_no_index_serves(clean_database: str) -> None:
     _seed(clean_database)
     found = plan(clean_database, "SELECT id FROM games WHERE version = 2 ORDER BY updated_at LIMIT 5", None,
                  settings=INDEX_ONLY)
     assert "Seq Scan on games" in problems(found)
+    found = plan(clean_database, "SELECT count(*) FROM player_stats WHERE ruleset_id = 'classic'", None,
+                 settings=INDEX_ONLY)
+    assert counts(found) == ["Aggregate over player_stats"]
+    found = plan(clean_database, "SELECT max(best_streak) FROM player_stats WHERE ruleset_id = 'classic'", None)
+    assert counts(found) == []
 
 
 def _indexes(url: str) -> dict[str, bool]:
@@ -143,6 +167,48 @@ def test_the_migration_builds_its_indexes_and_the_downgrade_puts_the_old_ones_ba
     assert _indexes(scratch_url) == before
     migrate(scratch_url)  # and up again
     assert _indexes(scratch_url) == after
+
+
+def _players_per_ruleset(url: str) -> dict[str, int] | None:
+    """``ruleset_stats`` as a dict; None when the table is not there."""
+    with psycopg.connect(url) as conn:
+        if conn.execute("SELECT to_regclass('ruleset_stats')").fetchone() == (None,):
+            return None
+        return dict(conn.execute("SELECT ruleset_id, players FROM ruleset_stats").fetchall())
+
+
+def _triggers(url: str) -> set[str]:
+    with psycopg.connect(url) as conn:
+        rows = conn.execute("SELECT tgname FROM pg_trigger WHERE tgrelid = 'player_stats'::regclass"
+                            " AND NOT tgisinternal").fetchall()
+    return {row[0] for row in rows}
+
+
+def test_the_counter_migration_backfills_then_counts_every_writer(scratch_url: str) -> None:  # noqa: F811
+    config = alembic_config(scratch_url)
+    command.upgrade(config, "0010")  # the revision before this one
+    _seed(scratch_url)  # a classic row per player: 61
+    with psycopg.connect(scratch_url) as conn:
+        conn.execute("INSERT INTO player_stats (player_id, ruleset_id, played, won, current_streak, best_streak,"
+                     " undos) SELECT id, 'draw-one', 1, 0, 0, 0, 0 FROM players WHERE name LIKE 'p1%%'")
+    command.upgrade(config, "0011")
+    assert _players_per_ruleset(scratch_url) == {"classic": 61, "draw-one": 11}
+    assert _triggers(scratch_url) == {"player_stats_added", "player_stats_removed"}
+
+    with psycopg.connect(scratch_url) as conn:  # a writer that knows nothing of the counter
+        conn.execute(  # a new row and an existing one in one upsert: only the new one counts
+            "INSERT INTO player_stats AS s (player_id, ruleset_id, played, won, current_streak, best_streak, undos)"
+            " SELECT id, 'draw-one', 1, 0, 0, 0, 0 FROM players WHERE name IN ('p1', 'p2')"
+            " ON CONFLICT (player_id, ruleset_id) DO UPDATE SET played = s.played + 1"
+        )
+        conn.execute("DELETE FROM player_stats WHERE ruleset_id = 'classic' AND player_id = md5('p3')::uuid")
+    assert _players_per_ruleset(scratch_url) == {"classic": 60, "draw-one": 12}
+
+    command.downgrade(config, "0010")
+    assert _players_per_ruleset(scratch_url) is None
+    assert _triggers(scratch_url) == set()
+    migrate(scratch_url)  # and up again: counted afresh
+    assert _players_per_ruleset(scratch_url) == {"classic": 60, "draw-one": 12}
 
 
 def test_a_leaderboard_cursor_round_trips_exactly() -> None:

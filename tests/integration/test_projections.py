@@ -214,6 +214,9 @@ async def test_incremental_projections_equal_a_rebuild_from_the_event_log(games:
     assert sum(row[2] for row in rebuilt["player_stats"]) == finished
     assert sum(row[3] for row in rebuilt["player_stats"]) == outcomes["won"]
     assert {row[1] for row in rebuilt["player_stats"]} == {"classic", "draw-one", "open-runs"}
+    players = Counter(row[1] for row in rebuilt["player_stats"])  # each player's first finish under a ruleset
+    assert dict(rebuilt["ruleset_stats"]) == players
+    assert counts["ruleset_stats"] == 3
     assert max(row[5] for row in rebuilt["player_stats"]) >= 1  # some streak
     board = rebuilt["daily_leaderboard"]
     assert counts["refused"] == 0
