@@ -653,8 +653,9 @@ QUERY_VALUES = st.one_of(
 
 
 def _quote(text: str) -> str:
-    if text.startswith("%") or text in ("..", "."):
-        return text  # as written: percent escapes and dot segments
+    if text in ("..", ".") or (text.startswith("%") and text.isascii() and text.isprintable() and " " not in text):
+        return text  # as written: percent escapes (well-formed or not) and dot segments; a control
+        # character or a space after a '%' is quoted, as no client can send it raw
     return quote(text.encode("utf-8", "surrogatepass"), safe="")
 
 
