@@ -292,7 +292,8 @@ def test_a_server_killed_mid_move_leaves_no_half_written_move(database: Database
 def test_after_a_quiet_database_restart_the_first_moves_succeed(database: Database, tmp_path: Path) -> None:
     """No request during the outage to discover that the pool's idle connections died with it: the
     stream listener's broken connection makes the pool test and replace them, so the first
-    moves after the restart do not each draw a dead connection and fail."""
+    moves after the restart (once /readyz answers 200 again) do not each draw a dead connection
+    and fail."""
     server = ServerProcess(database.url, tmp_path / "server.log", env={"DB_POOL_TIMEOUT_MS": str(POOL_TIMEOUT_MS)})
     ledger = Ledger()
     try:
@@ -305,6 +306,12 @@ def test_after_a_quiet_database_restart_the_first_moves_succeed(database: Databa
         database.start()
         statuses = []
         with httpx.Client(base_url=server.url, timeout=30) as http:
+            # as a load balancer would: moves once the server says it is ready (its stream
+            # listener connected again, which has the pool test its idle connections)
+            deadline = time.monotonic() + 30
+            while http.get("/readyz").status_code != 200:
+                assert time.monotonic() < deadline, "the server never became ready again"
+                time.sleep(0.05)
             for number, client in enumerate(clients * 3):
                 move = client.next_move()
                 response = http.post(f"/games/{client.game_id}/moves", json=move, headers={
