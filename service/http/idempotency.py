@@ -51,8 +51,7 @@ from ..errors import IdempotencyKeyReused, RequestInProgress, RequestOutcomeUnkn
 from ..store.request_keys import RequestKeys, StoredKey
 from .controllers.common import bearer_token, games_of, idempotency_key
 from .openapi import IDEMPOTENCY_KEY, header
-from .problems import PROBLEM_JSON, documented
-from .schemas import Problem
+from .problems import documented, problem_response
 
 log = logging.getLogger("canfield")
 
@@ -88,15 +87,10 @@ def keyed_responses(*statuses: int, conflicts: str | None = None) -> dict[int, R
     its 409 the key's codes after ``conflicts``, the operation's own. (A move's reused key stays a
     400 ``invalid_request``, as clients of the move already read it.)"""
     responses = documented(*statuses)
-    responses[400] = _problem("Invalid request (problem+json, code invalid_request or idempotency_key_reused)")
+    responses[400] = problem_response("Invalid request (problem+json, code invalid_request or idempotency_key_reused)")
     codes = ", ".join(code for code in (conflicts, "request_in_progress or request_outcome_unknown") if code)
-    responses[409] = _problem(f"Conflict (problem+json, code {codes})")
+    responses[409] = problem_response(f"Conflict (problem+json, code {codes})")
     return dict(sorted(responses.items()))
-
-
-def _problem(description: str) -> ResponseSpec:
-    return ResponseSpec(data_container=Problem, description=description, media_type=PROBLEM_JSON,
-                        generate_examples=False)
 
 
 def request_keys(state: State) -> RequestKeys:

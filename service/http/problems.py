@@ -178,14 +178,15 @@ for _error_type in DATABASE_DOWN_ERRORS:
 def documented(*statuses: int) -> dict[int, ResponseSpec]:
     """OpenAPI entries for the problems an operation can answer with."""
     return {
-        status: ResponseSpec(
-            data_container=Problem,
-            description=_TITLES.get(status, "Error") + f" (problem+json, code {_code_for(status)})",
-            media_type=PROBLEM_JSON,
-            generate_examples=False,
-        )
+        status: problem_response(_TITLES.get(status, "Error") + f" (problem+json, code {_code_for(status)})")
         for status in statuses
     }
+
+
+def problem_response(description: str) -> ResponseSpec:
+    """The OpenAPI entry of a problem answer, described in the operation's own words (its codes)."""
+    return ResponseSpec(data_container=Problem, description=description, media_type=PROBLEM_JSON,
+                        generate_examples=False)
 
 
 def _code_for(status: int) -> str:
@@ -194,4 +195,4 @@ def _code_for(status: int) -> str:
     )
 
 
-__all__ = ["EXCEPTION_HANDLERS", "MediaType", "documented", "problem", "problem_document"]
+__all__ = ["EXCEPTION_HANDLERS", "MediaType", "documented", "problem", "problem_document", "problem_response"]

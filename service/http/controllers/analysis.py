@@ -7,24 +7,20 @@ from uuid import UUID
 
 from litestar import Controller, Request, get, post
 from litestar.datastructures import State
-from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import PathParameter
 from litestar.response import Response
 
 from ...analysis.analyses import Analyses
 from ..openapi import response_headers
-from ..problems import PROBLEM_JSON, documented
-from ..schemas import AnalysisView, Problem
+from ..problems import documented, problem_response
+from ..schemas import AnalysisView
 from .common import bearer_token, optional_bearer, to_wire
 
 _GAME_ID = PathParameter(description="the game's id (a UUID)")
 _CONFLICT = {
-    409: ResponseSpec(
-        data_container=Problem,
-        description="Conflict (problem+json, code game_in_progress: the game has not ended; cards_hidden: its "
-        "face-down cards may not be shown yet, a daily game until its date is over, a race game until its race has)",
-        media_type=PROBLEM_JSON,
-        generate_examples=False,
+    409: problem_response(
+        "Conflict (problem+json, code game_in_progress: the game has not ended; cards_hidden: its "
+        "face-down cards may not be shown yet, a daily game until its date is over, a race game until its race has)"
     )
 }
 
