@@ -18,11 +18,14 @@ def sqlalchemy_url(url: str) -> str:
     raise ValueError("DATABASE_URL must be a postgresql:// URL")
 
 
-def alembic_config(url: str) -> Config:
+def alembic_config(url: str | None = None) -> Config:
+    """The migrations' Alembic configuration, for the database at ``url`` (None: no database,
+    only the scripts)."""
     config = Config(str(MIGRATIONS_DIR / "alembic.ini"))
     config.set_main_option("script_location", str(MIGRATIONS_DIR))
     config.set_main_option("version_locations", str(MIGRATIONS_DIR / "versions"))
-    config.set_main_option("sqlalchemy.url", sqlalchemy_url(url).replace("%", "%%"))
+    if url is not None:
+        config.set_main_option("sqlalchemy.url", sqlalchemy_url(url).replace("%", "%%"))
     return config
 
 
@@ -30,10 +33,7 @@ def head_revision() -> str:
     """The newest migration this code knows (what a ready database is at)."""
     from alembic.script import ScriptDirectory
 
-    config = Config(str(MIGRATIONS_DIR / "alembic.ini"))
-    config.set_main_option("script_location", str(MIGRATIONS_DIR))
-    config.set_main_option("version_locations", str(MIGRATIONS_DIR / "versions"))
-    head = ScriptDirectory.from_config(config).get_current_head()
+    head = ScriptDirectory.from_config(alembic_config()).get_current_head()
     if head is None:
         raise RuntimeError("no migrations found")
     return head
