@@ -3,40 +3,56 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
+T = TypeVar("T")
 
 
-def _int(name: str, default: int) -> int:
+def _env(name: str, default: T, parse: Callable[[str], T], expected: str) -> T:
+    """The variable ``name`` read by ``parse`` (which raises ValueError for what it does not
+    take); ``default`` when it is unset or blank; anything else stops the server at start."""
     raw = os.environ.get(name)
     if raw is None or raw.strip() == "":
         return default
     try:
-        return int(raw)
+        return parse(raw)
     except ValueError:
-        raise SystemExit(f"{name} must be an integer, not {raw!r}") from None
+        raise SystemExit(f"{name} must be {expected}, not {raw!r}") from None
 
 
-def _float(name: str, default: float) -> float:
-    raw = os.environ.get(name)
-    if raw is None or raw.strip() == "":
-        return default
-    try:
-        return float(raw)
-    except ValueError:
-        raise SystemExit(f"{name} must be a number, not {raw!r}") from None
+def _int(name: str, default: int, least: int | None = None) -> int:
+    value = _env(name, default, int, "an integer")
+    return value if least is None else max(least, value)
+
+
+def _float(name: str, default: float, least: float | None = None) -> float:
+    value = _env(name, default, float, "a number")
+    return value if least is None else max(least, value)
+
+
+def _seconds(name: str, default_ms: int, least: int | None = None) -> float:
+    """A duration given in milliseconds (``..._MS``), in seconds."""
+    return _int(name, default_ms, least) / 1000
+
+
+def _on_off(raw: str) -> bool:
+    value = raw.strip().lower()
+    if value not in ("on", "off"):
+        raise ValueError(value)
+    return value == "on"
 
 
 def _switch(name: str, default: bool) -> bool:
-    raw = os.environ.get(name)
-    if raw is None or raw.strip() == "":
-        return default
-    value = raw.strip().lower()
-    if value not in ("on", "off"):
-        raise SystemExit(f"{name} must be 'on' or 'off', not {raw!r}")
-    return value == "on"
+    return _env(name, default, _on_off, "'on' or 'off'")
+
+
+def _text(name: str) -> str | None:
+    """The variable ``name``; None when it is unset or empty."""
+    return os.environ.get(name) or None
 
 
 def _list(name: str, default: list[str]) -> list[str]:
@@ -139,28 +155,28 @@ class Settings:
     @classmethod
     def from_env(cls) -> Settings:
         return cls(
-            database_url=os.environ.get("DATABASE_URL") or None,
-            database_read_url=os.environ.get("DATABASE_READ_URL") or None,
-            replica_wait_seconds=max(0, _int("REPLICA_WAIT_MS", 10)) / 1000,
-            replica_max_lag_seconds=max(0.0, _float("REPLICA_MAX_LAG_SECONDS", 5.0)),
+            database_url=_text("DATABASE_URL"),
+            database_read_url=_text("DATABASE_READ_URL"),
+            replica_wait_seconds=_seconds("REPLICA_WAIT_MS", 10, least=0),
+            replica_max_lag_seconds=_float("REPLICA_MAX_LAG_SECONDS", 5.0, least=0.0),
             host=os.environ.get("HOST", "127.0.0.1"),
             port=_int("PORT", 8000),
-            workers=max(1, _int("WORKERS", 1)),
+            workers=_int("WORKERS", 1, least=1),
             data_dir=Path(os.environ.get("CANFIELD_DATA_DIR", str(PROJECT_ROOT / ".data"))),
             cors_origins=_list("CORS_ORIGINS", ["*"]),
             max_body_bytes=_int("MAX_BODY_BYTES", 64 * 1024),
             pool_min_size=_int("DB_POOL_MIN", 2),
             pool_max_size=_int("DB_POOL_MAX", 10),
             statement_timeout_ms=_int("DB_STATEMENT_TIMEOUT_MS", 5000),
-            solver_hint_seconds=_int("SOLVER_HINT_MS", 1000) / 1000,
+            solver_hint_seconds=_seconds("SOLVER_HINT_MS", 1000),
             solver_hints_per_minute=_float("SOLVER_HINTS_PER_MINUTE", 6.0),
             solver_hint_burst=_int("SOLVER_HINT_BURST", 3),
             solver_hints_per_minute_per_address=_float("SOLVER_HINTS_PER_MINUTE_PER_ADDRESS", 30.0),
             solver_hint_address_burst=_int("SOLVER_HINT_ADDRESS_BURST", 10),
             solver_queue_max=_int("SOLVER_QUEUE_MAX", 4),
-            daily_secret=os.environ.get("DAILY_SECRET") or None,
+            daily_secret=_text("DAILY_SECRET"),
             race_deal_wait_seconds=_float("RACE_DEAL_WAIT_SECONDS", 20.0),
-            pool_timeout_seconds=_int("DB_POOL_TIMEOUT_MS", 5000) / 1000,
+            pool_timeout_seconds=_seconds("DB_POOL_TIMEOUT_MS", 5000),
             move_batch_max=_int("MOVE_BATCH_MAX", 64),  # service.games.batching keeps it within 1 .. 128
             rate_limit_writes_per_second=_float("RATE_LIMIT_WRITES_PER_SECOND", 20.0),
             rate_limit_write_burst=_int("RATE_LIMIT_WRITE_BURST", 40),
@@ -170,15 +186,15 @@ class Settings:
             streams_per_player=_int("STREAMS_PER_PLAYER", 5),
             streams_per_address=_int("STREAMS_PER_ADDRESS", 20),
             idempotency_key_hours=_key_hours(),
-            abandon_after_days=max(0, _int("ABANDON_AFTER_DAYS", 30)),
-            abandon_check_seconds=max(1.0, _float("ABANDON_CHECK_SECONDS", 600.0)),
-            analysis_workers=max(0, _int("ANALYSIS_WORKERS", 1)),
-            analysis_position_seconds=_int("ANALYSIS_POSITION_MS", 5000) / 1000,
-            analysis_lease_seconds=max(1.0, _float("ANALYSIS_LEASE_SECONDS", 30.0)),
-            shutdown_timeout_seconds=max(1, _int("SHUTDOWN_TIMEOUT_SECONDS", 20)),
+            abandon_after_days=_int("ABANDON_AFTER_DAYS", 30, least=0),
+            abandon_check_seconds=_float("ABANDON_CHECK_SECONDS", 600.0, least=1.0),
+            analysis_workers=_int("ANALYSIS_WORKERS", 1, least=0),
+            analysis_position_seconds=_seconds("ANALYSIS_POSITION_MS", 5000),
+            analysis_lease_seconds=_float("ANALYSIS_LEASE_SECONDS", 30.0, least=1.0),
+            shutdown_timeout_seconds=_int("SHUTDOWN_TIMEOUT_SECONDS", 20, least=1),
             otel_tracing=_flag("OTEL_TRACING"),
             metrics=_switch("METRICS", True),
-            metrics_token=os.environ.get("METRICS_TOKEN") or None,
+            metrics_token=_text("METRICS_TOKEN"),
         )
 
     def warnings(self) -> list[str]:
