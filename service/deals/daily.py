@@ -18,7 +18,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import time
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from datetime import time as clock_time
@@ -41,11 +41,17 @@ MAX_CANDIDATES = 64  # about 85 % of open-runs shuffles are won: 64 misses in a 
 JSON = dict[str, Any]
 
 
+def secret_seed(secret: str, message: str) -> int:
+    """The seed ``message`` names under ``secret`` (HMAC-SHA256, its first 8 bytes, big-endian,
+    masked to 53 bits): unknowable without the secret. Daily and race deals each have messages of
+    their own."""
+    digest = hmac.new(secret.encode(), message.encode(), hashlib.sha256).digest()
+    return int.from_bytes(digest[:8], "big") & MAX_SEED
+
+
 def candidate_seed(secret: str, ruleset_id: str, day: date, candidate: int) -> int:
     """The seed of candidate ``candidate`` of a date: unknowable without the secret."""
-    message = f"canfield-daily:{ruleset_id}:{day.isoformat()}:{candidate}".encode()
-    digest = hmac.new(secret.encode(), message, hashlib.sha256).digest()
-    return int.from_bytes(digest[:8], "big") & MAX_SEED
+    return secret_seed(secret, f"canfield-daily:{ruleset_id}:{day.isoformat()}:{candidate}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +61,10 @@ class Proof:
     result: str  # won, lost or unknown
     line: str | None
     states: int
+
+
+Prover = Callable[[Ruleset, int], Awaitable[Proof]]
+"""Solves one candidate (ruleset, seed); the server's runs ``prove`` in a worker process."""
 
 
 def prove(ruleset_id: str, ruleset_version: int, seed: int, max_states: int, max_seconds: float) -> Proof:

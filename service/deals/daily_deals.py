@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from datetime import date, datetime, timedelta
 from typing import Any
 
@@ -32,6 +32,7 @@ from .daily import (
     PROOF_MAX_STATES,
     DailyDeal,
     Proof,
+    Prover,
     candidate_seed,
     line_wins,
     prove,
@@ -40,9 +41,6 @@ from .deal_secret import DealSecret
 from .solver_workers import SolverWorkers
 
 log = logging.getLogger("canfield")
-
-Prover = Callable[[Ruleset, int], Awaitable[Proof]]
-"""Solves one candidate (ruleset, seed); the server's runs ``daily.prove`` in a worker process."""
 
 MAX_PREPARING = 4  # dates being prepared at once per process; more is a 503 (each costs a solver run)
 AHEAD_INTERVAL_SECONDS = 600.0

@@ -13,32 +13,26 @@ deal as ``{"source": "secret"}`` only: no seed, no candidate, no line, ever.
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import logging
 import uuid
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from domain import ALL_RULESETS, MAX_SEED, Ruleset, shuffled_deck
+from domain import ALL_RULESETS, Ruleset, shuffled_deck
 
-from ..deals.daily import MAX_CANDIDATES, Proof, line_wins
+from ..deals.daily import MAX_CANDIDATES, Prover, line_wins, secret_seed
 from ..deals.deal_pools import load_deal_pool
 from ..errors import Unavailable
 
 log = logging.getLogger("canfield")
 
 SECRET_SOURCE = "secret"
-Prover = Callable[[Ruleset, int], Awaitable[Proof]]
 
 
 def race_candidate_seed(secret: str, ruleset_id: str, race_id: uuid.UUID, candidate: int) -> int:
     """The seed of a race's candidate ``candidate``: unknowable without the secret."""
-    message = f"canfield-race:{ruleset_id}:{race_id}:{candidate}".encode()
-    digest = hmac.new(secret.encode(), message, hashlib.sha256).digest()
-    return int.from_bytes(digest[:8], "big") & MAX_SEED
+    return secret_seed(secret, f"canfield-race:{ruleset_id}:{race_id}:{candidate}")
 
 
 @cache

@@ -37,12 +37,13 @@ from domain.rulesets import DEFAULT_RULESET_ID
 from domain.verify import Unverified
 
 from .. import cursors
+from ..deals.daily import Prover
 from ..deals.deal_secret import DealSecret
 from ..errors import BadRequest, Forbidden, NotFound, Unavailable
 from ..players.accounts import Accounts
 from ..players.tokens import Scope
 from ..store.event_store import GameRow, NewEvent
-from .race_deals import SECRET_SOURCE, Prover, secret_deal
+from .race_deals import SECRET_SOURCE, secret_deal
 from .race_store import FINISHED, OPEN, RUNNING, DealtGame, Ending, EntrantRow, LogRow, RaceRow, RaceStore, Result
 from .standings import Standing, places, verified_standing
 
