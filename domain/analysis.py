@@ -42,7 +42,8 @@ PREFIX = "prefix"  # won: the next position's line, with the game's move to it f
 FOLLOWS = "follows"  # lost: the game's move here came from a lost position
 REPEAT = "repeat"  # the same table as the position ``source``
 
-_STARTS_A_MOVE = (StockDrawn, WasteRecycled, GameStalled, CardsMoved, MoveUndone, GameResigned)
+STARTS_A_MOVE = (StockDrawn, WasteRecycled, GameStalled, CardsMoved, MoveUndone, GameResigned)
+"""The events that start a move: a game has one position more than it has of them (the deal)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,7 +98,7 @@ def positions(events: Sequence[Event]) -> list[Position]:
         if isinstance(event, MoveUndone) and not state.undo and state.undo_depth:
             state = with_undo_history(state, events[:index])  # an undo below the window, as ``replay`` does
         state = evolve(state, event)
-        if isinstance(event, _STARTS_A_MOVE):
+        if isinstance(event, STARTS_A_MOVE):
             found.append(Position(state.version, state, command_of(event)))
         elif len(found) > 1 and found[-1].version == state.version - 1:  # part of the move: a refill, the win
             found[-1] = replace(found[-1], version=state.version, state=state)

@@ -18,11 +18,14 @@ from psycopg.rows import tuple_row
 from psycopg.types.json import Jsonb
 from psycopg_pool import AsyncConnectionPool
 
+from domain.analysis import STARTS_A_MOVE
+
 from ..store.event_store import CHANNEL
 
 QUEUED, RUNNING, DONE, FAILED = "queued", "running", "done", "failed"
-MOVE_EVENTS = ("StockDrawn", "WasteRecycled", "GameStalled", "CardsMoved", "MoveUndone", "GameResigned")
-"""The events that start a move: a game has one position more than it has of them (the deal)."""
+MOVE_EVENTS = [kind.__name__ for kind in STARTS_A_MOVE]
+"""The stored types of the events that start a move (``domain.analysis.STARTS_A_MOVE``): a job's
+total is one more position than the game has of them."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,7 +85,7 @@ class AnalysisQueue:
         """The game's job: a new one queued, a failed one queued again, else the one there is."""
         async with self.pool.connection() as conn:
             cursor = conn.cursor(row_factory=tuple_row)
-            await cursor.execute(_REQUEST, {"id": game_id, "version": version, "moves": list(MOVE_EVENTS)})
+            await cursor.execute(_REQUEST, {"id": game_id, "version": version, "moves": MOVE_EVENTS})
             row = await cursor.fetchone()
             if row is None:  # there is one, not failed
                 await cursor.execute(f"SELECT {_COLUMNS} FROM analysis_jobs WHERE game_id = %s", (game_id,))
