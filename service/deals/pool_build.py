@@ -678,10 +678,7 @@ def pool_files(
     if file is not None:
         return [(str(file), file)]
     if ruleset_id is not None:
-        try:
-            ruleset = get_ruleset(ruleset_id)
-        except DomainError as exc:
-            raise BuildError(exc.reason) from None
+        ruleset = _ruleset(ruleset_id)
         return [(ruleset.id, deal_pool_path(ruleset.id, directory))]
     ids = sorted({ruleset.id for ruleset in ALL_RULESETS})
     return [(rid, deal_pool_path(rid, directory)) for rid in ids if deal_pool_path(rid, directory).exists()]
