@@ -8,10 +8,12 @@ from typing import Any
 
 import httpx
 import psycopg
+import pytest
 
 from domain import (
     ALL_RULESETS,
     CODES,
+    Ruleset,
     Status,
     deal,
     get_ruleset,
@@ -20,8 +22,10 @@ from domain import (
     replay_commands,
     shuffled_deck,
 )
+from service.deals.daily import PROOF_MAX_SECONDS, PROOF_MAX_STATES, Proof, prove
 from service.deals.deal_pools import decode_line, load_deal_pool
-from service.races.race_deals import race_candidate_seed
+from service.races import race_deals
+from service.races.race_deals import race_candidate_seed, secret_deal
 from tests.support import assert_problem
 
 from .conftest import TEST_DAILY_SECRET, Player, play, running_server, server_settings
@@ -53,6 +57,8 @@ def test_a_race_without_a_deal_gets_a_proven_deck_in_no_pool(client: httpx.Clien
     stored = [stored_race(clean_database, view["id"]) for view in races]
     decks = [tuple(deck) for deck, _, _ in stored]
     assert len(set(decks)) == 3  # every race its own deal
+    # a 53-bit seed all but never falls among the pools' few thousand: this holds whether or not a
+    # published seed is skipped (test_a_candidate_whose_seed_a_pool_names_is_skipped checks that)
     assert not set(decks) & published_decks()
     for view, (deck, proof, source) in zip(races, stored, strict=True):
         assert view["deal"] == {"source": "secret"}
@@ -98,3 +104,26 @@ def test_a_deal_not_proven_in_time_is_a_503_and_no_race(database_url: str, clean
         assert int(response.headers["retry-after"]) >= 1
         with psycopg.connect(clean_database) as conn:
             assert conn.execute("SELECT count(*) FROM races").fetchone() == (0,)
+
+
+async def test_a_candidate_whose_seed_a_pool_names_is_skipped(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Candidate 0 is made a published pool deal that the prover would prove won: it is never asked
+    about nor dealt, and the race gets a later candidate."""
+    pool = load_deal_pool("open-runs")
+    assert pool is not None
+    published = pool.deal(1)
+    derived = race_deals.race_candidate_seed
+    monkeypatch.setattr(race_deals, "race_candidate_seed", lambda secret, ruleset_id, race_id, candidate: (
+        published.seed if candidate == 0 else derived(secret, ruleset_id, race_id, candidate)))
+    asked: list[int] = []
+
+    async def prover(ruleset: Ruleset, seed: int) -> Proof:
+        asked.append(seed)
+        if seed == published.seed:  # won, with a line that replays: dealt unless skipped
+            return Proof("won", published.line, 1)
+        return prove(ruleset.id, ruleset.version, seed, PROOF_MAX_STATES, PROOF_MAX_SECONDS)
+
+    found = await secret_deal(TEST_DAILY_SECRET, get_ruleset("open-runs"), uuid.uuid4(), prover)
+    assert published.seed not in asked
+    assert found.deck != shuffled_deck(published.seed)
+    assert found.candidate >= 1
