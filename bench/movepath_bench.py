@@ -48,6 +48,7 @@ def _route_and_games() -> tuple[Any, list[tuple[uuid.UUID, str]]]:
 
     class Store(fake_store()):  # type: ignore[misc]
         pool = None
+        reads = None  # the stats' reads: no move makes one
 
         async def append_many(self, moves: list[Any]) -> set[uuid.UUID]:
             msgspec.json.encode(event_store.batch_rows(moves))
