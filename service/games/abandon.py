@@ -20,10 +20,10 @@ import uuid
 from collections.abc import Callable
 from datetime import datetime, timedelta
 
-from domain import Abandon, apply, event_data, event_type
+from domain import Abandon, apply
 
-from ..store.event_store import ConcurrencyConflict, EventStore, NewEvent
-from .moves import Change, Game, GameRepository, Moves
+from ..store.event_store import ConcurrencyConflict, EventStore
+from .moves import Game, GameRepository, Moves, change_of
 
 log = logging.getLogger("canfield")
 
@@ -78,15 +78,13 @@ class Abandoner:
         game = Game.of(row)
         if not game.state.playing:
             return False
-        now = self.clock()
         state, events = apply(game.state, Abandon(max(self.days, idle_for // timedelta(days=1))))
-        new_events = [NewEvent(game.version + i + 1, event_type(e), event_data(e)) for i, e in enumerate(events)]
-        after = Game(game.id, game.player_id, game.deal, game.started_at, now, state, True)
+        change = change_of(game, state, events, self.clock())
         try:
-            await self.repository.save(Change(game, after, new_events, now), None)
+            await self.repository.save(change, None)
         except ConcurrencyConflict:
             return False  # a move came first: the game is not idle after all
-        await self.moves.settle(after)
+        await self.moves.settle(change.after)
         return True
 
 

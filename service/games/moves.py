@@ -23,7 +23,17 @@ from typing import Any, NamedTuple, Protocol
 
 import msgspec
 
-from domain import Command, DomainError, GameState, UndoHistoryNeeded, apply, command_to_api, event_data, event_type
+from domain import (
+    Command,
+    DomainError,
+    Event,
+    GameState,
+    UndoHistoryNeeded,
+    apply,
+    command_to_api,
+    event_data,
+    event_type,
+)
 from domain.codec import event_from_data, restore, state_to_snapshot
 
 from ..context import PLAYER
@@ -116,6 +126,16 @@ class Change(NamedTuple):
         return projections.Finish(game.id, game.player_id, state.ruleset.id, game.deal, state.status.value,
                                   state.move_count, state.undo_count, state.assisted, game.started_at,
                                   game.finished_at or self.now)
+
+
+def change_of(game: Game, state: GameState, events: list[Event], now: datetime) -> Change:
+    """The change the domain's ``events`` (leading to ``state``) make to ``game``, decided at ``now``."""
+    if not events:
+        return Change(game, game, [], now)
+    new_events = [NewEvent(game.version + i + 1, event_type(e), event_data(e)) for i, e in enumerate(events)]
+    finished_at = game.finished_at or (None if state.playing else now)
+    after = Game(game.id, game.player_id, game.deal, game.started_at, finished_at, state, True)
+    return Change(game, after, new_events, now)
 
 
 @dataclass(frozen=True, slots=True)
@@ -374,13 +394,7 @@ class Moves:
             state, events = apply(game.state, command)
         except UndoHistoryNeeded:  # an undo below the state's undo window: its older moves are in the log
             state, events = apply(game.state, command, await self.games.history(game))
-        now = self.clock()
-        if not events:
-            return Change(game, game, [], now)
-        new_events = [NewEvent(game.version + i + 1, event_type(e), event_data(e)) for i, e in enumerate(events)]
-        finished_at = game.finished_at or (None if state.playing else now)
-        after = Game(game.id, game.player_id, game.deal, game.started_at, finished_at, state, True)
-        return Change(game, after, new_events, now)
+        return change_of(game, state, events, self.clock())
 
     async def settle(self, game: Game) -> None:
         """A race game has ended: its race may be over now. The move is already committed, so a
