@@ -1,20 +1,34 @@
 """Opaque page cursors of the keyset-paginated lists (the daily leaderboard, the open-races lobby):
 the sort key of a page's last row, with the name of its list, so a cursor of another list (or of
-another date's leaderboard) is refused in the service's own words, never read as a key."""
+another date's leaderboard) is refused in the service's own words, never read as a key.
+
+A cursor that carries more than a key, something the next page shows as it is (a leaderboard
+rank), is signed: its last field is an HMAC-SHA256 of the rest under the server's deal secret
+(``service.deals.deal_secret``; the message has a prefix of its own, as the daily and race deals'
+have), cut to 12 bytes, so a client can hand it back but not make or change one."""
 
 from __future__ import annotations
 
 import base64
 import binascii
+import hashlib
+import hmac
 import uuid
 from datetime import datetime
 
 from .errors import BadRequest
 
+LENGTH = 200
+"""The longest cursor the API takes (the pattern of every cursor parameter)."""
+_SIGNATURE_BYTES = 12
 
-def encode(kind: str, *fields: object) -> str:
-    """The cursor of list ``kind`` after the row whose sort key is ``fields``."""
+
+def encode(kind: str, *fields: object, secret: str | None = None) -> str:
+    """The cursor of list ``kind`` after the row whose sort key is ``fields``; signed with ``secret``
+    if given (read back by ``signed``)."""
     text = "|".join([kind, *(value.isoformat() if isinstance(value, datetime) else str(value) for value in fields)])
+    if secret is not None:
+        text = f"{text}|{_signature(secret, text)}"
     return base64.urlsafe_b64encode(text.encode()).decode().rstrip("=")
 
 
@@ -28,6 +42,20 @@ def decode(kind: str, cursor: str, refusal: str) -> list[str]:
     if found != kind or not rest:
         raise BadRequest(refusal)
     return rest.split("|")
+
+
+def signed(secret: str, kind: str, fields: list[str], refusal: str) -> list[str]:
+    """The ``fields`` of a signed cursor of list ``kind`` without their signature (the last field),
+    if ``secret`` signed them; anything else is a 400 saying ``refusal``."""
+    text = "|".join([kind, *fields[:-1]])
+    if not hmac.compare_digest(fields[-1].encode(), _signature(secret, text).encode()):
+        raise BadRequest(refusal)
+    return fields[:-1]
+
+
+def _signature(secret: str, text: str) -> str:
+    digest = hmac.new(secret.encode(), f"canfield-cursor:{text}".encode(), hashlib.sha256).digest()
+    return base64.urlsafe_b64encode(digest[:_SIGNATURE_BYTES]).decode()
 
 
 def instant(text: str, refusal: str) -> datetime:

@@ -7,6 +7,7 @@ Shared by tests/integration/test_history_indexes.py and ``python -m bench scale`
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from datetime import date
@@ -133,10 +134,13 @@ Read = Callable[[], Awaitable[Any]]
 def growing_reads(games: Any, stats: Any, player: uuid.UUID, day: date, after: Any) -> dict[str, Read]:
     """Each read that grows with history, as the service's code runs it: ``games`` a ``Games`` and
     ``stats`` a ``Stats`` on a ``RecordingPool``, ``player`` one with many games, ``day`` a date
-    with a leaderboard and ``after`` a ranked ``BoardKey`` of it."""
+    with a leaderboard and ``after`` a ranked ``BoardKey`` of it, with its rank."""
     return {
         "leaderboard": lambda: stats.leaderboard(day, 100),
         "leaderboard, later page": lambda: stats.leaderboard(day, 100, after),
+        "leaderboard, later page, its rank counted": lambda: stats.leaderboard(
+            day, 100, dataclasses.replace(after, rank=None, wins=None)
+        ),
         "player's games": lambda: games.store.player_games(player, None, None, 101),
         "player's ended games": lambda: games.store.player_games(player, True, None, 101),
         "player's games in progress": lambda: games.store.player_games(player, False, None, 101),

@@ -47,7 +47,10 @@ async def measure(urls: list[str], work: Path, requests: int, rounds: int = 4) -
             await _daily_ready(server.port, url)
         conns = [Connection(server.port) for server in servers]
         timings: list[dict[str, list[float]]] = [{} for _ in urls]
-        paths = [reads(ids(url)) for url in urls]
+        paths = []
+        for server, url in zip(servers, urls, strict=True):
+            found = ids(url)
+            paths.append(reads(found | {"after": await _cursor_after(server.port, found["after"])}))
         for name in paths[0]:
             raws = [build_request("GET", path[name], server.port) for path, server in zip(paths, servers, strict=True)]
             for conn, raw in zip(conns, raws, strict=True):
@@ -94,6 +97,28 @@ def _deals_stored(psycopg: Any, url: str) -> int:
         return int(conn.execute(f"SELECT count(*) FROM daily_deals WHERE day IN ({today}, {today} + 1)").fetchone()[0])
 
 
+async def _cursor_after(port: int, key: Any) -> str:
+    """The ``nextAfter`` that a client walking today's board from its first page holds after the
+    entry of ``key`` (a ``BoardKey`` with its rank): one the server made, with the rank it carries."""
+    from service.http.controllers.deals import LEADERBOARD_MAX
+
+    from .client import call
+
+    seen, after = 0, ""
+    while seen < key.rank:
+        path = f"/deals/daily/today/leaderboard?limit={min(LEADERBOARD_MAX, key.rank - seen)}{after}"
+        status, body = await call(port, "GET", path)
+        if status != 200 or not body["entries"] or body["nextAfter"] is None:
+            raise SystemExit(f"walking today's leaderboard: status {status}: {str(body)[:300]}")
+        seen += len(body["entries"])
+        after = f"&after={body['nextAfter']}"
+    last = body["entries"][-1]
+    if (last["game"], last["rank"]) != (str(key.game), key.rank):
+        raise SystemExit(f"today's leaderboard: entry {key.rank} is {last}, not game {key.game}")
+    cursor: str = body["nextAfter"]
+    return cursor
+
+
 async def _timed(conn: Any, raw: bytes, name: str) -> float:
     started = time.perf_counter()
     status, body = await conn.request(raw)
@@ -122,10 +147,11 @@ async def _moves(conn: Any, port: int, token: str, count: int, seed: int) -> lis
     return timings
 
 
-def ids(url: str) -> dict[str, str]:
+def ids(url: str) -> dict[str, Any]:
     """The same things at every size: the bot, a finished game of over 30 events (a template's
-    first copy), a finished race of three, and a cursor a third of the way down today's ranked
-    entries. Fails unless every page read is full (so a ratio compares histories, not pages)."""
+    first copy), a finished race of three, and the key (``BoardKey``, with its rank) of the entry a
+    third of the way down today's ranked entries. Fails unless every page read is full (so a ratio
+    compares histories, not pages)."""
     import psycopg
 
     from service.stats.queries import BoardKey
@@ -143,11 +169,13 @@ def ids(url: str) -> dict[str, str]:
             "SELECT moves, seconds, finished_at, game_id FROM daily_leaderboard WHERE day = current_date"
             " AND unranked IS NULL ORDER BY moves, seconds, finished_at, game_id OFFSET %s LIMIT 1", (ranked // 3,)
         ).fetchone()
+        wins = conn.execute("SELECT coalesce((SELECT wins FROM daily_stats WHERE day = current_date), 0)").fetchone()
         today = conn.execute("SELECT current_date").fetchone()[0]
     assert game is not None
     assert key is not None
+    assert wins is not None
     return {"bot": _md5_uuid("bot"), "game": str(game[0]), "race": _md5_uuid("race:1"),
-            "after": BoardKey(today, *key).cursor()}
+            "after": BoardKey(today, *key, ranked // 3 + 1, wins[0])}
 
 
 def _md5_uuid(text: str) -> str:
@@ -168,7 +196,7 @@ def plans(url: str) -> None:
 
 async def _statements(url: str) -> dict[str, list[tuple[str, Any]]]:
     """Each growing read's statements, recorded while the service's code runs it in-process."""
-    from service.stats.queries import Stats, board_key
+    from service.stats.queries import Stats
     from tests.query_plans import RecordingPool, growing_reads
 
     from .service_api import Games, Settings, open_pool
@@ -180,7 +208,7 @@ async def _statements(url: str) -> dict[str, list[tuple[str, Any]]]:
     games = Games(stores.EventStore(recording), Settings(database_url=url))  # type: ignore[arg-type]
     found = ids(url)
     bot, today = uuid.UUID(found["bot"]), datetime.now(UTC).date()
-    calls = growing_reads(games, Stats(recording), bot, today, board_key(found["after"], today))  # type: ignore[arg-type]
+    calls = growing_reads(games, Stats(recording), bot, today, found["after"])  # type: ignore[arg-type]
     statements = {}
     try:
         for name, run in calls.items():

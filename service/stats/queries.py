@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
 
+from psycopg import AsyncCursor
 from psycopg.rows import tuple_row
 from psycopg_pool import AsyncConnectionPool
 
@@ -112,9 +113,10 @@ _RANK_KEY = "(l.moves, l.seconds, l.finished_at, l.game_id)"
 _FINISH_KEY = "(l.finished_at, l.game_id)"
 # The board's two parts, each read in the order of its partial index (migration 0010) from the
 # cursor on: the ranked entries by moves, seconds, who finished first (then the game id, so the
-# order is total), then the unranked ones as they finished.
+# order is total), then the unranked ones as they finished. The ranked rows come with the date's
+# daily wins (one row of daily_stats), read in the same statement, so in the same snapshot.
 _RANKED = f"""
-SELECT {_BOARD_COLUMNS}{{before}}
+SELECT {_BOARD_COLUMNS}, coalesce((SELECT y.wins FROM daily_stats y WHERE y.day = %(day)s), 0){{before}}
 FROM daily_leaderboard l JOIN players p ON p.id = l.player_id
 WHERE l.day = %(day)s AND l.unranked IS NULL{{after}}
 ORDER BY l.moves, l.seconds, l.finished_at, l.game_id LIMIT %(limit)s
@@ -126,7 +128,8 @@ WHERE l.day = %(day)s AND l.unranked IS NOT NULL{{after}}
 ORDER BY l.finished_at, l.game_id LIMIT %(limit)s
 """
 # A ranked entry's rank is one more than the count of the entries better than it: the ranked ones
-# before it in that order (counted in the ranked index, never read).
+# before it in that order (counted in the ranked index, never read). A later page counts them only
+# when its cursor carries no rank that still stands (``BoardKey``).
 _BETTER = (
     ", (SELECT count(*) FROM daily_leaderboard b WHERE b.day = %(day)s AND b.unranked IS NULL"
     " AND (b.moves, b.seconds, b.finished_at, b.game_id) <= (%(moves)s, %(seconds)s, %(finished)s, %(game)s))::int"
@@ -138,40 +141,63 @@ _BOARD_REFUSAL = "'after' is not a cursor of this list: pass the 'nextAfter' of 
 @dataclass(frozen=True, slots=True)
 class BoardKey:
     """Where a leaderboard page ends: the last entry's sort key (``moves`` and ``seconds`` None
-    for an unranked entry), on the board of ``day``."""
+    for an unranked entry), on the board of ``day``; for a ranked entry also its ``rank`` as read
+    when the date's daily wins (``daily_stats``) were ``wins``. A ranked entry is only ever added
+    by a win, in the transaction that counts it, so while that count is the same, so is every rank
+    up to this one, and the next page's ranks run on from it; once it has changed, they are counted
+    again, as they are after a key without a rank (a cursor of the key alone)."""
 
     day: date
     moves: int | None
     seconds: float | None
     finished_at: datetime
     game: uuid.UUID
+    rank: int | None = None
+    wins: int | None = None
 
     @property
     def ranked(self) -> bool:
         return self.moves is not None
 
-    def cursor(self) -> str:
+    def cursor(self, secret: str) -> str:
+        """The ``nextAfter`` of this key. One with a rank is signed with ``secret`` (the deal
+        secret), so no client can make the next page show other ranks; should it not fit the
+        cursor's length, the rank is left out and counted."""
         if self.moves is None:
             return cursors.encode(_BOARD_CURSOR, self.day, "u", self.finished_at, self.game)
-        return cursors.encode(_BOARD_CURSOR, self.day, "r", self.moves, self.seconds, self.finished_at, self.game)
+        key = (self.day, "r", self.moves, self.seconds, self.finished_at, self.game)
+        plain = cursors.encode(_BOARD_CURSOR, *key)
+        if self.rank is None or self.wins is None:
+            return plain
+        signed = cursors.encode(_BOARD_CURSOR, *key, self.rank, self.wins, secret=secret)
+        return signed if len(signed) <= cursors.LENGTH else plain
 
 
-def board_key(cursor: str, day: date) -> BoardKey:
-    """The key a leaderboard cursor holds; a 400 for anything but a cursor of ``day``'s board."""
+def board_key(cursor: str, day: date, secret: str) -> BoardKey:
+    """The key a leaderboard cursor holds; a 400 for anything but a cursor of ``day``'s board, or
+    a signed one (with a rank) that ``secret`` did not sign as it is."""
     fields = cursors.decode(_BOARD_CURSOR, cursor, _BOARD_REFUSAL)
-    if len(fields) not in (4, 6) or fields[1] != ("r" if len(fields) == 6 else "u"):
+    if len(fields) == 9:  # a key with its rank and the wins then: signed
+        fields = cursors.signed(secret, _BOARD_CURSOR, fields, _BOARD_REFUSAL)
+    elif len(fields) not in (4, 6):
+        raise BadRequest(_BOARD_REFUSAL)
+    if fields[1] != ("u" if len(fields) == 4 else "r"):
         raise BadRequest(_BOARD_REFUSAL)
     if fields[0] != day.isoformat():
         raise BadRequest(
             "'after' is not a cursor of this list but of another date's leaderboard: pass the 'nextAfter' of this"
             " date's previous page"
         )
-    finished = cursors.instant(fields[-2], _BOARD_REFUSAL)
-    game = cursors.identifier(fields[-1], _BOARD_REFUSAL)
     if len(fields) == 4:
-        return BoardKey(day, None, None, finished, game)
-    return BoardKey(day, cursors.whole(fields[2], _BOARD_REFUSAL), cursors.real(fields[3], _BOARD_REFUSAL), finished,
-                    game)
+        return BoardKey(day, None, None, cursors.instant(fields[2], _BOARD_REFUSAL),
+                        cursors.identifier(fields[3], _BOARD_REFUSAL))
+    moves, seconds = cursors.whole(fields[2], _BOARD_REFUSAL), cursors.real(fields[3], _BOARD_REFUSAL)
+    finished = cursors.instant(fields[4], _BOARD_REFUSAL)
+    game = cursors.identifier(fields[5], _BOARD_REFUSAL)
+    if len(fields) == 6:
+        return BoardKey(day, moves, seconds, finished, game)
+    rank, wins = (cursors.whole(text, _BOARD_REFUSAL) for text in fields[6:])
+    return BoardKey(day, moves, seconds, finished, game, rank, wins)
 
 
 @dataclass(frozen=True, slots=True)
@@ -243,19 +269,25 @@ class Stats:
     async def leaderboard(self, day: date, limit: int, after: BoardKey | None = None) -> BoardPage:
         """A page of the board: one entry per player (their first game of the date's deal, once
         ended), after ``after``: the ranked ones by moves, then seconds, then who finished first;
-        then the unranked ones, as they finished. Each rank counts the entries better than it, so
-        a rank is the same on every page."""
+        then the unranked ones, as they finished. Each rank is one more than the count of the
+        entries better than it, so a rank is the same on every page: a later page's ranks run on
+        from the rank its cursor carries while that still stands (``BoardKey``), else from a count
+        of the better entries."""
         async with self.pool.connection() as conn:
             cursor = conn.cursor(row_factory=tuple_row)
             rows: list[tuple[Any, ...]] = []
-            better = 0
+            better, wins = 0, 0
             if after is None or after.ranked:
-                ranked = _board_query(_RANKED, after, better=after is not None)
-                await cursor.execute(ranked, _board_parameters(day, limit + 1, after))
-                rows = list(await cursor.fetchall())
-                if after is not None:
-                    better = rows[0][-1] if rows else 0
-                    rows = [row[:-1] for row in rows]
+                counted = after is not None and after.rank is None  # a cursor without a rank: count
+                rows = await _ranked_rows(cursor, day, limit + 1, after, counted)
+                if after is not None and not counted and rows and rows[0][9] != after.wins:
+                    counted = True  # the board has changed since the cursor's rank was read: count
+                    rows = await _ranked_rows(cursor, day, limit + 1, after, counted)
+                if rows:
+                    wins = rows[0][9]
+                    if after is not None:
+                        better = rows[0][10] if counted else after.rank or 0
+                    rows = [row[:9] for row in rows]
             if len(rows) <= limit:
                 unranked_after = after if after is not None and not after.ranked else None
                 await cursor.execute(_board_query(_UNRANKED, unranked_after),
@@ -267,7 +299,16 @@ class Stats:
                        seconds, finished_at)
             for player, name, game, status, assisted, unranked, moves, seconds, finished_at in rows[:limit]
         ]
-        return BoardPage(entries, _key_of(day, entries[-1]) if len(rows) > limit else None)
+        return BoardPage(entries, _key_of(day, entries[-1], wins) if len(rows) > limit else None)
+
+
+async def _ranked_rows(
+    cursor: AsyncCursor[tuple[Any, ...]], day: date, limit: int, after: BoardKey | None, counted: bool
+) -> list[tuple[Any, ...]]:
+    """The ranked part of a page: each row the entry's columns, the date's daily wins and, if
+    ``counted``, the count of the entries better than ``after``'s."""
+    await cursor.execute(_board_query(_RANKED, after, better=counted), _board_parameters(day, limit, after))
+    return list(await cursor.fetchall())
 
 
 def _board_query(template: str, after: BoardKey | None, better: bool = False) -> str:
@@ -287,7 +328,7 @@ def _board_parameters(day: date, limit: int, after: BoardKey | None) -> dict[str
     return parameters
 
 
-def _key_of(day: date, entry: BoardEntry) -> BoardKey:
+def _key_of(day: date, entry: BoardEntry, wins: int) -> BoardKey:
     if entry.unranked is not None:
         return BoardKey(day, None, None, entry.finished_at, entry.game)
-    return BoardKey(day, entry.moves, entry.seconds, entry.finished_at, entry.game)
+    return BoardKey(day, entry.moves, entry.seconds, entry.finished_at, entry.game, entry.rank, wins)

@@ -1,8 +1,11 @@
 """Keyset pages of the daily leaderboard and the open-races lobby: a walk sees every row once,
-while rows are added; a rank is the same on every page; a cursor of anything else is a 400."""
+while rows are added; a rank is the same on every page, ties across a page's end included, whether
+it runs on from the rank a cursor carries or is counted; a cursor of anything else, or one with a
+rank the server did not sign, is a 400."""
 
 from __future__ import annotations
 
+import base64
 import uuid
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
@@ -21,12 +24,29 @@ BOARD_REFUSAL = "'after' is not a cursor of this list: pass the 'nextAfter' of t
 LOBBY_REFUSAL = "'before' is not a cursor of this list: pass the 'nextBefore' of the open races' previous page"
 
 
-def _add_entries(url: str, first: int, count: int, day: date = DAY) -> None:
-    """Entries ``first`` .. of the board of DAY, each its own player and game: ties in moves and
-    seconds (and some in finishing time) so the order's last keys matter; every third unranked."""
+def _spread(number: int) -> tuple[int, float, int]:
+    """Entry ``number``'s moves, seconds and finishing time (seconds after a fixed instant): ties in
+    moves and seconds (and some in finishing time) so the order's last keys matter."""
+    return 20 + number % 4, 30.5 + number % 3, number // 2
+
+
+def _ties(number: int) -> tuple[int, float, int]:
+    """Long ties: 17 entries on 20 moves, then 17 on 21, ..., all in the same seconds, and six at a
+    time finishing at the same instant, so that only the game id orders those."""
+    return 20 + number // 17, 30.5, number // 6
+
+
+def _add_entries(url: str, first: int, count: int, day: date = DAY, key: Any = _spread) -> None:
+    """Entries ``first`` .. of the board of DAY, each its own player and game, its moves, seconds and
+    finishing time from ``key(number)``; every third unranked. Each counts in the date's daily
+    plays and wins in the same transaction, as a game's start and winning move count it."""
     with psycopg.connect(url) as conn:
+        conn.execute("INSERT INTO daily_stats AS y (day, plays, wins) VALUES (%s, %s, %s)"
+                     " ON CONFLICT (day) DO UPDATE SET plays = y.plays + EXCLUDED.plays, wins = y.wins + EXCLUDED.wins",
+                     (day, count, count))
         for number in range(first, first + count):
             player, game = uuid.uuid4(), uuid.uuid4()
+            moves, seconds, finished = key(number)
             conn.execute("INSERT INTO players (id, name) VALUES (%s, %s)", (player, f"p{number}"))
             conn.execute(
                 "INSERT INTO games (id, player_id, ruleset_id, ruleset_version, deal, status, version)"
@@ -36,8 +56,8 @@ def _add_entries(url: str, first: int, count: int, day: date = DAY) -> None:
             conn.execute(
                 "INSERT INTO daily_leaderboard (game_id, day, player_id, moves, seconds, finished_at, status,"
                 " assisted, unranked) VALUES (%s, %s, %s, %s, %s, %s, 'won', false, %s)",
-                (game, day, player, 20 + number % 4, 30.5 + number % 3, datetime(2026, 1, 1, tzinfo=UTC)
-                 + timedelta(seconds=number // 2), "late" if number % 3 == 0 else None),
+                (game, day, player, moves, seconds, datetime(2026, 1, 1, tzinfo=UTC) + timedelta(seconds=finished),
+                 "late" if number % 3 == 0 else None),
             )
 
 
@@ -70,6 +90,79 @@ def test_leaderboard_pages_carry_the_ranks_of_the_whole_board(client: httpx.Clie
     assert ranked == whole["entries"][: len(ranked)]  # the ranked first, then the unranked
     paged = _walk(client, BOARD, "after", "nextAfter", "entries", 4)
     assert paged == whole["entries"]
+
+
+def _fields(cursor: str) -> list[str]:
+    """What an (opaque) leaderboard cursor holds: ``leaderboard``, the date, ``r`` and the key,
+    then the rank, the date's daily wins and the signature."""
+    return base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode().split("|")
+
+
+def _cursor(fields: list[str]) -> str:
+    return base64.urlsafe_b64encode("|".join(fields).encode()).decode().rstrip("=")
+
+
+@pytest.mark.parametrize("limit", [1, 2, 3, 5, 8])
+def test_leaderboard_pages_rank_ties_across_their_ends_as_one_page(
+    client: httpx.Client, clean_database: str, limit: int
+) -> None:
+    _add_entries(clean_database, 0, 40, key=_ties)
+    whole = client.get(BOARD, params={"limit": 1000}).json()["entries"]
+    ranked = [e for e in whole if e["rank"] is not None]
+    assert [e["rank"] for e in ranked] == list(range(1, 27))  # 1, 2, 3, ...: a tie is broken, never shared
+    assert len({(e["moves"], e["seconds"], e["finishedAt"]) for e in ranked}) < len(ranked)  # whole keys tie
+    first = client.get(BOARD, params={"limit": limit}).json()
+    fields = _fields(first["nextAfter"])
+    assert (fields[0], fields[2], fields[7]) == ("leaderboard", "r", str(limit))  # a ranked cursor with its rank
+    assert _walk(client, BOARD, "after", "nextAfter", "entries", limit) == whole
+
+
+def test_a_cursor_without_a_rank_still_pages_with_counted_ranks(client: httpx.Client, clean_database: str) -> None:
+    """A cursor handed out before cursors carried ranks (the key alone) still works: its ranks are counted."""
+    _add_entries(clean_database, 0, 23, key=_ties)
+    whole = client.get(BOARD, params={"limit": 1000}).json()["entries"]
+    fields = _fields(client.get(BOARD, params={"limit": 4}).json()["nextAfter"])
+    response = client.get(BOARD, params={"limit": 5, "after": _cursor(fields[:7])})
+    assert response.status_code == 200, response.text
+    assert response.json()["entries"] == whole[4:9]
+
+
+def test_a_tampered_leaderboard_cursor_is_a_400_and_changes_nothing(client: httpx.Client, clean_database: str) -> None:
+    _add_entries(clean_database, 0, 23, key=_ties)
+    whole = client.get(BOARD, params={"limit": 1000}).json()
+    cursor = client.get(BOARD, params={"limit": 4}).json()["nextAfter"]
+    fields = _fields(cursor)
+    assert fields[7] == "4"
+    day, r, _, seconds, finished, game, rank, wins, signature = fields[1:]
+    forged = [
+        [*fields[:7], "0", wins, signature],  # another rank: the next page would start at 1
+        [*fields[:7], "40", wins, signature],  # the next page would start at 41
+        ["leaderboard", day, r, "19", seconds, finished, game, rank, wins, signature],  # another key, same signature
+        [*fields[:8], str(int(wins) + 1), signature],  # other wins
+        [*fields[:9], "A" * len(signature)],  # another signature
+        [*fields[:9], ""],
+        fields[:9],  # none
+        [*fields, "1"],
+    ]
+    for each in forged:
+        response = client.get(BOARD, params={"limit": 5, "after": _cursor(each)})
+        assert BOARD_REFUSAL in assert_problem(response, 400, "invalid_request")["detail"], each
+    assert client.get(BOARD, params={"limit": 1000}).json() == whole
+    response = client.get(BOARD, params={"limit": 5, "after": cursor})  # the cursor as made still works
+    assert response.json()["entries"] == whole["entries"][4:9]
+
+
+def test_a_page_after_a_win_counts_its_ranks_again(client: httpx.Client, clean_database: str) -> None:
+    """A cursor's rank stands while the date's daily wins are the same; after a win, as after an
+    entry that ranks above the cursor, the next page's ranks are counted on the board as it is."""
+    _add_entries(clean_database, 0, 23, key=_ties)
+    cursor = client.get(BOARD, params={"limit": 4}).json()["nextAfter"]
+    _add_entries(clean_database, 99, 2, key=lambda number: (1, 9.5, 0))  # 99 unranked, 100 ranked: the first now
+    whole = client.get(BOARD, params={"limit": 1000}).json()["entries"]
+    assert whole[0]["name"] == "p100"
+    page = client.get(BOARD, params={"limit": 5, "after": cursor}).json()["entries"]
+    assert page == whole[5:10]
+    assert [e["rank"] for e in page] == [6, 7, 8, 9, 10]
 
 
 def test_a_leaderboard_walk_sees_every_entry_once_while_entries_are_added(

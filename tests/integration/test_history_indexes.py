@@ -4,6 +4,7 @@ the counter rows of migration 0011, which its upgrade backfills and its downgrad
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import uuid
 from collections.abc import AsyncIterator
@@ -13,6 +14,7 @@ import psycopg
 import pytest
 from alembic import command
 
+from service import cursors
 from service.games import abandon
 from service.games.games import Games
 from service.settings import Settings
@@ -95,7 +97,8 @@ async def test_every_growing_read_has_an_index_in_its_order(
     stats = Stats(recording)  # type: ignore[arg-type]
     first = await stats.leaderboard(DAY, 5)
     assert first.next is not None
-    assert first.next.ranked  # the later page starts among the ranked entries: the rank count runs
+    assert first.next.ranked  # the later page starts among the ranked entries
+    assert first.next.rank == 5  # from the rank its key carries (without it, from the rank count)
     reads = growing_reads(games, stats, PLAYER, DAY, first.next)
     for name, read in reads.items():
         recording.seen.clear()
@@ -213,7 +216,12 @@ def test_the_counter_migration_backfills_then_counts_every_writer(scratch_url: s
 
 def test_a_leaderboard_cursor_round_trips_exactly() -> None:
     key = BoardKey(DAY, 17, 0.1 + 0.2, datetime(2026, 3, 1, 12, 0, 1, 5, tzinfo=UTC), uuid.uuid4())
-    assert board_key(key.cursor(), DAY) == key
+    unranked = dataclasses.replace(key, moves=None, seconds=None)
+    for each in (key, dataclasses.replace(key, rank=1234, wins=5678), unranked):
+        assert board_key(each.cursor("a secret"), DAY, "a secret") == each
+    too_long = dataclasses.replace(key, rank=10**10 - 1, wins=10**10 - 1)  # with its rank, over the API's length
+    assert len(too_long.cursor("a secret")) <= cursors.LENGTH
+    assert board_key(too_long.cursor("a secret"), DAY, "a secret") == key  # the rank left out: counted
 
 
 def test_the_abandon_jobs_search_for_idle_games_reads_an_index(clean_database: str) -> None:

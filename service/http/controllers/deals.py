@@ -9,6 +9,7 @@ from litestar.params import PathParameter, QueryParameter
 from domain import ALL_RULESETS, get_ruleset
 from domain.rulesets import DEFAULT_RULESET_ID
 
+from ... import cursors
 from ...deals.choice import deal_pool_of, parse_day, pool_summary
 from ...deals.daily import closes_at, is_over
 from ...deals.deal_pools import load_deal_pool
@@ -98,7 +99,7 @@ class DealController(Controller):
         after: Annotated[
             str | None,
             QueryParameter(
-                pattern="^[A-Za-z0-9_-]{1,200}$",
+                pattern=f"^[A-Za-z0-9_-]{{1,{cursors.LENGTH}}}$",
                 description="the 'nextAfter' cursor of the previous page (opaque): the entries after that page",
             ),
         ] = None,
@@ -108,7 +109,8 @@ class DealController(Controller):
         # Any past date: a board outlives the window in which its deal can still be dealt. The
         # board never prepares a deal: a date nobody dealt has no entries.
         chosen = parse_day(day, now.date(), LEADERBOARD_PAST_DAYS)
-        key = None if after is None else board_key(after, chosen)
+        secret = await games.deal_secret.value()  # signs the cursors that carry a rank
+        key = None if after is None else board_key(after, chosen, secret)
         stored = await games.daily.stored(chosen)
         page = await games.stats.leaderboard(chosen, limit, key)
         return Leaderboard(
@@ -118,7 +120,7 @@ class DealController(Controller):
             closes_at=closes_at(chosen),
             closed=is_over(chosen, now),
             entries=to_wire(page.entries, list[LeaderboardEntry]),
-            next_after=None if page.next is None else page.next.cursor(),
+            next_after=None if page.next is None else page.next.cursor(secret),
         )
 
     async def _daily(self, state: State, text: str) -> DailyDeal:
