@@ -2,12 +2,14 @@
 
 A game's positions are the deal (named 0) and the table after each move, undos included, each
 named by the game's version after its move (a solver hint changes no table and is no position).
-Each gets a verdict about lines of moves without undo:
+The service's end of a game nobody moved (``GameAbandoned``) is a position of its own, the last,
+as a resignation is: the table the player left keeps a verdict of its own. Each position gets a
+verdict about lines of moves without undo:
 
 - ``won``: a line from it wins; the line replays through the rules (``Analysis.line``);
 - ``lost``: no line wins. The solver proved it; or the position is reached by moves from one
   proven lost (a win from it would be a win from that one); or it is the table of a proven-lost
-  position again (after an undo); or the game is over there (resigned or stalled);
+  position again (after an undo); or the game is over there (resigned, stalled or abandoned);
 - ``unknown``: the solver reached its budget there, and nothing else settles it.
 
 ``Analysis`` decides which position the solver takes next and reuses every answer along the game:
@@ -19,7 +21,8 @@ its middle, as in a binary search. The solving itself happens elsewhere (``recor
 answers), so the service can run it in worker processes, keep the answers and resume.
 
 The turning point is the move from the last won position to the next one, when that one is lost:
-a move that threw a win away, or the resignation or stall of a game that could still be won.
+a move that threw a win away, or the resignation, stall or abandonment of a game that could still
+be won.
 """
 
 from __future__ import annotations
@@ -28,7 +31,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from .commands import Command, Undo
-from .events import CardsMoved, Event, GameDealt, GameResigned, GameStalled, MoveUndone, StockDrawn, WasteRecycled
+from .events import (
+    CardsMoved,
+    Event,
+    GameAbandoned,
+    GameDealt,
+    GameResigned,
+    GameStalled,
+    MoveUndone,
+    StockDrawn,
+    WasteRecycled,
+)
 from .rules import evolve, with_undo_history
 from .rulesets import RecyclePolicy
 from .state import GameState, Status, initial_state
@@ -37,13 +50,15 @@ from .verify import command_of, line_wins
 WON, LOST, UNKNOWN = "won", "lost", "unknown"
 # How a verdict was reached
 SOLVER = "solver"  # the solver's answer for this position
-END = "end"  # the game is over here: won, or resigned or stalled (lost)
+END = "end"  # the game is over here: won, or resigned, stalled or abandoned (lost)
 PREFIX = "prefix"  # won: the next position's line, with the game's move to it first
 FOLLOWS = "follows"  # lost: the game's move here came from a lost position
 REPEAT = "repeat"  # the same table as the position ``source``
 
-STARTS_A_MOVE = (StockDrawn, WasteRecycled, GameStalled, CardsMoved, MoveUndone, GameResigned)
-"""The events that start a move: a game has one position more than it has of them (the deal)."""
+STARTS_A_MOVE = (StockDrawn, WasteRecycled, GameStalled, CardsMoved, MoveUndone, GameResigned, GameAbandoned)
+"""The events that start a move: a game has one position more than it has of them (the deal).
+``GameAbandoned`` is the service's, not the player's, but it ends the game as a resignation does:
+a position of its own, never part of the player's last move."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,7 +178,7 @@ class Analysis:
 
     def _lost_after(self, index: int) -> bool:
         """Whether the game's rules move from ``index`` led to a position proven lost (a game that
-        ends there, resigned or stalled, says nothing about the position before it)."""
+        ends there, resigned, stalled or abandoned, says nothing about the position before it)."""
         after = index + 1
         if after >= len(self.positions) or not self.positions[after].forward:
             return False

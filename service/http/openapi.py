@@ -62,6 +62,7 @@ from .schemas import (
     CARD_CODE,
     DEAL_REQUESTS,
     RACE_DEAL_REQUESTS,
+    AnalysedMove,
     Body,
     DealRequest,
     DealSource,
@@ -95,6 +96,14 @@ TAGGED_UNIONS: dict[str, tuple[Any, str]] = {
         (
             "A move, tagged by `type`: draw, recycle, undo, resign, or move (a card and where to). Legal moves, "
             "hints and solver hints list moves in this form: any of them can be sent back as it is."
+        ),
+    ),
+    "AnalysedMove": (
+        AnalysedMove,
+        (
+            "A move of a game as its analysis names it, tagged by `type`: a move of `MoveRequest`, or `abandon`: "
+            "the service ended the game after ABANDON_AFTER_DAYS without a move (its `GameAbandoned` event). "
+            "No client sends `abandon`."
         ),
     ),
     "EventView": (

@@ -1,6 +1,7 @@
 """Game analysis over HTTP: asking for it (202, the same job again, who may, which games), running it to
 the end in the server's worker (every won verdict's line replays; a deal lost from the start; the move
-that threw a win away), the game's stream hearing it, and a job taken up again after its process died."""
+that threw a win away; a game the service abandoned), the game's stream hearing it, and a job taken up
+again after its process died."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ from domain import (
     parse_command,
     replay,
 )
-from domain.analysis import LOST, WON
+from domain.analysis import END, LOST, WON
 from domain.codec import event_from_data
 from service.analysis.jobs import analysis_of
 from service.cli import main
@@ -46,6 +47,17 @@ def idle_url(database_url: str) -> Iterator[str]:
 def idle(idle_url: str, clean_database: str) -> Iterator[httpx.Client]:
     with httpx.Client(base_url=idle_url, timeout=10) as http:
         yield http
+
+
+@pytest.fixture
+def abandoning(clean_database: str) -> Iterator[tuple[httpx.Client, Clock]]:
+    """A server that ends games idle for 30 days (looking every 0.1 s) by a clock the test moves, and
+    runs analyses. It lives for one test: any game in progress that another test left behind would
+    look idle to its clock."""
+    clock = Clock()
+    settings = server_settings(clean_database, abandon_after_days=30, abandon_check_seconds=0.1)
+    with running_server(settings, clock=clock) as url, httpx.Client(base_url=url, timeout=30) as http:
+        yield http, clock
 
 
 def _ended_game(player: Player, seed: int, moves: list[Command]) -> str:
@@ -217,6 +229,57 @@ def test_the_move_that_threw_a_won_game_away_is_the_turning_point_and_every_won_
             line = analysis.line(index)
             assert line_wins(_state_at(events, position["version"]), line).won, position
             assert len(line) == position["movesToWin"]
+
+
+def test_an_abandoned_game_keeps_its_last_tables_verdict_and_the_abandonment_is_its_own_position(
+    abandoning: tuple[httpx.Client, Clock], database_url: str
+) -> None:
+    http, clock = abandoning
+    ann = Player(http, "Ann")
+    along, wrong = thrown_away()
+    winnable = ann.new_game(ruleset="open-runs", deal={"seed": WON_DEAL})["id"]
+    play_line(ann, winnable, list(along[:5]))  # five moves along a winning line, then nothing
+    thrown = ann.new_game(ruleset="open-runs", deal={"seed": WON_DEAL})["id"]
+    play_line(ann, thrown, [*along, wrong])  # the win thrown away, then nothing
+    clock.advance(days=31)
+    deadline = time.monotonic() + 15
+    while any(http.get(f"/games/{game_id}").json()["status"] == "playing" for game_id in (winnable, thrown)):
+        assert time.monotonic() < deadline, "the idle games were not ended"
+        time.sleep(0.05)
+    bodies = {}
+    for game_id in (winnable, thrown):
+        view = http.get(f"/games/{game_id}").json()
+        assert (view["status"], view["abandoned"]) == ("resigned", {"idleDays": 31})
+        assert http.post(f"/games/{game_id}/analysis", headers=ann.auth).status_code == 202
+        body = _analysis(http, game_id)
+        assert body["status"] == "done", body
+        final = view["version"]
+        assert [p["version"] for p in body["positions"]][-2:] == [final - 1, final]  # the last table, the end
+        assert body["progress"]["total"] == len(body["positions"])
+        events, answers = _stored(database_url, game_id)
+        assert events[-1].type == "GameAbandoned"
+        verdicts = analysis_of(events, answers).verdicts
+        last_table, end = verdicts[-2], verdicts[-1]
+        assert last_table is not None
+        assert last_table.how != END  # the game did not end there: its verdict is the solver's or follows from one
+        assert end is not None
+        assert (end.result, end.how) == (LOST, END)
+        bodies[game_id] = body
+
+    body = bodies[winnable]  # left while still won: the abandonment is the turning point
+    assert [p["verdict"] for p in body["positions"]] == [WON] * 6 + [LOST]
+    point = body["turningPoint"]
+    assert (point["before"], point["after"]) == (body["positions"][-2]["version"], body["positions"][-1]["version"])
+    assert point["move"] == {"type": "abandon"}
+    events, _ = _stored(database_url, winnable)
+    assert line_wins(_state_at(events, point["before"]), [parse_command(m) for m in point["winningLineBefore"]]).won
+
+    body = bodies[thrown]  # lost by the player's own move: the turning point stays on it
+    assert [p["verdict"] for p in body["positions"]] == [WON] * (len(along) + 1) + [LOST, LOST]
+    point = body["turningPoint"]
+    assert (point["before"], point["after"]) == (body["positions"][len(along)]["version"],
+                                                 body["positions"][len(along) + 1]["version"])
+    assert point["move"] == command_to_api(wrong)
 
 
 def test_the_games_stream_carries_the_analysis_then_ends(client: httpx.Client, ann: Player) -> None:

@@ -161,6 +161,9 @@ def test_the_move_request_is_the_legal_moves_and_hints_schema() -> None:
         "Draw", "Recycle", "Undo", "Resign", "MoveCard",
     ]
     assert schemas["MoveCard"]["required"] == ["card", "to", "type"]
+    analysed = [branch["$ref"].rsplit("/", 1)[-1] for branch in schemas["AnalysedMove"]["oneOf"]]
+    assert schemas["TurningPoint"]["properties"]["move"] == {"$ref": "#/components/schemas/AnalysedMove"}
+    assert analysed == ["Draw", "Recycle", "Undo", "Resign", "MoveCard", "AbandonMove"]  # the same classes, and one
     assert schemas["MoveCard"]["additionalProperties"] is False
 
 
@@ -182,6 +185,10 @@ def test_the_schemas_name_every_event_move_target_and_ruleset_of_the_domain() ->
     assert tags(schemas.EventView) == set(EVENT_TYPES)
     assert tags(schemas.RevertedEvent) == {"StockDrawn", "WasteRecycled", "CardsMoved", "ReserveRefilled"}
     assert tags(schemas.MoveRequest) == set(MOVE_TYPES)
+    from domain import Abandon, command_to_api
+
+    # an analysis's turning point: a player's move, or the service's abandonment as the domain names it
+    assert tags(schemas.AnalysedMove) == {*MOVE_TYPES, command_to_api(Abandon(31))["type"]}
     assert set(get_args(schemas.Target)) == set(TARGETS)
     assert {ruleset.value for ruleset in schemas.RulesetId} == {ruleset.id for ruleset in ALL_RULESETS}
     from domain.lessons import BY_ID as LESSONS

@@ -1,7 +1,8 @@
 """A game's analysis on the web table: the player asks once the game has ended, sees the progress,
 then the move list with every position's verdict and the turning point marked; a click on a
 position shows its table, and the winning line from before the turning point steps forward and
-back. A game whose cards are still hidden says why in words."""
+back. A game the service abandoned says so, never that the player resigned. A game whose cards are
+still hidden says why in words."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import psycopg
 import pytest
 
 from domain import Resign, command_to_api
@@ -163,6 +165,52 @@ def test_the_analysis_shows_progress_verdicts_past_tables_and_the_winning_line(
     phone.wait_for(lambda: rows(phone) == shown, "the move list on the phone")
     assert phone.fits()
     phone.screenshot(screenshots / "analysis-phone.png")
+
+
+def test_an_abandoned_games_analysis_says_the_game_was_abandoned_while_it_could_still_be_won(
+    open_page: Callable[..., Page], helper_server: ServerProcess, web: ServerProcess, database_url: str,
+    tmp_path: Path,
+) -> None:
+    page = open_page()
+    page.register("Idle Analyst")
+    token = page.player()["token"]
+    along, _ = thrown_away()
+    moves = [command_to_api(command) for command in along[:5]]  # five moves along a winning line, then nothing
+    game_id = ended_game(helper_server, token, {"ruleset": "open-runs", "deal": {"seed": WON_DEAL}}, moves)
+    with psycopg.connect(database_url, autocommit=True) as conn:  # its last move two days ago (set-up only)
+        conn.execute("UPDATE games SET updated_at = now() - interval '2 days' WHERE id = %s", (game_id,))
+    # a server that ends games idle for a day, for this test alone (every other game here moved today)
+    abandoning = ServerProcess(database_url, tmp_path / "abandoning.log",
+                               env={"ABANDON_AFTER_DAYS": "1", "ABANDON_CHECK_SECONDS": "1", "ANALYSIS_WORKERS": "0"})
+    try:
+        abandoning.wait_until_up()
+        page.wait_for(lambda: httpx.get(f"{web.url}/games/{game_id}").json()["status"] == "resigned", "the game's end")
+    finally:
+        abandoning.stop()
+    page.open(f"#/game/{game_id}")
+    page.wait_for(lambda: page.text(".ended").startswith("Abandoned: no move for 2 days"), "the abandoned game")
+    page.click("[data-action=analyse]")
+    page.wait_for(lambda: rows(page), "the move list", timeout=ANALYSED)
+    with httpx.Client(base_url=web.url, timeout=30) as http:
+        analysis = http.get(f"/games/{game_id}/analysis").json()
+    positions, point = analysis["positions"], analysis["turningPoint"]
+    assert [p["verdict"] for p in positions] == ["won"] * 6 + ["lost"]  # the player's last table is still won
+    assert point["move"] == {"type": "abandon"}
+
+    shown = rows(page)
+    assert [(r["version"], r["verdict"]) for r in shown] == [(p["version"], verdict_text(p)) for p in positions]
+    assert [r["version"] for r in shown if r["turning"]] == [point["after"]] == [positions[-1]["version"]]
+    assert "Abandoned by the service: no move for 2 days" in shown[-1]["text"]
+    summary = page.text(".analysis-summary")
+    assert summary.startswith("Turning point: the game was abandoned after 2 days without a move. "
+                              "The game ended there while it could still be won"), summary
+    assert "Abandoned" in page.text(".game-head")
+    page.click(f"ol.positions button[data-version='{point['after']}']")
+    page.wait_for(lambda: page.text("[data-caption]").startswith("The end (Abandoned by the service"),
+                  "the caption of the end")
+    assert "the game was abandoned while it could still be won" in page.text("[data-caption]")
+    said = " ".join((summary, page.text(".game-head"), page.text("[data-caption]"), shown[-1]["text"]))
+    assert "esign" not in said  # the player did not resign: the service ended the game
 
 
 def test_a_daily_game_during_its_date_says_in_words_why_it_cannot_be_analysed(

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 import pytest
 
 from domain import (
+    Abandon,
     Command,
     Draw,
     Event,
@@ -150,6 +151,38 @@ def test_a_resignation_while_still_winnable_is_the_turning_point_after_one_solve
     assert isinstance(point.move, Resign)
     assert point.line == line[20:]
     _every_won_line_wins(analysis)
+
+
+def test_an_abandonment_is_a_position_of_its_own_and_the_turning_point_of_a_game_still_winnable() -> None:
+    line = _line()
+    events = _events([*line[:20], Abandon(31)])
+    found = positions(events)
+    assert len(found) == 22  # the deal, twenty moves, the abandonment
+    assert found[20].state.playing  # the player's last table: the game was still on there
+    assert isinstance(found[21].move, Abandon)
+    assert found[21].version == len(events)
+    solver = FakeSolver(line)
+    analysis = _run(events, solver)
+    assert solver.asked == [20]  # the last table the player left: won, so every one before it is
+    last, end = analysis.verdicts[20], analysis.verdicts[21]
+    assert last is not None
+    assert (last.result, last.how) == (WON, SOLVER)
+    assert end is not None
+    assert (end.result, end.how) == (LOST, END)
+    point = analysis.turning_point()
+    assert point is not None
+    assert (point.before, point.after) == (found[20].version, len(events))
+    assert point.move == Abandon(31)
+    assert point.line == line[20:]
+    _every_won_line_wins(analysis)
+
+
+def test_the_last_table_before_an_abandonment_is_not_lost_unless_proven() -> None:
+    line = _line()
+    events = _events([*line[:6], Abandon(31)])  # the deal, six moves, the abandonment
+    analysis = _run(events, FakeSolver((), otherwise=UNKNOWN))
+    assert [v.result if v else None for v in analysis.verdicts] == [UNKNOWN] * 7 + [LOST]
+    assert analysis.turning_point() is None
 
 
 def test_the_move_that_threw_the_win_away_is_found_by_bisection() -> None:

@@ -11,6 +11,8 @@ components keep the names the document has always had (``RequestBody``).
 from __future__ import annotations
 
 from .analysis import (
+    AbandonMove,
+    AnalysedMove,
     AnalysisProgress,
     AnalysisView,
     PositionVerdict,
@@ -164,7 +166,9 @@ __all__ = [
     "CARD_CODE",
     "DEAL_REQUESTS",
     "RACE_DEAL_REQUESTS",
+    "AbandonMove",
     "Abandonment",
+    "AnalysedMove",
     "AnalysisProgress",
     "AnalysisView",
     "Body",

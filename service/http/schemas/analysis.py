@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Literal, Union
 
 from msgspec import Meta
 
 from .common import Body, Version
-from .moves import MoveRequest
+from .moves import DrawRequest, MoveCardRequest, MoveRequest, RecycleRequest, ResignRequest, UndoRequest
 
 
 class AnalysisProgress(Body):
@@ -29,11 +29,20 @@ class PositionVerdict(Body):
     ]
 
 
+class AbandonMove(Body, tag_field="type", tag="abandon"):
+    """The service ended the game: nobody moved it for ABANDON_AFTER_DAYS days (its GameAbandoned
+    event). Not a move a client sends: an analysis names it where the abandonment is the turning point."""
+
+
+# A move of a game as its analysis names it, tagged by ``type``: a player's move, or the abandonment.
+AnalysedMove = Union[DrawRequest, RecycleRequest, UndoRequest, ResignRequest, MoveCardRequest, AbandonMove]  # noqa: UP007 (see Body)
+
+
 class TurningPoint(Body):
     before: Annotated[Version, Meta(description="the last position from which the game could be won")]
     after: Annotated[Version, Meta(description="the proven-lost position the move made (the final version for a "
-                                   "resignation or a stall)")]
-    move: MoveRequest
+                                   "resignation, a stall or an abandonment)")]
+    move: AnalysedMove
     winning_line_before: Annotated[list[MoveRequest], Meta(description="a line that wins from position 'before'")]
 
 

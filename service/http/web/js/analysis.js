@@ -196,6 +196,7 @@ export async function mountAnalysis(root, { id }) {
     const after = previous ? Math.max(previous.version, 1) : position.version;
     const moved = events.filter((e) => e.version > after && e.version <= position.version && e.type !== "SolverHintUsed");
     const label = index === 0 ? "The deal" : moved.map(eventText).join("; ") || "a move";
+    const abandoned = moved.some((e) => e.type === "GameAbandoned"); // the service's end, not a move of the player's
     const turning = result.turningPoint?.after === position.version && index > 0;
     const button = h("button", { type: "button", "data-version": position.version, onclick: () => showPosition(index) },
       h("span", { class: "v" }, index === 0 ? "0" : String(index)), " ",
@@ -204,7 +205,7 @@ export async function mountAnalysis(root, { id }) {
       turning ? h("strong", { class: "turn" }, " Turning point") : null);
     const item = h("li", { "data-version": position.version, "data-verdict": position.verdict,
       "data-turning-point": turning || undefined }, button);
-    return { position, index, label, turning, button, item };
+    return { position, index, label, abandoned, turning, button, item };
   }
 
   function drawSummary(job) {
@@ -217,8 +218,11 @@ export async function mountAnalysis(root, { id }) {
     if (point) {
       const before = rows.find((r) => r.position.version === point.before);
       const turn = rows.find((r) => r.position.version === point.after);
-      const ended = point.after === rows[rows.length - 1].position.version; // a resignation or a stall
-      verdict = [h("strong", {}, `Turning point: move ${turn?.index ?? "?"}, ${moveText(point.move, drawCount)}. `),
+      const ended = point.after === rows[rows.length - 1].position.version; // a resignation, a stall, an abandonment
+      const head = point.move.type === "abandon" // the service ended the game: no move of the player's
+        ? `Turning point: ${moveText(point.move, drawCount)}${latest.abandoned ? ` after ${plural(latest.abandoned.idleDays, "day")} without a move` : ""}. `
+        : `Turning point: move ${turn?.index ?? "?"}, ${moveText(point.move, drawCount)}. `;
+      verdict = [h("strong", {}, head),
         ended
           ? `The game ended there while it could still be won: from the position before, a winning line of ${plural(point.winningLineBefore.length, "move")} was left.`
           : `The position before it was won (a winning line of ${plural(point.winningLineBefore.length, "move")}), `
@@ -259,7 +263,7 @@ export async function mountAnalysis(root, { id }) {
   }
 
   async function showPosition(index) {
-    const { position, label, turning } = rows[index];
+    const { position, label, abandoned, turning } = rows[index];
     const ticket = ++loading;
     mark(position.version);
     lineTools.hidden = true;
@@ -268,8 +272,11 @@ export async function mountAnalysis(root, { id }) {
     try {
       const view = await tableAt(position.version);
       if (stopped || ticket !== loading) return;
-      caption.textContent = `${index === 0 ? "The deal" : `After move ${index} (${label})`}: ${verdictText(position)}.`
-        + (turning ? " The turning point: the move that lost the game." : "");
+      const where = index === 0 ? "The deal" : abandoned ? `The end (${label})` : `After move ${index} (${label})`;
+      caption.textContent = `${where}: ${verdictText(position)}.`
+        + (!turning ? "" : abandoned
+          ? " The turning point: the game was abandoned while it could still be won."
+          : " The turning point: the move that lost the game.");
       fill(frame, renderTable(view, { drawCount, interactive: false }));
       const top = caption.getBoundingClientRect().top;
       if (top < 0 || top > innerHeight) caption.scrollIntoView(); // a phone: the list lies below the table

@@ -47,6 +47,7 @@ export function moveText(move, drawCount = 3) {
     case "recycle": return "turn the waste back into the stock";
     case "undo": return "undo";
     case "resign": return "resign";
+    case "abandon": return "the game was abandoned"; // the service's end of an idle game (an analysis names it)
     case "move": return `${cardName(move.card)} to ${pileName(move.to)}`;
     default: return move.type;
   }

@@ -23,6 +23,9 @@ const ENDINGS = {
 };
 
 export function endingText(view) {
+  if (view.abandoned) {
+    return `Abandoned: no move for ${plural(view.abandoned.idleDays, "day")}, so the service ended the game (played, not won).`;
+  }
   return ENDINGS[view.status] || "";
 }
 

@@ -33,6 +33,7 @@ export function eventText(event) {
     case "GameWon": return "Won";
     case "GameStalled": return "Stalled";
     case "GameResigned": return "Resigned";
+    case "GameAbandoned": return `Abandoned by the service: no move for ${plural(d.idleDays, "day")}`;
     default: return event.type;
   }
 }
