@@ -42,6 +42,9 @@ DEFAULT_LIMITS = {  # the server's defaults (service/settings.py), stated so a t
     "RATE_LIMIT_READS_PER_SECOND": "50",
     "RATE_LIMIT_READ_BURST": "100",
 }
+NO_ANALYSIS = {"ANALYSIS_WORKERS": "0"}
+"""The package's servers run no analysis job: a job asked for stays queued until a test starts a
+worker (test_analysis.py's ``analysis_worker``), so what the page shows meanwhile is fixed."""
 CHROMIUM_FLAGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
@@ -91,13 +94,14 @@ def start_server(database_url: str, log: Path, env: dict[str, str]) -> Iterator[
 @pytest.fixture(scope="package")
 def web(database_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     """The server under test, with the default rate limits (the page must live with them)."""
-    yield from start_server(database_url, tmp_path_factory.mktemp("web") / "server.log", DEFAULT_LIMITS)
+    yield from start_server(database_url, tmp_path_factory.mktemp("web") / "server.log",
+                            {**DEFAULT_LIMITS, **NO_ANALYSIS})
 
 
 @pytest.fixture(scope="package")
 def helper_server(database_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     """Another process on the same database, without rate limits: for setting up other players."""
-    yield from start_server(database_url, tmp_path_factory.mktemp("helper") / "server.log", {})
+    yield from start_server(database_url, tmp_path_factory.mktemp("helper") / "server.log", NO_ANALYSIS)
 
 
 @pytest.fixture(scope="package")

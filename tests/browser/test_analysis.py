@@ -8,29 +8,33 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import httpx
 import psycopg
-import pytest
 
 from domain import Resign, command_to_api
 from tests.live import ServerProcess
 from tests.support import WON_DEAL, thrown_away
 
-from .conftest import DEFAULT_LIMITS, PHONE, start_server
+from .conftest import PHONE
 from .pages import Page, table_shown
 
 ANALYSED = 60.0  # seconds the analysis may take (a few seconds of solver time on a quiet machine)
 
 
-@pytest.fixture(scope="module")
-def idle_web(database_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
-    """The page's server, with the default rate limits and no analysis worker: a job asked for
-    through it stays queued until a worker of another process (the `web` server's) takes it."""
-    yield from start_server(database_url, tmp_path_factory.mktemp("idle") / "server.log",
-                            {**DEFAULT_LIMITS, "ANALYSIS_WORKERS": "0"})
+@contextmanager
+def analysis_worker(database_url: str, log: Path) -> Iterator[ServerProcess]:
+    """A server process that runs analysis jobs (the package's servers run none), for as long as
+    the test needs one."""
+    worker = ServerProcess(database_url, log, env={"ANALYSIS_WORKERS": "1"})
+    try:
+        worker.wait_until_up()
+        yield worker
+    finally:
+        worker.stop()
 
 
 def verdict_text(position: dict[str, Any]) -> str:
@@ -70,10 +74,10 @@ def in_sight(shown: dict[str, Any], card: str) -> bool:
 
 
 def test_the_analysis_shows_progress_verdicts_past_tables_and_the_winning_line(
-    open_page: Callable[..., Page], idle_web: ServerProcess, web: ServerProcess, helper_server: ServerProcess,
-    screenshots: Path,
+    open_page: Callable[..., Page], web: ServerProcess, helper_server: ServerProcess, screenshots: Path,
+    database_url: str, tmp_path: Path,
 ) -> None:
-    page = open_page(server=idle_web)
+    page = open_page()
     page.register("Analyst")
     token = page.player()["token"]
     along, wrong = thrown_away()
@@ -90,9 +94,10 @@ def test_the_analysis_shows_progress_verdicts_past_tables_and_the_winning_line(
     page.screenshot(screenshots / "analysis-progress.png")
 
     auth = {"Authorization": f"Bearer {token}"}
-    with httpx.Client(base_url=web.url, timeout=30) as http:
+    with analysis_worker(database_url, tmp_path / "worker.log") as worker, \
+            httpx.Client(base_url=web.url, timeout=30) as http:
         # asked again where a worker runs: the same job, taken at once; the page hears it on its stream
-        assert http.post(f"/games/{game_id}/analysis", headers=auth).status_code == 202
+        assert httpx.post(f"{worker.url}/games/{game_id}/analysis", headers=auth).status_code == 202
         page.wait_for(lambda: rows(page), "the move list", timeout=ANALYSED)
         analysis = http.get(f"/games/{game_id}/analysis").json()
         point = analysis["turningPoint"]
@@ -159,7 +164,7 @@ def test_the_analysis_shows_progress_verdicts_past_tables_and_the_winning_line(
     assert page.fits()
     page.screenshot(screenshots / "analysis-line.png")
 
-    phone = open_page(*PHONE, server=idle_web)  # the same player on a phone: the analysis is there at once
+    phone = open_page(*PHONE)  # the same player on a phone: the analysis is there at once
     phone.adopt(page.player())
     phone.open(f"#/analysis/{game_id}")
     phone.wait_for(lambda: rows(phone) == shown, "the move list on the phone")
@@ -189,8 +194,9 @@ def test_an_abandoned_games_analysis_says_the_game_was_abandoned_while_it_could_
         abandoning.stop()
     page.open(f"#/game/{game_id}")
     page.wait_for(lambda: page.text(".ended").startswith("Abandoned: no move for 2 days"), "the abandoned game")
-    page.click("[data-action=analyse]")
-    page.wait_for(lambda: rows(page), "the move list", timeout=ANALYSED)
+    with analysis_worker(database_url, tmp_path / "worker.log"):
+        page.click("[data-action=analyse]")
+        page.wait_for(lambda: rows(page), "the move list", timeout=ANALYSED)
     with httpx.Client(base_url=web.url, timeout=30) as http:
         analysis = http.get(f"/games/{game_id}/analysis").json()
     positions, point = analysis["positions"], analysis["turningPoint"]
