@@ -105,7 +105,6 @@ class Settings:
     pool_timeout_seconds: float = 5.0  # waiting for a connection longer than this is a 503
     move_retries: int = 12
     move_batch_max: int = 64  # group commit: at most this many moves per statement (1: every move alone; at most 128)
-    move_batches_in_flight: int = 2  # group commit: statements in flight at once per process
     game_cache_size: int = 10_000  # games (and tokens) kept in memory per process
     solver_hint_seconds: float = 1.0
     # Solver hints (service.games.games, service.deals.solver_workers): token buckets per bearer token
@@ -179,7 +178,6 @@ class Settings:
             race_deal_wait_seconds=_float("RACE_DEAL_WAIT_SECONDS", 20.0),
             pool_timeout_seconds=_seconds("DB_POOL_TIMEOUT_MS", 5000),
             move_batch_max=_int("MOVE_BATCH_MAX", 64),  # service.games.batching keeps it within 1 .. 128
-            move_batches_in_flight=max(1, _int("MOVE_BATCHES_IN_FLIGHT", 2)),
             rate_limit_writes_per_second=_float("RATE_LIMIT_WRITES_PER_SECOND", 20.0),
             rate_limit_write_burst=_int("RATE_LIMIT_WRITE_BURST", 40),
             rate_limit_reads_per_second=_float("RATE_LIMIT_READS_PER_SECOND", 50.0),

@@ -15,13 +15,7 @@ move waits for them, at most ``max_wait`` seconds, and they go out together when
 decided: one statement and one commit instead of a lone write and then a batch. That is the
 moment the process would otherwise wait for the database with nothing else to do.
 
-Up to ``in_flight`` statements (``MOVE_BATCHES_IN_FLIGHT``) are in flight at once, each on a
-connection of its own and never two with a move of the same game: while one waits for its commit
-(a WAL flush to disk), the moves decided meanwhile go in the next instead of waiting for it, so the
-process keeps deciding moves while the database writes. Moves that arrive while all of them are in
-flight wait, and go together in the next statement once one is done.
-
-While a batch's statement is in flight its moves' task has nothing else to do, so the work a move
+While a batch's statement is in flight the process has nothing else to do, so the work a move
 needs only for its reply (``prepare``: its player's view and events) is done then: the writer
 schedules it just before it sends the statement, and the loop runs it once the writer waits for
 the database. A move's reply is then ready when its commit is, instead of sixteen replies being
@@ -40,7 +34,6 @@ import logging
 import uuid
 from collections import deque
 from collections.abc import Callable
-from functools import partial
 from typing import Any
 
 from ..errors import Unavailable
@@ -121,19 +114,17 @@ def _prepare_all(batch: list[_Waiting]) -> None:
 
 
 class AppendBatcher:
-    def __init__(
-        self, store: EventStore, max_batch: int = 64, max_wait: float = 0.002, in_flight: int = 1,
-    ) -> None:
+    def __init__(self, store: EventStore, max_batch: int = 64, max_wait: float = 0.002) -> None:
         self.store = store
         self.max_batch = max(1, min(max_batch, MAX_BATCH))
         self.max_wait = max_wait
-        self.in_flight = max(1, in_flight)  # statements in flight at once, each on its own connection
         self.deciding = 0  # moves of this process being decided (``Deciding``): a write waits for them
         self._timer: asyncio.TimerHandle | None = None
         self._soon: asyncio.Handle | None = None
         self._queue: deque[_Waiting] = deque()
-        self._writes: set[asyncio.Task[None]] = set()  # the statements in flight
-        self._flying: set[uuid.UUID] = set()  # the games whose move is in one of them
+        self._wake = asyncio.Event()
+        self._writer: asyncio.Task[None] | None = None
+        self._busy = False  # the writer task is writing
         self._closed = False
         self.batches = 0  # statements that wrote more than one move, and how many moves they held
         self.batched_moves = 0
@@ -147,11 +138,11 @@ class AppendBatcher:
         carries the move is in flight, or before the move is written alone (the batcher closed,
         or its batch failed).
 
-        With fewer than ``in_flight`` statements in flight, a statement goes at the loop's next
-        turn (or once the moves being decided are, at most ``max_wait`` later); moves that arrive
-        while ``in_flight`` statements are in flight wait, and go together in the next statement
-        once one of them is done. A move whose batch failed for a reason of its own, or that was
-        waiting when the batcher closed, is written alone."""
+        The writer task writes: with no write in flight, at the loop's next turn (or once the
+        moves being decided are, at most ``max_wait`` later); moves that arrive while a write is
+        in flight wait, and go together in the next statement once it is done. A move whose
+        batch failed for a reason of its own, or that was waiting when the batcher closed, is
+        written alone."""
         if deciding is not None:
             deciding.leave()
         if self._closed:
@@ -160,7 +151,7 @@ class AppendBatcher:
             return value
         entry = _Waiting(move, asyncio.get_running_loop().create_future(), prepare)
         self._queue.append(entry)
-        if len(self._writes) < self.in_flight:
+        if not self._busy:
             if len(self._queue) >= self.max_batch:
                 self._start()
             elif self.deciding:  # others are being decided: wait for them, not for ever
@@ -177,43 +168,31 @@ class AppendBatcher:
         return entry.result()
 
     def _start(self) -> None:
-        """Send a statement with what is queued, if fewer than ``in_flight`` are in flight."""
+        """The writer task writes what is queued (and what queues while it writes)."""
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
         if self._soon is not None:
             self._soon.cancel()
             self._soon = None
-        if self._closed or len(self._writes) >= self.in_flight:
+        if not self._queue or self._closed:
             return
-        batch = self._next_batch()
-        if not batch:
-            return
-        for entry in batch:
-            self._flying.add(entry.move.game_id)
-        write = asyncio.get_running_loop().create_task(self._write(batch), name="canfield-append-batch")
-        self._writes.add(write)
-        write.add_done_callback(partial(self._written, batch))
-
-    def _written(self, batch: list[_Waiting], write: asyncio.Task[None]) -> None:
-        """A statement is done: what queued meanwhile goes in the next one, now."""
-        self._writes.discard(write)
-        for entry in batch:
-            self._flying.discard(entry.move.game_id)
-        if self._queue:
-            self._start()
+        self._busy = True
+        if self._writer is None or self._writer.done():
+            self._writer = asyncio.get_running_loop().create_task(self._run(), name="canfield-append-batcher")
+        self._wake.set()
 
     def decided(self) -> None:
         """One of the ``deciding`` moves is decided (or gave up): the last one starts the write
         of the moves that waited for it."""
         self.deciding -= 1
-        if not self.deciding and self._queue and len(self._writes) < self.in_flight:
+        if not self.deciding and self._queue and not self._busy:
             self._start()
 
     async def close(self, timeout: float = 10.0) -> None:
-        """Stop taking moves into batches. The statements in flight are let finish (their moves
-        may already have committed: cancelling them would leave them unknown); moves still
-        waiting are handed back to be written alone, as are moves that come later."""
+        """Stop taking moves into batches. A batch in flight is let finish (its moves may already
+        have committed: cancelling it would leave them unknown); moves still waiting are handed
+        back to be written alone, as are moves that come later."""
         self._closed = True
         if self._timer is not None:
             self._timer.cancel()
@@ -221,27 +200,38 @@ class AppendBatcher:
         if self._soon is not None:
             self._soon.cancel()
             self._soon = None
-        if self._writes:
-            writes = list(self._writes)
-            _, late = await asyncio.wait([asyncio.shield(write) for write in writes], timeout=timeout)
-            if late:
-                for write in writes:
-                    await cancel_and_wait(write)
+        self._wake.set()
+        if self._writer is not None:
+            try:
+                await asyncio.wait_for(asyncio.shield(self._writer), timeout)
+            except TimeoutError:
+                await cancel_and_wait(self._writer)
+            self._writer = None
         while self._queue:
             _settle(self._queue.popleft().written, exception=WriteAlone())
+        self._busy = False
+
+    async def _run(self) -> None:
+        while not self._closed or self._queue:
+            await self._wake.wait()
+            self._wake.clear()
+            try:
+                while self._queue:
+                    await self._write(self._next_batch())
+            finally:
+                self._busy = False
 
     def _next_batch(self) -> list[_Waiting]:
         """Up to ``max_batch`` waiting moves in arrival order, one per game (a later move of a
-        game already in the batch, or in a statement in flight, waits for a later one)."""
+        game already in the batch waits for the next one)."""
         batch: list[_Waiting] = []
         games: set[uuid.UUID] = set()
         later: deque[_Waiting] = deque()
-        flying = self._flying
         while self._queue and len(batch) < self.max_batch:
             entry = self._queue.popleft()
             if entry.written.done():  # the request was cancelled (client gone) before its turn
                 continue
-            if entry.move.game_id in games or entry.move.game_id in flying:
+            if entry.move.game_id in games:
                 later.append(entry)
             else:
                 games.add(entry.move.game_id)

@@ -100,8 +100,7 @@ class Games:
         self.solver = SolverWorkers(max_waiting=settings.solver_queue_max)
         self.race_solver = SolverWorkers()  # proofs of races' secret deals, started when first needed
         self.solver_limits = SolverLimits(settings)
-        self.batcher = AppendBatcher(store, settings.move_batch_max,
-                                     in_flight=settings.move_batches_in_flight)
+        self.batcher = AppendBatcher(store, settings.move_batch_max)
         self.repository = GameRepository(store, self.batcher, self.tokens, settings.game_cache_size,
                                          settings.move_retries)
         self.deal_secret = DealSecret(store.pool, settings.daily_secret)

@@ -171,50 +171,6 @@ async def test_two_moves_of_one_game_queued_together_go_in_separate_batches(game
     assert [r[0] for r in rows] == [1, 2]
 
 
-async def test_with_two_statements_in_flight_a_held_one_does_not_hold_up_the_next(
-    games: Games, clean_database: str
-) -> None:
-    """``in_flight=2``: while one statement waits on a locked row, the moves queued behind it go in
-    a second statement and are acknowledged; a later move of the held game waits for its
-    statement instead of going in the second one."""
-    (_, game_a), (_, game_b), (_, game_c) = [await new_game(games, seed=s) for s in (80, 81, 82)]
-    batcher = AppendBatcher(games.store, in_flight=2)
-    with psycopg.connect(clean_database) as blocker:
-        blocker.execute("SELECT 1 FROM games WHERE id = %s FOR UPDATE", (game_a,))  # a transaction left open
-        held = asyncio.ensure_future(batcher.append(drawn(games, clean_database, game_a)))
-        await asyncio.sleep(0.05)  # the first statement is in flight, waiting for the lock
-        again = asyncio.ensure_future(batcher.append(drawn(games, clean_database, game_a)))  # same version: a conflict
-        second = asyncio.gather(*(batcher.append(drawn(games, clean_database, g)) for g in (game_b, game_c)))
-        assert await asyncio.wait_for(second, 10) == [None, None]
-        assert not held.done(), "the first statement could not have committed: its game's row is locked"
-        assert not again.done(), "a move of a game whose statement is in flight went out beside it"
-        blocker.rollback()
-        assert await asyncio.wait_for(held, 10) is None
-        with pytest.raises(ConcurrencyConflict):
-            await asyncio.wait_for(again, 10)
-    await batcher.close()
-    assert (batcher.batches, batcher.batched_moves) == (1, 2)  # b and c shared the second statement
-    assert [log_and_snapshot(clean_database, g)[2] for g in (game_a, game_b, game_c)] == [2, 2, 2]
-
-
-async def test_with_one_statement_in_flight_the_moves_behind_it_wait_for_it(
-    games: Games, clean_database: str
-) -> None:
-    (_, game_a), (_, game_b) = await new_game(games, seed=83), await new_game(games, seed=84)
-    batcher = AppendBatcher(games.store, in_flight=1)
-    with psycopg.connect(clean_database) as blocker:
-        blocker.execute("SELECT 1 FROM games WHERE id = %s FOR UPDATE", (game_a,))
-        held = asyncio.ensure_future(batcher.append(drawn(games, clean_database, game_a)))
-        await asyncio.sleep(0.05)
-        behind = asyncio.ensure_future(batcher.append(drawn(games, clean_database, game_b)))
-        await asyncio.sleep(0.2)
-        assert not behind.done(), "a second statement went while the first was in flight"
-        blocker.rollback()
-        assert await asyncio.wait_for(asyncio.gather(held, behind), 10) == [None, None]
-    await batcher.close()
-    assert [log_and_snapshot(clean_database, g)[2] for g in (game_a, game_b)] == [2, 2]
-
-
 async def test_a_decided_move_waits_for_the_moves_still_being_decided_and_they_share_one_statement(
     games: Games, clean_database: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
