@@ -103,8 +103,28 @@ def exposition() -> bytes:
         return generate_latest(REGISTRY)
     forget_ended(Path(directory))
     registry = CollectorRegistry()
-    multiprocess.MultiProcessCollector(registry, path=directory)  # type: ignore[no-untyped-call]
+    registry.register(_SizedFiles(Path(directory)))
     return generate_latest(registry)
+
+
+class _SizedFiles:
+    """prometheus-client's multiprocess collector over the files a process has finished making: a
+    process creates its file empty and sizes it a moment later, and reading it in between fails
+    (a scrape answered 500 while a new solver worker started)."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+
+    def collect(self) -> Any:
+        files = [str(path) for path in self.directory.glob("*.db") if _sized(path)]
+        return multiprocess.MultiProcessCollector.merge(files, accumulate=True)  # type: ignore[no-untyped-call]
+
+
+def _sized(path: Path) -> bool:
+    try:
+        return path.stat().st_size > 0
+    except FileNotFoundError:  # a live gauge's file, removed as its process ended
+        return False
 
 
 def forget_ended(directory: Path) -> list[int]:
