@@ -2,7 +2,10 @@
 
 ``brute_force`` knows nothing of the solver: it walks every state that ``domain.legal_moves``
 and ``domain.apply`` reach (draws and recycles one by one, no macro moves, no pruning besides
-"this exact state was seen"), so its ``lost`` is the rules' own answer.
+"this exact state was seen"), so its ``lost`` is the rules' own answer. It looks depth first,
+foundation moves tried first, so a win turns up after a few states rather than after every
+shorter line; where that walk passes ``limit`` states it walks again breadth first, so it
+decides every position the breadth-first walk alone decides, with the same answer.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from collections import deque
 
 from domain import Draw, GameState, MoveCard, Recycle, Status, apply, get_ruleset, legal_moves
 from domain.cards import RANKS, SUITS, code, is_red, rank_of
+from domain.piles import FOUNDATION
 
 from .tables import table
 
@@ -25,16 +29,27 @@ def _key(state: GameState) -> tuple[object, ...]:
 
 
 def brute_force(start: GameState, limit: int = 200_000) -> str:
-    """``won`` if some sequence of moves wins from ``start``, else ``lost`` (every state was seen)."""
+    """``won`` if some sequence of moves wins from ``start``, else ``lost`` (every state was seen).
+    ``TooBig`` when neither walk decides within ``limit`` states."""
     if start.status is Status.WON:
         return "won"
+    try:
+        return _walk(start, limit, depth_first=True)
+    except TooBig:
+        return _walk(start, limit, depth_first=False)
+
+
+def _walk(start: GameState, limit: int, depth_first: bool) -> str:
+    """Every state reachable from ``start``: ``won`` at the first won one, ``lost`` when none is.
+    Both walks see the same states when none is won, so a ``lost`` or a ``TooBig`` is the same."""
     seen = {_key(start)}
     queue = deque([start])
     while queue:
-        state = queue.popleft()
-        for move in legal_moves(state):
-            if not isinstance(move, Draw | Recycle | MoveCard):
-                continue  # undo and resign win nothing
+        state = queue.pop() if depth_first else queue.popleft()
+        moves = [move for move in legal_moves(state) if isinstance(move, Draw | Recycle | MoveCard)]
+        if depth_first:  # the last pushed comes out first: foundation moves last
+            moves.sort(key=lambda move: isinstance(move, MoveCard) and move.to == FOUNDATION)
+        for move in moves:  # undo and resign win nothing
             after, _ = apply(state, move)
             if after.status is Status.WON:
                 return "won"
