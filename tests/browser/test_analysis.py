@@ -174,7 +174,7 @@ def test_the_analysis_shows_progress_verdicts_past_tables_and_the_winning_line(
 
 def test_an_abandoned_games_analysis_says_the_game_was_abandoned_while_it_could_still_be_won(
     open_page: Callable[..., Page], helper_server: ServerProcess, web: ServerProcess, database_url: str,
-    tmp_path: Path,
+    tmp_path: Path, screenshots: Path,
 ) -> None:
     page = open_page()
     page.register("Idle Analyst")
@@ -215,6 +215,7 @@ def test_an_abandoned_games_analysis_says_the_game_was_abandoned_while_it_could_
     page.wait_for(lambda: page.text("[data-caption]").startswith("The end (Abandoned by the service"),
                   "the caption of the end")
     assert "the game was abandoned while it could still be won" in page.text("[data-caption]")
+    page.screenshot(screenshots / "analysis-abandoned.png")
     said = " ".join((summary, page.text(".game-head"), page.text("[data-caption]"), shown[-1]["text"]))
     assert "esign" not in said  # the player did not resign: the service ended the game
 
