@@ -246,7 +246,7 @@ class GameRepository:
         game = self.cache.get(game_id)
         if caller is None or game is None or Scope.PLAY not in caller.scopes:
             return None
-        PLAYER.set(str(caller.player_id))
+        PLAYER.set(caller.player_id)
         if caller.player_id != game.player_id:  # neither a game's player nor a token's owner ever changes
             raise Forbidden("this game belongs to another player")
         return Game(game.id, game.player_id, game.deal, game.started_at, game.finished_at, game.state, False)
@@ -264,7 +264,7 @@ class GameRepository:
             raise Unauthorized("the bearer token is not valid (unknown, revoked or expired)")
         caller = Credentials.of(loaded.caller)
         self.tokens.remember(token, caller)
-        PLAYER.set(str(caller.player_id))
+        PLAYER.set(caller.player_id)
         if Scope.PLAY not in caller.scopes:
             raise Forbidden("this token may not play: it lacks the 'play' scope")
         if loaded.game is None:

@@ -104,7 +104,9 @@ def _log(scope: Any, status: int, seconds: float, request_id: str) -> None:
     lines = AccessLines.installed
     if lines is not None:
         lines.write(fields)
-    elif access_log.isEnabledFor(logging.INFO):
+    elif access_log.isEnabledFor(logging.INFO):  # a record's fields are plain values, as its line shows them
+        player = fields["player"]
+        fields["player"] = None if player is None else str(player)
         access_log.info("request", extra={"fields": fields})
 
 

@@ -92,7 +92,7 @@ class Accounts:
             raise Unauthorized("the bearer token is not valid (unknown, revoked or expired)")
         credentials = Credentials.of(row)
         self.tokens.remember(token, credentials)
-        PLAYER.set(str(credentials.player_id))
+        PLAYER.set(credentials.player_id)
         if scope is not None and scope not in credentials.scopes:
             raise Forbidden(f"this token may not do that: it lacks the '{scope}' scope")
         return credentials
