@@ -3,7 +3,7 @@
 On request (not part of ``make bench``'s default list). It drives the real lean route
 (``service.http.move_route.make_move``) and the real move use case (``Games`` / ``Moves.play``) on
 the in-memory store of the unit tests (``tests/unit/fake_store.py``), whose ``append_many`` also
-builds and encodes the batch as ``EventStore.append_many`` does: ``MOVEPATH_CLIENTS`` games
+builds and encodes the batch and its ids as ``EventStore.append_many`` does: ``MOVEPATH_CLIENTS`` games
 (default 16) played at once, draw/recycle, ``MOVEPATH_MOVES`` moves each per round (default 300),
 ``MOVEPATH_ROUNDS`` rounds (default 5). It prints the process's CPU time per move of every round.
 
@@ -52,6 +52,7 @@ def _route_and_games() -> tuple[Any, list[tuple[uuid.UUID, str]]]:
 
         async def append_many(self, moves: list[Any]) -> set[uuid.UUID]:
             msgspec.json.encode(event_store.batch_rows(moves))
+            event_store.uuid_array([move.game_id for move in moves])
             written: set[uuid.UUID] = await super().append_many(moves)
             return written
 
