@@ -66,6 +66,21 @@ def rows(page: Page) -> list[dict[str, Any]]:
     )
 
 
+def list_in_view(page: Page) -> dict[str, bool]:
+    """Whether the move list, as it opens, shows the turning point's row whole, and starts with a
+    whole row at its top edge (not one cut in half)."""
+    return page.js(  # type: ignore[no-any-return]
+        "const list = document.querySelector('ol.positions');"
+        "const box = list.getBoundingClientRect(); const top = box.top + list.clientTop;"
+        "const bottom = top + list.clientHeight;"
+        "const items = [...list.querySelectorAll('li')].map((li) => li.getBoundingClientRect());"
+        "const turning = list.querySelector('li[data-turning-point]').getBoundingClientRect();"
+        "const first = items.find((r) => r.bottom > top + 0.5);"
+        "return {turningInSight: turning.top >= top - 0.5 && turning.bottom <= bottom + 0.5,"
+        "topRowWhole: first.top >= top - 0.5};"
+    )
+
+
 def in_sight(shown: dict[str, Any], card: str) -> bool:
     """Whether a table as `table_shown` gives it shows ``card`` face up."""
     return (card in shown["waste"]["fan"] or card == shown["reserve"]["top"]
@@ -118,7 +133,9 @@ def test_the_analysis_shows_progress_verdicts_past_tables_and_the_winning_line(
     assert point["after"] == positions[len(along) + 1]["version"]  # the move off the line, not the resignation
     assert page.text(".analysis-summary").startswith(f"Turning point: move {len(along) + 1}")
     assert page.js("return document.querySelector('.analysis-progress').hidden")
-    page.screenshot(screenshots / "analysis-moves.png")
+    assert list_in_view(page) == {"turningInSight": True, "topRowWhole": True}
+    # the window as laid out (a capture beyond the window lays the list out again, at another height)
+    page.screenshot(screenshots / "analysis-moves.png", full=False)
 
     page.click("ol.positions button[data-version='0']")  # the deal: the game's version 1
     page.wait_table(table_shown(deal))

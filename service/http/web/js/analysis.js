@@ -182,7 +182,26 @@ export async function mountAnalysis(root, { id }) {
     drawSummary(job);
     lineButton.hidden = !job.turningPoint;
     const turn = rows.find((r) => r.turning);
-    if (turn) list.scrollTop = turn.item.offsetTop - list.clientHeight / 3;
+    if (turn) scrollToRow(list, rows, turn);
+  }
+
+  /** The list scrolled so the turning point sits about a third of the way down and in sight whole,
+   * with a whole row at the top (a row cut in half there reads as a broken list). Near the end of
+   * the list that may need a little room below the last row, which is added. */
+  function scrollToRow(list, rows, turn) {
+    list.style.paddingBottom = "";
+    const base = list.getBoundingClientRect().top + list.clientTop - list.scrollTop;
+    const starts = rows.map((r) => r.item.getBoundingClientRect().top - base);
+    const turnTop = starts[rows.indexOf(turn)];
+    const least = turnTop + turn.item.offsetHeight - list.clientHeight; // any higher cuts the turning row
+    const end = list.scrollHeight - list.clientHeight; // as far as the list scrolls
+    const wanted = Math.min(turnTop - list.clientHeight / 3, end);
+    const top = starts.filter((at) => at >= least && at <= wanted).pop() ?? starts.find((at) => at >= least) ?? 0;
+    if (top > end) {
+      const padding = parseFloat(getComputedStyle(list).paddingBottom) || 0;
+      list.style.paddingBottom = `${padding + top - end}px`;
+    }
+    list.scrollTop = top;
   }
 
   async function retry() {
