@@ -51,8 +51,7 @@ def _route_and_games() -> tuple[Any, list[tuple[uuid.UUID, str]]]:
         reads = None  # the stats' reads: no move makes one
 
         async def append_many(self, moves: list[Any]) -> set[uuid.UUID]:
-            msgspec.json.encode(event_store.batch_rows(moves))
-            event_store.uuid_array([move.game_id for move in moves])
+            msgspec.json.encode(event_store.batch_params(moves)["batch"].obj)
             written: set[uuid.UUID] = await super().append_many(moves)
             return written
 

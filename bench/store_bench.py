@@ -1,6 +1,6 @@
 """What a batch of moves costs PostgreSQL: ``python -m bench store`` (on request).
 
-The event store's own batch statement (``event_store._APPEND_MANY`` with ``batch_rows``, so the
+The event store's own batch statement (``event_store._APPEND_MANY`` with ``batch_params``, so the
 snapshot policy is the code's: ``snapshot_due``) on an embedded PostgreSQL, from one connection
 with nothing else running: ``STORE_GAMES`` open-runs games (default 16) that draw and recycle,
 among ``STORE_OTHER_GAMES`` stored games that do not move (default 5,000: a table with history),
@@ -59,8 +59,6 @@ def main() -> None:
 
 def _write(conn: Any, games: list[tuple[Any, list[Any]]], size: int) -> tuple[int, float]:
     """Every game's moves by the store's batch statement, ``size`` a statement: (moves, wall seconds)."""
-    from psycopg.types.json import Json
-
     from .harness.service_api import event_store
 
     moves, wall = 0, 0.0
@@ -68,9 +66,7 @@ def _write(conn: Any, games: list[tuple[Any, list[Any]]], size: int) -> tuple[in
         for first in range(0, len(games), size):
             batch = [moves_of[number] for _, moves_of in games[first : first + size]]
             started = time.perf_counter()
-            rows = conn.execute(event_store._APPEND_MANY, {
-                "batch": Json(event_store.batch_rows(batch)), "ids": [move.game_id for move in batch],
-            })
+            rows = conn.execute(event_store._APPEND_MANY, event_store.batch_params(batch))
             written = rows.fetchall()
             wall += time.perf_counter() - started
             if len(written) != len(batch):

@@ -300,6 +300,11 @@ async def insert_game(
     )
 
 
+def batch_params(moves: list[PendingAppend]) -> dict[str, Any]:
+    """``_APPEND_MANY``'s parameters for ``moves``: the batch document and the games' ids."""
+    return {"batch": Json(batch_rows(moves)), "ids": uuid_array([move.game_id for move in moves])}
+
+
 def uuid_array(ids: list[uuid.UUID]) -> str:
     """``ids`` as PostgreSQL's text form of an array (``{id,id,...}``), for a ``::uuid[]`` cast:
     made by msgspec in one call, where psycopg's list dumper adapts the ids one by one (about
@@ -498,7 +503,7 @@ class EventStore:
         version is still the one its move was decided on gets its events, figures and any due snapshot; the
         rest are left untouched. Returns the ids of the games written. For moves that neither
         finish the game nor carry an idempotency key (``service.games.batching``)."""
-        params = {"batch": Json(batch_rows(moves)), "ids": uuid_array([m.game_id for m in moves])}
+        params = batch_params(moves)
         async with self.pool.connection() as conn:
             cursor = await conn.execute(_APPEND_MANY, params)
             rows = await cursor.fetchall()

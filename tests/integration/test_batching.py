@@ -10,7 +10,6 @@ from typing import Any
 
 import psycopg
 import pytest
-from psycopg.types.json import Json
 
 from domain import Draw, Recycle, replay
 from domain.codec import event_from_data
@@ -131,7 +130,7 @@ async def test_a_batch_finds_its_games_by_index_however_many_games_are_stored(
         with conn.transaction(force_rollback=True):
             (plan,) = conn.execute(
                 "EXPLAIN (ANALYZE, FORMAT JSON) " + event_store._APPEND_MANY,
-                {"batch": Json(event_store.batch_rows(moves)), "ids": [move.game_id for move in moves]},
+                event_store.batch_params(moves),  # as append_many sends them
             ).fetchone()
     assert plan[0]["Plan"]["Actual Rows"] == len(moves), "every move written"
     assert not _scanned_tables(plan[0]["Plan"]) & {"games", "game_snapshots"}, "a scan of every stored game"
