@@ -67,8 +67,9 @@ def rows(page: Page) -> list[dict[str, Any]]:
 
 
 def list_in_view(page: Page) -> dict[str, bool]:
-    """Whether the move list, as it opens, shows the turning point's row whole, and starts with a
-    whole row at its top edge (not one cut in half)."""
+    """Whether the move list, as it opens, shows the turning point's row whole (in the list and in
+    the window, with no scrolling of the page), and starts with a whole row at its top edge (not
+    one cut in half)."""
     return page.js(  # type: ignore[no-any-return]
         "const list = document.querySelector('ol.positions');"
         "const box = list.getBoundingClientRect(); const top = box.top + list.clientTop;"
@@ -76,7 +77,7 @@ def list_in_view(page: Page) -> dict[str, bool]:
         "const items = [...list.querySelectorAll('li')].map((li) => li.getBoundingClientRect());"
         "const turning = list.querySelector('li[data-turning-point]').getBoundingClientRect();"
         "const first = items.find((r) => r.bottom > top + 0.5);"
-        "return {turningInSight: turning.top >= top - 0.5 && turning.bottom <= bottom + 0.5,"
+        "return {turningInSight: turning.top >= top - 0.5 && turning.bottom <= Math.min(bottom, innerHeight) + 0.5,"
         "topRowWhole: first.top >= top - 0.5};"
     )
 

@@ -191,12 +191,13 @@ export async function mountAnalysis(root, { id }) {
   function scrollToRow(list, rows, turn) {
     list.style.paddingBottom = "";
     const base = list.getBoundingClientRect().top + list.clientTop - list.scrollTop;
-    const starts = rows.map((r) => r.item.getBoundingClientRect().top - base);
-    const turnTop = starts[rows.indexOf(turn)];
+    const turnTop = turn.item.getBoundingClientRect().top - base;
     const least = turnTop + turn.item.offsetHeight - list.clientHeight; // any higher cuts the turning row
     const end = list.scrollHeight - list.clientHeight; // as far as the list scrolls
     const wanted = Math.min(turnTop - list.clientHeight / 3, end);
-    const top = starts.filter((at) => at >= least && at <= wanted).pop() ?? starts.find((at) => at >= least) ?? 0;
+    // the row starts that keep the turning row whole in sight (the turning row's own, at least)
+    const fits = rows.map((r) => r.item.getBoundingClientRect().top - base).filter((at) => at >= least && at <= turnTop);
+    const top = fits.filter((at) => at <= wanted).pop() ?? fits[0] ?? turnTop;
     if (top > end) {
       const padding = parseFloat(getComputedStyle(list).paddingBottom) || 0;
       list.style.paddingBottom = `${padding + top - end}px`;
