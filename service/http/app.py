@@ -51,6 +51,7 @@ from .problems import EXCEPTION_HANDLERS
 from .replica_reads import ReplicaReads
 from .request_ids import RequestIds
 from .tracing import traced
+from .versions import ApiVersions, versions
 
 API_VERSION = "1.0.0"
 log = logging.getLogger("canfield")
@@ -123,6 +124,7 @@ def create_app(settings: Settings, clock: Callable[[], datetime] = utc_now) -> L
     if reads.replica is not None:
         app.asgi_handler = ReplicaReads(app.asgi_handler, reads)  # read-your-writes (Read-After)
     install_rate_limits(app, settings)  # in front of routing, CORS and body parsing: every request
+    app.asgi_handler = ApiVersions(app.asgi_handler)  # Api-Version: refused if unknown, on every answer
     # outermost: every answer and log line has the id; every request is timed (METRICS)
     app.asgi_handler = RequestIds(app.asgi_handler, RequestMetrics() if settings.metrics else None)
     if settings.otel_tracing:
@@ -134,7 +136,7 @@ def _route_handlers() -> list[ControllerRouterHandler]:
     return [
         AccountController, PlayerController, RulesetController, GameController, make_move, StreamController,
         DealController, player_stats, stats, health, livez, readyz, LessonController, RaceController, *web_routes(),
-        AnalysisController,
+        AnalysisController, versions,
     ]
 
 
@@ -235,11 +237,11 @@ def _cors(settings: Settings) -> CORSConfig:
         allow_methods=["GET", "POST", "DELETE", "OPTIONS"],
         allow_headers=[
             "Authorization", "Content-Type", "If-Match", "If-None-Match", "Idempotency-Key", "Last-Event-ID",
-            "X-Request-Id", "traceparent", "Read-After",
+            "X-Request-Id", "traceparent", "Read-After", "Api-Version",
         ],
         expose_headers=[
             "ETag", "Location", "Retry-After", "Idempotent-Replayed", "RateLimit", "RateLimit-Policy", "X-Request-Id",
-            "Read-After",
+            "Read-After", "Api-Version", "Deprecation", "Sunset",
         ],
         max_age=3600,
     )

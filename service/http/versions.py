@@ -1,0 +1,139 @@
+"""API versions, as Stripe and GitHub date them: ``Api-Version: YYYY-MM-DD`` on every answer.
+
+A request may name the version whose shapes it wants (``Api-Version``); without one it gets the
+oldest version still supported, so a client written before a change keeps working. A version
+that is not supported (or not a date) is a 400 ``unsupported_version``, answered before anything
+else runs. Every answer says its version (``Api-Version``) and ``Vary: Api-Version``, so a cache
+keeps one copy per version; an answer in a deprecated version carries ``Deprecation`` (RFC 9745,
+the moment it was deprecated) and ``Sunset`` (RFC 8594, the day it stops being served).
+
+The newest shapes are the code's. An older version is the newest one seen through the version
+changes made since (``VersionChange``: one small, tested transformation of requests and replies
+each, never a copy of a handler), newest first; while one version is served there is none.
+``GET /versions`` lists every supported version with its changes (docs/versions.md is the
+changelog and the policy).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, time
+from email.utils import format_datetime
+from typing import Any
+
+import msgspec
+from litestar import get
+
+from .problems import PROBLEM_JSON, documented, problem_document
+from .schemas.versions import ApiVersionList, ApiVersionView
+
+HEADER = b"api-version"
+_DATE = re.compile(rb"\d{4}-\d{2}-\d{2}")
+
+
+@dataclass(frozen=True)
+class Version:
+    """A supported version: its date (its name), what it changed, and, once a newer one has
+    replaced it, when it was deprecated and its sunset (at least six months after)."""
+
+    name: str
+    changes: tuple[str, ...]
+    deprecated: date | None = None
+    sunset: date | None = None
+    _headers: list[tuple[bytes, bytes]] = field(default_factory=list, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        headers = [(b"api-version", self.name.encode("ascii")), (b"vary", b"Api-Version")]
+        if self.deprecated is not None:
+            headers.append((b"deprecation", b"@%d" % _epoch(self.deprecated)))
+        if self.sunset is not None:
+            sunset = datetime.combine(self.sunset, time(), UTC)
+            headers.append((b"sunset", format_datetime(sunset, usegmt=True).encode("ascii")))
+        self._headers.extend(headers)
+
+    def view(self) -> ApiVersionView:
+        return ApiVersionView(
+            version=self.name,
+            changes=list(self.changes),
+            deprecated=None if self.deprecated is None else self.deprecated.isoformat(),
+            sunset=None if self.sunset is None else self.sunset.isoformat(),
+        )
+
+
+def _epoch(day: date) -> int:
+    return int(datetime.combine(day, time(), UTC).timestamp())
+
+
+FIRST_CHANGES = (
+    "The first dated version: the shapes every endpoint had when versions began, recorded as golden "
+    "replies that every later release gives this version again."
+)
+VERSIONS: tuple[Version, ...] = (
+    Version(
+        "2026-12-04",
+        changes=(FIRST_CHANGES,),
+    ),
+)
+"""Every supported version, oldest first."""
+
+OLDEST, NEWEST = VERSIONS[0], VERSIONS[-1]
+_BY_NAME = {version.name.encode("ascii"): version for version in VERSIONS}
+
+
+def requested(headers: list[tuple[bytes, bytes]]) -> Version | bytes:
+    """The version a request's headers ask for (the oldest supported without one), or the value
+    it gave that names none."""
+    for name, value in headers:
+        if name == HEADER:
+            return _BY_NAME.get(value.strip(), value)
+    return OLDEST
+
+
+class ApiVersions:
+    """``app.asgi_handler = ApiVersions(app.asgi_handler)``, just inside ``RequestIds`` (so a
+    refusal has its request id): an unsupported version is refused, every answer says its own."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        version = requested(scope["headers"])
+        if not isinstance(version, Version):
+            await _refuse(version, send)
+            return
+        scope["api_version"] = version.name
+        headers = version._headers
+
+        async def versioned(message: Any) -> None:
+            if message["type"] == "http.response.start":
+                message["headers"] = [*message.get("headers", ()), *headers]
+            await send(message)
+
+        await self.app(scope, receive, versioned)
+
+
+async def _refuse(value: bytes, send: Any) -> None:
+    shown = value.decode("latin-1")[:40]
+    supported = ", ".join(version.name for version in VERSIONS)
+    if _DATE.fullmatch(value.strip()):
+        detail = f"the API has no version {shown!r}; the versions served are {supported} (GET /versions)"
+    else:
+        detail = f"'Api-Version' must be a version's date, YYYY-MM-DD, such as {NEWEST.name}, not {shown!r}"
+    body = msgspec.json.encode(problem_document(400, "unsupported_version", detail))
+    await send({"type": "http.response.start", "status": 400, "headers": [
+        (b"content-type", PROBLEM_JSON.encode()), (b"content-length", b"%d" % len(body)),
+        *OLDEST._headers,
+    ]})
+    await send({"type": "http.response.body", "body": body})
+
+
+@get("/versions", operation_id="listVersions", summary="The API versions served, with their changes and sunsets",
+     tags=["service"], responses=documented(400, 429), sync_to_thread=False)
+def versions() -> ApiVersionList:
+    """Every supported version, oldest first, with its changes and (once deprecated) its sunset.
+    A request without ``Api-Version`` gets ``default``, the oldest; ``newest`` is for new clients."""
+    return ApiVersionList(default=OLDEST.name, newest=NEWEST.name, versions=[v.view() for v in VERSIONS])
