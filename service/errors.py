@@ -102,3 +102,25 @@ class RequestOutcomeUnknown(ServiceError):
     status = 409
     code = "request_outcome_unknown"
     title = "Request outcome unknown"
+
+
+class IdempotencyKeyTooShort(ServiceError):
+    """A ``POST /players`` Idempotency-Key too short to be a secret (its reply holds a token)."""
+
+    code = "idempotency_key_too_short"
+    title = "Idempotency key too short"
+
+
+class ReplayForbidden(Forbidden):
+    """A stored reply asked for by a token that may not have it: another player's key, or a token
+    lacking a scope the token of the first request held."""
+
+    code = "idempotency_key_forbidden"
+    title = "Idempotency key forbidden"
+
+
+class ScopeNotHeld(Forbidden):
+    """A token asked to mint a token with a scope it does not hold itself."""
+
+    code = "scope_not_held"
+    title = "Scope not held"

@@ -134,6 +134,8 @@ class Settings:
     # Idempotency-Keys (of moves and of creating POSTs) are honoured this long, then a job in each
     # server process removes them (service.http.idempotency); at least 24, as the API promises.
     idempotency_key_hours: int = 24
+    # Live tokens a player may hold at once (service.players.accounts); one more is a 409.
+    tokens_per_player: int = 50
     # Games with no move for this many days are ended by a job in each server process
     # (service.games.abandon), one round every abandon_check_seconds; 0 turns it off.
     abandon_after_days: int = 30
@@ -186,6 +188,7 @@ class Settings:
             streams_per_player=_int("STREAMS_PER_PLAYER", 5),
             streams_per_address=_int("STREAMS_PER_ADDRESS", 20),
             idempotency_key_hours=_key_hours(),
+            tokens_per_player=_int("TOKENS_PER_PLAYER", 50, least=1),
             abandon_after_days=_int("ABANDON_AFTER_DAYS", 30, least=0),
             abandon_check_seconds=_float("ABANDON_CHECK_SECONDS", 600.0, least=1.0),
             analysis_workers=_int("ANALYSIS_WORKERS", 1, least=0),

@@ -96,7 +96,7 @@ class Games:
         self.settings = settings
         self.clock = clock
         self.tokens = TokenCache(settings.game_cache_size, clock)
-        self.accounts = Accounts(self.players, self.tokens, clock)
+        self.accounts = Accounts(self.players, self.tokens, clock, settings.tokens_per_player)
         self.solver = SolverWorkers(max_waiting=settings.solver_queue_max)
         self.race_solver = SolverWorkers()  # proofs of races' secret deals, started when first needed
         self.solver_limits = SolverLimits(settings)

@@ -1,8 +1,10 @@
 """Accounts: registering a player, the tokens that act for them, and who a token is.
 
 ``authenticate`` is the one check of a bearer token: it must be live (neither revoked nor
-expired) and carry the scope the request needs. Tokens this process has seen are cached
-(``TokenCache``); a revocation reaches every process's cache through ``canfield_tokens``.
+expired) and carry the scope the request needs. A token mints only scopes it holds itself, and a
+player holds at most ``most_tokens`` live tokens (TOKENS_PER_PLAYER). Tokens this process has
+seen are cached (``TokenCache``); a revocation reaches every process's cache through
+``canfield_tokens``.
 """
 
 from __future__ import annotations
@@ -15,13 +17,15 @@ from datetime import datetime, timedelta
 from typing import NamedTuple
 
 from ..context import PLAYER
-from ..errors import BadRequest, Forbidden, NotFound, Unauthorized
+from ..errors import BadRequest, Conflict, Forbidden, NotFound, ScopeNotHeld, Unauthorized
 from ..store.players import DELETED_NAME, PlayerRow, PlayerStore, TokenRow
 from .tokens import ALL_SCOPES, Credentials, Scope, TokenCache
 
 FIRST_TOKEN = "first token"
 TOKEN_NAME_MAX = 100
 EXPIRY_DAYS_MAX = 3650
+TOKENS_PER_PLAYER = 50
+"""Live tokens a player may hold at once by default (the TOKENS_PER_PLAYER setting)."""
 
 
 class NewToken(NamedTuple):
@@ -49,6 +53,12 @@ def clean_name(name: str, what: str, longest: int) -> str:
     return clean
 
 
+def quoted(scopes: Iterable[str]) -> str:
+    """``'play'``, ``'play' and 'account'``: scopes named in a sentence."""
+    names = [f"'{scope}'" for scope in scopes]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
 def parse_scopes(scopes: Iterable[str]) -> tuple[str, ...]:
     """The scopes asked for, each known and named once, in the order of ``ALL_SCOPES``."""
     asked = list(scopes)
@@ -63,10 +73,14 @@ def parse_scopes(scopes: Iterable[str]) -> tuple[str, ...]:
 
 
 class Accounts:
-    def __init__(self, store: PlayerStore, tokens: TokenCache, clock: Callable[[], datetime]) -> None:
+    def __init__(
+        self, store: PlayerStore, tokens: TokenCache, clock: Callable[[], datetime],
+        most_tokens: int = TOKENS_PER_PLAYER,
+    ) -> None:
         self.store = store
         self.tokens = tokens
         self.clock = clock
+        self.most_tokens = most_tokens
 
     async def create_player(self, name: str, token_name: str | None = None) -> tuple[PlayerRow, NewToken]:
         """A new player and their first token, with every scope."""
@@ -112,13 +126,26 @@ class Accounts:
         credentials = await self.authenticate(token, Scope.ACCOUNT)
         label = clean_name(name, "a token name", TOKEN_NAME_MAX)
         granted = parse_scopes(scopes)
+        lacking = [scope for scope in granted if scope not in credentials.scopes]
+        if lacking:
+            them = "it" if len(lacking) == 1 else "them"
+            raise ScopeNotHeld(
+                f"a token passes on only scopes it holds itself: this one lacks {quoted(lacking)}, so it may not "
+                f"make a token with {them}; ask with a token that holds {them}"
+            )
         if expires_in_days is not None and not 1 <= expires_in_days <= EXPIRY_DAYS_MAX:
             raise BadRequest(f"expiresInDays must be 1 to {EXPIRY_DAYS_MAX}, or null for a token that never expires")
         now = self.clock()
         expires_at = None if expires_in_days is None else now + timedelta(days=expires_in_days)
         secret = secrets.token_urlsafe(32)
         row = TokenRow(uuid.uuid4(), credentials.player_id, label, granted, now, expires_at)
-        created_at = await self.store.add_token(row, secret)
+        created_at = await self.store.add_token(row, secret, now, self.most_tokens)
+        if created_at is None:
+            raise Conflict(
+                f"the player already holds {self.most_tokens} live tokens, the most allowed: revoke one they no "
+                "longer use (DELETE /players/me/tokens/{id}; GET /players/me/tokens lists them) and ask again",
+                "too_many_tokens",
+            )
         return NewToken(replace(row, created_at=created_at), secret)
 
     async def list_tokens(self, token: str | None) -> list[TokenRow]:

@@ -91,8 +91,21 @@ class PlayerStore:
             row = await cursor.fetchone()
         return None if row is None else _token(row)
 
-    async def add_token(self, token: TokenRow, secret: str) -> datetime:
-        async with self.pool.connection() as conn:
+    async def add_token(self, token: TokenRow, secret: str, now: datetime, most: int) -> datetime | None:
+        """The token, made unless its player holds ``most`` live tokens (at ``now``) already: then
+        None, and nothing is written. The player's row is locked while it counts, so two tokens
+        made at once cannot both take the last place (``NO KEY UPDATE``: games and races that
+        refer to the player are not held up)."""
+        async with self.pool.connection() as conn, conn.transaction():
+            await conn.execute("SELECT 1 FROM players WHERE id = %s FOR NO KEY UPDATE", (token.player_id,))
+            cursor = await conn.execute(
+                f"SELECT count(*) FROM tokens t WHERE t.player_id = %(player)s AND {_LIVE}",
+                {"player": token.player_id, "now": now},
+            )
+            row = await cursor.fetchone()
+            assert row is not None
+            if row[0] >= most:
+                return None
             return await self._insert_token(conn, token, secret, None)
 
     async def _insert_token(self, conn: object, token: TokenRow, secret: str, created_at: datetime | None) -> datetime:
@@ -134,14 +147,17 @@ class PlayerStore:
 
     async def erase(self, player_id: uuid.UUID, now: datetime) -> None:
         """Erase the person: revoke every token (the notice reaches every process's cache), then
-        delete the token rows, hashes and all, and the replies kept for their Idempotency-Keys,
-        and replace the name. The players row stays, under
+        delete the token rows, hashes and all, and the replies kept for their Idempotency-Keys
+        (the registration's included), and replace the name. The players row stays, under
         its random id, because games, stats, leaderboards and races refer to it."""
         await self.revoke(player_id, None, now)
         async with self.pool.connection() as conn, conn.transaction():
             await conn.execute("DELETE FROM tokens WHERE player_id = %s", (player_id,))
-            # the replies their Idempotency-Keys kept (a new token's secret, sealed, among them)
-            await conn.execute("DELETE FROM request_keys WHERE scope = %s", (f"player:{player_id}",))
+            # the replies their Idempotency-Keys kept (a new token's secret, sealed, among them), the
+            # reply of the POST /players that registered them too (kept under the client's address)
+            await conn.execute(
+                "DELETE FROM request_keys WHERE scope = %s OR player_id = %s", (f"player:{player_id}", player_id)
+            )
             await conn.execute("UPDATE players SET name = %s WHERE id = %s", (DELETED_NAME, player_id))
             await conn.execute("SELECT pg_notify(%s, %s)", (TOKENS_CHANNEL, str(player_id)))
 

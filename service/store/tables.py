@@ -125,8 +125,14 @@ request_keys = Table(  # the creating POSTs' Idempotency-Keys (service.http.idem
     Column("headers", JSON, nullable=True),  # the reply's Location, ETag, Content-Type
     Column("body", LargeBinary, nullable=True),  # the reply's bytes, sealed under the key (it may hold a token)
     Column("created_at", DateTime(timezone=True), nullable=False),
+    # migration 0014: the reply's player (the token's, or the one POST /players registered), so
+    # DELETE /players/me erases it; and the scopes the first request's token held (NULL, a row of
+    # the release before: every scope), which a replay's token must hold
+    Column("player_id", UUID(as_uuid=True), nullable=True),
+    Column("scopes", ARRAY(Text), nullable=True),
     PrimaryKeyConstraint("scope", "key", name="request_keys_pkey"),
     Index("request_keys_created_at", "created_at"),
+    Index("request_keys_player_id", "player_id", postgresql_where=text("player_id IS NOT NULL")),
 )
 
 # ---------------------------------------------------------------- projections (service/stats/projections.py)

@@ -46,9 +46,13 @@ def post(client: httpx.Client, path: str, body: Any, key: str, auth: dict[str, s
     return client.post(path, json=body, headers={**(auth or {}), "Idempotency-Key": key})
 
 
+SIGNUP_KEY = "signup-1-0123456789abcdef0123456789"
+"""A ``POST /players`` key: at least 32 characters (tests/api/test_replay_auth.py has the rule)."""
+
+
 def test_post_players_replays_the_same_token(client: httpx.Client, clean_database: str) -> None:
-    first = post(client, "/players", {"name": "Ann"}, "signup-1")
-    again = post(client, "/players", {"name": "Ann"}, "signup-1")
+    first = post(client, "/players", {"name": "Ann"}, SIGNUP_KEY)
+    again = post(client, "/players", {"name": "Ann"}, SIGNUP_KEY)
     assert first.status_code == 201, first.text
     assert_replayed(first, again)
     assert again.json()["token"] == first.json()["token"]
@@ -125,8 +129,8 @@ def test_the_same_key_with_another_body_is_refused_and_creates_nothing(ann: Play
 
 
 def test_post_players_keys_are_per_address_and_request(client: httpx.Client, clean_database: str) -> None:
-    assert post(client, "/players", {"name": "Ann"}, "mine").status_code == 201
-    other = post(client, "/players", {"name": "Eve"}, "mine")
+    assert post(client, "/players", {"name": "Ann"}, SIGNUP_KEY).status_code == 201
+    other = post(client, "/players", {"name": "Eve"}, SIGNUP_KEY)
     assert other.status_code == 400
     assert other.json()["code"] == "idempotency_key_reused"
     assert count(clean_database, "players") == 1

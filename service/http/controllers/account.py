@@ -44,8 +44,8 @@ class AccountController(Controller):
         return Me(id=player.id, name=player.name, created_at=player.created_at, token=token_view(found.token))
 
     @delete("/", operation_id="deleteMe",
-             summary="Erase the player: name and every token; their games stay as anonymous history "
-             "(docs/security.md, 'Deleting an account')",
+             summary="Erase the player: name, every token and the replies kept for their Idempotency-Keys (the "
+             "registration's too); their games stay as anonymous history (docs/security.md, 'Deleting an account')",
              responses=documented(400, 401, 403, 429, 503), security=_ME)
     async def delete_me(self, request: Request[Any, Any, Any], state: State) -> None:
         await games_of(state).accounts.delete(bearer_token(request))
@@ -70,9 +70,12 @@ class AccountController(Controller):
     @post(
         "/tokens",
         operation_id="createToken",
-        summary="Make a named token with scopes and an optional expiry; its secret is shown only here",
+        summary="Make a named token with scopes (only scopes the calling token holds) and an optional expiry; "
+        "its secret is shown only here. A player holds at most TOKENS_PER_PLAYER (50) live tokens: one more is "
+        "409 too_many_tokens (revoke one)",
         status_code=201,
-        responses=keyed_responses(400, 401, 403, 413, 415, 429, 503),
+        responses=keyed_responses(400, 401, 403, 413, 415, 429, 503, conflicts="too_many_tokens",
+                                  forbidden="scope_not_held"),
         response_headers=response_headers("Location", "Idempotent-Replayed"),
         security=_ME,
     )

@@ -14,7 +14,7 @@ from litestar.response import Response, Stream
 
 from ...errors import BadRequest
 from ...games.views import parse_cursor
-from ..idempotency import IdempotencyKeyHeader, keyed_responses, replayable
+from ..idempotency import RegistrationKeyHeader, keyed_responses, replayable
 from ..openapi import NDJSON, response_headers
 from ..problems import documented
 from ..schemas import GameList, NewPlayerRequest, Player, PlayerCreated
@@ -30,12 +30,12 @@ class PlayerController(Controller):
         operation_id="createPlayer",
         summary="Register a player; the token is shown only in this response",
         status_code=201,
-        responses=keyed_responses(400, 413, 415, 429, 503),
+        responses=keyed_responses(400, 413, 415, 429, 503, anonymous=True),
         response_headers=response_headers("Location", "Idempotent-Replayed"),
     )
     async def create(
         self, request: Request[Any, Any, Any], state: State, data: Annotated[SkipValidation[NewPlayerRequest], Body()],
-        idempotency: IdempotencyKeyHeader = None,
+        idempotency: RegistrationKeyHeader = None,
     ) -> Response[PlayerCreated]:
         asked = parse_body(data, NewPlayerRequest)
 
