@@ -124,3 +124,31 @@ class ScopeNotHeld(Forbidden):
 
     code = "scope_not_held"
     title = "Scope not held"
+
+
+class SolverBusy(Unavailable):
+    """Too many solver hints are waiting for the solver's worker already."""
+
+    code = "solver_busy"
+    title = "Solver busy"
+
+
+class RaceDealsBusy(Unavailable):
+    """Too many race creations are waiting for their secret deal to be proven already."""
+
+    code = "race_deals_busy"
+    title = "Race deals busy"
+
+
+class RaceDealPending(RateLimited):
+    """The player already has as many race creations waiting for a secret deal as one may have."""
+
+    code = "race_deal_pending"
+    title = "Race deal pending"
+
+
+class DailyDealsBusy(Unavailable):
+    """Too many daily deals are being prepared in this process already."""
+
+    code = "daily_deals_busy"
+    title = "Daily deals busy"

@@ -107,7 +107,7 @@ class Settings:
     move_batch_max: int = 64  # group commit: at most this many moves per statement (1: every move alone; at most 128)
     game_cache_size: int = 10_000  # games (and tokens) kept in memory per process
     solver_hint_seconds: float = 1.0
-    # Solver hints (service.games.games, service.deals.solver_workers): token buckets per bearer token
+    # Solver hints (service.games.games, service.deals.solver_workers): token buckets per player
     # and per client address (a rate or burst of 0 turns that budget off), and at most
     # solver_queue_max hints waiting for the worker process (more: 503).
     solver_hints_per_minute: float = 6.0
@@ -120,9 +120,15 @@ class Settings:
     daily_secret: str | None = None
     daily_past_days: int = 366
     daily_wait_seconds: float = 10.0  # a request waits this long for a daily deal being prepared, then 503
+    daily_preparing_max: int = 4  # dates whose deal one process prepares at once; one more is 503 daily_deals_busy
     race_deal_wait_seconds: float = 20.0  # POST /races waits this long for a secret deal proven winnable, then 503
+    # POST /races without a deal, per process (service.races.race_deals.RaceDealQueue): at most this
+    # many creations waiting for their deal's proof (one more: 503 race_deals_busy), at most
+    # race_deals_per_player of one player (one more: 429 race_deal_pending).
+    race_deal_queue_max: int = 8
+    race_deals_per_player: int = 2
     # Token buckets per server process (service.http.limits); a rate or burst of 0 turns that budget off.
-    rate_limit_writes_per_second: float = 20.0  # per bearer token (per address without one)
+    rate_limit_writes_per_second: float = 20.0  # per player, all their tokens together (per address without one)
     rate_limit_write_burst: int = 40
     rate_limit_reads_per_second: float = 50.0  # per client address
     rate_limit_read_burst: int = 100
@@ -178,6 +184,9 @@ class Settings:
             solver_queue_max=_int("SOLVER_QUEUE_MAX", 4),
             daily_secret=_text("DAILY_SECRET"),
             race_deal_wait_seconds=_float("RACE_DEAL_WAIT_SECONDS", 20.0),
+            daily_preparing_max=_int("DAILY_PREPARING_MAX", 4, least=1),
+            race_deal_queue_max=_int("RACE_DEAL_QUEUE_MAX", 8, least=1),
+            race_deals_per_player=_int("RACE_DEALS_PER_PLAYER", 2, least=1),
             pool_timeout_seconds=_seconds("DB_POOL_TIMEOUT_MS", 5000),
             move_batch_max=_int("MOVE_BATCH_MAX", 64),  # service.games.batching keeps it within 1 .. 128
             rate_limit_writes_per_second=_float("RATE_LIMIT_WRITES_PER_SECOND", 20.0),

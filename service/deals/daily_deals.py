@@ -6,7 +6,10 @@ after a restart, serves the row that was stored, whatever it would have derived 
 process prepares today's and tomorrow's deal when it starts and checks again every few minutes,
 so a date's deal is normally stored a day before it is needed. A request for a date whose deal
 is not stored yet starts (or joins) its preparation and waits for it up to
-``Settings.daily_wait_seconds``, then gets ``503`` with ``Retry-After``.
+``Settings.daily_wait_seconds``, then gets ``503`` with ``Retry-After``. A process prepares at
+most ``DAILY_PREPARING_MAX`` dates at once (each is one proof at a time in its solver process;
+the requests for one date all wait for the same preparation): a request for one more date is
+``503 daily_deals_busy`` with ``Retry-After``, and starts nothing.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from psycopg_pool import AsyncConnectionPool
 
 from domain import CODES, Ruleset, get_ruleset, parse_deck, shuffled_deck
 
-from ..errors import Unavailable
+from ..errors import DailyDealsBusy, Unavailable
 from .daily import (
     DAILY_RULESET_ID,
     MAX_CANDIDATES,
@@ -42,7 +45,7 @@ from .solver_workers import SolverWorkers
 
 log = logging.getLogger("canfield")
 
-MAX_PREPARING = 4  # dates being prepared at once per process; more is a 503 (each costs a solver run)
+MAX_PREPARING = 4  # dates being prepared at once per process (DAILY_PREPARING_MAX); more is a 503
 AHEAD_INTERVAL_SECONDS = 600.0
 RETRY_AFTER_SECONDS = 2
 
@@ -80,6 +83,7 @@ class DailyDeals:
     def __init__(
         self, pool: AsyncConnectionPool, secret: DealSecret, wait_seconds: float, clock: Callable[[], datetime],
         prover: Prover | None = None,
+        preparing_max: int = MAX_PREPARING,
     ) -> None:
         self.pool = pool
         self.secret = secret
@@ -87,8 +91,14 @@ class DailyDeals:
         self.clock = clock
         self.solver = SolverWorkers()
         self.prover: Prover = prover or self._prove_in_worker
+        self.preparing_max = preparing_max
         self._preparing: dict[date, asyncio.Task[DailyDeal]] = {}
         self._ahead: asyncio.Task[None] | None = None
+
+    @property
+    def preparing(self) -> frozenset[date]:
+        """The dates being prepared in this process now."""
+        return frozenset(self._preparing)
 
     async def stored(self, day: date) -> DailyDeal | None:
         async with self.pool.connection() as conn:
@@ -112,9 +122,10 @@ class DailyDeals:
         task = self._preparing.get(day)
         if task is not None:
             return task
-        if len(self._preparing) >= MAX_PREPARING:
-            raise Unavailable(
-                f"{len(self._preparing)} daily deals are being prepared: try again in a moment",
+        if len(self._preparing) >= self.preparing_max:
+            raise DailyDealsBusy(
+                f"{len(self._preparing)} daily deals are being prepared (proven winnable by the solver): "
+                "try again in a moment",
                 retry_after=RETRY_AFTER_SECONDS,
             )
         task = asyncio.create_task(self._prepare(day), name=f"canfield-daily-{day}")

@@ -1,7 +1,11 @@
 """Solver work off the event loop: the solver runs in a separate process (it is CPU-bound).
 
-One job runs at a time; the others wait in this process, not in the executor, at most
-``max_waiting`` of them (one more is ``503 unavailable`` with ``Retry-After``). A job whose caller
+One job runs at a time; the others wait in this process, not in the executor, first come first
+served, at most ``max_waiting`` of them (one more is ``503 solver_busy`` with ``Retry-After``).
+The solver hints' workers have that bound (``SOLVER_QUEUE_MAX``); the daily deals' and the race
+deals' have none here, because their callers bound how many of them wait (``DailyDeals``, at most
+``DAILY_PREPARING_MAX`` dates at once; ``RaceDealQueue``, at most ``RACE_DEAL_QUEUE_MAX``
+race creations at once). A job whose caller
 is cancelled while it waits (its client went away: the controller cancels the request) leaves the
 queue and never runs. A job already running in the worker cannot be interrupted there: its
 caller stops waiting, its result is dropped, and the next job starts when it ends, within its own
@@ -25,7 +29,7 @@ from domain import command_to_api
 from domain.codec import snapshot_to_state
 from domain.solver import Budget, solve
 
-from ..errors import Unavailable
+from ..errors import SolverBusy
 from ..metrics import SOLVER_HINTS, SOLVER_JOBS, SOLVER_WAITING
 
 RETRY_AFTER_SECONDS = 2
@@ -105,7 +109,7 @@ class SolverWorkers:
             self._busy = True
             return
         if self.max_waiting is not None and len(self._waiting) >= self.max_waiting:
-            raise Unavailable(f"the solver is busy ({len(self._waiting)} requests are waiting for it): "
+            raise SolverBusy(f"the solver is busy ({len(self._waiting)} requests are waiting for it): "
                               "try again in a moment", retry_after=RETRY_AFTER_SECONDS)
         turn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._waiting.append(turn)

@@ -56,6 +56,7 @@ from ..deals.solver_workers import SolverWorkers
 from ..errors import BadRequest, Conflict, Forbidden, NotFound, Unauthorized
 from ..players.accounts import Accounts
 from ..players.tokens import Scope, TokenCache
+from ..races.race_deals import RaceDealQueue
 from ..races.race_store import FINISHED, RaceStore
 from ..races.races import Races, race_of
 from ..settings import Settings
@@ -104,9 +105,11 @@ class Games:
         self.repository = GameRepository(store, self.batcher, self.tokens, settings.game_cache_size,
                                          settings.move_retries)
         self.deal_secret = DealSecret(store.pool, settings.daily_secret)
-        self.daily = DailyDeals(store.pool, self.deal_secret, settings.daily_wait_seconds, clock)
+        self.daily = DailyDeals(store.pool, self.deal_secret, settings.daily_wait_seconds, clock,
+                                preparing_max=settings.daily_preparing_max)
         self.races = Races(RaceStore(store.pool, store.reads), clock, self.accounts, self._deal, self.deal_secret,
-                           self._prove_deal, settings.race_deal_wait_seconds)
+                           self._prove_deal, settings.race_deal_wait_seconds,
+                           RaceDealQueue(settings.race_deal_queue_max, settings.race_deals_per_player))
         self.moves = Moves(self.repository, clock, self.races)
 
     # ------------------------------------------------------------ players
@@ -273,7 +276,7 @@ class Games:
     ) -> JSON:
         """Ranked heuristic hints; with ``solver`` also the next move of a winning line, which
         marks the game assisted (an event), so only the game's player may ask for it. Solver hints
-        are limited per token and per client ``address`` (429) and by the worker's queue (503);
+        are limited per player and per client ``address`` (429) and by the worker's queue (503);
         a refused or abandoned one records nothing."""
         game, state = await self._game(game_id)
         await self.readable(game, token)  # a race game: its player only, while the race runs
@@ -287,7 +290,7 @@ class Games:
         if not state.playing:
             raise GameOver(f"the game is over ({state.status.value})")
         await self._no_oracle_on_a_shared_deal(game)
-        self.solver_limits.take(token, address)
+        self.solver_limits.take(game.player_id, address)  # per player, whatever the token
         result, move = await self.solver.next_move(state_to_snapshot(state), self.settings.solver_hint_seconds)
         played = await self.moves.play(game_id, token, UseSolverHint())
         return {"version": played.version, "hints": ranked, "solver": {"result": result, "move": move}}

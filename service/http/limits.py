@@ -1,9 +1,15 @@
 """Rate limits that keep one client from hurting others: token buckets in this process.
 
-Two budgets, each a token bucket (``rate`` tokens a second, at most ``burst`` saved up):
+Two budgets, each a token bucket (``rate`` tokens a second, at most ``burst`` saved up;
+service.rate):
 
-* **writes** (every method but GET, HEAD and OPTIONS), per bearer token: the key is a hash of
-  the ``Authorization`` header, or the client address when there is none (``POST /players``);
+* **writes** (every method but GET, HEAD and OPTIONS), **per player**: every bearer token of one
+  player spends the same budget, so minting more tokens buys no more requests. The player is
+  found in this process's token cache (``PlayerKeys``: a dictionary lookup, no database, so a
+  move costs what it did). A write without a token (``POST /players``) spends its client
+  address's budget, and so does one whose token this process does not know yet (unchecked, it
+  could be made up); once that request has checked the token, its player's budget is charged
+  for it too, so a fresh token buys nothing;
 * **reads** (GET, HEAD, OPTIONS), per client address. Reads are public and never check the
   token, so keying them by token would let a client mint a fresh budget per made-up header.
 
@@ -25,17 +31,14 @@ takes a score of them at once, and a 429 on one of its scripts would break the p
 them touches no database. Each refusal is counted (``canfield_rate_limit_refusals_total``).
 
 The buckets live in this process: no round trip on the hot path, so with N server processes a
-client can get N times the rate. Memory is bounded: a bucket that has been idle long enough to
-be full again is the same as no bucket and is dropped, and past ``max_buckets`` the least
-recently used ones go.
+client can get N times the rate (docs/security.md says what a deployment does about it). Memory
+is bounded: a bucket that has been idle long enough to be full again is the same as no bucket and
+is dropped, and past ``max_buckets`` the least recently used ones go.
 """
 
 from __future__ import annotations
 
-import hashlib
 import math
-import time
-from collections import OrderedDict
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -43,106 +46,21 @@ import msgspec
 
 from ..errors import RateLimited
 from ..metrics import REFUSED_READS, REFUSED_WRITES
+from ..rate import TokenBuckets, buckets
 from .problems import PROBLEM_JSON, problem_document
 
 if TYPE_CHECKING:
     from litestar import Litestar
     from litestar.config.cors import CORSConfig
 
+    from ..players.tokens import TokenCache
     from ..settings import Settings
+
+__all__ = ["PlayerKeys", "RateLimiter", "TokenBuckets", "buckets", "install_rate_limits", "retry_after_header"]
 
 READ_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 EXEMPT_PATHS = ("/health", "/livez", "/readyz", "/metrics", "/schema")  # and everything under /schema/
-
-
-class TokenBuckets:
-    """Token buckets by key, all with one ``rate`` (tokens a second) and ``burst`` (capacity).
-
-    Not thread-safe, and needs none: the event loop runs ``take`` without interruption.
-    """
-
-    def __init__(
-        self, rate: float, burst: int, max_buckets: int = 50_000, clock: Callable[[], float] = time.monotonic
-    ) -> None:
-        if rate <= 0 or burst < 1:
-            raise ValueError("a token bucket needs rate > 0 and burst >= 1")
-        self.rate = float(rate)
-        self.burst = float(burst)
-        self.max_buckets = max_buckets
-        self.clock = clock
-        self.refill_seconds = self.burst / self.rate  # an idle bucket is full again after this
-        # key -> [tokens, time of the last update]; ordered by last use, oldest first
-        self._buckets: OrderedDict[Any, list[float]] = OrderedDict()
-
-    def __len__(self) -> int:
-        return len(self._buckets)
-
-    def _refilled(self, key: Any, now: float) -> list[float]:
-        bucket = self._buckets.get(key)
-        if bucket is None:
-            self._evict(now)
-            bucket = self._buckets[key] = [self.burst, now]
-        else:
-            self._buckets.move_to_end(key)
-            elapsed = now - bucket[1]
-            if elapsed > 0:
-                bucket[0] = min(self.burst, bucket[0] + elapsed * self.rate)
-                bucket[1] = now
-        return bucket
-
-    def take(self, key: Any, cost: float = 1.0) -> float:
-        """Spend ``cost`` tokens: 0.0 when they were there, else the seconds until they will be
-        (nothing is spent then)."""
-        now = self.clock()
-        bucket = self._refilled(key, now)
-        if bucket[0] >= cost:
-            bucket[0] -= cost
-            return 0.0
-        return (cost - bucket[0]) / self.rate
-
-    def wait(self, key: Any, cost: float = 1.0) -> float:
-        """Seconds until ``cost`` tokens would be there (0.0: now), spending nothing."""
-        bucket = self._buckets.get(key)
-        if bucket is None:
-            return 0.0
-        tokens = min(self.burst, bucket[0] + max(0.0, self.clock() - bucket[1]) * self.rate)
-        return 0.0 if tokens >= cost else (cost - tokens) / self.rate
-
-    def remaining(self, key: Any) -> tuple[int, int]:
-        """The whole tokens left in ``key``'s bucket now, and the seconds (rounded up) until it is
-        full again: the ``r`` and ``t`` of a ``RateLimit`` header."""
-        bucket = self._buckets.get(key)
-        if bucket is None:
-            return int(self.burst), 0
-        tokens = min(self.burst, bucket[0] + max(0.0, self.clock() - bucket[1]) * self.rate)
-        return int(tokens), math.ceil((self.burst - tokens) / self.rate)
-
-    def policy(self, name: str) -> bytes:
-        """The ``RateLimit-Policy`` of this budget: ``burst`` requests (``q``) refilled over ``w``
-        seconds."""
-        return f'"{name}";q={int(self.burst)};w={math.ceil(self.refill_seconds)}'.encode()
-
-    def refund(self, key: Any, cost: float = 1.0) -> None:
-        """Give back ``cost`` tokens a request took (a 304 spends no read)."""
-        bucket = self._buckets.get(key)
-        if bucket is not None:
-            bucket[0] = min(self.burst, bucket[0] + cost)
-
-    def charge(self, key: Any, cost: float = 1.0) -> None:
-        """Spend up to ``cost`` tokens, never below zero (a penalty, not a request)."""
-        bucket = self._refilled(key, self.clock())
-        bucket[0] = max(0.0, bucket[0] - cost)
-
-    def _evict(self, now: float) -> None:
-        buckets = self._buckets
-        # The oldest first: one idle for refill_seconds is full, the same as none at all.
-        while buckets:
-            oldest = next(iter(buckets.values()))
-            if now - oldest[1] < self.refill_seconds:
-                break
-            buckets.popitem(last=False)
-        while len(buckets) >= self.max_buckets:  # flooded: forget the least recently used
-            buckets.popitem(last=False)
+MAX_TOKEN_LENGTH = 200  # a longer one is no token (service.http.controllers.common.token_of)
 
 
 def retry_after_header(seconds: float) -> str:
@@ -150,8 +68,36 @@ def retry_after_header(seconds: float) -> str:
     return str(max(1, math.ceil(seconds)))
 
 
+class PlayerKeys:
+    """The write budget's key of an ``Authorization`` header: the player its bearer token speaks
+    for, when this process's token cache (service.players.tokens) knows the token, so every token
+    of one player spends one budget. A dictionary lookup, no database: a token this process has not
+    seen yet (its first request here, or one the cache has let go) gives None."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    def _tokens(self) -> TokenCache | None:
+        try:
+            games = self.app.state["games"]  # made when the app starts (its lifespan)
+        except KeyError:
+            return None
+        tokens: TokenCache = games.tokens
+        return tokens
+
+    def __call__(self, authorization: bytes) -> int | None:
+        scheme, _, token = authorization.strip().partition(b" ")
+        token = token.strip()
+        if scheme.lower() != b"bearer" or not token or len(token) > MAX_TOKEN_LENGTH:
+            return None
+        tokens = self._tokens()
+        found = None if tokens is None else tokens.get(token.decode("latin-1"))
+        return None if found is None else found.player_id.int  # an int hashes faster than a UUID
+
+
 class RateLimiter:
-    """The ASGI wrapper: ``app.asgi_handler = RateLimiter(app.asgi_handler, ...)``."""
+    """The ASGI wrapper: ``app.asgi_handler = RateLimiter(app.asgi_handler, ...)``; ``players``
+    names a bearer token's player (``PlayerKeys``); None: every write spends its address's budget."""
 
     def __init__(
         self,
@@ -159,11 +105,13 @@ class RateLimiter:
         writes: TokenBuckets | None,
         reads: TokenBuckets | None,
         cors: CORSConfig | None = None,
+        players: Callable[[bytes], int | None] | None = None,
     ) -> None:
         self.app = app
         self.writes = writes
         self.reads = reads
         self.cors = cors
+        self.players = players
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] != "http":
@@ -196,28 +144,46 @@ class RateLimiter:
         if self.writes is None:
             await self.app(scope, receive, send)
             return
-        authorization = headers.get(b"authorization")
-        key: Any = address
-        if authorization is None:
-            wait = self.writes.take(address)
-        else:
-            # what made-up tokens (401s) from this address have spent first, then the token's budget
-            key = b"t" + hashlib.sha256(authorization).digest()[:16]
-            wait = self.writes.wait(("401", address)) or self.writes.take(key)
-        if wait:
-            await self._refuse(scope, send, headers, wait, self.writes, key, "writes")
-            return
-        limited = _with_limit_headers(send, self.writes, key, "writes")
-        if authorization is None:
-            await self.app(scope, receive, limited)
-            return
+        await self._write(scope, receive, send, headers, address, self.writes)
 
-        writes = self.writes
+    async def _write(
+        self, scope: Any, receive: Any, send: Any, headers: dict[bytes, bytes], address: str, writes: TokenBuckets
+    ) -> None:
+        """A write: counted per player (per address without a known token), or refused."""
+        authorization = headers.get(b"authorization")
+        if authorization is None:
+            wait = writes.take(address)
+            if wait:
+                await self._refuse(scope, send, headers, wait, writes, address, "writes")
+                return
+            await self.app(scope, receive, _with_limit_headers(send, writes, address, "writes"))
+            return
+        # the token's player (every token of theirs shares one budget); a token this process does
+        # not know yet is unchecked, so it spends its address's budget, like a request without one.
+        # What made-up tokens (401s) from this address have spent comes first.
+        players = self.players
+        player = None if players is None else players(authorization)
+        key: Any = address if player is None else player
+        wait = writes.wait(("401", address)) or writes.take(key)
+        if wait:
+            await self._refuse(scope, send, headers, wait, writes, key, "writes")
+            return
 
         async def watch(message: Any) -> None:
-            if message["type"] == "http.response.start" and message["status"] == 401:
-                writes.charge(("401", address))
-            await limited(message)
+            if message["type"] == "http.response.start":
+                counted = key
+                if message["status"] == 401:
+                    writes.charge(("401", address))
+                elif player is None and players is not None:
+                    # the token's first request in this process: it has been checked now, and its
+                    # player's budget pays for this request too
+                    found = players(authorization)
+                    if found is not None:
+                        writes.charge(found)
+                        counted = found
+                message = {**message, "headers": [*message.get("headers", ()), *_limit_headers(writes, counted,
+                                                                                                "writes")]}
+            await send(message)
 
         await self.app(scope, receive, watch)
 
@@ -295,17 +261,11 @@ def _address(scope: Any) -> str:
     return f"a{client[0]}" if client else "a?"
 
 
-def buckets(rate: float, burst: int) -> TokenBuckets | None:
-    """A budget, or None when either number is 0 (that budget is off)."""
-    if rate <= 0 or burst <= 0:
-        return None
-    return TokenBuckets(rate, burst)
-
-
 def install_rate_limits(app: Litestar, settings: Settings) -> None:
     """Put the limiter in front of everything the app answers, CORS and routing included."""
     writes = buckets(settings.rate_limit_writes_per_second, settings.rate_limit_write_burst)
     reads = buckets(settings.rate_limit_reads_per_second, settings.rate_limit_read_burst)
     if writes is None and reads is None:
         return
-    app.asgi_handler = RateLimiter(app.asgi_handler, writes=writes, reads=reads, cors=app.cors_config)
+    app.asgi_handler = RateLimiter(app.asgi_handler, writes=writes, reads=reads, cors=app.cors_config,
+                                   players=PlayerKeys(app))

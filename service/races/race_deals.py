@@ -9,12 +9,21 @@ its line has replayed to a win through the rules, and that is not a seed any poo
 It is proven when the race is created (``POST /races`` waits for it, up to
 ``Settings.race_deal_wait_seconds``, then 503), so the start deals at once. The race shows the
 deal as ``{"source": "secret"}`` only: no seed, no candidate, no line, ever.
+
+The proofs take turns in one worker process, and the creations waiting for them are bounded
+(``RaceDealQueue``): at most ``RACE_DEAL_QUEUE_MAX`` in this process (one more is ``503
+race_deals_busy``) and ``RACE_DEALS_PER_PLAYER`` of one player (one more is ``429
+race_deal_pending``), so a burst of ``POST /races`` delays another player's race by a few proofs
+at most, not by the whole burst. Each creation has at most one proof waiting at a time, first
+come first served, so the players with a creation waiting take turns, candidate by candidate.
 """
 
 from __future__ import annotations
 
 import logging
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -23,11 +32,12 @@ from domain import ALL_RULESETS, Ruleset, shuffled_deck
 
 from ..deals.daily import MAX_CANDIDATES, Prover, line_wins, secret_seed
 from ..deals.deal_pools import load_deal_pool
-from ..errors import Unavailable
+from ..errors import RaceDealPending, RaceDealsBusy, Unavailable
 
 log = logging.getLogger("canfield")
 
 SECRET_SOURCE = "secret"
+RETRY_AFTER_SECONDS = 2
 
 
 def race_candidate_seed(secret: str, ruleset_id: str, race_id: uuid.UUID, candidate: int) -> int:
@@ -76,3 +86,45 @@ async def secret_deal(secret: str, ruleset: Ruleset, race_id: uuid.UUID, prover:
             continue
         return SecretDeal(deck, candidate, proof.line, proof.states)
     raise Unavailable("no winnable deal was found for the race: try again", retry_after=5)
+
+
+class RaceDealQueue:
+    """The race creations of this process waiting for their secret deal: at most ``limit`` at
+    once, at most ``per_player`` of one player. Not thread-safe, and needs none (one event loop)."""
+
+    def __init__(self, limit: int, per_player: int) -> None:
+        self.limit = limit
+        self.per_player = per_player
+        self.pending: dict[uuid.UUID, int] = {}  # player -> their creations waiting
+        self.size = 0
+
+    @contextmanager
+    def entry(self, player_id: uuid.UUID) -> Iterator[None]:
+        """A place for one of ``player_id``'s creations while its deal is proven, or a refusal:
+        ``RaceDealPending`` (429) when the player has ``per_player`` waiting already, else
+        ``RaceDealsBusy`` (503) when the queue is full. The place is given back however the
+        creation ends (proven, refused, timed out, its client gone)."""
+        held = self.pending.get(player_id, 0)
+        if held >= self.per_player:
+            raise RaceDealPending(
+                f"you have {held} race(s) waiting for their secret deal already: wait for "
+                f"{'it' if held == 1 else 'them'} to be created, then try again",
+                retry_after=RETRY_AFTER_SECONDS,
+            )
+        if self.size >= self.limit:
+            raise RaceDealsBusy(
+                f"{self.size} races are waiting for their secret deal to be proven winnable: try again in a moment "
+                "(or name a deal)",
+                retry_after=RETRY_AFTER_SECONDS,
+            )
+        self.pending[player_id] = held + 1
+        self.size += 1
+        try:
+            yield
+        finally:
+            self.size -= 1
+            left = self.pending[player_id] - 1
+            if left:
+                self.pending[player_id] = left
+            else:
+                del self.pending[player_id]

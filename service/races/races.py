@@ -43,7 +43,7 @@ from ..errors import BadRequest, Forbidden, NotFound, Unavailable
 from ..players.accounts import Accounts
 from ..players.tokens import Scope
 from ..store.event_store import GameRow, NewEvent
-from .race_deals import SECRET_SOURCE, secret_deal
+from .race_deals import SECRET_SOURCE, RaceDealQueue, secret_deal
 from .race_store import FINISHED, OPEN, RUNNING, DealtGame, Ending, EntrantRow, LogRow, RaceRow, RaceStore, Result
 from .standings import Standing, places, verified_standing
 
@@ -231,7 +231,8 @@ def revision(race: RaceRow) -> int:
 class Races:
     """The race use cases. ``accounts`` checks tokens; ``dealer`` is the games service's one way of
     turning a deal request into a deck; ``clock`` its clock. A race without a named deal gets a
-    secret deal (``secret``, proven by ``prover`` within ``deal_wait_seconds``)."""
+    secret deal (``secret``, proven by ``prover`` within ``deal_wait_seconds``, its creation
+    waiting in ``deal_queue``)."""
 
     def __init__(
         self,
@@ -242,6 +243,7 @@ class Races:
         secret: DealSecret,
         prover: Prover,
         deal_wait_seconds: float,
+        deal_queue: RaceDealQueue,
     ) -> None:
         self.store = store
         self.clock = clock
@@ -250,6 +252,7 @@ class Races:
         self.secret = secret
         self.prover = prover
         self.deal_wait_seconds = deal_wait_seconds
+        self.deal_queue = deal_queue
 
     async def _player(self, token: str | None, scope: Scope) -> uuid.UUID:
         return (await self.accounts.authenticate(token, scope)).player_id
@@ -262,21 +265,26 @@ class Races:
         if request.deal:
             deck, source = self.dealer(ruleset, request.deal)
         else:
-            deck, proof = await self._secret_deal(ruleset, race_id)
+            deck, proof = await self._secret_deal(ruleset, race_id, creator)
             source = {"source": SECRET_SOURCE}
         await self.store.create(race_id, creator, (ruleset.id, ruleset.version), source, codes(list(deck)),
                                 request.max_entrants, request.time_limit_seconds, self.clock(), proof)
         return await self._load(race_id)
 
-    async def _secret_deal(self, ruleset: Ruleset, race_id: uuid.UUID) -> tuple[tuple[int, ...], JSON]:
+    async def _secret_deal(
+        self, ruleset: Ruleset, race_id: uuid.UUID, creator: uuid.UUID
+    ) -> tuple[tuple[int, ...], JSON]:
         """A deck nobody can look up, proven winnable (in the solver's worker process, off the event
-        loop), and its proof; 503 if none was proven within ``deal_wait_seconds``."""
-        secret = await self.secret.value()
-        try:
-            found = await asyncio.wait_for(secret_deal(secret, ruleset, race_id, self.prover), self.deal_wait_seconds)
-        except TimeoutError:
-            raise Unavailable("the race's deal is being proven winnable by the solver and took too long: "
-                              "try again in a moment", retry_after=5) from None
+        loop), and its proof; 503 if none was proven within ``deal_wait_seconds``, and refused at
+        once when the deal queue is full or the creator has their share of it (``RaceDealQueue``)."""
+        with self.deal_queue.entry(creator):
+            secret = await self.secret.value()
+            try:
+                found = await asyncio.wait_for(secret_deal(secret, ruleset, race_id, self.prover),
+                                               self.deal_wait_seconds)
+            except TimeoutError:
+                raise Unavailable("the race's deal is being proven winnable by the solver and took too long: "
+                                  "try again in a moment", retry_after=5) from None
         return found.deck, found.proof()
 
     async def join(self, race_id: uuid.UUID, token: str | None) -> RaceRow:

@@ -1,5 +1,5 @@
-"""Rate limits (service.http.limits): token buckets per token and per address, 429 problems with Retry-After;
-and the page size limit on lists.
+"""Rate limits (service.http.limits): token buckets per player (all their tokens together) and per
+address, 429 problems with Retry-After; and the page size limit on lists.
 
 The API tests run on a server with limits nobody reaches; these start their own with small ones.
 Each test talks from its own loopback address (127.0.0.N), so address budgets do not leak
@@ -21,7 +21,7 @@ from service.http.limits import RateLimiter, TokenBuckets, buckets, retry_after_
 from service.settings import Settings
 from tests.support import assert_problem
 
-from .conftest import Player, free_port, running_server
+from .conftest import Player, free_port, running_server, server_settings
 
 WRITE_RATE, WRITE_BURST = 1.0, 4  # slow refills: a few requests in a row see no new token
 READ_RATE, READ_BURST = 1.0, 6
@@ -93,7 +93,7 @@ def test_a_burst_of_moves_beyond_the_budget_is_refused_and_changes_nothing(conne
     assert len(http.get(f"/games/{game}/events").json()["events"]) == version
 
 
-def test_another_token_on_the_same_address_keeps_its_own_budget(connect: Any) -> None:
+def test_another_player_on_the_same_address_keeps_their_own_budget(connect: Any) -> None:
     http = connect()
     ann, bob = Player(http, "Ann"), Player(http, "Bob")
     ann_game, bob_game = new_game(ann), new_game(bob)
@@ -102,6 +102,63 @@ def test_another_token_on_the_same_address_keeps_its_own_budget(connect: Any) ->
     assert_rate_limited(ann.move(ann_game, DRAW))
     assert bob.move(bob_game, DRAW).status_code == 200
     assert http.get(f"/games/{ann_game}").status_code == 200  # reads are a separate budget
+
+
+TOKENS = 5
+PLAYER_BURST = 12  # minting 4 tokens and dealing a game leave 7 writes
+PLAYER_RATE = 0.01  # one write back every 100 s: none comes back while the test runs
+
+
+def test_every_token_of_a_player_spends_one_budget_and_another_player_keeps_theirs(database_url: str,
+                                                                                    clean_database: str) -> None:
+    """One player with five tokens gets one budget, not five (the attack: 250 tokens, about 200
+    moves/s against 20/s); refused moves record nothing; another player plays on."""
+    settings = server_settings(database_url, rate_limit_writes_per_second=PLAYER_RATE,
+                               rate_limit_write_burst=PLAYER_BURST)
+    with running_server(settings) as url:
+        clients = [httpx.Client(base_url=url, timeout=10,
+                                transport=httpx.HTTPTransport(local_address=f"127.0.0.{next(_addresses)}"))
+                   for _ in range(3)]
+        try:
+            http, elsewhere, bobs = clients
+            ann = Player(http, "Ann")  # the address's budget
+            tokens = [ann.token]
+            for i in range(TOKENS - 1):  # four writes of Ann's
+                minted = http.post("/players/me/tokens", json={"name": f"bot {i}", "scopes": ["play"]},
+                                   headers=ann.auth)
+                assert minted.status_code == 201, minted.text
+                tokens.append(minted.json()["token"])
+            game = new_game(ann)  # the fifth
+            left = PLAYER_BURST - TOKENS
+            answers = [http.post(f"/games/{game}/moves", json=DRAW, headers={"Authorization": f"Bearer {token}"})
+                       for _ in range(3) for token in tokens]  # the tokens in turn, three rounds
+            assert [answer.status_code for answer in answers] == [200] * left + [429] * (3 * TOKENS - left)
+            policy = f'"writes";q={PLAYER_BURST};w={int(PLAYER_BURST / PLAYER_RATE)}'
+            for refused in answers[left:]:
+                assert_rate_limited(refused)
+                assert refused.headers["ratelimit-policy"] == policy
+                assert refused.headers["ratelimit"].startswith('"writes";r=0;'), "the player's budget, spent"
+            version = http.get(f"/games/{game}").json()["version"]
+            assert version == 1 + left  # dealt, then the moves that were let through; no refused one
+            assert len(http.get(f"/games/{game}/events").json()["events"]) == version
+
+            # from another address, with yet another of Ann's tokens: still Ann's budget
+            assert_rate_limited(elsewhere.post(f"/games/{game}/moves", json=DRAW,
+                                               headers={"Authorization": f"Bearer {tokens[-1]}"}))
+            assert http.get(f"/games/{game}").json()["version"] == version, "nothing was recorded"
+
+            bob = Player(bobs, "Bob")
+            bob_game = new_game(bob)
+            bob_moves = [bob.move(bob_game, DRAW) for _ in range(3)]
+            assert [move.status_code for move in bob_moves] == [200, 200, 200], "another player is not affected"
+            assert _remaining(bob_moves[-1]) == PLAYER_BURST - 4
+        finally:
+            for client in clients:
+                client.close()
+
+
+def _remaining(response: httpx.Response) -> int:
+    return int(response.headers["ratelimit"].split(";")[1].removeprefix("r="))
 
 
 def test_after_retry_after_seconds_requests_pass_again(connect: Any) -> None:
@@ -272,10 +329,20 @@ def test_a_zero_turns_a_budget_off_and_two_zeros_the_limiter() -> None:
             rate_limit_reads_per_second=0,
         )
     )
-    assert not isinstance(off.asgi_handler.app, RateLimiter)  # inside the request ids
+    assert not [layer for layer in _layers(off.asgi_handler) if isinstance(layer, RateLimiter)]
     on = create_app(Settings(database_url="postgresql://unused/none", rate_limit_reads_per_second=0))
-    assert isinstance(on.asgi_handler.app, RateLimiter)
-    assert on.asgi_handler.app.reads is None
+    [limiter] = [layer for layer in _layers(on.asgi_handler) if isinstance(layer, RateLimiter)]
+    assert limiter.reads is None
+    assert limiter.writes is not None
+
+
+def _layers(handler: Any) -> list[Any]:
+    """The ASGI wrappers around the app, outermost first (each holds the next as ``app``)."""
+    found = []
+    while handler is not None and len(found) < 50:
+        found.append(handler)
+        handler = getattr(handler, "app", None)
+    return found
 
 
 def test_settings_come_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -330,7 +397,7 @@ def test_every_limited_response_says_what_is_left_of_its_budget(connect: Any) ->
     assert _limit(created, "writes")[0] == WRITE_BURST - 1, "a new player's POST counts against its address"
     token = created.json()["token"]
     game = writer.post("/games", json={"deal": {"seed": 7}}, headers={"Authorization": f"Bearer {token}"})
-    assert _limit(game, "writes")[0] == WRITE_BURST - 1, "a token has a budget of its own"
+    assert _limit(game, "writes")[0] == WRITE_BURST - 1, "a player has a budget of their own"
 
 
 def test_a_304_does_not_spend_the_read_budget(connect: Any) -> None:

@@ -1,5 +1,5 @@
-"""Solver hints are bounded: per-token and per-address budgets (429), a bounded queue (503), and
-work whose client has gone is dropped. A refused or abandoned hint records nothing."""
+"""Solver hints are bounded: per-player and per-address budgets (429), a bounded queue (503
+solver_busy), and work whose client has gone is dropped. A refused or abandoned hint records nothing."""
 
 from __future__ import annotations
 
@@ -45,7 +45,7 @@ def server(database_url: str, **settings: Any) -> Iterator[tuple[httpx.Client, A
         yield http, app
 
 
-def test_a_burst_beyond_the_tokens_budget_is_429_and_records_nothing(database_url: str, clean_database: str) -> None:
+def test_a_burst_beyond_the_players_budget_is_429_and_records_nothing(database_url: str, clean_database: str) -> None:
     with server(database_url, solver_hints_per_minute=1, solver_hint_burst=2, solver_hint_seconds=0.2) as (http, _):
         ann = Player(http, "Ann")
         games = [new_game(ann, EASY_SEED) for _ in range(3)]
@@ -57,6 +57,25 @@ def test_a_burst_beyond_the_tokens_budget_is_429_and_records_nothing(database_ur
         assert [event_types(http, game)[-1] for game in games] == ["SolverHintUsed", "SolverHintUsed", "GameDealt"]
         # plain hints are not solver hints: still answered
         assert http.get(f"/games/{games[2]}/hints").status_code == 200
+
+
+def test_every_token_of_a_player_spends_one_hint_budget(database_url: str, clean_database: str) -> None:
+    with server(database_url, solver_hints_per_minute=1, solver_hint_burst=2, solver_hint_seconds=0.2) as (http, _):
+        ann, bob = Player(http, "Ann"), Player(http, "Bob")
+        tokens = [ann.token]
+        for name in ("phone", "bot"):
+            minted = http.post("/players/me/tokens", json={"name": name, "scopes": ["play"]}, headers=ann.auth)
+            assert minted.status_code == 201, minted.text
+            tokens.append(minted.json()["token"])
+        games = [new_game(ann, EASY_SEED) for _ in tokens]
+        answers = [http.get(f"/games/{game}/hints", params={"solver": "true"},
+                            headers={"Authorization": f"Bearer {token}"}) for game, token in
+                   zip(games, tokens, strict=True)]
+        assert [answer.status_code for answer in answers] == [200, 200, 429], "one budget for the three tokens"
+        assert "solver hints" in assert_problem(answers[2], 429, "rate_limited")["detail"]
+        assert event_types(http, games[2]) == ["GameDealt"]
+        bobs = new_game(bob, EASY_SEED)
+        assert solver_hint(bob, bobs).status_code == 200, "another player keeps their own budget"
 
 
 def test_the_address_budget_covers_every_token_from_it(database_url: str, clean_database: str) -> None:
@@ -82,7 +101,7 @@ def test_a_full_queue_is_503_and_records_nothing(database_url: str, clean_databa
             time.sleep(0.01)
         refused = solver_hint(bob, waiting)
         thread.join()
-        assert_problem(refused, 503, "unavailable")
+        assert_problem(refused, 503, "solver_busy")
         assert int(refused.headers["retry-after"]) >= 1
         assert first[0].status_code == 200
         assert event_types(http, waiting) == ["GameDealt"]

@@ -85,7 +85,7 @@ def test_the_daily_page_deals_everyone_the_same_cards_and_ranks_the_winners(
 
 @pytest.fixture(scope="module")
 def tight_server(database_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
-    """A server that allows one write a second per token after a burst of three."""
+    """A server that allows one write a second per player after a burst of three."""
     limits = {"RATE_LIMIT_WRITES_PER_SECOND": "1", "RATE_LIMIT_WRITE_BURST": "3"}
     yield from start_server(database_url, tmp_path_factory.mktemp("tight") / "server.log", limits)
 

@@ -16,7 +16,7 @@ from ...deals.deal_pools import load_deal_pool
 from ...errors import NotFound
 from ...stats.queries import board_key
 from ..openapi import DAILY_DATE, RULESET_IDS
-from ..problems import documented
+from ..problems import documented, problem_response
 from ..schemas import DailyDeal, Leaderboard, LeaderboardEntry, PoolDealView, Pools, PoolSummary, RulesetId, RulesetRef
 from .common import games_of, to_wire
 
@@ -26,6 +26,12 @@ _DAY = PathParameter(
     description="today, or a UTC date YYYY-MM-DD (a daily deal: from today back 366 days; "
     "a leaderboard: any past date)",
     schema_extra={"pattern": DAILY_DATE},
+)
+
+
+DAILY_BUSY = problem_response(
+    "Service unavailable (problem+json, code unavailable: the date's deal is still being proven winnable, or the "
+    "database is away; daily_deals_busy: this server is preparing as many dates as it may at once), with Retry-After"
 )
 
 
@@ -71,7 +77,7 @@ class DealController(Controller):
         )
 
     @get("/daily", operation_id="getTodaysDeal", summary="Today's shared deal (UTC)",
-         responses=documented(429, 503))
+         responses={**documented(429), 503: DAILY_BUSY})
     async def today(self, state: State) -> DailyDeal:
         return await self._daily(state, "today")
 
@@ -79,7 +85,7 @@ class DealController(Controller):
         "/daily/{day:str}",
         operation_id="getDailyDeal",
         summary="The shared deal of a UTC date (YYYY-MM-DD or 'today'), the same for everyone",
-        responses=documented(400, 429, 503),
+        responses={**documented(400, 429), 503: DAILY_BUSY},
     )
     async def daily(self, state: State, day: Annotated[str, _DAY]) -> DailyDeal:
         return await self._daily(state, day)

@@ -25,7 +25,7 @@ from ..openapi import (
     header,
     response_headers,
 )
-from ..problems import documented
+from ..problems import documented, problem_response
 from ..schemas import EventPage, GameView, Hints, LegalMoves, MoveRequest, MoveResult, NewGameRequest
 from .common import (
     PAGE_LIMIT_DEFAULT,
@@ -38,6 +38,7 @@ from .common import (
     to_wire,
     wire_event,
 )
+from .deals import DAILY_BUSY
 from .disconnect import unless_disconnected
 
 _GAME_ID = PathParameter(description="the game's id (a UUID)")
@@ -72,7 +73,7 @@ class GameController(Controller):
         operation_id="createGame",
         summary="Deal a new game by seed or explicit deck (ruleset defaults to open-runs)",
         status_code=201,
-        responses=keyed_responses(400, 401, 413, 415, 429, 503),
+        responses={**keyed_responses(400, 401, 413, 415, 429, 503), 503: DAILY_BUSY},
         response_headers=response_headers("Location", "ETag", "Idempotent-Replayed"),
         security=[{"bearer": []}],
     )
@@ -124,7 +125,9 @@ class GameController(Controller):
         "/{game_id:uuid}/hints",
         operation_id="getHints",
         summary="Legal moves ranked by usefulness; ?solver=true adds the solver's next move (marks the game assisted)",
-        responses=documented(400, 401, 403, 404, 409, 429, 503),
+        responses={**documented(400, 401, 403, 404, 409, 429), 503: problem_response(
+            "Service unavailable (problem+json, code solver_busy: too many solver hints wait for the solver; "
+            "unavailable: the database is away), with Retry-After")},
         response_headers=response_headers("ETag"),
         security=[{}, {"bearer": []}],
     )
@@ -139,9 +142,10 @@ class GameController(Controller):
                 description=(
                     "also ask the solver (needs the player's bearer token; records that the game was assisted). "
                     "Refused with 409 shared_deal on a daily deal until its date (UTC) is over and in a race "
-                    "until it has finished: the solver sees the hidden cards. Limited per token and per client "
-                    "address (429 rate_limited with Retry-After); 503 unavailable with Retry-After while too "
-                    "many solver hints wait for the solver. A refused hint records nothing."
+                    "until it has finished: the solver sees the hidden cards. Limited per player (all their "
+                    "tokens together) and per client address (429 rate_limited with Retry-After); 503 "
+                    "solver_busy with Retry-After while too many solver hints wait for the solver. A refused "
+                    "hint records nothing."
                 )
             ),
         ] = False,

@@ -18,7 +18,7 @@ from ...streams.hub import MEDIA_TYPE
 from ...streams.race_streams import DESCRIPTION, race_messages
 from ..idempotency import IdempotencyKeyHeader, keyed_responses, replayable
 from ..openapi import response_headers
-from ..problems import documented
+from ..problems import documented, problem_response
 from ..schemas import NewRaceRequest, OpenRaces, RaceView
 from .common import bearer_token, games_of, parse_new_race
 from .streams import event_stream, stream_address, stream_owner, streams_of
@@ -71,7 +71,19 @@ class RaceController(Controller):
         operation_id="createRace",
         summary="Create a race on one deal (open; its creator is the first entrant)",
         status_code=201,
-        responses=keyed_responses(400, 401, 413, 415, 429, 503),
+        responses={
+            **keyed_responses(400, 401, 413, 415, 429, 503),
+            429: problem_response(
+                "Too many requests (problem+json, code rate_limited; race_deal_pending: the player's earlier "
+                "races without a deal are still waiting for theirs), with Retry-After"
+            ),
+            503: problem_response(
+                "Service unavailable (problem+json, code race_deals_busy: too many races wait for their secret "
+                "deal to be proven winnable; unavailable: no deal was proven in time, or the database is away), "
+                "with Retry-After"
+            ),
+        },
+
         response_headers=response_headers("Location", "Idempotent-Replayed"),
         security=[{"bearer": []}],
     )
