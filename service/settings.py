@@ -109,7 +109,7 @@ class Settings:
     solver_hint_seconds: float = 1.0
     # Solver hints (service.games.games, service.deals.solver_workers): token buckets per player
     # and per client address (a rate or burst of 0 turns that budget off), and at most
-    # solver_queue_max hints waiting for the worker process (more: 503).
+    # solver_queue_max hints waiting for the worker process (more: 503 solver_busy).
     solver_hints_per_minute: float = 6.0
     solver_hint_burst: int = 3
     solver_hints_per_minute_per_address: float = 30.0
