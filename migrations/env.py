@@ -1,25 +1,26 @@
-"""Alembic environment: the URL comes from the caller (service.store.migrations.migrate), never from a file."""
+"""Alembic environment: the database's libpq string comes from the caller (service.store.migrations.alembic_config),
+never from a file; psycopg opens the connection from it, so any form libpq reads works."""
 
 from __future__ import annotations
 
 from alembic import context
-from sqlalchemy import create_engine, pool
 
+from service.store.migrations import CONNINFO, migration_engine
 from service.store.tables import metadata
 
-url = context.config.get_main_option("sqlalchemy.url")
-if not url:
+conninfo = context.config.attributes.get(CONNINFO)
+if not conninfo:
     raise RuntimeError("no database URL: run migrations through `canfield migrate`")
 
 
 def run_offline() -> None:
-    context.configure(url=url, target_metadata=metadata, literal_binds=True)
+    context.configure(dialect_name="postgresql", target_metadata=metadata, literal_binds=True)
     with context.begin_transaction():
         context.run_migrations()
 
 
 def run_online() -> None:
-    engine = create_engine(url, poolclass=pool.NullPool)
+    engine = migration_engine(conninfo)
     with engine.connect() as connection:
         context.configure(connection=connection, target_metadata=metadata)
         with context.begin_transaction():

@@ -41,6 +41,15 @@ class ShutdownRequested(Exception):
 class CommandError(Exception):
     """A failure to report in one line (exit status 1), without a traceback."""
 
+    status = 1
+
+
+class SettingError(CommandError):
+    """A setting that cannot be used as it is written, such as a DATABASE_URL libpq cannot read:
+    one line, exit status 2 (as for bad arguments)."""
+
+    status = 2
+
 
 @dataclass(frozen=True)
 class Command:
@@ -75,15 +84,16 @@ def database(settings: Settings, *, stop_on_exit: bool = True) -> Iterator[tuple
     An embedded server started here is stopped on exit (one that was already running is left
     alone).
     """
-    if settings.database_url:
-        from service.store.connections import libpq_url
-        from service.store.migrations import sqlalchemy_url
+    from service.store.connections import DatabaseURLError, checked_url
 
-        try:
-            sqlalchemy_url(settings.database_url)
-        except ValueError as exc:
-            raise CommandError(f"DATABASE_URL: {exc}") from None
-        yield libpq_url(settings.database_url), "from DATABASE_URL"
+    try:
+        if settings.database_read_url:
+            checked_url(settings.database_read_url, "DATABASE_READ_URL")
+        conninfo = None if not settings.database_url else checked_url(settings.database_url)
+    except DatabaseURLError as exc:
+        raise SettingError(str(exc)) from None
+    if conninfo is not None:
+        yield conninfo, "from DATABASE_URL"
         return
 
     from service.store import embedded_db
@@ -102,6 +112,7 @@ def database(settings: Settings, *, stop_on_exit: bool = True) -> Iterator[tuple
 
 
 def apply_migrations(url: str) -> None:
+    import psycopg
     from sqlalchemy.exc import OperationalError
 
     from service.store.migrations import migrate
@@ -109,7 +120,14 @@ def apply_migrations(url: str) -> None:
     try:
         migrate(url)
     except OperationalError as exc:
-        raise CommandError(f"cannot migrate {mask_password(url)}: {exc.orig or exc}") from None
+        raise CommandError(f"cannot migrate {mask_password(url)}: {_one_line(exc.orig or exc)}") from None
+    except psycopg.OperationalError as exc:
+        raise CommandError(f"cannot migrate {mask_password(url)}: {_one_line(exc)}") from None
+
+
+def _one_line(error: BaseException) -> str:
+    """An error's message on one line (libpq's name every host it tried, a line each)."""
+    return "; ".join(line.strip() for line in str(error).splitlines() if line.strip())
 
 
 def _raise_shutdown(signum: int, frame: FrameType | None) -> None:
@@ -628,7 +646,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return COMMANDS[args.command].run(args)
     except CommandError as exc:
         print(f"canfield {args.command}: {exc}", file=sys.stderr)
-        return 1
+        return exc.status
     except KeyboardInterrupt:
         return 130
 

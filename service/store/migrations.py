@@ -1,17 +1,31 @@
-"""Migrations: Alembic brings the database to the newest schema (the only way tables are made)."""
+"""Migrations: Alembic brings the database to the newest schema (the only way tables are made).
+
+The database is named by a libpq connection string in any form libpq reads (``DATABASE_URL``): a
+URL with several hosts (``postgresql://u@h1:5432,h2:5432/db?target_session_attrs=read-write``) or
+``key=value`` pairs as well as a plain URL. SQLAlchemy's URL parser knows one host only, so
+SQLAlchemy never parses it: psycopg opens the migration's connection from the string itself
+(``migration_engine``), and Alembic is handed the string through its configuration's attributes.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import psycopg
 from alembic import command
 from alembic.config import Config
+from sqlalchemy import Engine, create_engine, pool
+
+from .connections import checked_url
 
 MIGRATIONS_DIR = Path(__file__).resolve().parents[2] / "migrations"
+CONNINFO = "canfield.conninfo"
+"""The key of ``Config.attributes`` under which the database's libpq string reaches migrations/env.py."""
 
 
 def sqlalchemy_url(url: str) -> str:
-    """The same database as a SQLAlchemy URL using the psycopg 3 driver."""
+    """The same database as a SQLAlchemy URL using the psycopg 3 driver (a URL with one host;
+    ``migration_engine`` takes any form)."""
     for prefix in ("postgresql+psycopg://", "postgresql://", "postgres://"):
         if url.startswith(prefix):
             return "postgresql+psycopg://" + url[len(prefix) :]
@@ -25,8 +39,14 @@ def alembic_config(url: str | None = None) -> Config:
     config.set_main_option("script_location", str(MIGRATIONS_DIR))
     config.set_main_option("version_locations", str(MIGRATIONS_DIR / "versions"))
     if url is not None:
-        config.set_main_option("sqlalchemy.url", sqlalchemy_url(url).replace("%", "%%"))
+        config.attributes[CONNINFO] = checked_url(url)
     return config
+
+
+def migration_engine(conninfo: str) -> Engine:
+    """A SQLAlchemy engine whose connections psycopg opens from ``conninfo`` (any form libpq
+    reads, several hosts included), one at a time, none kept."""
+    return create_engine("postgresql+psycopg://", creator=lambda: psycopg.connect(conninfo), poolclass=pool.NullPool)
 
 
 def head_revision() -> str:
