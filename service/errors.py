@@ -152,3 +152,14 @@ class DailyDealsBusy(Unavailable):
 
     code = "daily_deals_busy"
     title = "Daily deals busy"
+
+
+class NameRefused(BadRequest):
+    """A name that may not be used: one holding invisible or text-direction characters
+    (``name_invisible_characters``), or a reserved name or a look-alike of one (``name_reserved``)."""
+
+    title = "Name refused"
+
+    def __init__(self, detail: str, code: str) -> None:
+        super().__init__(detail)
+        self.code = code

@@ -189,10 +189,20 @@ def problem_response(description: str) -> ResponseSpec:
                         generate_examples=False)
 
 
+def with_codes(responses: dict[int, ResponseSpec], status: int, *codes: str) -> dict[int, ResponseSpec]:
+    """``responses`` with ``codes`` added to those its ``status`` entry names (an operation's own
+    refusals next to the shared ones)."""
+    described = responses[status].description or ""
+    description = described[:-1] + ", " + ", ".join(codes) + ")" if described.endswith(")") else described
+    return {**responses, status: problem_response(description)}
+
+
 def _code_for(status: int) -> str:
     return {409: "game_over", 412: "version_conflict", 422: "illegal_move"}.get(status) or _HTTP_CODES.get(
         status, "invalid_request"
     )
 
 
-__all__ = ["EXCEPTION_HANDLERS", "MediaType", "documented", "problem", "problem_document", "problem_response"]
+__all__ = [
+    "EXCEPTION_HANDLERS", "MediaType", "documented", "problem", "problem_document", "problem_response", "with_codes",
+]

@@ -18,7 +18,8 @@ from typing import NamedTuple
 
 from ..context import PLAYER
 from ..errors import BadRequest, Conflict, Forbidden, NotFound, ScopeNotHeld, Unauthorized
-from ..store.players import DELETED_NAME, PlayerRow, PlayerStore, TokenRow
+from ..store.players import PlayerRow, PlayerStore, TokenRow
+from .names import check_not_reserved, check_visible
 from .tokens import ALL_SCOPES, Credentials, Scope, TokenCache
 
 FIRST_TOKEN = "first token"
@@ -46,6 +47,7 @@ def clean_name(name: str, what: str, longest: int) -> str:
     """``name`` with its whitespace runs made single spaces; refused when nothing visible is left
     or it holds a control character."""
     clean = " ".join(name.split())
+    check_visible(clean, what)
     if not clean or not clean.isprintable():
         raise BadRequest(f"{what} needs at least one visible character and no control characters")
     if len(clean) > longest:
@@ -85,8 +87,7 @@ class Accounts:
     async def create_player(self, name: str, token_name: str | None = None) -> tuple[PlayerRow, NewToken]:
         """A new player and their first token, with every scope."""
         clean = clean_name(name, "a player name", 100)
-        if clean.casefold() == DELETED_NAME:
-            raise BadRequest(f"the name {DELETED_NAME!r} is reserved for deleted accounts; choose another")
+        check_not_reserved(clean)
         label = FIRST_TOKEN if token_name is None else clean_name(token_name, "a token name", TOKEN_NAME_MAX)
         player_id = uuid.uuid4()
         secret = secrets.token_urlsafe(32)

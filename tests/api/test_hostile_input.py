@@ -40,6 +40,8 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
+from service.players.names import INVISIBLE_LETTERS, skeleton
+from service.store.players import DELETED_NAME
 from tests.support import assert_problem
 
 from .conftest import Player
@@ -191,7 +193,9 @@ def judge_player(raw: bytes) -> str:
         if not isinstance(name, str) or not 1 <= len(name) <= 40:
             return INVALID
         folded = " ".join(name.split())
-        return VALID if folded and folded.isprintable() else INVALID
+        if not (folded and folded.isprintable()) or INVISIBLE_LETTERS.intersection(folded):
+            return INVALID
+        return INVALID if skeleton(folded) == skeleton(DELETED_NAME) else VALID  # a look-alike of a reserved name
     except _Invalid:
         return INVALID
 

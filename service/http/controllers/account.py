@@ -15,7 +15,7 @@ from litestar.response import Response, Stream
 from ...store.players import TokenRow
 from ..idempotency import IdempotencyKeyHeader, keyed_responses, replayable
 from ..openapi import NDJSON, response_headers
-from ..problems import documented
+from ..problems import documented, with_codes
 from ..schemas import Me, NewTokenRequest, TokenCreated, TokenList, TokenView
 from .common import bearer_token, export_line, games_of, parse_body
 
@@ -74,8 +74,8 @@ class AccountController(Controller):
         "its secret is shown only here. A player holds at most TOKENS_PER_PLAYER (50) live tokens: one more is "
         "409 too_many_tokens (revoke one)",
         status_code=201,
-        responses=keyed_responses(400, 401, 403, 413, 415, 429, 503, conflicts="too_many_tokens",
-                                  forbidden="scope_not_held"),
+        responses=with_codes(keyed_responses(400, 401, 403, 413, 415, 429, 503, conflicts="too_many_tokens",
+                                             forbidden="scope_not_held"), 400, "name_invisible_characters"),
         response_headers=response_headers("Location", "Idempotent-Replayed"),
         security=_ME,
     )

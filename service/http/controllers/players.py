@@ -16,7 +16,7 @@ from ...errors import BadRequest
 from ...games.views import parse_cursor
 from ..idempotency import RegistrationKeyHeader, keyed_responses, replayable
 from ..openapi import NDJSON, response_headers
-from ..problems import documented
+from ..problems import documented, with_codes
 from ..schemas import GameList, NewPlayerRequest, Player, PlayerCreated
 from .common import PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX, export_line, games_of, parse_body, to_wire
 
@@ -30,7 +30,8 @@ class PlayerController(Controller):
         operation_id="createPlayer",
         summary="Register a player; the token is shown only in this response",
         status_code=201,
-        responses=keyed_responses(400, 413, 415, 429, 503, anonymous=True),
+        responses=with_codes(keyed_responses(400, 413, 415, 429, 503, anonymous=True), 400,
+                             "name_reserved", "name_invisible_characters"),
         response_headers=response_headers("Location", "Idempotent-Replayed"),
     )
     async def create(
