@@ -5,7 +5,8 @@
 moves; soak 5 s; cpu one round of 20 moves; movepath one round of 30 moves; store 4 games of 30
 moves among 100 others, one round; profile 3 s; scale 0 and 5,000 games, 40 requests a read;
 solver seeds 2-3 with a 1 s budget (a part run: the stored summaries of seeds 1..N are left
-alone); analysis one game per size at 0.5 s a position, a 3 s load window. A variable given
+alone); analysis one game per size at 0.5 s a position, a 3 s load window; analysis-fair one
+victim after 2 s of flood. A variable given
 explicitly still wins. It checks that a scenario runs and what it reports; its figures are not
 ones to quote.
 """
@@ -16,6 +17,7 @@ import sys
 
 from . import (
     analysis_bench,
+    analysis_fair_bench,
     api_bench,
     cpu_bench,
     domain_bench,
@@ -33,7 +35,8 @@ BENCHES = {"domain": domain_bench.main, "api": api_bench.main, "soak": soak_benc
 # py-spy on a loaded server; server CPU per move; a move's Python work without server or database;
 # PostgreSQL's CPU and WAL per move for the batch statement alone; a streaming replica's lag under load
 ON_REQUEST = {"profile": profile_bench.main, "cpu": cpu_bench.main, "movepath": movepath_bench.main,
-              "store": store_bench.main, "replica": replica_bench.main, "analysis": analysis_bench.main}
+              "store": store_bench.main, "replica": replica_bench.main, "analysis": analysis_bench.main,
+              "analysis-fair": analysis_fair_bench.main}  # a victim's analysis while two accounts flood the queue
 
 
 def main(argv: list[str]) -> None:

@@ -158,7 +158,8 @@ def _finished(url: str, began: float, ended: float) -> int:
 def under_load(url: str, log_dir: Path) -> dict[str, Any]:
     figures: dict[str, Any] = {}
     for analyses in (False, True):
-        env = {"ANALYSIS_WORKERS": "1" if analyses else "0", "ANALYSIS_POSITION_MS": str(int(BUDGET * 1000))}
+        env = {"ANALYSIS_WORKERS": "1" if analyses else "0", "ANALYSIS_POSITION_MS": str(int(BUDGET * 1000)),
+               "ANALYSIS_JOBS_PER_PLAYER": "0", "ANALYSIS_JOBS_PER_ADDRESS": "0"}  # one account queues them all
         server = start_server(f"analysis-{analyses}", "service.http.asgi:app", url, log_dir, env, pin=False)
         try:
             wait_healthy(server)

@@ -10,7 +10,8 @@ verdict about lines of moves without undo:
 - ``lost``: no line wins. The solver proved it; or the position is reached by moves from one
   proven lost (a win from it would be a win from that one); or it is the table of a proven-lost
   position again (after an undo); or the game is over there (resigned, stalled or abandoned);
-- ``unknown``: the solver reached its budget there, and nothing else settles it.
+- ``unknown``: the solver reached its time there (or the job's budget was spent before the
+  solver was asked: ``give_up``), and nothing else settles it.
 
 ``Analysis`` decides which position the solver takes next and reuses every answer along the game:
 a won line from position i+1, with the game's move from i to i+1 first, wins from i (when that
@@ -27,6 +28,7 @@ be won.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
@@ -54,6 +56,15 @@ END = "end"  # the game is over here: won, or resigned, stalled or abandoned (lo
 PREFIX = "prefix"  # won: the next position's line, with the game's move to it first
 FOLLOWS = "follows"  # lost: the game's move here came from a lost position
 REPEAT = "repeat"  # the same table as the position ``source``
+BUDGET = "budget"  # unknown: the job's solver time was spent before the solver was asked
+
+# Where an answer came from (``Analysis.record``)
+FROM_SOLVER = "solver"  # a search made for this job
+FROM_CACHE = "cache"  # a search of an earlier job on the same table (``position_key``)
+FROM_BUDGET = "budget"  # no search: the job's budget was spent (always ``unknown``)
+POSITION_KEY_VERSION = b"canfield-position-v1"
+"""Part of every ``position_key``: a change to the rules or to what the solver proves changes it,
+and every verdict kept under the old keys stops matching."""
 
 STARTS_A_MOVE = (StockDrawn, WasteRecycled, GameStalled, CardsMoved, MoveUndone, GameResigned, GameAbandoned)
 """The events that start a move: a game has one position more than it has of them (the deal).
@@ -127,6 +138,24 @@ def table_key(state: GameState) -> tuple[object, ...]:
     return (state.reserve, state.stock, state.waste, state.foundations, state.tableau, state.status, progress)
 
 
+def position_key(state: GameState) -> str:
+    """A canonical key of what the solver's verdict on a position depends on, across games: the
+    ruleset and its version, the base rank and ``table_key`` (the cards where they lie, the status,
+    draw-one's progress). Equal keys, equal verdicts; the tableau columns are not reordered, because
+    a won line names them. A SHA-256 in hex."""
+    progress = state.progress if state.ruleset.recycle is RecyclePolicy.AFTER_PROGRESS else False
+    text = "|".join((
+        state.ruleset.key, str(state.base_rank), _cards(state.reserve), _cards(state.stock), _cards(state.waste),
+        ",".join(map(str, state.foundations)), "/".join(_cards(column) for column in state.tableau),
+        str(state.status), "1" if progress else "0",
+    ))
+    return hashlib.sha256(POSITION_KEY_VERSION + b"|" + text.encode()).hexdigest()
+
+
+def _cards(cards: tuple[int, ...]) -> str:
+    return ".".join(map(str, cards))
+
+
 class Analysis:
     """The verdicts of a game's positions so far; ``next_position`` says which one the solver takes
     next (None: every position is settled), ``record`` takes its answer."""
@@ -134,7 +163,9 @@ class Analysis:
     def __init__(self, found: Sequence[Position]) -> None:
         self.positions = list(found)
         self.verdicts: list[Verdict | None] = [None] * len(self.positions)
-        self.solved = 0  # answers recorded
+        self.solved = 0  # answers of searches made for this job
+        self.cached = 0  # answers taken from searches of earlier jobs
+        self.given_up = 0  # positions left unknown because the job's budget was spent
         self._keys = [table_key(position.state) for position in self.positions]
         self._same: dict[tuple[object, ...], list[int]] = {}
         for index, key in enumerate(self._keys):
@@ -190,9 +221,17 @@ class Analysis:
         verdict = self.verdicts[index - 1] if index > 0 and self.positions[index].forward else None
         return verdict is not None and verdict.result == WON
 
-    def record(self, index: int, answer: Answer) -> None:
-        """The solver's answer for position ``index``; a won line must replay to a win from it."""
+    def record(self, index: int, answer: Answer, source: str = FROM_SOLVER) -> None:
+        """The solver's answer for position ``index``; a won line must replay to a win from it.
+        ``source``: a search of this job's (``FROM_SOLVER``), an earlier job's (``FROM_CACHE``), or
+        none because the budget was spent (``FROM_BUDGET``, which must be ``unknown``)."""
         position = self.positions[index]
+        if source == FROM_BUDGET:
+            if answer.result != UNKNOWN:
+                raise ValueError(f"a position given up for the budget is unknown, not {answer.result!r}")
+            self.given_up += 1
+            self._settle(index, Verdict(UNKNOWN, BUDGET))
+            return
         if answer.result == WON:
             check = line_wins(position.state, answer.line)
             if not check.won:
@@ -202,8 +241,23 @@ class Analysis:
             verdict = Verdict(answer.result, SOLVER)
         else:
             raise ValueError(f"not a solver result: {answer.result!r}")
-        self.solved += 1
+        if source == FROM_CACHE:
+            self.cached += 1
+        elif source == FROM_SOLVER:
+            self.solved += 1
+        else:
+            raise ValueError(f"not a source of answers: {source!r}")
         self._settle(index, verdict)
+
+    def give_up(self) -> list[int]:
+        """The job's budget is spent: every position still unsettled is ``unknown`` (its table's
+        repeats with it), and nothing else is searched. The positions given up, in the order
+        ``next_position`` named them."""
+        given: list[int] = []
+        while (index := self.next_position()) is not None:
+            self.record(index, Answer(UNKNOWN), FROM_BUDGET)
+            given.append(index)
+        return given
 
     def _settle(self, index: int, verdict: Verdict) -> None:
         """Give ``index`` its verdict, then every position it settles: won backwards along rules

@@ -152,6 +152,12 @@ class Settings:
     analysis_workers: int = 1
     analysis_position_seconds: float = 5.0
     analysis_lease_seconds: float = 30.0
+    # The analysis queue's fairness (service.analysis.queue): at most this many queued-or-running
+    # jobs per player and per client address (more: 429 analysis_queue_full; 0: no cap), and a
+    # job's total solver time, after which its positions not reached are unknown.
+    analysis_jobs_per_player: int = 3
+    analysis_jobs_per_address: int = 10
+    analysis_job_seconds: float = 20.0
     # Operations: how long a stopping server waits for requests in flight before cancelling them
     # (service.http.server), and OpenTelemetry tracing of every request (service.http.tracing).
     shutdown_timeout_seconds: int = 20
@@ -203,6 +209,9 @@ class Settings:
             analysis_workers=_int("ANALYSIS_WORKERS", 1, least=0),
             analysis_position_seconds=_seconds("ANALYSIS_POSITION_MS", 5000),
             analysis_lease_seconds=_float("ANALYSIS_LEASE_SECONDS", 30.0, least=1.0),
+            analysis_jobs_per_player=_int("ANALYSIS_JOBS_PER_PLAYER", 3, least=0),
+            analysis_jobs_per_address=_int("ANALYSIS_JOBS_PER_ADDRESS", 10, least=0),
+            analysis_job_seconds=_float("ANALYSIS_JOB_SECONDS", 20.0, least=1.0),
             shutdown_timeout_seconds=_int("SHUTDOWN_TIMEOUT_SECONDS", 20, least=1),
             otel_tracing=_flag("OTEL_TRACING"),
             metrics=_switch("METRICS", True),

@@ -6,21 +6,34 @@ game while its race runs). What may be analysed: a game that has ended and whose
 be shown (a daily game after its date, a race game once every game of its race has ended): the
 analysis is public and tells what the face-down cards allowed. Otherwise ``409`` with a code of
 its own (``game_in_progress``, ``cards_hidden``).
+
+How many: a player may have ``ANALYSIS_JOBS_PER_PLAYER`` jobs queued or running, and one client
+address ``ANALYSIS_JOBS_PER_ADDRESS`` (all its players together); one more new job is ``429
+analysis_queue_full`` with ``Retry-After`` and nothing is queued. Asking about a job that is already
+there (queued, running or done) is never refused: it queues nothing.
 """
 
 from __future__ import annotations
 
+import math
 import uuid
 from collections.abc import Callable
 from typing import Any
 
-from ..errors import Conflict, NotFound, Unauthorized
+from ..errors import Conflict, NotFound, RateLimited, Unauthorized
 from ..games.games import Games
 from ..players.tokens import Scope
 from ..store.event_store import GameRow
-from .queue import DONE, AnalysisQueue, JobRow
+from .queue import DONE, AnalysisQueue, Caps, JobRow, QueueFull
 
 JSON = dict[str, Any]
+
+
+class AnalysisQueueFull(RateLimited):
+    """A new analysis job refused: its player (or address) has as many queued or running as allowed."""
+
+    code = "analysis_queue_full"
+    title = "Too many analyses waiting"
 
 
 def job_view(row: JobRow) -> JSON:
@@ -31,6 +44,7 @@ def job_view(row: JobRow) -> JSON:
         "progress": {"done": row.done, "total": row.total},
         "positions": result.get("positions", []),
         "turningPoint": result.get("turningPoint"),
+        "budgetSpent": bool(result.get("budgetSpent", False)),
     }
 
 
@@ -44,31 +58,52 @@ class Analyses:
         self.games = games
         self.queue = queue
         self.wake = wake  # this process's runner: a job is waiting
+        settings = games.settings
+        self.caps = Caps(settings.analysis_jobs_per_player, settings.analysis_jobs_per_address)
+        self.retry_after = max(1, math.ceil(settings.analysis_job_seconds))  # a running job ends within it
 
-    async def request(self, game_id: uuid.UUID, token: str | None) -> JSON:
-        """Queue the game's analysis (asked again: the same job; a failed one is queued again)."""
+    async def request(self, game_id: uuid.UUID, token: str | None, address: str | None = None) -> JSON:
+        """Queue the game's analysis (asked again: the same job; a failed one is queued again) for the
+        token's player, asking from ``address``."""
         game = await self.games.stored_game(game_id)
         withhold = await self.games.readable(game, token)  # a private game: its player only
         if token is None:
             raise Unauthorized("asking for an analysis needs a player's bearer token")
-        await self.games.authenticate(token, Scope.PLAY)
-        return job_view(await self._queue(game, withhold))
+        player_id = await self.games.authenticate(token, Scope.PLAY)
+        return job_view(await self._queue(game, withhold, (f"player:{player_id}", address)))
 
     async def request_public(self, game_id: uuid.UUID) -> JobRow:
         """``request`` as the public may see the game, with no player asking (``canfield analyse``)."""
         game = await self.games.stored_game(game_id)
         return await self._queue(game, await self.games.readable(game, None))
 
-    async def _queue(self, game: GameRow, withhold: bool) -> JobRow:
+    async def _queue(self, game: GameRow, withhold: bool, asker: tuple[str, str | None] | None = None) -> JobRow:
         if game.finished_at is None:
             raise Conflict("the game is still being played: it can be analysed once it has ended", "game_in_progress")
         if withhold:
             raise Conflict("the game's face-down cards may not be shown yet (a daily game until its date is over, "
                            "a race game until every game of its race has ended), and an analysis would tell what "
                            "they allow: ask again then", "cards_hidden")
-        row = await self.queue.request(game.id, game.version)
+        row = await self._enqueue(game, asker)
         self.wake()
         return row
+
+    async def _enqueue(self, game: GameRow, asker: tuple[str, str | None] | None) -> JobRow:
+        """The game's job, queued for ``asker`` (its requester and address; None: the operator's
+        ``canfield analyse``, under no cap) unless their cap is reached: ``AnalysisQueueFull``."""
+        if asker is None:
+            return await self.queue.request(game.id, game.version)
+        requester, address = asker
+        try:
+            return await self.queue.request(game.id, game.version, requester, address, self.caps)
+        except QueueFull as full:
+            if full.who == "player":
+                detail = (f"you already have {full.limit} analyses queued or running, the most one player may "
+                          "have: ask for this one once one of them is done")
+            else:
+                detail = (f"{full.limit} analyses asked for from your network address are queued or running, the "
+                          "most one address may have: ask for this one once one of them is done")
+            raise AnalysisQueueFull(detail, self.retry_after) from None
 
     async def read(self, game_id: uuid.UUID, token: str | None) -> JSON:
         game = await self.games.stored_game(game_id)

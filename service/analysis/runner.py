@@ -1,7 +1,8 @@
 """Analysis off the request path: ``ANALYSIS_WORKERS`` loops per server process, each taking jobs from
 the queue in PostgreSQL and running the solver in a worker process of its own.
 
-A loop takes the oldest waiting job (``AnalysisQueue.claim``), runs it (``service.analysis.jobs``)
+A loop takes the next waiting job in fair order (``AnalysisQueue.claim``: round robin across the
+players who asked), runs it (``service.analysis.jobs``)
 and looks again; with nothing waiting it sleeps until a job is asked for in this process or
 ``POLL_SECONDS`` have passed (a job asked for in another process, or left by one that died). While
 a job runs, its lease is renewed every third of ``ANALYSIS_LEASE_SECONDS``; a process that dies
@@ -22,8 +23,9 @@ from ..settings import Settings
 from ..store.connections import DATABASE_DOWN_ERRORS
 from ..store.event_store import EventStore
 from ..tasks import cancel_and_wait
-from .jobs import JSON, analysis_of, report, run, solve_position
+from .jobs import JSON, analysis_of, report, run, solve_position, spent_of
 from .queue import AnalysisQueue, Claimed
+from .verdicts import VerdictCache
 
 POLL_SECONDS = 5.0
 log = logging.getLogger("canfield")
@@ -33,7 +35,9 @@ class AnalysisRunner:
     def __init__(self, store: EventStore, settings: Settings) -> None:
         self.store = store
         self.queue = AnalysisQueue(store.pool)
+        self.verdicts = VerdictCache(store.pool)
         self.seconds = settings.analysis_position_seconds
+        self.budget = settings.analysis_job_seconds
         self.lease = settings.analysis_lease_seconds
         self.workers = [SolverWorkers() for _ in range(settings.analysis_workers)]
         self.finished = 0  # jobs this process has finished (a benchmark counts them)
@@ -75,13 +79,14 @@ class AnalysisRunner:
             async with self._leased(job):
                 analysis = analysis_of(await self.store.read_events_upto(job.game_id, job.version), job.answers)
 
-                async def keep(answer: JSON, done: int) -> bool:
-                    return await self.queue.progress(job, answer, done, self.lease)
+                async def keep(answers: list[JSON], done: int) -> bool:
+                    return await self.queue.progress(job, answers, done, self.lease)
 
                 async def solve_one(snapshot: dict[str, Any], seconds: float) -> tuple[str, str | None]:
                     return await workers.run(solve_position, snapshot, seconds)
 
-                if not await run(analysis, solve_one, self.seconds, keep):
+                spent = spent_of(job.answers)
+                if not await run(analysis, solve_one, self.seconds, keep, self.budget, spent, self.verdicts):
                     return False
                 finished = await self.queue.finish(job, report(analysis), analysis.settled)
                 self.finished += finished

@@ -290,7 +290,7 @@ race_entrants = Table(
     Index("race_entrants_player", "player_id", "joined_at", "race_id"),  # a player's entries (migration 0010)
 )
 
-# ---------------------------------------------------------------- game analysis (service/analysis, migration 0009)
+# -------------------------------------------------------- game analysis (service/analysis, migrations 0009, 0015)
 
 analysis_jobs = Table(  # the queue of analyses and their results, one row per game
     "analysis_jobs",
@@ -308,6 +308,27 @@ analysis_jobs = Table(  # the queue of analyses and their results, one row per g
     Column("created_at", DateTime(timezone=True), nullable=False, server_default=func.now()),
     Column("started_at", DateTime(timezone=True), nullable=True),
     Column("finished_at", DateTime(timezone=True), nullable=True),
+    Column("requester", Text, nullable=True),  # who asked: player:<uuid>; null from the releases before 0015
+    Column("address", Text, nullable=True),  # the client address the request came from
+    Column("claimed_at", DateTime(timezone=True), nullable=True),  # when a worker last took it (the round robin)
     CheckConstraint("status IN ('queued', 'running', 'done', 'failed')", name="analysis_jobs_status_check"),
     Index("analysis_jobs_waiting", "created_at", postgresql_where=text("status IN ('queued', 'running')")),
+    Index("analysis_jobs_requester_waiting", "requester", postgresql_where=text("status IN ('queued', 'running')")),
+    Index("analysis_jobs_address_waiting", "address", postgresql_where=text("status IN ('queued', 'running')")),
+    Index("analysis_jobs_requester_claims", "requester", "claimed_at"),
+)
+
+analysis_verdicts = Table(  # the solver's verdicts on tables, kept across jobs (service/analysis/verdicts.py)
+    "analysis_verdicts",
+    metadata,
+    Column("position_key", Text, primary_key=True),  # domain.analysis.position_key
+    Column("rules", Text, primary_key=True),  # the solver's version of the rules (verdicts.RULES)
+    Column("verdict", Text, nullable=False),  # won, lost (proven) or unknown
+    Column("line", Text, nullable=True),  # won: the winning line, in the pools' encoding
+    Column("budget_ms", Integer, nullable=True),  # unknown: the solver time the search had
+    Column("created_at", DateTime(timezone=True), nullable=False, server_default=func.now()),
+    Column("updated_at", DateTime(timezone=True), nullable=False, server_default=func.now()),
+    CheckConstraint("verdict IN ('won', 'lost', 'unknown')", name="analysis_verdicts_verdict_check"),
+    CheckConstraint("(verdict = 'won') = (line IS NOT NULL)", name="analysis_verdicts_line_check"),
+    CheckConstraint("(verdict = 'unknown') = (budget_ms IS NOT NULL)", name="analysis_verdicts_budget_check"),
 )

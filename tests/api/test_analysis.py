@@ -103,7 +103,7 @@ def test_asking_answers_202_with_its_location_and_asking_again_gives_the_same_jo
     assert first.status_code == 202, first.text
     assert first.headers["location"] == f"/games/{game_id}/analysis"
     assert first.json() == {"status": "queued", "progress": {"done": 0, "total": 2}, "positions": [],
-                            "turningPoint": None}
+                            "turningPoint": None, "budgetSpent": False}
     # the same job again; it may have moved on meanwhile: the queue is the database's, and a
     # worker of another server process on it (the tests' shared one) may have taken it up
     again = idle.post(f"/games/{game_id}/analysis", headers=ann.auth)

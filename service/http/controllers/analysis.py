@@ -23,6 +23,13 @@ _CONFLICT = {
         "face-down cards may not be shown yet, a daily game until its date is over, a race game until its race has)"
     )
 }
+_QUEUE_FULL = {
+    429: problem_response(
+        "Too many requests (problem+json, with Retry-After; code analysis_queue_full: the player already has "
+        "ANALYSIS_JOBS_PER_PLAYER analyses queued or running, or their network address ANALYSIS_JOBS_PER_ADDRESS, "
+        "and nothing was queued; rate_limited: the write budget)"
+    )
+}
 
 
 def analyses_of(state: State) -> Analyses:
@@ -41,17 +48,20 @@ class AnalysisController(Controller):
         description=(
             "Any player may ask once the game is public (its player alone while a daily game's date or its race is "
             "on). The solver then judges every position in worker processes: follow it with GET "
-            "/games/{id}/analysis or the game's stream (`analysis` messages)."
+            "/games/{id}/analysis or the game's stream (`analysis` messages). A player may have "
+            "ANALYSIS_JOBS_PER_PLAYER (default 3) analyses queued or running at once, an address "
+            "ANALYSIS_JOBS_PER_ADDRESS (default 10): one more is `429 analysis_queue_full` with `Retry-After`."
         ),
         status_code=202,
-        responses={**documented(400, 401, 403, 404, 429, 503), **_CONFLICT},
+        responses={**documented(400, 401, 403, 404, 503), **_CONFLICT, **_QUEUE_FULL},
         response_headers=response_headers("Location"),
         security=[{"bearer": []}],
     )
     async def request_analysis(
         self, request: Request[Any, Any, Any], state: State, game_id: Annotated[UUID, _GAME_ID]
     ) -> Response[AnalysisView]:
-        body = to_wire(await analyses_of(state).request(game_id, bearer_token(request)), AnalysisView)
+        address = request.client.host if request.client else None
+        body = to_wire(await analyses_of(state).request(game_id, bearer_token(request), address), AnalysisView)
         return Response(body, status_code=202, headers={"Location": f"/games/{game_id}/analysis"})
 
     @get(

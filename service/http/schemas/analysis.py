@@ -58,3 +58,8 @@ class AnalysisView(Body):
         Meta(description="the move that took a winnable game to a proven-lost position; null for a won game, a "
              "deal lost from the start, or where unknown positions hide it"),
     ]
+    budget_spent: Annotated[
+        bool,
+        Meta(description="true when the job's solver time (ANALYSIS_JOB_SECONDS) ran out before every position was "
+             "judged: the positions it did not reach are unknown"),
+    ]
