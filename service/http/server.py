@@ -26,6 +26,12 @@ the signal, service.streams.hub), then runs the app's shutdown and exits. With s
 uvicorn's parent process keeps its copy of the listening socket open while the workers drain, so
 new connections would wait in the backlog and then be reset; ``Draining`` closes it first, and a
 new connection is refused at once.
+
+Request heads have limits (``HEAD_BYTES_MAX``, ``HEADERS_MAX``): httptools has none of its own and
+gathers a header's name and value in memory however long they grow, so the protocol counts the
+bytes of a request's head as they arrive and hands the parser no more than 16 KiB of one: a head
+that has not ended by then, or that holds more than 100 headers, is answered ``431`` as
+problem+json and the connection closed, the rest never kept.
 """
 
 from __future__ import annotations
@@ -173,13 +179,33 @@ a byte at a time: without this, such connections stay open for good. ``REQUEST_T
 sets it (docs/configuration.md)."""
 
 
+HEAD_BYTES_MAX = 16 * 1024
+"""The most bytes a request's head (its request line and headers) may take."""
+
+HEADERS_MAX = 100
+"""The most header lines a request may send."""
+
+
+LINGER_SECONDS = 2.0
+"""How long a connection whose head was refused still takes (and drops) what the client sends."""
+
+
+class _HeadRefused(Exception):
+    """Raised in a parser callback to stop httptools once the head is over a limit."""
+
+
 class NoDelayHttpToolsProtocol(HttpToolsProtocol):
-    """uvicorn's httptools protocol with TCP_NODELAY, one write per response, and a deadline for
-    each request to arrive whole (``REQUEST_SECONDS``)."""
+    """uvicorn's httptools protocol with TCP_NODELAY, one write per response, a deadline for each
+    request to arrive whole (``REQUEST_SECONDS``) and limits on a request's head (``HEAD_BYTES_MAX``,
+    ``HEADERS_MAX``)."""
 
     request_seconds = REQUEST_SECONDS
     _deadline: asyncio.TimerHandle | None = None
     _begun: float | None = None  # when the request being received began (None: none is)
+    _in_head = True  # the bytes arriving belong to a request's head (or to the gap before one)
+    _head_bytes = 0  # how many of them have been handed to the parser
+    _header_count = 0
+    _refused = False  # a 431 was sent: the connection is closing, nothing more is read
 
     # uvicorn's own class overrides asyncio's BaseTransport signature the same way (and ignores it too).
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
@@ -195,11 +221,46 @@ class NoDelayHttpToolsProtocol(HttpToolsProtocol):
     def on_message_complete(self) -> None:
         self._begun = None
         self._cancel()
+        self._in_head, self._head_bytes, self._header_count = True, 0, 0  # the next request's head
         super().on_message_complete()
 
+    def on_header(self, name: bytes, value: bytes) -> None:
+        self._header_count += 1
+        if self._header_count > HEADERS_MAX:
+            self._refuse_head(f"a request may send at most {HEADERS_MAX} header lines; this one sent more")
+            raise _HeadRefused
+        super().on_header(name, value)
+
+    def on_headers_complete(self) -> None:
+        self._in_head = False
+        super().on_headers_complete()
+
+    def send_400_response(self, msg: str) -> None:
+        if not self._refused:  # else the parser stopped because the head was refused (_HeadRefused)
+            super().send_400_response(msg)
+
     def data_received(self, data: bytes) -> None:
-        """A request that arrives whole in one read (nearly all) needs no timer; one still arriving
-        when the read is done gets one, for what is left of its time."""
+        """The parser is handed at most ``HEAD_BYTES_MAX`` bytes of a request's head: a head not
+        over by then is refused (431) and nothing more is read. A request that arrives whole in one
+        read (nearly all) needs no timer; one still arriving when the read is done gets one, for
+        what is left of its time."""
+        if self._refused:
+            return
+        if self._in_head:
+            room = HEAD_BYTES_MAX - self._head_bytes
+            if len(data) > room:
+                self._head_bytes = HEAD_BYTES_MAX
+                self._receive(data[:room])
+                if self._in_head and not self._refused and not self.transport.is_closing():
+                    self._refuse_head(f"a request's line and headers may take at most {HEAD_BYTES_MAX // 1024} KiB; "
+                                      "this one's are larger")
+                if not self._refused and not self.transport.is_closing():
+                    self.data_received(data[room:])  # a body, or the head of the next request
+                return
+            self._head_bytes += len(data)
+        self._receive(data)
+
+    def _receive(self, data: bytes) -> None:
         super().data_received(data)
         begun = self._begun
         if begun is not None and self._deadline is None and not self.transport.is_closing():
@@ -221,6 +282,32 @@ class NoDelayHttpToolsProtocol(HttpToolsProtocol):
     def _arm(self, seconds: float) -> None:
         self._cancel()
         self._deadline = self.loop.call_later(max(seconds, 0.0), self._too_slow)
+
+    def _refuse_head(self, detail: str) -> None:
+        """Answer ``431 headers_too_large`` (problem+json) and close the connection."""
+        self._refused = True
+        self._cancel()
+        request_id = os.urandom(16).hex()
+        token = REQUEST_ID.set(request_id)
+        try:
+            from .problems import problem_document
+
+            body = msgspec.json.encode(problem_document(431, "headers_too_large", detail,
+                                                        "Request header fields too large"))
+        finally:
+            REQUEST_ID.reset(token)
+        head = (b"HTTP/1.1 431 Request Header Fields Too Large\r\ncontent-type: application/problem+json\r\n"
+                b"content-length: %d\r\nconnection: close\r\nx-request-id: %s\r\n\r\n"
+                % (len(body), request_id.encode("ascii")))
+        self.transport.write(head + body)
+        # Lingering close: stop sending, drop whatever the client still sends, close soon after. Closing
+        # at once, with its bytes unread, would reset the connection, and a reset can destroy the 431
+        # before the client reads it.
+        if self.transport.can_write_eof():
+            self.transport.write_eof()
+            self.loop.call_later(LINGER_SECONDS, self.transport.close)
+        else:
+            self.transport.close()
 
     def _too_slow(self) -> None:
         """The request did not arrive whole in time: the connection is closed (an application
