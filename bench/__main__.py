@@ -27,6 +27,7 @@ from . import (
     scale_bench,
     soak_bench,
     solver_bench,
+    states_bench,
     store_bench,
 )
 
@@ -36,7 +37,8 @@ BENCHES = {"domain": domain_bench.main, "api": api_bench.main, "soak": soak_benc
 # PostgreSQL's CPU and WAL per move for the batch statement alone; a streaming replica's lag under load
 ON_REQUEST = {"profile": profile_bench.main, "cpu": cpu_bench.main, "movepath": movepath_bench.main,
               "store": store_bench.main, "replica": replica_bench.main, "analysis": analysis_bench.main,
-              "analysis-fair": analysis_fair_bench.main}  # a victim's analysis while two accounts flood the queue
+              "analysis-fair": analysis_fair_bench.main,  # a victim's analysis while two accounts flood the queue
+              "states": states_bench.main}  # GET /games/{id}/states/{v} of a long game, from checkpoints
 
 
 def main(argv: list[str]) -> None:

@@ -143,3 +143,22 @@ def snapshot_to_state(snapshot: Mapping[str, Any]) -> GameState:
         undo_depth=snapshot["undoDepth"],
     )
 
+
+
+def checkpoint_of(state: GameState, stack: list[str]) -> dict[str, Any]:
+    """A stored point of a game to replay from (``rules.replay_from``): the state's snapshot and
+    its whole undo stack (``stack``, oldest entry first, as ``rules.replay_from`` returns it), so
+    that an undo reaching below the state's window after it folds as a replay from the deal does."""
+    if len(stack) != state.undo_depth:
+        raise ValueError(f"an undo stack of {len(stack)} entries for a state {state.undo_depth} moves deep")
+    return {**state_to_snapshot(state), "undoStack": ";".join(stack)}
+
+
+def from_checkpoint(checkpoint: Mapping[str, Any]) -> tuple[GameState, list[str]]:
+    """The state and the whole undo stack of a ``checkpoint_of``."""
+    whole = checkpoint["undoStack"]
+    stack = whole.split(";") if whole else []
+    state = snapshot_to_state(checkpoint)
+    if len(stack) != state.undo_depth:
+        raise ValueError(f"a checkpoint at version {state.version} whose undo stack is not {state.undo_depth} deep")
+    return state, stack

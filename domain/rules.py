@@ -407,8 +407,18 @@ def replay(events: Iterable[Event]) -> GameState:
 
 def _replay(events: Iterable[Event]) -> tuple[GameState, list[str]]:
     """The state and its whole undo stack (``undo_stack.track``'s entries, oldest first)."""
-    state: GameState | None = None
-    entries: list[str] = []
+    return replay_from(None, [], events)
+
+
+def replay_from(
+    state: GameState | None, stack: Sequence[str], events: Iterable[Event]
+) -> tuple[GameState, list[str]]:
+    """Go on with a replay: ``state`` (the fold of a game's events up to its version; None: none
+    yet) and its whole undo stack ``stack`` (oldest entry first, as this returns it), with
+    ``events``, the ones after it, folded in. The state and the stack it returns are those of a
+    replay of every event from the deal, undo window included, so a replay may start from any
+    stored point (``codec.checkpoint_of``)."""
+    entries = list(stack)
     for event in events:
         if isinstance(event, GameDealt):
             entries = []

@@ -18,7 +18,6 @@ from typing import Any
 
 from domain import (
     MAX_SEED,
-    Event,
     GameOver,
     GameState,
     Ruleset,
@@ -32,10 +31,9 @@ from domain import (
     initial_state,
     legal_moves,
     parse_deck,
-    replay,
     shuffled_deck,
 )
-from domain.codec import event_from_data, restore, state_to_snapshot
+from domain.codec import restore, state_to_snapshot
 from domain.rulesets import DEFAULT_RULESET_ID
 
 from ..deals.choice import deal_pool_of, parse_day, pool_number, random_pool_number
@@ -67,12 +65,12 @@ from ..store.event_store import (
     EventStore,
     GameRow,
     NewEvent,
-    StoredEvent,
 )
 from ..store.players import PlayerRow, PlayerStore
 from .batching import AppendBatcher
 from .lessons import lesson_deal, lesson_ruleset_id
 from .moves import Game, GameRepository, Moves
+from .past_states import Checkpoints
 from .solver_limits import SolverLimits
 from .views import cursor_of, parse_cursor, public_event, view_of, withheld
 
@@ -110,7 +108,8 @@ class Games:
         self.races = Races(RaceStore(store.pool, store.reads), clock, self.accounts, self._deal, self.deal_secret,
                            self._prove_deal, settings.race_deal_wait_seconds,
                            RaceDealQueue(settings.race_deal_queue_max, settings.race_deals_per_player))
-        self.moves = Moves(self.repository, clock, self.races)
+        self.checkpoints = Checkpoints(store)  # past states fold from the nearest stored checkpoint
+        self.moves = Moves(self.repository, clock, self.races, self.checkpoints)
 
     # ------------------------------------------------------------ players
 
@@ -412,7 +411,8 @@ class Games:
 
     async def state_at(self, game_id: uuid.UUID, version: int, token: str | None = None) -> JSON:
         """The game's view after ``version`` events. A state at or after the stored snapshot
-        starts from it (no further query); an older one is a replay of the log from the deal."""
+        starts from it (no further query); an older one folds the events after the nearest
+        checkpoint at or below ``version`` (service.games.past_states), fewer than 500."""
         game = await self.stored_game(game_id)
         withhold = await self.readable(game, token)
         if not 1 <= version <= game.version:
@@ -420,11 +420,7 @@ class Games:
         taken_at = game.version - len(game.tail)  # the stored snapshot's version
         if version >= taken_at:  # from the snapshot, with the events after it up to ``version``
             state = restore(game.snapshot, game.tail[: version - taken_at], version)
-        else:  # before the snapshot: a replay from the deal
-            state = replay(_decoded(await self.store.read_events_upto(game_id, version)))
+        else:  # before the snapshot: from the nearest checkpoint
+            state = await self.checkpoints.state_at(game_id, version)
         finished_at = game.finished_at if not state.playing else None
         return view_of(game.id, game.player_id, game.deal, game.started_at, finished_at, state, withhold)
-
-
-def _decoded(rows: list[StoredEvent]) -> list[Event]:
-    return [event_from_data(row.type, row.data) for row in rows]

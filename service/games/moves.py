@@ -53,6 +53,7 @@ from ..store.event_store import (
     snapshot_due,
 )
 from .batching import AppendBatcher, Deciding
+from .past_states import Checkpoints
 from .views import move_reply
 
 JSON = dict[str, Any]
@@ -348,11 +349,13 @@ class Moves:
     """The move use case: ``play`` one move on a game of the token's player."""
 
     def __init__(
-        self, games: GameRepository, clock: Callable[[], datetime], races: RaceReferee | None = None
+        self, games: GameRepository, clock: Callable[[], datetime], races: RaceReferee | None = None,
+        checkpoints: Checkpoints | None = None,
     ) -> None:
         self.games = games
         self.clock = clock
         self.races = races
+        self.checkpoints = checkpoints
         self._turns: dict[uuid.UUID, _Turns] = {}
 
     async def play(
@@ -378,6 +381,8 @@ class Moves:
             turns.users -= 1
             if not turns.users:
                 del self._turns[game_id]
+        if played.game is not None and self.checkpoints is not None:  # a checkpoint every 500 versions
+            self.checkpoints.after_move(game_id, played.version, len(played.reply["events"]))
         if played.game is not None and not played.game.state.playing:
             await self.settle(played.game)
         return played

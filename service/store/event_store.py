@@ -132,6 +132,24 @@ an event here: at most about 60 us on a load, which a cached game skips), while 
 
 UNDONE = MoveUndone.__name__  # its stored type (domain.event_type)
 
+CHECKPOINT_EVERY = 500
+"""A game's state and whole undo stack are stored (``game_checkpoints``) at every multiple of this many
+versions, so a past state (``GET /games/{id}/states/{v}``) folds fewer than this many events from the
+nearest one at or below it instead of the whole log (service.games.past_states, docs/performance.md)."""
+
+_FROM_CHECKPOINT = """
+WITH c AS (
+    SELECT version, checkpoint FROM game_checkpoints
+    WHERE game_id = %(id)s AND version <= %(version)s ORDER BY version DESC LIMIT 1
+)
+SELECT (SELECT version FROM c), (SELECT checkpoint FROM c),
+       (SELECT coalesce(json_agg(json_build_array(e.type, e.data) ORDER BY e.version), '[]'::json)
+        FROM events e WHERE e.game_id = %(id)s AND e.version > coalesce((SELECT version FROM c), 0)
+                        AND e.version <= %(version)s)
+"""
+"""The nearest checkpoint of a game at or below a version and the events after it up to that
+version, in one statement (the checkpoint's primary key and the events' (game_id, version) key)."""
+
 
 def snapshot_due(expected_version: int, events: list[NewEvent]) -> bool:
     """Whether a move from ``expected_version`` writing ``events`` writes its game's snapshot: when
@@ -522,6 +540,30 @@ class EventStore:
             cursor = await conn.execute(query, params)
             rows = await cursor.fetchall()
         return [StoredEvent(*row) for row in rows]
+
+    async def from_checkpoint(
+        self, game_id: uuid.UUID, version: int
+    ) -> tuple[int, dict[str, Any] | None, list[tuple[str, dict[str, Any]]]]:
+        """The game's nearest checkpoint at or below ``version`` (its version and body; 0 and None:
+        none) and the events after it up to ``version`` as ``(type, data)``."""
+        async with self.pool.connection() as conn:
+            cursor = await conn.execute(_FROM_CHECKPOINT, {"id": game_id, "version": version})
+            row = await cursor.fetchone()
+        assert row is not None
+        return row[0] or 0, row[1], [(kind, data) for kind, data in row[2]]
+
+    async def add_checkpoints(self, game_id: uuid.UUID, checkpoints: list[tuple[int, dict[str, Any]]]) -> None:
+        """Store checkpoints of the game (``(version, body)``); one already stored stays as it is
+        (the state at a version never changes)."""
+        if not checkpoints:
+            return
+        async with self.pool.connection() as conn:
+            await conn.execute(
+                "INSERT INTO game_checkpoints (game_id, version, checkpoint) "
+                "SELECT %(id)s, c.version, c.checkpoint FROM json_to_recordset(%(rows)s::json) "
+                "AS c(version integer, checkpoint json) ON CONFLICT (game_id, version) DO NOTHING",
+                {"id": game_id, "rows": Json([{"version": v, "checkpoint": body} for v, body in checkpoints])},
+            )
 
     async def read_events_upto(self, game_id: uuid.UUID, version: int) -> list[StoredEvent]:
         async with self.pool.connection() as conn:

@@ -90,6 +90,17 @@ game_snapshots = Table(
     Column("snapshot", JSON, nullable=False),  # read and written whole, never queried into
 )
 
+game_checkpoints = Table(
+    "game_checkpoints",
+    metadata,
+    # A game's state and whole undo stack at every multiple of CHECKPOINT_EVERY versions
+    # (service.store.event_store, domain.codec.checkpoint_of): past states fold from the nearest (migration 0016)
+    Column("game_id", UUID(as_uuid=True), ForeignKey("games.id"), nullable=False),
+    Column("version", Integer, nullable=False),
+    Column("checkpoint", JSON, nullable=False),
+    PrimaryKeyConstraint("game_id", "version", name="game_checkpoints_pkey"),
+)
+
 events = Table(
     "events",
     metadata,
@@ -261,7 +272,7 @@ races = Table(
     Column("deck", JSONB, nullable=False),  # the 52 codes every entrant is dealt (never shown by the race)
     Column("max_entrants", Integer, nullable=False),
     Column("time_limit_seconds", Integer, nullable=True),
-    Column("status", Text, nullable=False),  # open, running, finished
+    Column("status", Text, nullable=False),  # open, running, finished, cancelled
     Column("version", Integer, nullable=False),  # +1 with every change of the race row or its entrants
     Column("created_at", DateTime(timezone=True), nullable=False),
     Column("started_at", DateTime(timezone=True), nullable=True),
@@ -269,7 +280,9 @@ races = Table(
     Column("finished_at", DateTime(timezone=True), nullable=True),
     # a secret deal's proof: {"candidate": n, "line": ..., "solverStates": k} (never shown); migration 0008
     Column("deal_proof", JSONB, nullable=True),
-    CheckConstraint("status IN ('open', 'running', 'finished')", name="races_status_check"),
+    # a race whose creator left before anyone else entered is cancelled, with its reason (migration 0016)
+    Column("cancelled_reason", Text, nullable=True),
+    CheckConstraint("status IN ('open', 'running', 'finished', 'cancelled')", name="races_status_check"),
     CheckConstraint("max_entrants BETWEEN 2 AND 8", name="races_max_entrants_check"),
     Index("races_open", "created_at", "id", postgresql_where=text("status = 'open'")),  # the lobby (migration 0010)
 )
