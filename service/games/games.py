@@ -68,6 +68,7 @@ from ..store.event_store import (
 )
 from ..store.players import PlayerRow, PlayerStore
 from .batching import AppendBatcher
+from .leaving import leave_races
 from .lessons import lesson_deal, lesson_ruleset_id
 from .moves import Game, GameRepository, Moves
 from .past_states import Checkpoints
@@ -117,6 +118,13 @@ class Games:
         """The new player and their first token's secret (shown only in this reply)."""
         player, token = await self.accounts.create_player(name, token_name)
         return {"id": player.id, "name": player.name, "token": token.secret, "createdAt": player.created_at}
+
+    async def delete_player(self, token: str | None) -> None:
+        """``DELETE /players/me``: the player leaves their races first (service.games.leaving: out of
+        open ones, their games in running ones resigned), then the account is erased."""
+        credentials = await self.accounts.authenticate(token, Scope.ACCOUNT)
+        await leave_races(credentials.player_id, self.races.store, self.moves, self.clock)
+        await self.accounts.delete(token)
 
     async def player(self, player_id: uuid.UUID) -> PlayerRow:
         """A player's profile; a deleted account has none (404), though its games remain."""

@@ -25,6 +25,8 @@ from ..store.event_store import CHANNEL, TAIL, NewEvent, insert_game
 from ..store.replica import ReadPool
 
 OPEN, RUNNING, FINISHED = "open", "running", "finished"
+CANCELLED = "cancelled"
+"""An open race whose creator deleted their account with nobody else entered (migration 0016)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +60,7 @@ class RaceRow:
     ends_at: datetime | None
     finished_at: datetime | None
     entrants: tuple[EntrantRow, ...]
+    cancelled_reason: str | None = None  # why a cancelled race ended, in words
 
     @property
     def games_ended(self) -> bool:
@@ -99,7 +102,7 @@ Judge = Callable[[RaceRow, dict[uuid.UUID, list[LogRow]]], Sequence[Result]]
 
 _RACE = """
 SELECT id, creator_id, ruleset_id, ruleset_version, deal, deck, max_entrants, time_limit_seconds, status,
-       version, created_at, started_at, ends_at, finished_at
+       version, created_at, started_at, ends_at, finished_at, cancelled_reason
 FROM races WHERE id = %s
 """
 _ENTRANTS = f"""
@@ -130,9 +133,9 @@ async def _load(conn: AsyncConnection[Any], race_id: uuid.UUID, lock: bool = Fal
     await cursor.execute(_ENTRANTS, (race_id,))
     entrants = tuple(EntrantRow(*row) for row in await cursor.fetchall())
     (race_id, creator, ruleset_id, ruleset_version, deal, deck, max_entrants, time_limit, status, version, created_at,
-     started_at, ends_at, finished_at) = race
+     started_at, ends_at, finished_at, cancelled_reason) = race
     return RaceRow(race_id, creator, (ruleset_id, ruleset_version), deal, deck, max_entrants, time_limit, status,
-                   version, created_at, started_at, ends_at, finished_at, entrants)
+                   version, created_at, started_at, ends_at, finished_at, entrants, cancelled_reason)
 
 
 async def _bump(conn: AsyncConnection[Any], race_id: uuid.UUID, changes: str = "", params: Sequence[Any] = ()) -> None:
@@ -296,6 +299,36 @@ class RaceStore:
                 (player_id, RUNNING),
             )
             return [row[0] for row in await cursor.fetchall()]
+
+    async def entries_of(self, player_id: uuid.UUID) -> list[tuple[uuid.UUID, str, uuid.UUID | None]]:
+        """(race, its status, the player's game) of every open or running race ``player_id`` is in."""
+        async with self.pool.connection() as conn:
+            cursor = await conn.execute(
+                "SELECT r.id, r.status, e.game_id FROM races r JOIN race_entrants e ON e.race_id = r.id"
+                " WHERE e.player_id = %s AND r.status IN (%s, %s) ORDER BY r.created_at",
+                (player_id, OPEN, RUNNING),
+            )
+            return [(row[0], row[1], row[2]) for row in await cursor.fetchall()]
+
+    async def leave_open(self, race_id: uuid.UUID, player_id: uuid.UUID, now: datetime, reason: str) -> str | None:
+        """Take ``player_id`` out of the race if it is still open. A creator who leaves hands the race
+        to the entrant who joined first after them; with nobody left it is cancelled (``reason``).
+        What happened: "left", "handed" or "cancelled" (None: not open, or not in it)."""
+        async with self.pool.connection() as conn, conn.transaction():
+            race = await _load(conn, race_id, lock=True)
+            if race is None or race.status != OPEN or all(e.player_id != player_id for e in race.entrants):
+                return None
+            await conn.execute("DELETE FROM race_entrants WHERE race_id = %s AND player_id = %s", (race_id, player_id))
+            if race.creator_id != player_id:
+                await _bump(conn, race_id)
+                return "left"
+            others = sorted((e for e in race.entrants if e.player_id != player_id), key=lambda e: (e.joined_at, e.seat))
+            if others:
+                await _bump(conn, race_id, ", creator_id = %s", (others[0].player_id,))
+                return "handed"
+            await _bump(conn, race_id, ", status = %s, finished_at = %s, cancelled_reason = %s",
+                        (CANCELLED, now, reason))
+            return "cancelled"
 
     async def record(self, player_id: uuid.UUID) -> tuple[int, int]:
         """(races played, races won) of a player: finished races they were dealt a game in; won: place 1."""

@@ -18,7 +18,7 @@ import time
 import weakref
 from collections.abc import AsyncIterator
 
-from ..races.race_store import FINISHED, RaceRow
+from ..races.race_store import CANCELLED, FINISHED, RaceRow
 from ..races.races import Races, race_view, revision
 from ..store.connections import DATABASE_DOWN_ERRORS
 from .hub import KEEPALIVE, SHUTDOWN, StreamHub, Subscription, message
@@ -33,7 +33,9 @@ Server-Sent Events (`text/event-stream`), in this order:
   entrant's game ending), from any server process; `id` grows with every change;
 * `: keep-alive` comment lines when nothing else was sent for a while (15 s by default);
 * `event: end`, `data: <the final view>` once the race has finished (every game ended, or the time
-  limit passed: the standings are frozen and the places final); then the server closes the stream;
+  limit passed: the standings are frozen and the places final), or was cancelled (an open race whose
+  creator deleted their account with nobody else entered: `status` `cancelled`, `cancelledReason`);
+  then the server closes the stream;
 * `event: shutdown`, `retry: 1000`, `data: {"detail": "..."}` (no `id`) when the server stops: the
   stream's last message.
 
@@ -56,7 +58,7 @@ async def _messages(hub: StreamHub, subscription: Subscription, races: Races, ra
         yield message("race", revision(race), sent)
         last_sent = time.monotonic()
         while not subscription.closing:
-            if race.status == FINISHED:
+            if race.status in (FINISHED, CANCELLED):
                 yield message("end", revision(race), sent)
                 return
             hub.watch(subscription, [e.game_id for e in race.entrants if e.game_id is not None])
@@ -72,7 +74,7 @@ async def _messages(hub: StreamHub, subscription: Subscription, races: Races, ra
             view = race_view(race)
             if view != sent:
                 sent = view
-                if race.status != FINISHED:
+                if race.status not in (FINISHED, CANCELLED):
                     yield message("race", revision(race), view)
                 last_sent = time.monotonic()
             elif time.monotonic() - last_sent >= hub.keepalive:

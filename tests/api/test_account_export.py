@@ -70,7 +70,14 @@ def test_deleting_an_account_erases_the_person_and_keeps_anonymous_history(
     view = race(clocked, race_id)
     assert sorted(entrant["name"] for entrant in view["entrants"]) == ["Bob", "deleted player"]
     assert "Ann" not in json.dumps(board) + json.dumps(view)
-    assert clocked.get("/stats").json() == stats_before
+    # her game in the running race ended as resigned (service.games.leaving): one race game played, not won
+    stats_after = clocked.get("/stats").json()
+    races_before = next(s for s in stats_before["sources"] if s["source"] == "race")
+    assert next(s for s in stats_after["sources"] if s["source"] == "race") == {
+        **races_before, "played": races_before["played"] + 1, "winRate": 0.0}
+    assert [s for s in stats_after["sources"] if s["source"] != "race"] == [
+        s for s in stats_before["sources"] if s["source"] != "race"]
+    assert next(e for e in view["entrants"] if e["name"] == "deleted player")["gameStatus"] == "resigned"
     assert clocked.get(f"/games/{seeded['id']}/events").json()["events"] == events_before
     replayed = clocked.get(f"/games/{seeded['id']}/states/{len(events_before)}")
     assert replayed.status_code == 200
@@ -79,7 +86,7 @@ def test_deleting_an_account_erases_the_person_and_keeps_anonymous_history(
 
 
 def test_a_deleted_name_cannot_be_registered(client: httpx.Client) -> None:
-    assert_problem(client.post("/players", json={"name": "Deleted  Player"}), 400, "invalid_request")
+    assert_problem(client.post("/players", json={"name": "Deleted  Player"}), 400, "name_reserved")
 
 
 def test_an_ndjson_event_export_is_complete_by_default(client: httpx.Client, ann: Player) -> None:

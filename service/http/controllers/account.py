@@ -45,10 +45,12 @@ class AccountController(Controller):
 
     @delete("/", operation_id="deleteMe",
              summary="Erase the player: name, every token and the replies kept for their Idempotency-Keys (the "
-             "registration's too); their games stay as anonymous history (docs/security.md, 'Deleting an account')",
+             "registration's too); their games stay as anonymous history. First they leave every open race (one "
+             "they created passes to the next entrant, or is cancelled with nobody left) and their games in running "
+             "races end as resigned (docs/security.md, 'Deleting an account')",
              responses=documented(400, 401, 403, 429, 503), security=_ME)
     async def delete_me(self, request: Request[Any, Any, Any], state: State) -> None:
-        await games_of(state).accounts.delete(bearer_token(request))
+        await games_of(state).delete_player(bearer_token(request))  # leaves their races, then erases
 
     @get("/export", operation_id="exportMe",
          summary="Everything stored about the player as application/x-ndjson, one object per line with its "

@@ -75,7 +75,11 @@ class RaceEntrant(Body):
 class RaceView(Body):
     id: UUID
     creator: UUID
-    status: Literal["open", "running", "finished"]
+    status: Annotated[
+        Literal["open", "running", "finished", "cancelled"],
+        Meta(description="cancelled: it was open, its creator deleted their account and nobody else had entered "
+             "(cancelledReason says so); it never starts"),
+    ]
     ruleset: RulesetRef
     deal: Annotated[
         RaceDeal,
@@ -89,6 +93,7 @@ class RaceView(Body):
     ends_at: Annotated[datetime, Meta(description="the start plus the time limit")] | None
     finished_at: datetime | None
     entrants: Annotated[list[RaceEntrant], Meta(description="by place once started (then in the order they joined)")]
+    cancelled_reason: Annotated[str, Meta(description="why a cancelled race ended, in words")] | None = None
 
 
 class RaceRecord(Body):
