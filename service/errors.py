@@ -154,6 +154,20 @@ class DailyDealsBusy(Unavailable):
     title = "Daily deals busy"
 
 
+class DailyAlreadyPlayed(Conflict):
+    """A second game of a daily deal whose date is not over: a daily is one game per player then.
+    ``game`` is the id of the player's game of it (None if it could not be found)."""
+
+    def __init__(self, day: object, game: object | None) -> None:
+        which = f"it is game {game} (GET /games/{game})" if game is not None else "it is in your list of games"
+        super().__init__(
+            f"you already have a game of the daily deal of {day}: {which}. A daily deal is one game per player "
+            "until its date (UTC) is over; from then on it may be dealt again as practice, as often as you like",
+            "daily_already_played",
+        )
+        self.game = None if game is None else str(game)
+
+
 class NameRefused(BadRequest):
     """A name that may not be used: one holding invisible or text-direction characters
     (``name_invisible_characters``), or a reserved name or a look-alike of one (``name_reserved``)."""

@@ -55,6 +55,14 @@ POOL_ERRORS = Counter("canfield_db_pool_errors", "Requests for a connection that
 STREAMS_OPEN = Gauge("canfield_streams_open", "Live streams (Server-Sent Events) open now", multiprocess_mode="livesum")
 
 SOLVER_HINTS = Counter("canfield_solver_hints", "Solver hints answered, by the solver's verdict", ("result",))
+SHARED_DEAL_COPIES = Counter(
+    "canfield_shared_deal_copies",
+    "Copies of a deal in play (a daily deal whose date is not over, a race not finished; a relabelled copy too) "
+    "dealt from an explicit deck, and solver requests refused on such a copy",
+    ("event",),
+)
+SHARED_DEAL_COPIES_DEALT = SHARED_DEAL_COPIES.labels("dealt")
+SHARED_DEAL_COPIES_REFUSED = SHARED_DEAL_COPIES.labels("solver_refused")
 SOLVER_JOBS = Histogram(
     "canfield_solver_job_duration_seconds",
     "Jobs of the solver's worker processes and how long each ran there: hints, and proofs of daily and race deals",

@@ -5,7 +5,9 @@ decide, ``Games.readable``: a daily game answers only to its player until its da
 game while its race runs). What may be analysed: a game that has ended and whose hidden cards may
 be shown (a daily game after its date, a race game once every game of its race has ended): the
 analysis is public and tells what the face-down cards allowed. Otherwise ``409`` with a code of
-its own (``game_in_progress``, ``cards_hidden``).
+its own (``game_in_progress``, ``cards_hidden``), and ``shared_deal`` for a game whose deck is a
+copy of a deal in play (a daily deal whose date is not over, a race not finished): the solver
+refuses it however it was dealt (``Games.no_solver_on_a_shared_deal``).
 
 How many: a player may have ``ANALYSIS_JOBS_PER_PLAYER`` jobs queued or running, and one client
 address ``ANALYSIS_JOBS_PER_ADDRESS`` (all its players together); one more new job is ``429
@@ -84,6 +86,7 @@ class Analyses:
             raise Conflict("the game's face-down cards may not be shown yet (a daily game until its date is over, "
                            "a race game until every game of its race has ended), and an analysis would tell what "
                            "they allow: ask again then", "cards_hidden")
+        await self.games.no_solver_on_a_shared_deal(game, "analyses are")  # a copy of a deal in play: 409 shared_deal
         row = await self._enqueue(game, asker)
         self.wake()
         return row

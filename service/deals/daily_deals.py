@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import uuid
 from collections.abc import Callable
 from datetime import date, datetime, timedelta
 from typing import Any
@@ -26,6 +27,7 @@ from psycopg.types.json import Jsonb
 from psycopg_pool import AsyncConnectionPool
 
 from domain import CODES, Ruleset, get_ruleset, parse_deck, shuffled_deck
+from domain.fingerprint import fingerprint
 
 from ..errors import DailyDealsBusy, Unavailable
 from .daily import (
@@ -53,11 +55,16 @@ _COLUMNS = "day, ruleset_id, ruleset_version, candidate, seed, deck, line, line_
 _READ = f"SELECT {_COLUMNS} FROM daily_deals WHERE day = %s"
 _READ_ALL = f"SELECT {_COLUMNS} FROM daily_deals"
 _STORE = f"""
-INSERT INTO daily_deals ({_COLUMNS})
+INSERT INTO daily_deals ({_COLUMNS}, fingerprint)
 VALUES (%(day)s, %(ruleset_id)s, %(ruleset_version)s, %(candidate)s, %(seed)s, %(deck)s, %(line)s,
-        %(line_length)s, %(solver_states)s, %(verified_at)s)
+        %(line_length)s, %(solver_states)s, %(verified_at)s, %(fingerprint)s)
 ON CONFLICT (day) DO NOTHING
 """
+
+_ENTRY = """
+SELECT id FROM games
+WHERE player_id = %s AND deal->>'source' = 'daily' AND deal->>'practice' = 'false' AND deal->>'daily' = %s
+"""  # games_daily_entry_key
 
 
 def _deal_of(row: tuple[Any, ...]) -> DailyDeal:
@@ -103,6 +110,12 @@ class DailyDeals:
     async def stored(self, day: date) -> DailyDeal | None:
         async with self.pool.connection() as conn:
             return await read_deal(conn, day)
+
+    async def entry_of(self, player_id: uuid.UUID, day: date) -> uuid.UUID | None:
+        """The player's entry for ``day`` (their first game of its deal, dealt on the date), if any."""
+        async with self.pool.connection() as conn:
+            row = await (await conn.execute(_ENTRY, (player_id, day.isoformat()))).fetchone()
+        return None if row is None else row[0]
 
     async def deal(self, day: date) -> DailyDeal:
         """The deal of ``day``: stored, or prepared now (waited for up to ``wait_seconds``)."""
@@ -161,6 +174,7 @@ class DailyDeals:
                     "day": day, "ruleset_id": ruleset.id, "ruleset_version": ruleset.version, "candidate": candidate,
                     "seed": seed, "deck": Jsonb([CODES[card] for card in deck]), "line": proof.line,
                     "line_length": len(proof.line.split()), "solver_states": proof.states, "verified_at": self.clock(),
+                    "fingerprint": fingerprint(deck),  # the solver refuses its copies (service.deals.live_decks)
                 })
             stored = await self.stored(day)  # ours, or the one another process stored first
             assert stored is not None

@@ -50,8 +50,10 @@ from ..deals.daily import (
 from ..deals.daily_deals import DailyDeals
 from ..deals.deal_pools import load_deal_pool
 from ..deals.deal_secret import DealSecret
+from ..deals.live_decks import DAILY, LiveDeal, LiveDecks
 from ..deals.solver_workers import SolverWorkers
-from ..errors import BadRequest, Conflict, Forbidden, NotFound, Unauthorized
+from ..errors import BadRequest, Conflict, DailyAlreadyPlayed, Forbidden, NotFound, Unauthorized
+from ..metrics import SHARED_DEAL_COPIES_DEALT, SHARED_DEAL_COPIES_REFUSED
 from ..players.accounts import Accounts
 from ..players.tokens import Scope, TokenCache
 from ..races.race_deals import RaceDealQueue
@@ -106,6 +108,7 @@ class Games:
         self.deal_secret = DealSecret(store.pool, settings.daily_secret)
         self.daily = DailyDeals(store.pool, self.deal_secret, settings.daily_wait_seconds, clock,
                                 preparing_max=settings.daily_preparing_max)
+        self.live_decks = LiveDecks(store.pool)  # the shared decks in play: the solver refuses their copies
         self.races = Races(RaceStore(store.pool, store.reads), clock, self.accounts, self._deal, self.deal_secret,
                            self._prove_deal, settings.race_deal_wait_seconds,
                            RaceDealQueue(settings.race_deal_queue_max, settings.race_deals_per_player))
@@ -184,19 +187,22 @@ class Games:
             raise BadRequest(f"a deal names one source: seed, deck, pool, daily or lesson, not {sources}")
         if "daily" not in given:
             deck, source = self._deal(ruleset, given)
-            return await self._create(player_id, ruleset, deck, source, self.clock())
+            created = await self._create(player_id, ruleset, deck, source, self.clock())
+            if "deck" in given:
+                await self._note_a_copy_of_a_live_deck(player_id, created["id"], deck)
+            return created
         now = self.clock()
         day = parse_day(given["daily"], now.date(), self.settings.daily_past_days)
         daily = await self.daily.deal(day)
         if requested is not None and ruleset.id != daily.ruleset.id:
             raise BadRequest(f"the daily deal is played under {daily.ruleset.id}, not {ruleset.id}")
-        if day == now.date():  # the player's entry for the date, unless they have one already
-            try:
-                return await self._create(player_id, daily.ruleset, daily.deck, daily_source(day, practice=False), now)
-            except DailyEntryTaken:
-                pass
-        # Practice: a later game of the date's deal, or one dealt after the date (its deck is public).
-        return await self._create(player_id, daily.ruleset, daily.deck, daily_source(day, practice=True), now)
+        if private_until(daily_source(day, practice=False), now) is None:
+            # Practice: a game of a date that is over (its deck is public now), as many as wanted.
+            return await self._create(player_id, daily.ruleset, daily.deck, daily_source(day, practice=True), now)
+        try:  # the player's entry for the date: their one game of it while the date is on
+            return await self._create(player_id, daily.ruleset, daily.deck, daily_source(day, practice=False), now)
+        except DailyEntryTaken:  # the unique index games_daily_entry_key: one entry, however many ask at once
+            raise DailyAlreadyPlayed(day, await self.daily.entry_of(player_id, day)) from None
 
     async def _create(
         self, player_id: uuid.UUID, ruleset: Ruleset, deck: tuple[int, ...], source: JSON, now: datetime
@@ -296,24 +302,57 @@ class Games:
             raise Forbidden("this game belongs to another player")
         if not state.playing:
             raise GameOver(f"the game is over ({state.status.value})")
-        await self._no_oracle_on_a_shared_deal(game)
+        await self.no_solver_on_a_shared_deal(game)
         self.solver_limits.take(game.player_id, address)  # per player, whatever the token
         result, move = await self.solver.next_move(state_to_snapshot(state), self.settings.solver_hint_seconds)
         played = await self.moves.play(game_id, token, UseSolverHint())
         return {"version": played.version, "hints": ranked, "solver": {"result": result, "move": move}}
 
-    async def _no_oracle_on_a_shared_deal(self, game: GameRow) -> None:
-        """Refuse a solver hint on a deal that others play for a place: a daily deal until its
-        date is over, a race's until the race has finished. The solver sees the hidden cards, so
-        its line, asked for on one account, could be played on another."""
-        day = private_until(game.deal, self.clock())
+    async def no_solver_on_a_shared_deal(self, game: GameRow, what: str = "solver hints are") -> None:
+        """Refuse the solver (a hint, an analysis: ``what``) on a deal that others play for a place:
+        a daily deal until its date is over, a race's until the race has finished, and any copy of
+        either however it was dealt (``service.deals.live_decks``: a relabelled copy too). The
+        solver sees the hidden cards, so its line, asked for on one account, could be played on
+        another."""
+        now = self.clock()
+        day = private_until(game.deal, now)
         if day is not None:
-            raise Conflict(f"solver hints are off on the daily deal until its date ({day}, UTC) is over: the solver "
+            raise Conflict(f"{what} off on the daily deal until its date ({day}, UTC) is over: the solver "
                            "sees the hidden cards, and everyone plays this deal for a place", "shared_deal")
         race_id = race_of(game.deal)
         if race_id is not None and (await self.races.current(race_id)).status != FINISHED:
-            raise Conflict("solver hints are off in a race until it has finished: the solver sees the hidden cards, "
+            raise Conflict(f"{what} off in a race until it has finished: the solver sees the hidden cards, "
                            "which every entrant shares", "shared_deal")
+        live = await self._live_deal_of(await self._deck_of(game.id), now)
+        if live is not None:
+            SHARED_DEAL_COPIES_REFUSED.inc()
+            log.warning("the solver refused game %s of player %s: its deck is a copy of %s", game.id, game.player_id,
+                        _named(live))
+            until = f"its date ({live.day}, UTC) is over" if live.kind == DAILY else "the race has finished"
+            raise Conflict(f"{what} off on this deck until {until}: it is a copy of a deal in play now "
+                           f"({_shared(live)}), perhaps with its ranks rotated, its suits swapped by colour or its "
+                           "columns reordered, and the solver would tell what its hidden cards allow", "shared_deal")
+
+    async def _live_deal_of(self, deck: tuple[int, ...], now: datetime) -> LiveDeal | None:
+        """The shared deal in play that ``deck`` is a copy of, if any (a race due to finish is
+        finished first, and then no longer counts)."""
+        for live in await self.live_decks.holders(deck, now.astimezone(UTC).date()):
+            if live.race_id is None or (await self.races.current(live.race_id)).status != FINISHED:
+                return live
+        return None
+
+    async def _deck_of(self, game_id: uuid.UUID) -> tuple[int, ...]:
+        """The deck a game was dealt (its first event's)."""
+        first = await self.store.read_events_upto(game_id, 1)
+        return parse_deck(first[0].data["deck"])
+
+    async def _note_a_copy_of_a_live_deck(self, player_id: uuid.UUID, game_id: str, deck: tuple[int, ...]) -> None:
+        """Dealing a copy of a deal in play is allowed; it is logged and counted for the operator
+        (docs/security.md), never refused or shown to the player."""
+        live = await self._live_deal_of(deck, self.clock())
+        if live is not None:
+            SHARED_DEAL_COPIES_DEALT.inc()
+            log.warning("player %s dealt game %s from a deck that is a copy of %s", player_id, game_id, _named(live))
 
     async def events(self, game_id: uuid.UUID, after: int, limit: int, token: str | None = None) -> JSON:
         game = await self.stored_game(game_id)
@@ -432,3 +471,13 @@ class Games:
             state = await self.checkpoints.state_at(game_id, version)
         finished_at = game.finished_at if not state.playing else None
         return view_of(game.id, game.player_id, game.deal, game.started_at, finished_at, state, withhold)
+
+
+def _shared(live: LiveDeal) -> str:
+    """A deal in play as its copy's player is told it (a race by kind only: not which race)."""
+    return f"the daily deal of {live.day}" if live.kind == DAILY else "a race still running"
+
+
+def _named(live: LiveDeal) -> str:
+    """A deal in play as the operator's log names it."""
+    return f"the daily deal of {live.day}" if live.kind == DAILY else f"race {live.race_id}"

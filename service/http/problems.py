@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+import msgspec
 from litestar import MediaType, Request, Response
 from litestar.exceptions import HTTPException, ValidationException
 from litestar.openapi.datastructures import ResponseSpec
@@ -12,7 +13,7 @@ from litestar.openapi.datastructures import ResponseSpec
 from domain import DomainError, GameOver, IllegalMove
 
 from ..context import REQUEST_ID
-from ..errors import ServiceError
+from ..errors import DailyAlreadyPlayed, ServiceError
 from ..store.connections import DATABASE_DOWN_ERRORS
 from .paths import NOT_FOUND, as_sent, malformed, trailing_slash
 from .schemas import Problem
@@ -80,7 +81,10 @@ def _domain_error(_: Request[Any, Any, Any], error: DomainError) -> Response[Pro
 
 
 def _service_error(_: Request[Any, Any, Any], error: ServiceError) -> Response[Problem]:
-    return problem(error.status, error.code, error.detail, error.headers, error.title)
+    response = problem(error.status, error.code, error.detail, error.headers, error.title)
+    if isinstance(error, DailyAlreadyPlayed) and error.game is not None:
+        response.content = msgspec.structs.replace(response.content, game=error.game)
+    return response
 
 
 def _validation_error(request: Request[Any, Any, Any], error: ValidationException) -> Response[Problem]:

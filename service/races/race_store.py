@@ -160,19 +160,20 @@ class RaceStore:
     async def create(
         self, race_id: uuid.UUID, creator_id: uuid.UUID, ruleset: tuple[str, int], deal: dict[str, Any],
         deck: list[str], max_entrants: int, time_limit_seconds: int | None, now: datetime,
-        proof: dict[str, Any] | None = None,
+        proof: dict[str, Any] | None = None, fingerprint: str | None = None,
     ) -> None:
-        """The race, open, with its creator as the first entrant (``proof``: a secret deal's, kept unshown)."""
+        """The race, open, with its creator as the first entrant (``proof``: a secret deal's, kept unshown;
+        ``fingerprint``: its deck's, service.deals.live_decks)."""
         async with self.pool.connection() as conn, conn.transaction():
             creator = await conn.execute("SELECT 1 FROM players WHERE id = %s FOR SHARE", (creator_id,))
             if await creator.fetchone() is None:
                 raise NotFound("the player behind this token no longer exists")  # gone while the deal was proven
             await conn.execute(
                 "INSERT INTO races (id, creator_id, ruleset_id, ruleset_version, deal, deck, max_entrants,"
-                " time_limit_seconds, status, version, created_at, deal_proof)"
-                " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, 1, %s, %s)",
+                " time_limit_seconds, status, version, created_at, deal_proof, fingerprint)"
+                " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, 1, %s, %s, %s)",
                 (race_id, creator_id, ruleset[0], ruleset[1], Jsonb(deal), Jsonb(deck), max_entrants,
-                 time_limit_seconds, OPEN, now, None if proof is None else Jsonb(proof)),
+                 time_limit_seconds, OPEN, now, None if proof is None else Jsonb(proof), fingerprint),
             )
             await conn.execute(
                 "INSERT INTO race_entrants (race_id, player_id, seat, joined_at) VALUES (%s, %s, 1, %s)",

@@ -33,6 +33,7 @@ from typing import Any
 from domain import Ruleset, deal, event_data, event_type, get_ruleset, initial_state, parse_deck
 from domain.cards import codes
 from domain.codec import restore, state_to_snapshot
+from domain.fingerprint import fingerprint
 from domain.rulesets import DEFAULT_RULESET_ID
 from domain.verify import Unverified
 
@@ -269,7 +270,8 @@ class Races:
             deck, proof = await self._secret_deal(ruleset, race_id, creator)
             source = {"source": SECRET_SOURCE}
         await self.store.create(race_id, creator, (ruleset.id, ruleset.version), source, codes(list(deck)),
-                                request.max_entrants, request.time_limit_seconds, self.clock(), proof)
+                                request.max_entrants, request.time_limit_seconds, self.clock(), proof,
+                                fingerprint(deck))  # the solver refuses its copies until the race has finished
         return await self._load(race_id)
 
     async def _secret_deal(

@@ -245,6 +245,8 @@ daily_deals = Table(  # a date's deal, stored by the first server process that p
     Column("line_length", Integer, nullable=False),
     Column("solver_states", Integer, nullable=False),
     Column("verified_at", DateTime(timezone=True), nullable=False),
+    # the deck's canonical fingerprint (domain.fingerprint): the solver refuses its copies while the date is on (0013)
+    Column("fingerprint", Text, nullable=True),
     PrimaryKeyConstraint("day", name="daily_deals_pkey"),
 )
 
@@ -280,11 +282,15 @@ races = Table(
     Column("finished_at", DateTime(timezone=True), nullable=True),
     # a secret deal's proof: {"candidate": n, "line": ..., "solverStates": k} (never shown); migration 0008
     Column("deal_proof", JSONB, nullable=True),
+    # the deck's canonical fingerprint (domain.fingerprint): the solver refuses its copies while the race
+    # runs, found by races_live_fingerprint (migration 0013)
+    Column("fingerprint", Text, nullable=True),
     # a race whose creator left before anyone else entered is cancelled, with its reason (migration 0016)
     Column("cancelled_reason", Text, nullable=True),
     CheckConstraint("status IN ('open', 'running', 'finished', 'cancelled')", name="races_status_check"),
     CheckConstraint("max_entrants BETWEEN 2 AND 8", name="races_max_entrants_check"),
     Index("races_open", "created_at", "id", postgresql_where=text("status = 'open'")),  # the lobby (migration 0010)
+    Index("races_live_fingerprint", "fingerprint", postgresql_where=text("status = 'running'")),
 )
 
 race_entrants = Table(

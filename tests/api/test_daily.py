@@ -163,43 +163,35 @@ def test_two_players_daily_games_and_the_leaderboard_across_a_date_change(
     assert (today_board["date"], today_board["entries"], today_board["closed"]) == (after["date"], [], False)
 
 
-def test_a_second_game_of_the_same_daily_deal_is_practice(
+def test_a_daily_deal_is_one_game_per_player_until_its_date_is_over_then_practice(
     clocked: httpx.Client, clock: Clock, clean_database: str
 ) -> None:
-    ann, bob, cid = Player(clocked, "Ann"), Player(clocked, "Bob"), Player(clocked, "Cid")
+    ann, bob = Player(clocked, "Ann"), Player(clocked, "Bob")
     entry = ann.new_game(deal={"daily": "today"})
-    again = ann.new_game(deal={"daily": "today"})
     assert entry["deal"]["practice"] is False
-    assert again["deal"]["practice"] is True
-    assert clocked.get(f"/games/{again['id']}", headers=ann.auth).json()["deal"]["practice"] is True
-    # The practice game is won; the entry resigned: the board lists the entry, unranked.
+    again = clocked.post("/games", json={"deal": {"daily": "today"}}, headers=ann.auth)
+    refusal = assert_problem(again, 409, "daily_already_played")
+    assert refusal["game"] == entry["id"]
+    assert f"game {entry['id']}" in refusal["detail"], refusal["detail"]
     line = stored_deal(clean_database, DAY).line
-    assert play_line(ann, again["id"], line)["game"]["status"] == "won"
-    clock.advance(seconds=1)
     assert ann.move(entry["id"], {"type": "resign"}).status_code == 200
-    # Bob tries the deck out in a practice game while his entry is still in progress: his win is
-    # not ranked. Cid practises only after his entry has ended: his win keeps its rank.
-    bobs = [bob.new_game(deal={"daily": "today"})]
+    assert_problem(clocked.post("/games", json={"deal": {"daily": "today"}}, headers=ann.auth), 409,
+                   "daily_already_played")  # an entry that has ended is still the one game
+    won = bob.new_game(deal={"daily": "today"})
     clock.advance(seconds=1)
-    bobs.append(bob.new_game(deal={"daily": "today"}))
-    clock.advance(seconds=1)
-    assert play_line(bob, bobs[0]["id"], line)["game"]["status"] == "won"
-    cids = [cid.new_game(deal={"daily": "today"})]
-    clock.advance(seconds=1)
-    assert play_line(cid, cids[0]["id"], line)["game"]["status"] == "won"
-    clock.advance(seconds=1)
-    cids.append(cid.new_game(deal={"daily": "today"}))
-    assert [g["deal"]["practice"] for g in bobs + cids] == [False, True, False, True]
-    assert ranked(board(clocked, DAY)) == [("Cid", 1, None), ("Ann", None, "not-won"), ("Bob", None, "practiced")]
+    assert play_line(bob, won["id"], line)["game"]["status"] == "won"
+    clock.advance(days=1)  # the date is over: its deal is practice now, as often as wanted
+    practice = [ann.new_game(deal={"daily": DAY.isoformat()}) for _ in range(2)]
+    assert [g["deal"] for g in practice] == [{"source": "daily", "daily": DAY.isoformat(), "practice": True}] * 2
+    assert play_line(ann, practice[0]["id"], line)["game"]["status"] == "won"  # a win, but not an entry
+    assert ranked(board(clocked, DAY)) == [("Bob", 1, None), ("Ann", None, "not-won")]
     assert rebuild_projections(clean_database)["ranked"] == 1
-    assert ranked(board(clocked, DAY)) == [("Cid", 1, None), ("Ann", None, "not-won"), ("Bob", None, "practiced")]
-    daily = clocked.get("/deals/daily").json()
-    assert (daily["plays"], daily["wins"]) == (6, 3)
-    # Wherever games are listed, the practice game says so.
+    assert ranked(board(clocked, DAY)) == [("Bob", 1, None), ("Ann", None, "not-won")]
+    daily = clocked.get(f"/deals/daily/{DAY}").json()
+    assert (daily["plays"], daily["wins"]) == (4, 2)
+    # Wherever games are listed, a practice game says so.
     listed = {g["id"]: g["deal"] for g in clocked.get(f"/players/{ann.id}/games").json()["games"]}
-    assert listed == {entry["id"]: entry["deal"], again["id"]: again["deal"]}
-    sources = {s["source"]: s for s in clocked.get("/stats").json()["sources"]}
-    assert (sources["daily"]["played"], sources["daily"]["won"], sources["pool"]["played"]) == (4, 3, 0)
+    assert listed == {game["id"]: game["deal"] for game in (entry, *practice)}
 
 
 def _keys(value: Any) -> Iterator[str]:

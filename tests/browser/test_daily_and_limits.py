@@ -72,6 +72,15 @@ def test_the_daily_page_deals_everyone_the_same_cards_and_ranks_the_winners(
     drawn, _ = apply(early["start"], Draw())
     page.play(Draw())
     page.wait_table(expected_table(drawn))
+    mine = page.js("return location.hash")
+
+    page.click("header.site a[data-nav=daily]")
+    page.wait_for(lambda: page.js("return !!document.querySelector(arguments[0])", winner), "the board again")
+    # One game per player while the date is on: playing again opens the same game, as it was left.
+    page.click("[data-action=play-daily]")
+    page.wait_for(lambda: page.js("return location.hash") == mine, "the player's own daily game again")
+    page.wait_for_game()
+    page.wait_table(expected_table(drawn))
 
     page.click("header.site a[data-nav=daily]")
     page.wait_for(lambda: page.js("return !!document.querySelector(arguments[0])", winner), "the board again")

@@ -14,7 +14,7 @@ code, against a real server on real PostgreSQL:
 Operations are covered by scenarios: a won deal per ruleset (by seed, every move taken from the
 legal moves, with undo, If-Match and Idempotency-Key along the way), the other endings (stall,
 resignation, the solver), the log (JSON pages and ndjson), past states, the stream of a finished
-game, the daily deal (a first game and a practice game, the leaderboard) with the player's games
+game, the daily deal (a game, a second one refused, the leaderboard) with the player's games
 list page by page, a lesson played to its goal, a race (created, joined, started, played by both
 entrants to its end), and the read-only resources. ``READS`` lists the last: a new read-only
 operation is one line there.
@@ -400,24 +400,30 @@ def test_a_generated_client_reads_every_public_resource(api: Api) -> None:
 
 
 def test_a_generated_client_plays_the_daily_deal_and_finds_its_games(api: Api) -> None:
-    """The daily deal (never named by seed or pool), a first game and a practice game of it, the
-    leaderboard, and the player's games list page by page."""
+    """The daily deal (never named by seed or pool), a game of it and a second one refused (one game
+    per player while the date is on, the problem naming the first), the leaderboard, and the
+    player's games list page by page."""
     models = api.models
     player = Player.register(api, "Daily")
     daily = api.call("deals", "get_todays_deal", client=api.anonymous(), expect=models.DailyDeal).parsed
     assert daily.ruleset == models.RulesetId.OPEN_RUNS
     assert daily.verified
-    games = []
-    for practice in (False, True):
-        body = models.NewGame(deal=models.DailyDealRequest(daily="today"))
-        game = api.call(
-            "games", "create_game", client=player.http, body=body, http_status=201, expect=models.GameView
-        ).parsed
-        assert isinstance(game.deal, models.DailySource)
-        assert game.deal.daily == daily.date
-        assert game.deal.practice is practice
-        games.append(game)
-    first = games[0]
+    body = models.NewGame(deal=models.DailyDealRequest(daily="today"))
+    first = api.call(
+        "games", "create_game", client=player.http, body=body, http_status=201, expect=models.GameView
+    ).parsed
+    assert isinstance(first.deal, models.DailySource)
+    assert first.deal.daily == daily.date
+    assert first.deal.practice is False
+    again = api.call(
+        "games", "create_game", client=player.http, body=body, http_status=409, expect=models.Problem
+    ).parsed
+    assert (again.code, again.game) == ("daily_already_played", str(first.id))
+    other = api.call(
+        "games", "create_game", client=player.http, body=models.NewGame(deal=models.SeedDealRequest(seed=5)),
+        http_status=201, expect=models.GameView,
+    ).parsed
+    games = [first, other]
     moved = player.move(first, player.legal_moves(first)[0]).parsed.game
     player.move(moved, models.Resign())
     board = api.call(

@@ -13,7 +13,7 @@ import pytest
 from domain import Ruleset, Status, deal, get_ruleset, initial_state, replay_commands, shuffled_deck
 from service.deals.daily import Proof, candidate_seed, prove
 from service.deals.deal_pools import decode_line
-from service.errors import Unavailable
+from service.errors import DailyAlreadyPlayed, Unavailable
 
 from .conftest import server_process
 
@@ -145,20 +145,25 @@ async def test_a_candidate_is_stored_only_with_a_line_that_wins_through_the_rule
     assert found.deck == shuffled_deck(found.seed)
 
 
-async def test_one_entry_per_player_and_date_even_when_two_processes_deal_at_once(clean_database: str) -> None:
+async def test_one_game_per_player_and_date_even_when_two_processes_deal_at_once(clean_database: str) -> None:
     async with (
         server_process(clean_database, 4, clock=clock) as one,
         server_process(clean_database, 4, clock=clock) as two,
     ):
         player = await one.create_player("Ann")
         await one.daily.deal(DAY)
-        views = await asyncio.gather(
-            *(games.create_game(player["token"], None, {"daily": "today"}) for games in (one, two, one, two))
+        answers = await asyncio.gather(
+            *(games.create_game(player["token"], None, {"daily": "today"}) for games in (one, two, one, two)),
+            return_exceptions=True,
         )
-    assert sorted(view["deal"]["practice"] for view in views) == [False, True, True, True]
+    views = [answer for answer in answers if isinstance(answer, dict)]
+    assert [view["deal"]["practice"] for view in views] == [False]
+    refusals = [answer for answer in answers if not isinstance(answer, dict)]
+    assert all(isinstance(refusal, DailyAlreadyPlayed) for refusal in refusals), refusals
+    assert {refusal.game for refusal in refusals if isinstance(refusal, DailyAlreadyPlayed)} == {str(views[0]["id"])}
     with psycopg.connect(clean_database) as conn:
-        rows = conn.execute("SELECT deal FROM games WHERE player_id = %s", (player["id"],)).fetchall()
-    assert sorted(row[0]["practice"] for row in rows) == [False, True, True, True]
+        rows = conn.execute("SELECT id, deal FROM games WHERE player_id = %s", (player["id"],)).fetchall()
+    assert [(str(row[0]), row[1]["practice"]) for row in rows] == [(str(views[0]["id"]), False)]
 
 
 async def test_a_game_of_a_past_date_is_practice_and_tomorrow_is_not_dealt(clean_database: str) -> None:

@@ -33,6 +33,7 @@ from domain.codec import restore
 from domain.verify import Unverified
 from service.deals.daily import DailyDeal, daily_source
 from service.deals.deal_pools import decode_line, load_deal_pool, start_state
+from service.errors import DailyAlreadyPlayed
 from service.games.games import Games
 from service.http.schemas import DealRequest
 from service.settings import Settings
@@ -117,6 +118,20 @@ def projection_rows(url: str) -> dict[str, list[tuple[Any, ...]]]:
 async def start(games: Games, token: str, ruleset: str, deal: DealRequest) -> tuple[uuid.UUID, GameState]:
     given = {name: value for name, value in msgspec.structs.asdict(deal).items() if value is not None}
     view = await games.create_game(token, ruleset, given)
+    return await _started(games, view)
+
+
+async def start_someone(games: Games, token: str, ruleset: str, deal: DealRequest) -> tuple[str, uuid.UUID, GameState]:
+    """``start`` by the token's player, or by a newcomer where they have played today's daily deal
+    already (one game per player while its date is on): the token that plays the game, and the game."""
+    try:
+        return token, *await start(games, token, ruleset, deal)
+    except DailyAlreadyPlayed:
+        newcomer = (await games.create_player(f"newcomer {uuid.uuid4().hex[:8]}"))["token"]
+        return newcomer, *await start(games, newcomer, ruleset, deal)
+
+
+async def _started(games: Games, view: dict[str, Any]) -> tuple[uuid.UUID, GameState]:
     game_id = uuid.UUID(view["id"])
     row = await games.store.load_game(game_id)
     assert row is not None
@@ -132,8 +147,8 @@ async def play(games: Games, token: str, game_id: uuid.UUID, state: GameState, c
 
 
 async def winning_deal(games: Games, rng: random.Random) -> tuple[str, DealRequest, list[Command]]:
-    """A deal with a known winning line, from the pool, a daily deal (today's: entries and
-    practice games; earlier: practice) or the solver-found lines."""
+    """A deal with a known winning line, from the pool, a daily deal (today's: each player's one
+    game of it; earlier: practice) or the solver-found lines."""
     kind = rng.choice(["classic", "draw-one", "pool", "pool", "daily", "daily", "daily"])
     if kind in WINS:
         seed, line = WINS[kind]
@@ -176,7 +191,7 @@ async def test_incremental_projections_equal_a_rebuild_from_the_event_log(games:
             ruleset, deal, line = await winning_deal(games, rng)
             if deal.daily is not None and rng.random() < 0.5:  # a newcomer: today's deal is their entry
                 token = (await games.create_player(f"newcomer {number}"))["token"]
-            game_id, state = await start(games, token, ruleset, deal)
+            token, game_id, state = await start_someone(games, token, ruleset, deal)
             if rng.random() < 0.4:
                 line = [Draw(), Undo(), *line] if state.stock else line
             if rng.random() < 0.2:
@@ -190,7 +205,7 @@ async def test_incremental_projections_equal_a_rebuild_from_the_event_log(games:
                 state = await play(games, token, game_id, state, Draw() if state.stock else Recycle())
         else:  # random legal moves (undo and recycle included), then often a resignation
             ruleset, deal = random_deal(rng)
-            game_id, state = await start(games, token, ruleset, deal)
+            token, game_id, state = await start_someone(games, token, ruleset, deal)
             for _ in range(rng.randint(0, 14)):
                 moves = [m for m in legal_moves(state) if not isinstance(m, Resign)]
                 if not state.playing or not moves:

@@ -20,7 +20,9 @@ _GAME_ID = PathParameter(description="the game's id (a UUID)")
 _CONFLICT = {
     409: problem_response(
         "Conflict (problem+json, code game_in_progress: the game has not ended; cards_hidden: its "
-        "face-down cards may not be shown yet, a daily game until its date is over, a race game until its race has)"
+        "face-down cards may not be shown yet, a daily game until its date is over, a race game until its race has; "
+        "shared_deal: its deck is a copy of a deal in play, a daily deal whose date is not over or a race not "
+        "finished, however it was dealt, and the solver refuses it until that is over)"
     )
 }
 _QUEUE_FULL = {

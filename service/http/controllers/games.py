@@ -62,6 +62,13 @@ _ExportLimit = Annotated[
 # Reads are public, except a daily game's until its date (UTC) is over and a race game's while its
 # race runs: then only its player's token.
 _READ_SECURITY: list[dict[str, list[str]]] = [{}, {"bearer": []}]
+_HINTS_CONFLICT = {
+    409: problem_response(
+        "Conflict (problem+json, code game_over: the game has ended; shared_deal: solver hints are off on a deal in "
+        "play, a daily deal until its date is over or a race until it has finished, and on any copy of one, however "
+        "it was dealt)"
+    )
+}
 
 
 class GameController(Controller):
@@ -72,8 +79,14 @@ class GameController(Controller):
         "/",
         operation_id="createGame",
         summary="Deal a new game by seed or explicit deck (ruleset defaults to open-runs)",
+        description=(
+            "A daily deal is one game per player while its date (UTC) is on: a second one is `409 "
+            "daily_already_played`, whose `game` names the player's game of it; once the date is over the deal may "
+            "be dealt again as practice. Dealing a `deck` that copies a deal in play is allowed (the solver refuses "
+            "it: `shared_deal` on its hints and analysis)."
+        ),
         status_code=201,
-        responses={**keyed_responses(400, 401, 413, 415, 429, 503), 503: DAILY_BUSY},
+        responses={**keyed_responses(400, 401, 413, 415, 429, 503, conflicts="daily_already_played"), 503: DAILY_BUSY},
         response_headers=response_headers("Location", "ETag", "Idempotent-Replayed"),
         security=[{"bearer": []}],
     )
@@ -125,7 +138,7 @@ class GameController(Controller):
         "/{game_id:uuid}/hints",
         operation_id="getHints",
         summary="Legal moves ranked by usefulness; ?solver=true adds the solver's next move (marks the game assisted)",
-        responses={**documented(400, 401, 403, 404, 409, 429), 503: problem_response(
+        responses={**documented(400, 401, 403, 404), **_HINTS_CONFLICT, **documented(429), 503: problem_response(
             "Service unavailable (problem+json, code solver_busy: too many solver hints wait for the solver; "
             "unavailable: the database is away), with Retry-After")},
         response_headers=response_headers("ETag"),
@@ -142,7 +155,9 @@ class GameController(Controller):
                 description=(
                     "also ask the solver (needs the player's bearer token; records that the game was assisted). "
                     "Refused with 409 shared_deal on a daily deal until its date (UTC) is over and in a race "
-                    "until it has finished: the solver sees the hidden cards. Limited per player (all their "
+                    "until it has finished, and on any game whose deck is a copy of either (relabelled copies too: "
+                    "ranks rotated, suits swapped by colour, columns reordered): the solver sees the hidden "
+                    "cards. Limited per player (all their "
                     "tokens together) and per client address (429 rate_limited with Retry-After); 503 "
                     "solver_busy with Retry-After while too many solver hints wait for the solver. A refused "
                     "hint records nothing."

@@ -83,7 +83,6 @@ class RaceController(Controller):
                 "with Retry-After"
             ),
         },
-
         response_headers=response_headers("Location", "Idempotent-Replayed"),
         security=[{"bearer": []}],
     )

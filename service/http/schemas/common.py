@@ -69,6 +69,11 @@ class Problem(Struct, omit_defaults=True):
     detail: str
     code: str
     instance: str | None = None  # left out when there is no request id (omit_defaults)
+    game: Annotated[
+        str | None,
+        Meta(description="the game the problem points to, where there is one (daily_already_played: the id of "
+             "the player's game of that daily deal); left out otherwise"),
+    ] = None
 
 
 class Health(Body):

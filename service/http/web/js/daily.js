@@ -33,8 +33,9 @@ export async function mountDaily(root, { date }) {
     h("p", {}, `${rulesetTitle(daily.ruleset)} rules (v${daily.rulesetVersion}). One deal for everyone on this UTC date`,
       daily.verified === false ? "." : ", proved winnable by the solver before it was served.",
       ` ${daily.plays ?? 0} games started, ${daily.wins ?? 0} won.`),
-    h("p", { class: "small" }, "Your first game of the day's deal is the one that is ranked; later games are practice. "
-      + "A game that used the solver hint is never ranked."),
+    h("p", { class: "small" }, "One game per player while the date is on: it is the one that is ranked, and playing "
+      + "again opens it. Once the date is over the deal may be played as practice. Every move counts, an undo and the "
+      + "move it took back too; a game that used the solver hint is never ranked."),
     h("div", { class: "row" },
       playButton || h("a", { class: "button primary", href: "#/" }, "Pick a name to play"),
       h("a", { class: "button", href: `#/daily/${shiftDay(daily.date, -1)}`, "data-action": "previous-day" }, "← Previous day"),

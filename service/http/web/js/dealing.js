@@ -6,7 +6,11 @@ import { say } from "./dom.js";
 import { currentPlayer } from "./player.js";
 import { go } from "./router.js";
 
-/** Deal and open the new game; the server's reason shows in `message` if it refuses. */
+/**
+ * Deal and open the new game; the server's reason shows in `message` if it refuses. A daily deal
+ * is one game per player while its date is on: asked again, the server names the player's game of
+ * it (409 daily_already_played, its id in `game`), and that game opens instead.
+ */
 export async function startGame(rulesetId, deal, message, button) {
   const player = currentPlayer();
   if (!player) return go("#/");
@@ -16,6 +20,9 @@ export async function startGame(rulesetId, deal, message, button) {
     const { data } = await api.deal(player.token, rulesetId, deal);
     go(`#/game/${data.id}`);
   } catch (error) {
+    if (error instanceof ApiError && error.code === "daily_already_played" && error.problem?.game) {
+      return go(`#/game/${error.problem.game}`);
+    }
     say(message, error instanceof ApiError && error.status === 401
       ? "The server does not know this browser's player any more: use Switch player to pick a name again."
       : error.message, "error");
