@@ -45,7 +45,19 @@ from ..players.accounts import Accounts
 from ..players.tokens import Scope
 from ..store.event_store import GameRow, NewEvent
 from .race_deals import SECRET_SOURCE, RaceDealQueue, secret_deal
-from .race_store import FINISHED, OPEN, RUNNING, DealtGame, Ending, EntrantRow, LogRow, RaceRow, RaceStore, Result
+from .race_store import (
+    CANCELLED,
+    FINISHED,
+    OPEN,
+    RUNNING,
+    DealtGame,
+    Ending,
+    EntrantRow,
+    LogRow,
+    RaceRow,
+    RaceStore,
+    Result,
+)
 from .standings import Standing, places, verified_standing
 
 JSON = dict[str, Any]
@@ -211,7 +223,9 @@ def race_view(race: RaceRow) -> JSON:
     return {
         "id": str(race.id),
         "creator": str(race.creator_id),
-        "status": race.status,
+        # a race cancelled before it started shows as finished (never started, cancelledReason set): a new
+        # status value would break the clients generated from the released versions (docs/versions.md)
+        "status": FINISHED if race.status == CANCELLED else race.status,
         "ruleset": {"id": race.ruleset[0], "version": race.ruleset[1]},
         "deal": dict(race.deal) if reveal else {"source": race.deal["source"]},
         "maxEntrants": race.max_entrants,

@@ -76,9 +76,9 @@ class RaceView(Body):
     id: UUID
     creator: UUID
     status: Annotated[
-        Literal["open", "running", "finished", "cancelled"],
-        Meta(description="cancelled: it was open, its creator deleted their account and nobody else had entered "
-             "(cancelledReason says so); it never starts"),
+        Literal["open", "running", "finished"],
+        Meta(description="finished also when it was cancelled before it started (its creator deleted their account "
+             "and nobody else had entered): then startedAt is null and cancelledReason says why"),
     ]
     ruleset: RulesetRef
     deal: Annotated[
@@ -93,7 +93,9 @@ class RaceView(Body):
     ends_at: Annotated[datetime, Meta(description="the start plus the time limit")] | None
     finished_at: datetime | None
     entrants: Annotated[list[RaceEntrant], Meta(description="by place once started (then in the order they joined)")]
-    cancelled_reason: Annotated[str, Meta(description="why a cancelled race ended, in words")] | None = None
+    cancelled_reason: Annotated[
+        str, Meta(description="why a race that never started was ended, in words; null otherwise")
+    ] | None = None
 
 
 class RaceRecord(Body):
