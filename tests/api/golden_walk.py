@@ -9,8 +9,9 @@ to run replaced by names:
   (``<game:seed-100>``), any other UUID by ``<uuid>``;
 * secrets (``token``) by ``<secret>``, request ids (``instance``, ``requestId``) by
   ``<request-id>``, an opaque page cursor (a string ``nextBefore`` or ``nextAfter``) by
-  ``<cursor>``, and a problem's ``detail`` (words for people, which may be improved) by
-  ``<words>``;
+  ``<cursor>``, a problem's ``detail`` (words for people, which may be improved) by
+  ``<words>``, and a daily deal's ``verifiedAt`` (when this process happened to prove it) by
+  ``<time>``;
 * an ``ETag`` that is not a game's version (a digest of a reply that holds ids) by ``<etag>``.
 
 Some replies depend on more than the request (the solver's time, the process's counters, the
@@ -43,7 +44,7 @@ CLOCK_YEAR = str(Clock.START.year)
 (a player's ``createdAt``, a token's) are masked as ``<now>``."""
 MASKED_MEMBERS = {
     "token": "<secret>", "nextBefore": "<cursor>", "nextAfter": "<cursor>",
-    "instance": "<request-id>", "requestId": "<request-id>", "detail": "<words>",
+    "instance": "<request-id>", "requestId": "<request-id>", "detail": "<words>", "verifiedAt": "<time>",
 }
 
 
