@@ -89,6 +89,8 @@ SEMANTIC_400 = re.compile(
             r"the daily deal is played under",  # a daily deal under another ruleset
             r"a player name needs at least one visible character",
             r"a token name needs at least one visible character",
+            r"name may not hold invisible or text-direction characters",  # Unicode format characters
+            r"the name deleted accounts keep",  # 'deleted player' or a look-alike of it (TR39 skeletons)
             r"'until' must be later than 'since'",  # an empty window
             r"Idempotency-Key was already used for a different (?:move|request)",  # a key reused for another
             r"there is no version \d+ to resume after",  # resuming a stream past the game's version

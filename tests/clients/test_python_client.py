@@ -444,8 +444,8 @@ def test_a_generated_client_plays_the_daily_deal_and_finds_its_games(api: Api) -
     playing = api.call("players", "list_player_games", player.id, client=player.http, expect=models.GameList,
                        status=models.ListPlayerGamesStatus("playing")).parsed  # fmt: skip
     assert [summary.id for summary in playing.games] == [games[1].id]
-    assert isinstance(playing.games[0].deal, models.DailySource)
-    assert playing.games[0].deal.practice
+    assert isinstance(playing.games[0].deal, models.SeedSource)
+    assert playing.games[0].deal.seed == 5
 
 
 def test_a_generated_client_plays_a_lesson_to_its_goal(api: Api) -> None:

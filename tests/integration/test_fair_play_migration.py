@@ -80,13 +80,13 @@ async def test_decks_stored_before_0013_are_fingerprinted_when_met_and_the_relea
         assert await live.holders(relabelled(shuffled_deck(11), 9, (3, 2, 1, 0)), DAY) == [LiveDeal(DAILY, DAY, None)]
         assert await live.holders(shuffled_deck(11), DAY + timedelta(days=1)) == []  # the date is over
         assert await live.holders(shuffled_deck(14), DAY) == [LiveDeal(DAILY, DAY + timedelta(days=1), None)]
-        assert await live.holders(shuffled_deck(15), DAY) == [LiveDeal(RACE, None, opened)]
+        assert await live.holders(shuffled_deck(15), DAY) == []  # an open race has dealt no card yet
         assert await live.holders(shuffled_deck(13), DAY) == []  # a finished race is no deal in play
     finally:
         await pool.close()
     with psycopg.connect(scratch_url, autocommit=True) as conn:
         stored = dict(conn.execute("SELECT id, fingerprint FROM races").fetchall())
-        assert stored == {running: fingerprint(shuffled_deck(12)), opened: fingerprint(shuffled_deck(15)),
+        assert stored == {running: fingerprint(shuffled_deck(12)), opened: None,
                           finished: None}  # fingerprinted when met, only deals in play
         days = dict(conn.execute("SELECT day, fingerprint FROM daily_deals").fetchall())
         assert days == {DAY: fingerprint(shuffled_deck(11)), DAY + timedelta(days=1): fingerprint(shuffled_deck(14))}
