@@ -5,11 +5,30 @@ import { startGame } from "./dealing.js";
 import { duration, fill, h, when } from "./dom.js";
 import { currentPlayer } from "./player.js";
 import { rulesetTitle } from "./rulesets.js";
+import { go } from "./router.js";
 
 const DAY_MS = 24 * 3600 * 1000;
 
 function shiftDay(date, days) {
   return new Date(Date.parse(`${date}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
+}
+
+/**
+ * The player's game of the daily deal of `date`, dealt during that date (their one game of it), or
+ * null: their games are listed newest first, so the walk stops at the first one started before it.
+ */
+async function dailyGameOf(player, date) {
+  const dayStart = `${date}T00:00:00`;
+  let before;
+  for (;;) {
+    const { data } = await api.games(player.id, { limit: 100, before });
+    for (const game of data.games) {
+      if (game.startedAt < dayStart) return null;
+      if (game.deal.source === "daily" && game.deal.daily === date && !game.deal.practice) return game.id;
+    }
+    if (!data.nextBefore) return null;
+    before = data.nextBefore;
+  }
 }
 
 /** The daily page for `date` (today when left out) in `root`. */
@@ -24,7 +43,12 @@ export async function mountDaily(root, { date }) {
   const message = h("p", { class: "status-line", role: "status", "aria-live": "polite" });
   const board = h("div", { class: "board" }, h("p", {}, "Loading the leaderboard…"));
   const playButton = player ? h("button", { type: "button", class: "primary", "data-action": "play-daily",
-    onclick: () => startGame(daily.ruleset, { daily: daily.date }, message, playButton) },
+    onclick: async () => {
+      // one game per player while the date is on: open it rather than ask for a second one
+      const mine = isToday ? await dailyGameOf(player, daily.date).catch(() => null) : null;
+      if (mine) return go(`#/game/${mine}`);
+      return startGame(daily.ruleset, { daily: daily.date }, message, playButton);
+    } },
   isToday ? "Play today's deal" : `Play the deal of ${daily.date}`) : null;
 
   fill(root, h("section", { class: "card-panel daily", "aria-labelledby": "daily-title", "data-date": daily.date },
