@@ -181,7 +181,7 @@ def metrics_handler(settings: Settings) -> HTTPRouteHandler:
 
 _TEXT = ResponseSpec(
     data_container=str, media_type="text/plain", generate_examples=False,
-    description="Prometheus' text exposition format 0.0.4 (docs/metrics.md lists every metric)",
+    description="the service's metrics in Prometheus' text exposition format 0.0.4",
 )
 
 

@@ -121,8 +121,10 @@ TAGGED_UNIONS: dict[str, tuple[Any, str]] = {
     "RaceDeal": (
         RaceDeal,
         (
-            "A race's deal, tagged by `source`. Its seed or pool number shows only once the race has finished and "
-            "every game of it has ended: before, either would give the deck away through the documented shuffle."
+            "A race's deal, tagged by `source`: seed, pool or deck when its creator named one, secret when the race "
+            "was created without a deal (a deck nobody knows in advance, proven winnable, never named). A seed or "
+            "pool number shows only once the race has finished and every game of it has ended: before, either would "
+            "give the deck away through the documented shuffle."
         ),
     ),
 }
@@ -174,8 +176,9 @@ def _deal(schema: Schema, creator: Any) -> None:
 
 def _race(schema: Schema, _: Any) -> None:
     schema.description = (
-        "maxEntrants is required; the ruleset defaults to open-runs; without a deal the server picks the ruleset's "
-        "default deal at random, which nobody knows in advance (a creator who names a seed or deck knows the cards)."
+        "maxEntrants is required; the ruleset defaults to open-runs; without a deal the race gets a secret deal: a "
+        "deck nobody knows in advance, proven winnable before the race is made, shown as {\"source\": \"secret\"} "
+        "(a creator who names a seed, a pool deal or a deck knows the cards)."
     )
 
 
@@ -485,23 +488,44 @@ _SHUTDOWN_DATA = Schema(
     required=["detail"],
     properties={"detail": Schema(type=OpenAPIType.STRING, description="why the stream ends, in words")},
 )
+_ANALYSIS_DATA = Schema(
+    type=OpenAPIType.OBJECT,
+    required=["status", "progress"],
+    properties={
+        "status": Schema(type=OpenAPIType.STRING, enum=["queued", "running", "done", "failed"]),
+        "progress": Reference(COMPONENTS + "AnalysisProgress"),
+    },
+    description="the game's analysis as it progresses: its status and the positions settled so far",
+)
+_RETRY = Schema(
+    type=OpenAPIType.STRING,
+    pattern="^[0-9]+$",
+    description="with shutdown only: the milliseconds a client (EventSource) waits before it reconnects",
+)
 _STREAM_MESSAGE = Schema(
     type=OpenAPIType.OBJECT,
     title="StreamMessage",
     description="One Server-Sent Events message of a game's stream: `view` (the game view, first and after each "
-    "change), `game-event` (an event as the log shows it), `end` (the final view) or `shutdown` (the server is "
-    "stopping: the last message, without `id`); `id` is the game version.",
+    "change), `game-event` (an event as the log shows it), `analysis` (once a finished game's analysis has been "
+    "asked for: its status and progress, at each change until it is done or failed), `end` (the final view) or "
+    "`shutdown` (the server is stopping: the last message, with `retry` and without `id`); `id` is the game "
+    "version (for `analysis`, the final one).",
     required=["event", "data"],
     properties={
-        "event": Schema(type=OpenAPIType.STRING, enum=["view", "game-event", "end", "shutdown"]),
+        "event": Schema(type=OpenAPIType.STRING, enum=["view", "game-event", "analysis", "end", "shutdown"]),
         "id": Schema(type=OpenAPIType.STRING, pattern="^[0-9]+$"),
+        "retry": _RETRY,
         "data": Schema(
             type=OpenAPIType.STRING,
             content_media_type="application/json",
             content_schema=Schema(
-                any_of=[Reference(COMPONENTS + "GameView"), Reference(COMPONENTS + "EventView"), _SHUTDOWN_DATA]
+                any_of=[
+                    Reference(COMPONENTS + "GameView"), Reference(COMPONENTS + "EventView"), _ANALYSIS_DATA,
+                    _SHUTDOWN_DATA,
+                ]
             ),
-            description="JSON: a GameView for view and end, an EventView for game-event, {detail} for shutdown",
+            description='JSON: a GameView for view and end, an EventView for game-event, {"status", "progress": '
+            '{"done", "total"}} for analysis, {"detail"} for shutdown',
         ),
     },
 )
@@ -510,16 +534,17 @@ _RACE_STREAM_MESSAGE = Schema(
     title="RaceStreamMessage",
     description="One Server-Sent Events message of a race's stream: `race` (the race view, first and after each "
     "change of standings), `end` (the final view) or `shutdown` (the server is stopping: the last message, "
-    "without `id`); `id` grows with every change.",
+    "with `retry` and without `id`); `id` grows with every change.",
     required=["event", "data"],
     properties={
         "event": Schema(type=OpenAPIType.STRING, enum=["race", "end", "shutdown"]),
         "id": Schema(type=OpenAPIType.STRING, pattern="^[0-9]+$"),
+        "retry": _RETRY,
         "data": Schema(
             type=OpenAPIType.STRING,
             content_media_type="application/json",
             content_schema=Schema(any_of=[Reference(COMPONENTS + "RaceView"), _SHUTDOWN_DATA]),
-            description="JSON: a RaceView for race and end, {detail} for shutdown",
+            description='JSON: a RaceView for race and end, {"detail"} for shutdown',
         ),
     },
 )
@@ -531,7 +556,10 @@ def _event_stream(message: str) -> Schema:
     before 3.2 has an event stream's schema do), each message is a ``message``."""
     return Schema(
         any_of=[
-            Schema(type=OpenAPIType.STRING, description="the stream as text: `event:`, `id:` and `data:` lines"),
+            Schema(
+                type=OpenAPIType.STRING,
+                description="the stream as text: `event:`, `id:`, `data:` and `retry:` lines, `: keep-alive` comments",
+            ),
             Reference(COMPONENTS + message),
         ],
     )

@@ -27,6 +27,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import date, datetime
@@ -549,6 +550,43 @@ def test_a_generated_client_races(api: Api) -> None:
     assert "event: end" in stream
     stats = api.call("players", "get_player_stats", ann.id, client=api.anonymous(), expect=models.PlayerStats).parsed
     assert (stats.races.played, stats.races.won) == (1, 1)
+
+
+def test_a_generated_client_reads_a_secret_race_deal_and_every_stream_message(api: Api) -> None:
+    """A race made without a deal shows only ``{"source": "secret"}``, which the client parses as
+    ``RaceSecretDeal`` in the race view and in the lobby; and every message of a finished game's
+    stream, an analysis's progress included, parses as the generated ``StreamMessage`` (its data as
+    the model its event names)."""
+    models = api.models
+    ann = Player.register(api, "Ann")
+    body = models.NewRace(max_entrants=2, ruleset=models.RulesetId.CLASSIC)
+    race = api.call("races", "create_race", client=ann.http, body=body, http_status=201, expect=models.RaceView).parsed
+    assert isinstance(race.deal, models.RaceSecretDeal)
+    assert race.deal.to_dict() == {"source": "secret"}
+    lobby = api.call("races", "list_open_races", client=api.anonymous(), expect=models.OpenRaces).parsed
+    assert [type(open_race.deal) for open_race in lobby.races] == [models.RaceSecretDeal]
+    game = ann.deal("classic", 5)
+    ann.move(game, models.Resign())
+    api.call("analysis", "request_analysis", game.id, client=ann.http, http_status=202, expect=models.AnalysisView)
+    deadline = time.monotonic() + 60
+    while api.call("analysis", "get_analysis", game.id, client=api.anonymous(),
+                   expect=models.AnalysisView).parsed.status not in (models.AnalysisViewStatus.DONE,
+                                                                     models.AnalysisViewStatus.FAILED):  # fmt: skip
+        assert time.monotonic() < deadline, "the analysis did not finish"
+        time.sleep(0.1)
+    stream = api.call("games", "stream_game", game.id, client=api.anonymous()).parsed
+    messages = [dict(line.split(": ", 1) for line in block.splitlines()) for block in stream.split("\n\n") if block]
+    parsed = [models.StreamMessage.from_dict(message) for message in messages]
+    assert [message.event for message in parsed] == [
+        models.StreamMessageEvent.VIEW, models.StreamMessageEvent.ANALYSIS, models.StreamMessageEvent.END
+    ]
+    for message in parsed:
+        api.check(message, "StreamMessage")
+    view, progress, end = (json.loads(message.data) for message in parsed)
+    api.check(models.GameView.from_dict(view), "view")
+    api.check(models.GameView.from_dict(end), "end")
+    assert progress["status"] == "done"
+    api.check(models.AnalysisProgress.from_dict(progress["progress"]), "analysis")
 
 
 def winning_line() -> list[dict[str, str]]:

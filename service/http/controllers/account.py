@@ -47,7 +47,7 @@ class AccountController(Controller):
              summary="Erase the player: name, every token and the replies kept for their Idempotency-Keys (the "
              "registration's too); their games stay as anonymous history. First they leave every open race (one "
              "they created passes to the next entrant, or is cancelled with nobody left) and their games in running "
-             "races end as resigned (docs/security.md, 'Deleting an account')",
+             "races end as resigned",
              responses=documented(400, 401, 403, 429, 503), security=_ME)
     async def delete_me(self, request: Request[Any, Any, Any], state: State) -> None:
         await games_of(state).delete_player(bearer_token(request))  # leaves their races, then erases

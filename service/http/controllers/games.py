@@ -78,7 +78,8 @@ class GameController(Controller):
     @post(
         "/",
         operation_id="createGame",
-        summary="Deal a new game by seed or explicit deck (ruleset defaults to open-runs)",
+        summary="Deal a new game: by seed, explicit deck, pool deal, daily deal or lesson (the ruleset defaults to "
+        "open-runs)",
         description=(
             "A daily deal is one game per player while its date (UTC) is on: a second one is `409 "
             "daily_already_played`, whose `game` names the player's game of it; once the date is over the deal may "
@@ -223,7 +224,7 @@ class GameController(Controller):
     @get(
         "/{game_id:uuid}/states/{version:int}",
         operation_id="getGameState",
-        summary="The game view as it was after that many events (a replay of the stored events)",
+        summary="The game view as it was after that many events (rebuilt from the stored events)",
         responses=documented(400, 401, 403, 404, 429, 503),
         response_headers=response_headers("ETag"),
         security=_READ_SECURITY,

@@ -48,7 +48,7 @@ async def player_stats(
 @get(
     "/stats",
     operation_id="getStats",
-    summary="Stats over all players: per ruleset and per deal source (seed, deck, pool, daily)",
+    summary="Stats over all players: per ruleset and per deal source (seed, deck, pool, daily, race)",
     tags=["stats"],
     responses=documented(429, 503),
 )

@@ -33,6 +33,8 @@ Server-Sent Events (`text/event-stream`), in this order:
 * `event: game-event`, `id: <version>`, `data: <the event>`: each event appended from then on, by
   any server process, exactly as `GET /games/{id}/events` shows it (hidden cards withheld while
   the game is in progress);
+* `event: view` again after each change, once every event appended so far was sent: the game as
+  it is now (an undo's event does not say what the waste shows afterwards);
 * `: keep-alive` comment lines when nothing else was sent for a while (15 s by default);
 * `event: analysis`, `id: <final version>`, `data: {"status", "progress": {"done", "total"}}`: when
   the game has ended and its analysis was asked for (`POST /games/{id}/analysis`), its status
@@ -46,8 +48,9 @@ Server-Sent Events (`text/event-stream`), in this order:
 that version. Resuming a game that has ended after its final version answers `204` (which tells
 EventSource to stop reconnecting).
 
-A bearer token is optional, except for a daily game whose date (UTC) is not over yet: that
-answers only to its player (`401` without the token, `403` with another). Open streams are capped
+A bearer token is optional, except for a daily game whose date (UTC) is not over yet (only its
+player: `401` without the token, `403` with another) and a race game while its race runs (only
+its player: `403` for anyone else). Open streams are capped
 per player (per client address without a token) and per client address: one more is
 `429 rate_limited` with `Retry-After`. \
 When the server stops, the stream's last message is `event: shutdown` (`retry: 1000`, `data:
@@ -107,7 +110,8 @@ class StreamController(Controller):
     @get(
         "/{game_id:uuid}/stream",
         operation_id="streamGame",
-        summary="The game live (Server-Sent Events): its view, then each new event, then the end",
+        summary="The game live (Server-Sent Events): its view, each new event and view, an analysis's progress, "
+        "the end",
         description=DESCRIPTION,
         media_type=MEDIA_TYPE,
         response_description="an event stream: view, game-event ... , analysis ... , end",

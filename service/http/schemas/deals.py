@@ -13,7 +13,7 @@ from .lessons import LessonId
 
 
 class SeedDealRequest(RequestBody):
-    """A deal by seed: the same cards on every server and in every client (docs/deals.md)."""
+    """A deal by seed: the documented shuffle of that seed, the same cards on every server and in every client."""
 
     seed: Seed
 
@@ -33,7 +33,8 @@ class DailyDealRequest(RequestBody):
 
 
 class DeckDealRequest(RequestBody):
-    """An explicit deck: the 52 cards in deal order (API.md: reserve, foundation, tableau, stock)."""
+    """An explicit deck: the 52 cards in deal order (the 13 reserve cards bottom to top, the foundation card, the
+    4 tableau cards, then the 34 stock cards in draw order)."""
 
     # The domain checks the codes, the count and that no card is there twice, with its own words
     # ("deck[51]: AS is already at deck[0]"); service.http.openapi states those rules in the document.
@@ -159,7 +160,7 @@ class DailyDeal(Body):
     and nothing here (or anywhere) names its seed; its deck shows only as it is played."""
 
     date: DayText
-    ruleset: Annotated[RulesetId, Meta(description="the ruleset id the deal is played under (API.md: 'open-runs')")]
+    ruleset: Annotated[RulesetId, Meta(description="the ruleset id the deal is played under: always open-runs")]
     ruleset_version: Annotated[int, Meta(description="the version of that ruleset the deal's games are dealt under")]
     verified: Annotated[
         bool,

@@ -12,8 +12,9 @@ from domain.lessons import BY_ID as LESSONS
 from .common import Body, RulesetId
 
 
+# A new lesson of domain/lessons.py is a new member here too (checked below).
 class LessonId(StrEnum):
-    """A prepared lesson (domain/lessons.py; GET /lessons): a new one is a new member here too."""
+    """A prepared lesson, by id (GET /lessons lists them)."""
 
     BASE_RANK = "base-rank"
     WRAPPING = "wrapping"

@@ -89,6 +89,20 @@ export function describeRaceDeal(deal: Schemas["RaceDeal"]): string {
       return "a secret deal, proven winnable";
   }
 }
+// A game stream's message, by its event: every event the stream sends is in the enum.
+export function describeStreamMessage(message: Schemas["StreamMessage"]): string {
+  switch (message.event) {
+    case "view":
+    case "end":
+      return `${message.event} at version ${message.id ?? "?"}`;
+    case "game-event":
+      return `event ${message.id ?? "?"}`;
+    case "analysis":
+      return `analysis: ${message.data}`;
+    case "shutdown":
+      return `shutdown: reconnect in ${message.retry ?? "?"} ms`;
+  }
+}
 export function standings(race: Schemas["RaceView"]): string[] {
   return race.entrants.map((entrant) => `${entrant.place ?? "-"} ${entrant.name}: ${entrant.gameStatus ?? "not dealt"}`);
 }
