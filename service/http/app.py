@@ -51,7 +51,7 @@ from .problems import EXCEPTION_HANDLERS
 from .replica_reads import ReplicaReads
 from .request_ids import RequestIds
 from .tracing import traced
-from .versions import ApiVersions, versions
+from .versions import versions
 
 API_VERSION = "1.0.0"
 log = logging.getLogger("canfield")
@@ -124,8 +124,7 @@ def create_app(settings: Settings, clock: Callable[[], datetime] = utc_now) -> L
     if reads.replica is not None:
         app.asgi_handler = ReplicaReads(app.asgi_handler, reads)  # read-your-writes (Read-After)
     install_rate_limits(app, settings)  # in front of routing, CORS and body parsing: every request
-    app.asgi_handler = ApiVersions(app.asgi_handler)  # Api-Version: refused if unknown, on every answer
-    # outermost: every answer and log line has the id; every request is timed (METRICS)
+    # outermost: every answer and log line has the id and the API version; every request is timed (METRICS)
     app.asgi_handler = RequestIds(app.asgi_handler, RequestMetrics() if settings.metrics else None)
     if settings.otel_tracing:
         app.asgi_handler = traced(app.asgi_handler)  # a span per request, around everything (OTEL_TRACING)

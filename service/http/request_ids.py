@@ -1,6 +1,8 @@
 """Request ids and the access log: one id per request, in the reply, in every problem, in the log.
 
-``RequestIds`` wraps the whole app (outermost, so a 429 of the rate limiter carries the id too):
+``RequestIds`` wraps the whole app (outermost, so a 429 of the rate limiter carries the id too).
+It also says every answer's API version and refuses an unknown one (``service.http.versions``),
+in the same wrapper of ``send`` rather than a layer of its own:
 
 * the id is the client's ``X-Request-Id`` when it sends a sensible one (1-128 visible ASCII
   characters), else the trace id of a W3C ``traceparent`` header, else a new random one;
@@ -35,6 +37,7 @@ import msgspec
 
 from ..context import PLAYER, REQUEST_ID
 from .metrics import RequestMetrics
+from .versions import Version, refuse_version, requested
 
 _GIVEN = re.compile(rb"[\x21-\x7e]{1,128}")
 _TRACEPARENT = re.compile(rb"[0-9a-f]{2}-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}")
@@ -70,17 +73,25 @@ class RequestIds:
         player = PLAYER.set(None)
         started = time.perf_counter()
         status = 500
-        header = (b"x-request-id", request_id.encode("ascii"))
+        version = requested(scope["headers"])  # Api-Version (service.http.versions): in this layer, not one more
+        if isinstance(version, Version):
+            scope["api_version"] = version
+            added = [(b"x-request-id", request_id.encode("ascii")), *version.headers]
+        else:
+            added = [(b"x-request-id", request_id.encode("ascii"))]
 
         async def tagged(message: Any) -> None:
             nonlocal status
             if message["type"] == "http.response.start":
                 status = message["status"]
-                message["headers"] = [*message.get("headers", ()), header]
+                message["headers"] = [*message.get("headers", ()), *added]
             await send(message)
 
         try:
-            await self.app(scope, receive, tagged)
+            if isinstance(version, Version):
+                await self.app(scope, receive, tagged)
+            else:
+                await refuse_version(version, tagged)
         finally:
             seconds = time.perf_counter() - started
             _log(scope, status, seconds, request_id)

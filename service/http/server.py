@@ -204,7 +204,6 @@ class NoDelayHttpToolsProtocol(HttpToolsProtocol):
     _begun: float | None = None  # when the request being received began (None: none is)
     _in_head = True  # the bytes arriving belong to a request's head (or to the gap before one)
     _head_bytes = 0  # how many of them have been handed to the parser
-    _header_count = 0
     _refused = False  # a 431 was sent: the connection is closing, nothing more is read
 
     # uvicorn's own class overrides asyncio's BaseTransport signature the same way (and ignores it too).
@@ -221,17 +220,15 @@ class NoDelayHttpToolsProtocol(HttpToolsProtocol):
     def on_message_complete(self) -> None:
         self._begun = None
         self._cancel()
-        self._in_head, self._head_bytes, self._header_count = True, 0, 0  # the next request's head
+        self._in_head, self._head_bytes = True, 0  # the next request's head
         super().on_message_complete()
 
-    def on_header(self, name: bytes, value: bytes) -> None:
-        self._header_count += 1
-        if self._header_count > HEADERS_MAX:
+    def on_headers_complete(self) -> None:
+        # Counted once the head is whole, not header by header (a call less per header of every
+        # request): the head's 16 KiB already bound how many headers can be held meanwhile.
+        if len(self.headers) > HEADERS_MAX:
             self._refuse_head(f"a request may send at most {HEADERS_MAX} header lines; this one sent more")
             raise _HeadRefused
-        super().on_header(name, value)
-
-    def on_headers_complete(self) -> None:
         self._in_head = False
         super().on_headers_complete()
 

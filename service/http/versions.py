@@ -11,7 +11,9 @@ The newest shapes are the code's. An older version is the newest one seen throug
 changes made since (``VersionChange``: one small, tested transformation of requests and replies
 each, never a copy of a handler), newest first; while one version is served there is none.
 ``GET /versions`` lists every supported version with its changes (docs/versions.md is the
-changelog and the policy).
+changelog and the policy). ``service.http.request_ids.RequestIds``, the outermost layer, asks
+``requested`` for each request's version, answers ``refuse_version`` for one not served and adds
+the version's ``headers`` to the answer.
 """
 
 from __future__ import annotations
@@ -41,7 +43,8 @@ class Version:
     changes: tuple[str, ...]
     deprecated: date | None = None
     sunset: date | None = None
-    _headers: list[tuple[bytes, bytes]] = field(default_factory=list, compare=False, repr=False)
+    headers: list[tuple[bytes, bytes]] = field(default_factory=list, compare=False, repr=False)
+    """What every answer in this version carries (made once)."""
 
     def __post_init__(self) -> None:
         headers = [(b"api-version", self.name.encode("ascii")), (b"vary", b"Api-Version")]
@@ -50,7 +53,7 @@ class Version:
         if self.sunset is not None:
             sunset = datetime.combine(self.sunset, time(), UTC)
             headers.append((b"sunset", format_datetime(sunset, usegmt=True).encode("ascii")))
-        self._headers.extend(headers)
+        self.headers.extend(headers)
 
     def view(self) -> ApiVersionView:
         return ApiVersionView(
@@ -90,33 +93,8 @@ def requested(headers: list[tuple[bytes, bytes]]) -> Version | bytes:
     return OLDEST
 
 
-class ApiVersions:
-    """``app.asgi_handler = ApiVersions(app.asgi_handler)``, just inside ``RequestIds`` (so a
-    refusal has its request id): an unsupported version is refused, every answer says its own."""
-
-    def __init__(self, app: Any) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        version = requested(scope["headers"])
-        if not isinstance(version, Version):
-            await _refuse(version, send)
-            return
-        scope["api_version"] = version.name
-        headers = version._headers
-
-        async def versioned(message: Any) -> None:
-            if message["type"] == "http.response.start":
-                message["headers"] = [*message.get("headers", ()), *headers]
-            await send(message)
-
-        await self.app(scope, receive, versioned)
-
-
-async def _refuse(value: bytes, send: Any) -> None:
+async def refuse_version(value: bytes, send: Any) -> None:
+    """Answer a request whose ``Api-Version`` names no version served: 400 ``unsupported_version``."""
     shown = value.decode("latin-1")[:40]
     supported = ", ".join(version.name for version in VERSIONS)
     if _DATE.fullmatch(value.strip()):
@@ -126,7 +104,7 @@ async def _refuse(value: bytes, send: Any) -> None:
     body = msgspec.json.encode(problem_document(400, "unsupported_version", detail))
     await send({"type": "http.response.start", "status": 400, "headers": [
         (b"content-type", PROBLEM_JSON.encode()), (b"content-length", b"%d" % len(body)),
-        *OLDEST._headers,
+        *OLDEST.headers,
     ]})
     await send({"type": "http.response.body", "body": body})
 

@@ -66,7 +66,7 @@ def test_the_versions_are_listed(client: httpx.Client) -> None:
 
 def test_a_deprecated_version_carries_its_deprecation_and_sunset() -> None:
     old = Version("2026-01-01", ("a test",), deprecated=date(2026, 6, 1), sunset=date(2026, 12, 1))
-    headers = dict(old._headers)
+    headers = dict(old.headers)
     assert headers[b"deprecation"] == b"@1780272000"  # RFC 9745: an epoch second
     assert headers[b"sunset"] == b"Tue, 01 Dec 2026 00:00:00 GMT"  # RFC 8594: an HTTP date
-    assert b"deprecation" not in dict(OLDEST._headers)
+    assert b"deprecation" not in dict(OLDEST.headers)
