@@ -240,7 +240,7 @@ def _cors(settings: Settings) -> CORSConfig:
         ],
         expose_headers=[
             "ETag", "Location", "Retry-After", "Idempotent-Replayed", "RateLimit", "RateLimit-Policy", "X-Request-Id",
-            "Read-After", "Api-Version", "Deprecation", "Sunset",
+            "Read-After", "Api-Version", "Deprecation", "Sunset", "Link",
         ],
         max_age=3600,
     )
