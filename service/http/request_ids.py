@@ -37,7 +37,7 @@ import msgspec
 
 from ..context import PLAYER, REQUEST_ID
 from .metrics import RequestMetrics
-from .versions import Version, refuse_version, requested
+from .versions import SERVED, Version, Versions
 
 _GIVEN = re.compile(rb"[\x21-\x7e]{1,128}")
 _TRACEPARENT = re.compile(rb"[0-9a-f]{2}-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}")
@@ -60,9 +60,10 @@ def request_id_of(headers: list[tuple[bytes, bytes]]) -> str:
 class RequestIds:
     """``app.asgi_handler = RequestIds(app.asgi_handler)``, outermost."""
 
-    def __init__(self, app: Any, metrics: RequestMetrics | None = None) -> None:
+    def __init__(self, app: Any, metrics: RequestMetrics | None = None, versions: Versions = SERVED) -> None:
         self.app = app
         self.metrics = metrics  # the request histogram (service.http.metrics), unless METRICS=off
+        self.versions = versions  # the API versions served (service.http.versions)
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] != "http":
@@ -73,7 +74,7 @@ class RequestIds:
         player = PLAYER.set(None)
         started = time.perf_counter()
         status = 500
-        version = requested(scope["headers"])  # Api-Version (service.http.versions): in this layer, not one more
+        version = self.versions.requested(scope["headers"])  # Api-Version: in this layer, not one more
         if isinstance(version, Version):
             scope["api_version"] = version
             added = [(b"x-request-id", request_id.encode("ascii")), *version.headers]
@@ -88,10 +89,12 @@ class RequestIds:
             await send(message)
 
         try:
-            if isinstance(version, Version):
-                await self.app(scope, receive, tagged)
+            if not isinstance(version, Version):
+                await self.versions.refuse(version, tagged)
+            elif (translation := self.versions.translation(version)) is not None:
+                await translation(self.app, scope, receive, tagged)  # an older version's shapes
             else:
-                await refuse_version(version, tagged)
+                await self.app(scope, receive, tagged)
         finally:
             seconds = time.perf_counter() - started
             _log(scope, status, seconds, request_id)

@@ -12,13 +12,15 @@ changes made since (``VersionChange``: one small, tested transformation of reque
 each, never a copy of a handler), newest first; while one version is served there is none.
 ``GET /versions`` lists every supported version with its changes (docs/versions.md is the
 changelog and the policy). ``service.http.request_ids.RequestIds``, the outermost layer, asks
-``requested`` for each request's version, answers ``refuse_version`` for one not served and adds
-the version's ``headers`` to the answer.
+``Versions.requested`` for each request's version, answers ``Versions.refuse`` for one not served,
+hands a request of an older version to its ``Translation`` and adds the version's ``headers`` to
+the answer.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time
 from email.utils import format_datetime
@@ -29,6 +31,7 @@ from litestar import get
 
 from .problems import PROBLEM_JSON, documented, problem_document
 from .schemas.versions import ApiVersionList, ApiVersionView
+from .version_changes import Translation, VersionChange
 
 HEADER = b"api-version"
 _DATE = re.compile(rb"\d{4}-\d{2}-\d{2}")
@@ -41,6 +44,9 @@ class Version:
 
     name: str
     changes: tuple[str, ...]
+    """What this version changed, in words (``GET /versions``)."""
+    introduced: tuple[VersionChange, ...] = ()
+    """The changes this version made to the one before it, as code (service.http.version_changes)."""
     deprecated: date | None = None
     sunset: date | None = None
     headers: list[tuple[bytes, bytes]] = field(default_factory=list, compare=False, repr=False)
@@ -80,33 +86,50 @@ VERSIONS: tuple[Version, ...] = (
 )
 """Every supported version, oldest first."""
 
-OLDEST, NEWEST = VERSIONS[0], VERSIONS[-1]
-_BY_NAME = {version.name.encode("ascii"): version for version in VERSIONS}
+class Versions:
+    """The versions served, oldest first: which one a request asks for, how an unknown one is
+    refused, and how each older one is translated (``translation``)."""
+
+    def __init__(self, versions: Sequence[Version]) -> None:
+        self.all = tuple(versions)
+        self.oldest, self.newest = self.all[0], self.all[-1]
+        self._by_name = {version.name.encode("ascii"): version for version in self.all}
+        self._translations: dict[str, Translation | None] = {}
+        for index, version in enumerate(self.all):
+            later = [change for newer in self.all[index + 1:] for change in newer.introduced]
+            suffix = None if index == 0 else version.name  # the first version's ETags are the code's
+            self._translations[version.name] = Translation(later, suffix) if later or suffix else None
+
+    def requested(self, headers: list[tuple[bytes, bytes]]) -> Version | bytes:
+        """The version a request's headers ask for (the oldest served without one), or the value
+        it gave that names none."""
+        for name, value in headers:
+            if name == HEADER:
+                return self._by_name.get(value.strip(), value)
+        return self.oldest
+
+    def translation(self, version: Version) -> Translation | None:
+        """What a request of ``version`` goes through; None for none (the only version, today)."""
+        return self._translations[version.name]
+
+    async def refuse(self, value: bytes, send: Any) -> None:
+        """Answer a request whose ``Api-Version`` names no version served: 400 ``unsupported_version``."""
+        shown = value.decode("latin-1")[:40]
+        supported = ", ".join(version.name for version in self.all)
+        if _DATE.fullmatch(value.strip()):
+            detail = f"the API has no version {shown!r}; the versions served are {supported} (GET /versions)"
+        else:
+            detail = f"'Api-Version' must be a version's date, YYYY-MM-DD, such as {self.newest.name}, not {shown!r}"
+        body = msgspec.json.encode(problem_document(400, "unsupported_version", detail))
+        await send({"type": "http.response.start", "status": 400, "headers": [
+            (b"content-type", PROBLEM_JSON.encode()), (b"content-length", b"%d" % len(body)),
+            *self.oldest.headers,
+        ]})
+        await send({"type": "http.response.body", "body": body})
 
 
-def requested(headers: list[tuple[bytes, bytes]]) -> Version | bytes:
-    """The version a request's headers ask for (the oldest supported without one), or the value
-    it gave that names none."""
-    for name, value in headers:
-        if name == HEADER:
-            return _BY_NAME.get(value.strip(), value)
-    return OLDEST
-
-
-async def refuse_version(value: bytes, send: Any) -> None:
-    """Answer a request whose ``Api-Version`` names no version served: 400 ``unsupported_version``."""
-    shown = value.decode("latin-1")[:40]
-    supported = ", ".join(version.name for version in VERSIONS)
-    if _DATE.fullmatch(value.strip()):
-        detail = f"the API has no version {shown!r}; the versions served are {supported} (GET /versions)"
-    else:
-        detail = f"'Api-Version' must be a version's date, YYYY-MM-DD, such as {NEWEST.name}, not {shown!r}"
-    body = msgspec.json.encode(problem_document(400, "unsupported_version", detail))
-    await send({"type": "http.response.start", "status": 400, "headers": [
-        (b"content-type", PROBLEM_JSON.encode()), (b"content-length", b"%d" % len(body)),
-        *OLDEST.headers,
-    ]})
-    await send({"type": "http.response.body", "body": body})
+SERVED = Versions(VERSIONS)
+OLDEST, NEWEST = SERVED.oldest, SERVED.newest
 
 
 @get("/versions", operation_id="listVersions", summary="The API versions served, with their changes and sunsets",
@@ -114,4 +137,4 @@ async def refuse_version(value: bytes, send: Any) -> None:
 def versions() -> ApiVersionList:
     """Every supported version, oldest first, with its changes and (once deprecated) its sunset.
     A request without ``Api-Version`` gets ``default``, the oldest; ``newest`` is for new clients."""
-    return ApiVersionList(default=OLDEST.name, newest=NEWEST.name, versions=[v.view() for v in VERSIONS])
+    return ApiVersionList(default=OLDEST.name, newest=NEWEST.name, versions=[v.view() for v in SERVED.all])
