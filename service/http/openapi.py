@@ -58,6 +58,7 @@ from litestar.typing import FieldDefinition
 
 from domain import ALL_RULESETS
 
+from .problems import PROBLEM_JSON
 from .schemas import (
     CARD_CODE,
     DEAL_REQUESTS,
@@ -78,6 +79,7 @@ from .schemas import (
     RequestBody,
     RevertedEvent,
 )
+from .versions import SERVED
 
 DAILY_DATE = "^(?:today|[0-9]{4}-[0-9]{2}-[0-9]{2})$"
 IF_MATCH = '^[ \\t]*(?:\\*|(?:W/)?"[0-9]{1,12}"|[0-9]{1,12})[ \\t]*$'
@@ -472,6 +474,21 @@ HEADERS: dict[str, OpenAPIHeader] = {
     ),
     "WWW-Authenticate": _header(Schema(type=OpenAPIType.STRING), 'Bearer realm="canfield"'),
 }
+API_VERSION_PATTERN = r"^\d{4}-\d{2}-\d{2}$"
+_API_VERSION = _header(
+    Schema(type=OpenAPIType.STRING, pattern=API_VERSION_PATTERN),
+    "the API version whose shapes this answer has (GET /versions lists them)",
+)
+_API_VERSION_PARAMETER = Parameter(
+    name="Api-Version",
+    param_in="header",
+    required=False,
+    schema=Schema(type=OpenAPIType.STRING, enum=[version.name for version in SERVED.all]),
+    description=(
+        "the API version whose shapes the request is written in and wants back (a date, YYYY-MM-DD; GET /versions "
+        "lists them). Without it, the oldest version served. Set it once on a client, for every request."
+    ),
+)
 _STATUS_HEADERS = {"304": ["ETag"], "401": ["WWW-Authenticate"], "429": ["Retry-After"], "503": ["Retry-After"]}
 _IN_PROGRESS = _header(
     Schema(type=OpenAPIType.INTEGER, minimum=1),
@@ -657,6 +674,22 @@ def _conditional(operation: Operation) -> None:
     operation.responses = dict(sorted(responses.items()))
 
 
+def _refuses_unknown_versions(operation: Operation) -> None:
+    """Every operation may answer 400 unsupported_version (an Api-Version not served): its 400
+    says so, and one that had no 400 gets it."""
+    responses = operation.responses = dict(operation.responses or {})
+    found = responses.get("400")
+    words = "unsupported_version: an Api-Version that is not served"
+    if isinstance(found, OpenAPIResponse):
+        found.description = f"{found.description}; {words}"
+        return
+    responses["400"] = OpenAPIResponse(
+        description=f"Invalid request (problem+json, code {words})",
+        content={PROBLEM_JSON: OpenAPIMediaType(schema=Reference(ref="#/components/schemas/Problem"))},
+    )
+    operation.responses = dict(sorted(responses.items()))
+
+
 def complete(document: OpenAPI) -> None:
     """Give every declared response header its schema (and every 401, 429 and 503 theirs), every
     non-JSON body its schema, and each operation of ``ALSO`` its other media types; the Structs
@@ -666,6 +699,9 @@ def complete(document: OpenAPI) -> None:
     assert isinstance(document.components.schemas, dict)
     document.components.schemas.update(MESSAGES)
     document.components.schemas = dict(sorted(document.components.schemas.items()))
+    # every operation takes Api-Version and every answer says it (service.http.versions): declared once
+    document.components.parameters = {**(document.components.parameters or {}), "Api-Version": _API_VERSION_PARAMETER}
+    document.components.headers = {**(document.components.headers or {}), "Api-Version": _API_VERSION}
     for item in (document.paths or {}).values():
         for operation in (item.get, item.post, item.delete):
             if operation is None:
@@ -673,6 +709,8 @@ def complete(document: OpenAPI) -> None:
             for parameter in operation.parameters or []:
                 if isinstance(parameter, Parameter) and isinstance(parameter.schema, Schema):
                     _not_null(parameter.schema)
+            operation.parameters = [*(operation.parameters or []), Reference(ref="#/components/parameters/Api-Version")]
+            _refuses_unknown_versions(operation)
             for status, response in (operation.responses or {}).items():
                 if not isinstance(response, OpenAPIResponse):
                     continue
@@ -682,6 +720,7 @@ def complete(document: OpenAPI) -> None:
                         headers[name] = HEADERS[name]
                 if status == "409" and "request_in_progress" in (response.description or ""):
                     headers["Retry-After"] = _IN_PROGRESS  # service.http.idempotency
+                headers["Api-Version"] = Reference(ref="#/components/headers/Api-Version")  # every answer
                 response.headers = headers or None
                 bodies = {**BODIES, **OWN_BODIES.get(operation.operation_id or "", {})}
                 for media_type, body in (response.content or {}).items():

@@ -42,6 +42,7 @@ import pytest
 
 from domain import command_to_api, get_ruleset
 from service.deals.deal_pools import decode_line, load_deal_pool
+from service.http.versions import NEWEST
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCUMENT = ROOT / "openapi" / "openapi.json"
@@ -97,11 +98,14 @@ class Api:
     def models(self) -> Any:
         return importlib.import_module(f"{PACKAGE}.models")
 
-    def anonymous(self) -> Any:
-        return self.package.Client(base_url=self.url, raise_on_unexpected_status=True)
+    # The API version is set once, on the client object, as Stripe's libraries do: every request sends it.
+    def anonymous(self, version: str = NEWEST.name) -> Any:
+        return self.package.Client(base_url=self.url, raise_on_unexpected_status=True,
+                                   headers={"Api-Version": version})
 
     def authenticated(self, token: str) -> Any:
-        return self.package.AuthenticatedClient(base_url=self.url, token=token, raise_on_unexpected_status=True)
+        return self.package.AuthenticatedClient(base_url=self.url, token=token, raise_on_unexpected_status=True,
+                                                headers={"Api-Version": NEWEST.name})
 
     def call(
         self, tag: str, name: str, *args: Any, expect: type | None = None, http_status: int = 200, **kwargs: Any
@@ -109,6 +113,7 @@ class Api:
         """One operation through its generated ``sync_detailed``: the status, a complete parse."""
         response = self.operation(tag, name).sync_detailed(*args, **kwargs)
         assert response.status_code == http_status, (name, response.status_code, response.content[:300])
+        assert response.headers["api-version"] == NEWEST.name, name
         parsed = response.parsed
         if expect is not None:
             assert isinstance(parsed, expect), (name, type(parsed), response.content[:300])
@@ -636,3 +641,15 @@ def test_a_generated_client_manages_its_tokens(api: Api) -> None:
     assert gone.code == "unauthorized"
     api.call("players", "revoke_all_tokens", client=ann.http, http_status=204)
     api.call("players", "get_me", client=ann.http, http_status=401, expect=models.Problem)
+
+
+def test_a_generated_client_sets_its_api_version_once_for_every_request(api: Api) -> None:
+    """The version set on the client object goes with every request: one the server does not serve
+    is refused on any operation, in the server's words."""
+    unknown = api.anonymous(version="1999-01-01")
+    for tag, name in (("rulesets", "list_rulesets"), ("deals", "get_todays_deal"), ("service", "list_versions")):
+        response = api.operation(tag, name).sync_detailed(client=unknown)
+        assert response.status_code == 400, (name, response.content[:200])
+        assert json.loads(response.content)["code"] == "unsupported_version"
+    versions = api.call("service", "list_versions", client=api.anonymous(), expect=api.models.ApiVersionList).parsed
+    assert versions.newest == NEWEST.name

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from service.http.versions import NEWEST
 from tests.api.conftest import Player
 
 HERE = Path(__file__).resolve().parent / "ts"
@@ -83,9 +84,11 @@ def test_the_typescript_clients_type_check_against_both_generators(compiled: Pat
 
 def test_the_typescript_client_sends_a_listed_move_back(compiled: Path, ann: Player, server_url: str) -> None:
     game = ann.new_game(ruleset="classic", deal={"seed": 11})
-    said = run(["node", str(compiled / "out" / "client.js"), server_url, ann.token, game["id"]], compiled, timeout=60)
+    said = run(["node", str(compiled / "out" / "client.js"), server_url, ann.token, game["id"], NEWEST.name], compiled,
+               timeout=60)  # fmt: skip
     reply = json.loads(said.strip().splitlines()[-1])
     assert reply["status"] == 200, reply
+    assert reply["versions"] == [NEWEST.name, NEWEST.name], reply  # set once on the client, sent with each request
     assert reply["version"] == game["version"] + 1, reply
     listed = ann.client.get(f"/games/{game['id']}/events").json()["events"][-1]
     assert reply["events"]

@@ -139,22 +139,30 @@ export const noSeats: RaceBody = { ruleset: "classic" };
 
 declare const process: { argv: string[]; exitCode?: number };
 
-async function main(base: string, token: string, game: string): Promise<void> {
-  const listed = (await (await fetch(`${base}/games/${game}/legal-moves`)).json()) as LegalMoves;
+// The API version is set once, for every request this client makes (as Stripe's libraries do).
+function client(base: string, version: string): (path: string, init?: RequestInit) => Promise<Response> {
+  return (path, init = {}) => fetch(`${base}${path}`, { ...init, headers: { ...init.headers, "Api-Version": version } });
+}
+
+async function main(base: string, token: string, game: string, version: string): Promise<void> {
+  const api = client(base, version);
+  const read = await api(`/games/${game}/legal-moves`);
+  const listed = (await read.json()) as LegalMoves;
   const move = listed.moves[0];
   if (move === undefined) throw new Error("no legal move");
-  const response = await fetch(`${base}/games/${game}/moves`, {
+  const response = await api(`/games/${game}/moves`, {
     method: "POST",
     headers: { "Content-Type": "application/json", Authorization: `Bearer ${token}`, "If-Match": `"${listed.version}"` },
     body: JSON.stringify(sendBack(move)),
   });
   const reply = (await response.json()) as MoveReply;
-  console.log(JSON.stringify({ status: response.status, sent: move, version: reply.game.version, events: reply.events.map(describeEvent) }));
+  const versions = [read.headers.get("Api-Version"), response.headers.get("Api-Version")];
+  console.log(JSON.stringify({ status: response.status, sent: move, version: reply.game.version, events: reply.events.map(describeEvent), versions }));
 }
 
-const [base, token, game] = process.argv.slice(2);
-if (base !== undefined && token !== undefined && game !== undefined) {
-  main(base, token, game).catch((error: unknown) => {
+const [base, token, game, version] = process.argv.slice(2);
+if (base !== undefined && token !== undefined && game !== undefined && version !== undefined) {
+  main(base, token, game, version).catch((error: unknown) => {
     console.error(error);
     process.exitCode = 1;
   });
