@@ -7,8 +7,9 @@ fixed budget of positions, and only once its winning line has replayed to a win 
 rules engine. No pool deal is involved, so no published file holds its deck or its line, and no
 response ever names its seed: only the date does.
 
-The competition of a date runs during that UTC date: a player's first game of the deal dealt on
-that date is their entry; later games, and games dealt after the date is over, are practice.
+The competition of a date runs during that UTC date: a player's game of the deal dealt on that
+date is their entry and their only one (a second is refused while the date is on); games dealt
+after the date is over are practice.
 Until the date is over no response shows a face-down card of a daily game (not even a finished
 one's), and each daily game answers only to its own player (``Games`` checks that).
 """

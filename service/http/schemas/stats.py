@@ -96,7 +96,7 @@ class Leaderboard(Body):
     closed: Annotated[bool, Meta(description="the date is over: the ranks are final")]
     entries: Annotated[
         list[LeaderboardEntry],
-        Meta(description="one per player (their first game of the deal; later games are practice): the ranked "
+        Meta(description="one per player (their one game of the deal dealt during the date): the ranked "
              "ones first, by moves, then seconds, then who finished first (unassisted wins whose stored event log "
              "replays through the rules to a win, won within the date); then the unranked ones, as they finished"),
     ]
