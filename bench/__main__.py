@@ -6,7 +6,7 @@ moves; soak 5 s; cpu one round of 20 moves; movepath one round of 30 moves; stor
 moves among 100 others, one round; profile 3 s; scale 0 and 5,000 games, 40 requests a read;
 solver seeds 2-3 with a 1 s budget (a part run: the stored summaries of seeds 1..N are left
 alone); analysis one game per size at 0.5 s a position, a 3 s load window; analysis-fair one
-victim after 2 s of flood. A variable given
+victim after 2 s of flood; failover 2 clients, one repetition a mode, 1.5 s before the kill. A variable given
 explicitly still wins. It checks that a scenario runs and what it reports; its figures are not
 ones to quote.
 """
@@ -21,6 +21,7 @@ from . import (
     api_bench,
     cpu_bench,
     domain_bench,
+    failover_bench,
     movepath_bench,
     profile_bench,
     replica_bench,
@@ -38,7 +39,8 @@ BENCHES = {"domain": domain_bench.main, "api": api_bench.main, "soak": soak_benc
 ON_REQUEST = {"profile": profile_bench.main, "cpu": cpu_bench.main, "movepath": movepath_bench.main,
               "store": store_bench.main, "replica": replica_bench.main, "analysis": analysis_bench.main,
               "analysis-fair": analysis_fair_bench.main,  # a victim's analysis while two accounts flood the queue
-              "states": states_bench.main}  # GET /games/{id}/states/{v} of a long game, from checkpoints
+              "states": states_bench.main,  # GET /games/{id}/states/{v} of a long game, from checkpoints
+              "failover": failover_bench.main}  # the primary killed, the standby promoted: recovery, losses
 
 
 def main(argv: list[str]) -> None:

@@ -47,6 +47,14 @@ use `pg_basebackup -R -X stream` copies a running server (its defaults allow it:
 hot standby on a socket directory of its own. It is started here, not through the package, which
 waits for a postmaster status of `ready` that a standby never reports (`standby`).
 
+A failover (for the failover drill, tests/integration/test_failover.py and `python -m bench failover`):
+`start_replica(..., name="s1")` starts the standby with `cluster_name=s1`, the application_name its WAL
+receiver reports to the primary, so `require_synchronous(primary.admin_url, "s1")` (ALTER SYSTEM
+`synchronous_standby_names`, then a reload) makes every commit on the primary wait until that standby
+has flushed it. `EmbeddedDatabase.kill()` SIGKILLs the postmaster (a crash: no shutdown checkpoint, no
+goodbye to clients); `EmbeddedDatabase.promote()` (`pg_ctl promote -w`) ends recovery on a standby and
+makes it a primary on a new timeline.
+
 `XDG_RUNTIME_DIR`: the package computes a runtime directory (for its lock file) when it is
 imported; if the variable is unset or not a private (0700) directory, platformdirs warns and
 falls back to a shared place. We point it at a private directory before the first import.
@@ -78,6 +86,7 @@ __all__ = [
     "APP_DATABASE",
     "EmbeddedDatabase",
     "EmbeddedDatabaseError",
+    "require_synchronous",
     "start",
     "start_replica",
     "with_database",
@@ -126,6 +135,32 @@ class EmbeddedDatabase:
         _stop_server(self.pgdata, self.pid, self._system_user, timeout)
         self._stopped = True
 
+    def kill(self) -> None:
+        """SIGKILL the postmaster, as a crash of its machine would end it: no checkpoint, no
+        shutdown message to clients (its backends notice the postmaster is gone and exit). Waits
+        until no process serves the data directory; `stop()` then does nothing."""
+        if self._stopped:
+            return
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(self.pid, signal.SIGKILL)
+        deadline = time.monotonic() + START_WAIT_SECONDS
+        while _is_postmaster_of(self.pid, self.pgdata) or _serves(self.pgdata):
+            if time.monotonic() > deadline:
+                raise EmbeddedDatabaseError(f"PostgreSQL (pid {self.pid}) on {self.pgdata} survived SIGKILL")
+            time.sleep(0.02)
+        self._stopped = True
+
+    def promote(self, timeout: float = 60.0) -> None:
+        """End recovery on this standby (`pg_ctl promote -w`): it becomes a primary on the next
+        timeline and takes writes once this returns."""
+        try:
+            _library().pg_ctl(["-w", "-t", str(int(timeout)), "promote"], pgdata=self.pgdata,
+                              user=self._system_user, timeout=timeout + 5)
+        except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as exc:
+            raise EmbeddedDatabaseError(
+                f"could not promote the standby in {self.pgdata}: {exc}\n{_log_tail(self.log_file)}"
+            ) from exc
+
     def __enter__(self) -> EmbeddedDatabase:
         return self
 
@@ -158,11 +193,15 @@ def start(data_dir: Path, *, database: str | None = APP_DATABASE) -> EmbeddedDat
     return db
 
 
-def start_replica(primary_url: str, data_dir: Path, *, database: str | None = APP_DATABASE) -> EmbeddedDatabase:
+def start_replica(
+    primary_url: str, data_dir: Path, *, database: str | None = APP_DATABASE, name: str | None = None
+) -> EmbeddedDatabase:
     """Start a streaming replica of the server at `primary_url` (a libpq URL of a role that may
     replicate) in `data_dir / "pg"`: copied with pg_basebackup on first use, then started as a hot
     standby. `database` names the database of `url` (None: `postgres`); nothing is created on a
-    standby. `stop()` stops it; calling this again on the same `data_dir` starts it again."""
+    standby. `name` is its `cluster_name`, the application_name the primary sees it as (what
+    `synchronous_standby_names` lists: see `require_synchronous`). `stop()` stops it; calling this
+    again on the same `data_dir` starts it again."""
     data_dir = Path(data_dir).expanduser().resolve()
     data_dir.mkdir(parents=True, exist_ok=True)
     pgdata = data_dir / "pg"
@@ -177,8 +216,9 @@ def start_replica(primary_url: str, data_dir: Path, *, database: str | None = AP
             library.utils.ensure_prefix_permissions(socket_dir)
             socket_dir.chmod(0o777)
         try:
-            library.pg_ctl(["-w", "-t", "60", "-o", '-h ""', "-o", f"-k {socket_dir}", "-l", str(pgdata / "log"),
-                            "start"], pgdata=pgdata, user=system_user, timeout=70)
+            named = ["-o", f"-c cluster_name={name}"] if name else []
+            library.pg_ctl(["-w", "-t", "60", "-o", '-h ""', "-o", f"-k {socket_dir}", *named, "-l",
+                            str(pgdata / "log"), "start"], pgdata=pgdata, user=system_user, timeout=70)
         except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as exc:
             raise EmbeddedDatabaseError(
                 f"could not start the replica in {pgdata}: {exc}\n{_log_tail(pgdata / 'log')}"
@@ -216,6 +256,26 @@ def _base_backup(library: Any, primary_url: str, pgdata: Path, system_user: str 
     for copied in [pgdata / "log", pgdata / ".handle_pids.json", *pgdata.glob(".s.PGSQL.*")]:
         copied.unlink(missing_ok=True)
     log.info("copied the primary into %s in %.2fs", pgdata, time.perf_counter() - started)
+
+
+def require_synchronous(primary_admin_url: str, standby_names: str) -> None:
+    """Make every commit on the primary wait for the standbys `standby_names` names (the value of
+    `synchronous_standby_names`: `s1`, or `ANY 1 (s1, s2)`; empty: asynchronous again) to flush
+    it, with the default `synchronous_commit = on`. Takes effect at once (a reload, no restart)."""
+    with psycopg.connect(primary_admin_url, autocommit=True) as conn:
+        conn.execute(sql.SQL("ALTER SYSTEM SET synchronous_standby_names = {}").format(sql.Literal(standby_names)))
+        conn.execute("SELECT pg_reload_conf()")
+
+
+def _serves(pgdata: Path) -> bool:
+    """Whether a `postgres` process still runs on `pgdata` (a backend outliving its postmaster)."""
+    import psutil  # type: ignore[import-untyped, unused-ignore]
+
+    for process in psutil.process_iter(["name", "cmdline", "cwd"]):
+        with contextlib.suppress(psutil.Error):
+            if process.info["name"] == "postgres" and process.info["cwd"] == str(pgdata):
+                return True
+    return False
 
 
 def with_database(url: str, database: str) -> str:

@@ -1,0 +1,408 @@
+"""The failover drill: lose the primary database while clients move and watch, promote its standby,
+and audit what the promoted database holds against what clients were told.
+
+Used by tests/integration/test_failover.py (synchronous replication: nothing acknowledged may be
+lost) and by ``python -m bench failover`` (asynchronous and synchronous, with the figures).
+
+1. An embedded primary (its own cluster in ``work_dir``), migrated, and a streaming standby of it
+   named ``s1`` (``embedded_db.start_replica``); with ``synchronous`` the primary's
+   ``synchronous_standby_names`` is ``s1``, so a commit is acknowledged only once the standby has
+   flushed it.
+2. The service in a subprocess (``tests.live.ServerProcess``) on the multi-host URL an operator
+   gives: ``postgresql://postgres@<primary socket>:5432,<standby socket>:5432/canfield
+   ?target_session_attrs=read-write``, with the service's default settings.
+3. ``clients`` players, each with a game of its own (classic: draw three, unlimited recycles, so a
+   draw or a recycle is always legal), each moving in a loop: every move has its own
+   Idempotency-Key and is sent again with the same key after a 503 or a connection error until it
+   is acknowledged (200). A stream reader per game (``GET /games/{id}/stream``) that, whenever the
+   stream is cut, reopens it with ``Last-Event-ID`` (the id of the last game event it got).
+4. After ``before_seconds`` the primary's postmaster is SIGKILLed and the standby promoted
+   (``pg_ctl promote``); the clients go on for ``after_seconds`` after their first acknowledged
+   move past the kill, then stop; the streams are given time to reach each game's last version.
+5. The audit, on the promoted database: each acknowledged move's Idempotency-Key is stored once
+   with the versions the client was told, and an event of the acknowledged type is at each of
+   them; each game's versions run from 1 without a gap and every one after the game's creation
+   belongs to exactly one acknowledged move; each stream got every version once, in order.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import time
+import uuid
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+import psycopg
+
+from service.store import embedded_db
+from service.store.migrations import migrate
+
+from .live import ServerProcess
+
+RULESET = "classic"
+RETRY_PAUSE = 0.05  # seconds between two tries of an unacknowledged move
+STREAM_READ_TIMEOUT = 5.0  # a stream silent this long is taken as cut and reopened
+
+
+def failover_url(primary: embedded_db.EmbeddedDatabase, standby: embedded_db.EmbeddedDatabase,
+                 database: str = embedded_db.APP_DATABASE) -> str:
+    """The URL an operator gives: both hosts (here, socket directories), the writable one wanted."""
+    hosts = ",".join(f"{quote(str(db.socket_dir), safe='')}:{embedded_db.PORT}" for db in (primary, standby))
+    return f"postgresql://{embedded_db.SUPERUSER}@{hosts}/{database}?target_session_attrs=read-write"
+
+
+@dataclass
+class Ack:
+    key: str
+    move_type: str
+    versions: list[int]
+    sent_at: float  # when its first try was sent (time.monotonic())
+    acked_at: float
+
+
+@dataclass
+class Mover:
+    """One client: a player, its game, the moves it was told succeeded."""
+
+    token: str
+    game_id: str
+    base_version: int  # the game's version when created: moves start after it
+    stock: int
+    acks: list[Ack] = field(default_factory=list)
+    errors: Counter[str] = field(default_factory=Counter)  # each unanswered try: "503", "connection", ...
+    refused: Counter[str] = field(default_factory=Counter)  # 4xx a correct run never sees
+
+    @property
+    def auth(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.token}"}
+
+
+@dataclass
+class Watcher:
+    """One stream reader: the game events it received, in order, and how often it resumed."""
+
+    game_id: str
+    versions: list[int] = field(default_factory=list)
+    base_version: int | None = None  # the first view's version
+    opened: int = 0
+    resumed_with_last_event_id: int = 0
+    refused: Counter[str] = field(default_factory=Counter)
+
+
+@dataclass
+class DrillResult:
+    synchronous: bool
+    moves_before: int  # acknowledged before the kill
+    seconds_before: float
+    recovery_seconds: float | None  # from the kill to the first acknowledged move sent after it
+    promote_seconds: float  # from the kill to the end of pg_ctl promote
+    moves_after: int
+    errors: Counter[str]  # tries a client had to repeat, by reply
+    refused: Counter[str]  # replies a client could not retry (only after a loss: a move on a state it never saw)
+    lost: list[str]  # acknowledged moves (game:version) the promoted database does not hold as told
+    duplicated: list[str]  # versions two acknowledged moves claim, or a key stored for other versions
+    gaps: list[str]  # games whose stored versions skip one, or hold a version no acknowledged move made
+    stream_problems: list[str]  # streams that missed, repeated or reordered a version
+    stream_resumes: int
+    server_restarted: bool
+    server_log: str = ""
+
+    @property
+    def moves_per_second_before(self) -> float:
+        return self.moves_before / self.seconds_before if self.seconds_before else 0.0
+
+
+class _Drill:
+    def __init__(self, url: str, clients: int) -> None:
+        self.url = url
+        self.clients = clients
+        self.stop_moving = threading.Event()
+        self.give_up = threading.Event()
+        self.kill_at: float | None = None
+        self.movers: list[Mover] = []
+        self.watchers: list[Watcher] = []
+
+    # ------------------------------------------------------------ clients
+
+    def setup(self) -> None:
+        with httpx.Client(base_url=self.url, timeout=10) as http:
+            for index in range(self.clients):
+                player = http.post("/players", json={"name": f"Mover {index}"})
+                assert player.status_code == 201, player.text
+                token = player.json()["token"]
+                game = http.post("/games", json={"ruleset": RULESET, "deal": {"seed": 100 + index}},
+                                 headers={"Authorization": f"Bearer {token}"})
+                assert game.status_code == 201, game.text
+                view = game.json()
+                self.movers.append(Mover(token, view["id"], view["version"], view["table"]["stock"]["count"]))
+                self.watchers.append(Watcher(view["id"]))
+
+    def move_loop(self, mover: Mover) -> None:
+        with httpx.Client(base_url=self.url, timeout=httpx.Timeout(10.0, connect=2.0)) as http:
+            while not self.stop_moving.is_set():
+                self._one_move(http, mover)
+
+    def _one_move(self, http: httpx.Client, mover: Mover) -> None:
+        move_type = "draw" if mover.stock else "recycle"
+        key = str(uuid.uuid4())
+        sent_at = time.monotonic()
+        while True:
+            try:
+                reply = http.post(f"/games/{mover.game_id}/moves", json={"type": move_type},
+                                  headers={**mover.auth, "Idempotency-Key": key})
+            except httpx.TransportError as exc:
+                mover.errors[f"connection ({type(exc).__name__})"] += 1
+                time.sleep(RETRY_PAUSE)
+                continue
+            if reply.status_code == 200:
+                body = reply.json()
+                mover.acks.append(Ack(key, move_type, [e["version"] for e in body["events"]], sent_at,
+                                      time.monotonic()))
+                mover.stock = body["game"]["table"]["stock"]["count"]
+                return
+            if reply.status_code in (502, 503, 504) or reply.status_code >= 500:
+                mover.errors[str(reply.status_code)] += 1
+                time.sleep(RETRY_PAUSE)
+                continue
+            # a 4xx: this move cannot be made on the game as it now is (only after a lost write)
+            mover.refused[f"{reply.status_code} {reply.json().get('code', '')}"] += 1
+            self._resync(http, mover)
+            return
+
+    def _resync(self, http: httpx.Client, mover: Mover) -> None:
+        while not self.stop_moving.is_set():
+            with contextlib.suppress(httpx.TransportError):
+                view = http.get(f"/games/{mover.game_id}", headers=mover.auth)
+                if view.status_code == 200:
+                    mover.stock = view.json()["table"]["stock"]["count"]
+                    return
+            time.sleep(RETRY_PAUSE)
+
+    # ------------------------------------------------------------ streams
+
+    def watch_loop(self, watcher: Watcher, final: dict[str, int]) -> None:
+        with httpx.Client(base_url=self.url, timeout=httpx.Timeout(STREAM_READ_TIMEOUT, connect=2.0)) as http:
+            while not self._watched_enough(watcher, final):
+                headers = {}
+                if watcher.base_version is not None:
+                    headers["Last-Event-ID"] = str(_last(watcher))
+                    watcher.resumed_with_last_event_id += 1
+                with contextlib.suppress(httpx.TransportError, httpx.StreamError):
+                    self._read_stream(http, watcher, headers, final)
+                if not self._watched_enough(watcher, final):
+                    time.sleep(RETRY_PAUSE)
+
+    def _watched_enough(self, watcher: Watcher, final: dict[str, int]) -> bool:
+        """The game's last version received (once the moves stopped), or no more waiting."""
+        done = final.get(watcher.game_id)
+        return self.give_up.is_set() or (done is not None and _last(watcher) >= done)
+
+    def _read_stream(self, http: httpx.Client, watcher: Watcher, headers: dict[str, str],
+                     final: dict[str, int]) -> None:
+        with http.stream("GET", f"/games/{watcher.game_id}/stream", headers=headers) as response:
+            if response.status_code != 200:
+                watcher.refused[str(response.status_code)] += 1
+                return
+            watcher.opened += 1
+            event: str | None = None
+            for line in response.iter_lines():
+                if line.startswith("event:"):
+                    event = line.partition(":")[2].strip()
+                elif line.startswith("id:") and event is not None:
+                    version = int(line.partition(":")[2].strip())
+                    if event == "game-event":
+                        watcher.versions.append(version)
+                    elif event == "view" and watcher.base_version is None:
+                        watcher.base_version = version
+                elif line == "":
+                    event = None
+                    if self._watched_enough(watcher, final):
+                        return
+
+
+def _last(watcher: Watcher) -> int:
+    if watcher.versions:
+        return watcher.versions[-1]
+    return watcher.base_version or 0
+
+
+def _wait_streaming(primary_url: str, synchronous: bool, timeout: float = 30.0) -> None:
+    """Until the primary sees the standby streaming (and, when asked, as its synchronous one)."""
+    deadline = time.monotonic() + timeout
+    with psycopg.connect(primary_url, autocommit=True) as conn:
+        while True:
+            row = conn.execute("SELECT state, sync_state FROM pg_stat_replication WHERE application_name = 's1'"
+                               ).fetchone()
+            if row is not None and row[0] == "streaming" and (row[1] == "sync" or not synchronous):
+                return
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"the standby is not streaming (pg_stat_replication: {row})")
+            time.sleep(0.05)
+
+
+def run_drill(work_dir: Path, *, synchronous: bool, clients: int = 4, before_seconds: float = 3.0,
+              after_seconds: float = 2.0, recovery_limit: float = 60.0, env: dict[str, str] | None = None,
+              cut_standby_seconds: float = 0.0, log: Any = None) -> DrillResult:
+    """The drill in ``work_dir`` (two clusters, the server's log), start to audit; see the module.
+
+    ``cut_standby_seconds``: that long before the kill the standby stops streaming (its
+    ``primary_conninfo`` emptied): with asynchronous replication the primary goes on acknowledging
+    commits the standby never receives, the window in which a failover loses them, made long
+    enough to see; with synchronous replication every commit waits instead."""
+    say = log or (lambda *_: None)
+    primary = embedded_db.start(work_dir / "primary")
+    standby: embedded_db.EmbeddedDatabase | None = None
+    server: ServerProcess | None = None
+    threads: list[threading.Thread] = []
+    drill: _Drill | None = None
+    final: dict[str, int] = {}
+    try:
+        migrate(primary.url)
+        standby = embedded_db.start_replica(primary.admin_url, work_dir / "standby", name="s1")
+        if synchronous:
+            embedded_db.require_synchronous(primary.admin_url, "s1")
+        _wait_streaming(primary.admin_url, synchronous)
+        server = ServerProcess(failover_url(primary, standby), work_dir / "server.log", env=env)
+        server.wait_until_up()
+        pid = server.process.pid
+        drill = _Drill(server.url, clients)
+        drill.setup()
+        threads = [threading.Thread(target=drill.move_loop, args=(m,), daemon=True) for m in drill.movers]
+        threads += [threading.Thread(target=drill.watch_loop, args=(w, final), daemon=True) for w in drill.watchers]
+        for thread in threads:
+            thread.start()
+        started = time.monotonic()
+        time.sleep(before_seconds)
+        moves_before = sum(len(m.acks) for m in drill.movers)
+        seconds_before = time.monotonic() - started
+        if cut_standby_seconds:
+            _stop_streaming(standby.admin_url)
+            say(f"  the standby stopped streaming; killing the primary in {cut_standby_seconds:g} s")
+            time.sleep(cut_standby_seconds)
+        say(f"  {moves_before} moves acknowledged in {seconds_before:.1f} s; killing the primary")
+        drill.kill_at = kill_at = time.monotonic()
+        primary.kill()
+        standby.promote()
+        promote_seconds = time.monotonic() - kill_at
+        recovered_at = _first_ack_after(drill, kill_at, recovery_limit)
+        recovery = None if recovered_at is None else recovered_at - kill_at
+        say(f"  promoted in {promote_seconds:.2f} s; first acknowledged move {recovery} s after the kill")
+        if recovered_at is not None:
+            time.sleep(after_seconds)
+        drill.stop_moving.set()
+        for thread in threads[:clients]:
+            thread.join(timeout=30)
+        final.update(_final_versions(standby.url, [m.game_id for m in drill.movers]))
+        for thread in threads[clients:]:
+            thread.join(timeout=15)
+        drill.give_up.set()
+        for thread in threads[clients:]:
+            thread.join(timeout=STREAM_READ_TIMEOUT + 2)
+        restarted = server.process.poll() is not None or server.process.pid != pid
+        lost, duplicated, gaps = _audit(standby.url, drill.movers)
+        return DrillResult(
+            synchronous=synchronous,
+            moves_before=moves_before,
+            seconds_before=seconds_before,
+            recovery_seconds=recovery,
+            promote_seconds=promote_seconds,
+            moves_after=sum(1 for m in drill.movers for a in m.acks if a.sent_at > kill_at),
+            errors=sum((m.errors for m in drill.movers), Counter()),
+            refused=sum((m.refused for m in drill.movers), Counter()),
+            lost=lost,
+            duplicated=duplicated,
+            gaps=gaps,
+            stream_problems=[p for w in drill.watchers for p in _stream_problems(w, final)],
+            stream_resumes=sum(w.resumed_with_last_event_id for w in drill.watchers),
+            server_restarted=restarted,
+            server_log=server.log_text(),
+        )
+    finally:
+        if drill is not None:
+            drill.stop_moving.set()
+            drill.give_up.set()
+        if server is not None:
+            server.stop()
+        for thread in threads:
+            thread.join(timeout=STREAM_READ_TIMEOUT + 2)
+        if standby is not None:
+            standby.stop()
+        primary.stop()
+
+
+def _stop_streaming(standby_url: str) -> None:
+    with psycopg.connect(standby_url, autocommit=True) as conn:
+        conn.execute("ALTER SYSTEM SET primary_conninfo = ''")
+        conn.execute("SELECT pg_reload_conf()")
+        deadline = time.monotonic() + 10
+        while conn.execute("SELECT count(*) FROM pg_stat_wal_receiver").fetchone() != (0,):
+            if time.monotonic() > deadline:
+                raise RuntimeError("the standby's WAL receiver did not stop")
+            time.sleep(0.02)
+
+
+def _first_ack_after(drill: _Drill, kill_at: float, limit: float) -> float | None:
+    deadline = kill_at + limit
+    while time.monotonic() < deadline:
+        times = [a.acked_at for m in drill.movers for a in m.acks[-5:] if a.sent_at > kill_at]
+        if times:
+            return min(times)
+        time.sleep(0.01)
+    return None
+
+
+def _final_versions(url: str, games: list[str]) -> dict[str, int]:
+    with psycopg.connect(url, autocommit=True) as conn:
+        rows = conn.execute("SELECT id::text, version FROM games WHERE id = ANY(%s::uuid[])", [games]).fetchall()
+    return dict(rows)
+
+
+def _audit(url: str, movers: list[Mover]) -> tuple[list[str], list[str], list[str]]:
+    """(lost, duplicated, gaps) by the promoted database's events and idempotency keys."""
+    lost: list[str] = []
+    duplicated: list[str] = []
+    gaps: list[str] = []
+    with psycopg.connect(url, autocommit=True) as conn:
+        for mover in movers:
+            events = dict(conn.execute("SELECT version, type FROM events WHERE game_id = %s", [mover.game_id])
+                          .fetchall())
+            keys = dict(conn.execute(
+                "SELECT key, response FROM idempotency_keys WHERE game_id = %s", [mover.game_id]).fetchall())
+            stored = sorted(events)
+            if stored != list(range(1, len(stored) + 1)):
+                gaps.append(f"{mover.game_id}: versions {stored[:3]}..{stored[-3:]} are not 1..{len(stored)}")
+            claimed: Counter[int] = Counter()
+            for ack in mover.acks:
+                claimed.update(ack.versions)
+                response = keys.get(ack.key)
+                if response is None:
+                    lost.extend(f"{mover.game_id}:{v}" for v in ack.versions)
+                    continue
+                if [e["version"] for e in response["events"]] != ack.versions:
+                    duplicated.append(f"{mover.game_id}: key {ack.key} stored for other versions")
+                if any(v not in events for v in ack.versions):
+                    lost.extend(f"{mover.game_id}:{v}" for v in ack.versions if v not in events)
+            duplicated += [f"{mover.game_id}:{v}" for v, n in claimed.items() if n > 1]
+            unclaimed = [v for v in stored if v > mover.base_version and v not in claimed]
+            if unclaimed and not lost:
+                gaps.append(f"{mover.game_id}: versions {unclaimed[:5]} no acknowledged move made")
+    return lost, duplicated, gaps
+
+
+def _stream_problems(watcher: Watcher, final: dict[str, int]) -> list[str]:
+    expected_last = final.get(watcher.game_id)
+    if watcher.base_version is None or expected_last is None:
+        return [f"{watcher.game_id}: the stream never opened"]
+    expected = list(range(watcher.base_version + 1, expected_last + 1))
+    if watcher.versions != expected:
+        missing = sorted(set(expected) - set(watcher.versions))
+        repeated = [v for v, n in Counter(watcher.versions).items() if n > 1]
+        return [(f"{watcher.game_id}: got {len(watcher.versions)} versions of {len(expected)}, "
+                f"missing {missing[:5]}, repeated {repeated[:5]}")]
+    return []
