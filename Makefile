@@ -49,8 +49,9 @@ endif
 run: $(STAMP)
 	$(BIN)/canfield serve
 
-# The lint (ruff, the rules in pyproject.toml) and the type check (mypy --strict over domain/ and
-# service/) run first: CI runs `make test`, so a finding fails the build like a failing test.
+# The lint (ruff, the rules in pyproject.toml; lint-imports, the layer contracts there) and the
+# type check (mypy --strict over domain/ and service/) run first: CI runs `make test`, so a finding
+# fails the build like a failing test.
 # The suite runs on every core (pytest-xdist: one worker per core, each its own pytest session with
 # its own test database and server processes; an idle worker takes tests queued for the other, so
 # the long solver checks do not finish alone). `make test PYTEST_WORKERS=0` runs it in one process.
@@ -60,6 +61,7 @@ test: lint typecheck
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/lint-imports --no-cache
 
 bench: $(STAMP)
 	$(BIN)/python -m bench
