@@ -86,6 +86,12 @@ def _key_hours() -> int:
     return hours
 
 
+def connect_timeout_seconds() -> int:
+    """``DB_CONNECT_TIMEOUT_SECONDS`` (default 2; libpq's least is 2): also read by ``canfield
+    migrate``, which takes no other setting."""
+    return _int("DB_CONNECT_TIMEOUT_SECONDS", 2, least=1)
+
+
 @dataclass(frozen=True)
 class Settings:
     database_url: str | None = None  # None: start the embedded PostgreSQL under data_dir
@@ -103,6 +109,11 @@ class Settings:
     pool_max_size: int = 10
     statement_timeout_ms: int = 5000
     pool_timeout_seconds: float = 5.0  # waiting for a connection longer than this is a 503
+    # A failover (service.store.connections): libpq gives up on a host after connect_timeout_seconds
+    # (unless DATABASE_URL sets connect_timeout), and while no primary answers a request waits at
+    # most primary_down_wait_seconds for a connection before its 503.
+    connect_timeout_seconds: int = 2
+    primary_down_wait_seconds: float = 1.0
     move_retries: int = 12
     move_batch_max: int = 64  # group commit: at most this many moves per statement (1: every move alone; at most 128)
     game_cache_size: int = 10_000  # games (and tokens) kept in memory per process
@@ -194,6 +205,8 @@ class Settings:
             race_deal_queue_max=_int("RACE_DEAL_QUEUE_MAX", 8, least=1),
             race_deals_per_player=_int("RACE_DEALS_PER_PLAYER", 2, least=1),
             pool_timeout_seconds=_seconds("DB_POOL_TIMEOUT_MS", 5000),
+            connect_timeout_seconds=connect_timeout_seconds(),
+            primary_down_wait_seconds=_seconds("DB_DOWN_WAIT_MS", 1000, least=0),
             move_batch_max=_int("MOVE_BATCH_MAX", 64),  # service.games.batching keeps it within 1 .. 128
             rate_limit_writes_per_second=_float("RATE_LIMIT_WRITES_PER_SECOND", 20.0),
             rate_limit_write_burst=_int("RATE_LIMIT_WRITE_BURST", 40),

@@ -23,7 +23,7 @@ from ..errors import UnsupportedMediaType
 from ..games.abandon import Abandoner, abandon_forever
 from ..games.games import Games, utc_now
 from ..settings import Settings
-from ..store.connections import libpq_url, open_pool
+from ..store.connections import Primary, libpq_url, open_pool
 from ..store.event_store import EventStore
 from ..store.replica import ReadPool
 from ..store.request_keys import RequestKeys
@@ -96,6 +96,9 @@ def create_app(settings: Settings, clock: Callable[[], datetime] = utc_now) -> L
         settings.pool_max_size,
         settings.statement_timeout_ms,
         settings.pool_timeout_seconds,
+        connect_timeout_seconds=settings.connect_timeout_seconds,
+        primary=Primary(),  # fails fast while no primary answers; refuses standbys and old primaries
+        down_wait=settings.primary_down_wait_seconds,
     )
     reads = _read_pool(settings, pool)
     store = EventStore(pool, reads)
@@ -194,7 +197,8 @@ def _read_pool(settings: Settings, primary: AsyncConnectionPool) -> ReadPool:
     replica = None
     if settings.database_read_url:
         replica = open_pool(libpq_url(settings.database_read_url), 1, settings.pool_max_size,
-                            settings.statement_timeout_ms, settings.pool_timeout_seconds)
+                            settings.statement_timeout_ms, settings.pool_timeout_seconds,
+                            connect_timeout_seconds=settings.connect_timeout_seconds)
     return ReadPool(primary, replica, wait_seconds=settings.replica_wait_seconds,
                     max_lag_seconds=settings.replica_max_lag_seconds)
 

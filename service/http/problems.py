@@ -14,7 +14,7 @@ from domain import DomainError, GameOver, IllegalMove
 
 from ..context import REQUEST_ID
 from ..errors import DailyAlreadyPlayed, ServiceError
-from ..store.connections import DATABASE_DOWN_ERRORS
+from ..store.connections import DATABASE_DOWN_ERRORS, PrimaryUnavailable
 from .paths import NOT_FOUND, as_sent, malformed, trailing_slash
 from .schemas import Problem
 from .wording import choices, explain, json_problem
@@ -155,7 +155,9 @@ def _http_error(request: Request[Any, Any, Any], error: HTTPException) -> Respon
 
 def _database_down(_: Request[Any, Any, Any], error: Exception) -> Response[Problem]:
     log.warning("database unavailable: %s", type(error).__name__)
-    return problem(503, "unavailable", "the database is not answering; try again shortly", {"Retry-After": "1"})
+    # no primary (down, a standby, an old primary fenced off): its reason, which names no host
+    reason = str(error) if isinstance(error, PrimaryUnavailable) else "the database is not answering"
+    return problem(503, "unavailable", f"{reason}; try again shortly", {"Retry-After": "1"})
 
 
 def _unexpected(request: Request[Any, Any, Any], error: Exception) -> Response[Problem]:

@@ -16,7 +16,8 @@ from alembic import command
 from alembic.config import Config
 from sqlalchemy import Engine, create_engine, pool
 
-from .connections import checked_url
+from ..settings import connect_timeout_seconds
+from .connections import STANDBY, PrimaryUnavailable, checked_url, connect_timeout
 
 MIGRATIONS_DIR = Path(__file__).resolve().parents[2] / "migrations"
 CONNINFO = "canfield.conninfo"
@@ -46,7 +47,10 @@ def alembic_config(url: str | None = None) -> Config:
 def migration_engine(conninfo: str) -> Engine:
     """A SQLAlchemy engine whose connections psycopg opens from ``conninfo`` (any form libpq
     reads, several hosts included), one at a time, none kept."""
-    return create_engine("postgresql+psycopg://", creator=lambda: psycopg.connect(conninfo), poolclass=pool.NullPool)
+    timeout = connect_timeout(conninfo, connect_timeout_seconds())  # a host that is down cannot hang it
+    return create_engine(
+        "postgresql+psycopg://", creator=lambda: psycopg.connect(conninfo, **timeout), poolclass=pool.NullPool
+    )
 
 
 def head_revision() -> str:
@@ -60,5 +64,17 @@ def head_revision() -> str:
 
 
 def migrate(url: str) -> None:
-    """Bring the database up to the newest schema (idempotent)."""
-    command.upgrade(alembic_config(url), "head")
+    """Bring the database up to the newest schema (idempotent). Raises ``PrimaryUnavailable``
+    when ``url`` reaches a read-only standby rather than the primary."""
+    config = alembic_config(url)
+    require_primary(config.attributes[CONNINFO])
+    command.upgrade(config, "head")
+
+
+def require_primary(conninfo: str) -> None:
+    """Raise ``PrimaryUnavailable`` (saying so) if ``conninfo`` reaches a standby; libpq's
+    ``OperationalError`` if it reaches nothing within the connect timeout."""
+    with psycopg.connect(conninfo, **connect_timeout(conninfo, connect_timeout_seconds())) as conn:
+        row = conn.execute("SELECT pg_is_in_recovery()").fetchone()
+    if row is not None and row[0]:
+        raise PrimaryUnavailable(STANDBY)

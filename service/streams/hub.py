@@ -44,11 +44,13 @@ from ..games.games import utc_now
 from ..metrics import REFUSED_STREAMS, STREAMS_OPEN
 from ..players.tokens import TokenCache
 from ..settings import Settings
+from ..store.connections import connect_timeout, primary_of
 from ..store.event_store import CHANNEL, EventStore
 from ..store.players import TOKENS_CHANNEL
 from ..tasks import cancel_and_wait
 
 MEDIA_TYPE = "text/event-stream"
+RECONNECT_FIRST_SECONDS = 0.2  # the listener's first retry after a loss; then doubling up to reconnect_max_seconds
 KEEPALIVE = b": keep-alive\n\n"
 SHUTDOWN_RETRY_MS = 1000
 SHUTDOWN = b"event: shutdown\nretry: %d\ndata: %s\n\n" % (
@@ -87,7 +89,7 @@ class Subscription:
 
 class StreamHub:
     def __init__(
-        self, url: str, store: EventStore, settings: Settings, *, reconnect_max_seconds: float = 5.0,
+        self, url: str, store: EventStore, settings: Settings, *, reconnect_max_seconds: float = 1.0,
         clock: Callable[[], datetime] = utc_now,
     ) -> None:
         self.url = url
@@ -97,6 +99,7 @@ class StreamHub:
         self.per_owner = settings.streams_per_player
         self.per_address = settings.streams_per_address
         self.reconnect_max_seconds = reconnect_max_seconds
+        self.connect_timeout: dict[str, Any] = connect_timeout(url, settings.connect_timeout_seconds)
         self.health_seconds = 30.0  # a query on the listening connection this often finds it dead
         self.by_game: dict[uuid.UUID, set[Subscription]] = {}
         self.by_owner: dict[str, int] = {}
@@ -211,7 +214,10 @@ class StreamHub:
     # ------------------------------------------------------------ the listening connection
 
     async def _listen(self) -> None:
-        delay = 0.1
+        """Keep the listening connection up: after a loss, attempts 0.2 s apart at first, then
+        at most ``reconnect_max_seconds`` (1 s) apart, so a promoted primary is heard about a
+        second after it answers (``/readyz`` waits for it)."""
+        delay = RECONNECT_FIRST_SECONDS
         failures = 0
         while True:
             try:
@@ -219,17 +225,19 @@ class StreamHub:
                     self.url,
                     autocommit=True,
                     application_name="canfield-streams",
-                    connect_timeout=5,
+                    **self.connect_timeout,
                     keepalives=1,
                     keepalives_idle=30,
                     keepalives_interval=10,
                     keepalives_count=3,
                 )
                 async with conn:
+                    if (primary := primary_of(self.store.pool)) is not None:
+                        await primary.check(conn)  # a standby or an old primary: PrimaryUnavailable, retried
                     if failures:
                         log.info("stream listener: connected again after %d failed attempt(s)", failures)
                         self._check_pool()  # anything still idle from before the outage is dead
-                    delay, failures = 0.1, 0
+                    delay, failures = RECONNECT_FIRST_SECONDS, 0
                     await self._receive(conn)
             except (psycopg.Error, OSError) as error:
                 if failures == 0:

@@ -5,18 +5,23 @@ balancers). None of them counts against a rate limit."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from litestar import get
 from litestar.datastructures import State
 
 from ...errors import Unavailable
+from ...store.connections import NOT_ANSWERING, PrimaryPool, PrimaryUnavailable, primary_of
 from ...store.migrations import head_revision
 from ..problems import documented
 from ..schemas import Health, Liveness, Readiness
 from .common import games_of
 
 HEAD = head_revision()
+READY_SECONDS = 1.0
+"""``/readyz`` waits this long for the database's answer, then says it is not answering: a load
+balancer's probe reads "not ready" rather than timing out."""
 
 
 @get("/health", operation_id="getHealth", summary="200 when the database answers, 503 otherwise", tags=["service"],
@@ -53,10 +58,17 @@ async def _not_ready(state: State) -> list[str]:
     streams: Any = state.streams
     if streams.closing:
         problems.append("shutting down")
+    store = games_of(state).store
+    primary = primary_of(store.pool)
     try:
-        revision = await games_of(state).store.schema_revision()
+        async with asyncio.timeout(READY_SECONDS):
+            if isinstance(store.pool, PrimaryPool) and store.pool.primary.problem is not None:
+                await store.pool.probe()  # still down, a standby, fenced: raises PrimaryUnavailable
+            revision = await store.schema_revision()
+    except PrimaryUnavailable as error:
+        problems.append(str(error))
     except Exception:
-        problems.append("the database is not answering")
+        problems.append(primary.problem if primary is not None and primary.problem else NOT_ANSWERING)
     else:
         if revision != HEAD:
             problems.append(f"the database schema is at {revision or 'no revision'}, this code needs {HEAD}")
