@@ -24,6 +24,7 @@ from . import (
     failover_bench,
     movepath_bench,
     profile_bench,
+    ratings_bench,
     replica_bench,
     scale_bench,
     soak_bench,
@@ -40,7 +41,8 @@ ON_REQUEST = {"profile": profile_bench.main, "cpu": cpu_bench.main, "movepath": 
               "store": store_bench.main, "replica": replica_bench.main, "analysis": analysis_bench.main,
               "analysis-fair": analysis_fair_bench.main,  # a victim's analysis while two accounts flood the queue
               "states": states_bench.main,  # GET /games/{id}/states/{v} of a long game, from checkpoints
-              "failover": failover_bench.main}  # the primary killed, the standby promoted: recovery, losses
+              "failover": failover_bench.main,  # the primary killed, the standby promoted: recovery, losses
+              "ratings": ratings_bench.main}  # rating models on simulated races (docs/ratings.md)
 
 
 def main(argv: list[str]) -> None:
