@@ -10,7 +10,9 @@ its own with Idempotency-Keys (a move is sent again with the same key after a 50
 error until it is acknowledged) and a stream per game resumed with ``Last-Event-ID``. After
 ``FAILOVER_BEFORE_SECONDS`` (4) the primary's postmaster is SIGKILLed and the standby promoted at
 once (``pg_ctl promote``, as an orchestrator does once it has decided); the clients go on for 3 s
-more. ``FAILOVER_REPEATS`` (3) repetitions of each mode.
+more. ``FAILOVER_REPEATS`` (3) repetitions of each mode. A third mode shows the asynchronous loss
+window on purpose: the standby stops streaming ``FAILOVER_CUT_SECONDS`` (1) before the kill (its
+``primary_conninfo`` emptied), so what the primary acknowledges meanwhile never reaches it.
 
 Reported per mode: recovery (from the kill to the first acknowledged move sent after it; the
 promotion's own time within it), the client errors (tries that had to be sent again: 503s,
@@ -36,13 +38,14 @@ from .harness.results import write_results
 RESULTS_FILE = RESULTS_DIR / "failover.json"
 
 
-def _one(synchronous: bool, clients: int, before: float) -> dict[str, Any]:
+def _one(synchronous: bool, clients: int, before: float, cut: float = 0.0) -> dict[str, Any]:
     from tests.failover_drill import run_drill  # the tests' drill, imported on use
 
     work_dir = Path(tempfile.mkdtemp(prefix="canfield-failover-"))
     try:
         result = run_drill(work_dir, synchronous=synchronous, clients=clients, before_seconds=before,
-                           after_seconds=3.0, log=print)
+                           after_seconds=3.0, cut_standby_seconds=cut, log=print,
+                           env={"STREAM_KEEPALIVE_SECONDS": "1"})  # streams dropped at the kill: within 1 s
     finally:
         shutil.rmtree(work_dir, ignore_errors=True)
     return {
@@ -86,7 +89,7 @@ def report(results: dict[str, Any]) -> str:
         "| moves/s before | restarted |"),
         "|---|---|---|---|---|---|---|---|---|",
     ]
-    lines += [_row(mode, results["runs"][mode]) for mode in ("async", "sync")]
+    lines += [_row(mode, runs) for mode, runs in results["runs"].items()]
     return "\n".join(lines)
 
 
@@ -94,11 +97,13 @@ def main() -> None:
     clients = int(os.environ.get("FAILOVER_CLIENTS", quick(8, 2)))
     repeats = int(os.environ.get("FAILOVER_REPEATS", quick(3, 1)))
     before = _float_env("FAILOVER_BEFORE_SECONDS", quick(4.0, 1.5))
-    runs: dict[str, list[dict[str, Any]]] = {"async": [], "sync": []}
+    cut = _float_env("FAILOVER_CUT_SECONDS", 1.0)
+    behind = f"async, standby cut {cut:g} s before"
+    runs: dict[str, list[dict[str, Any]]] = {"async": [], "sync": [], behind: []}
     for repetition in range(repeats):
-        for mode in runs:  # alternate, so both meet the same machine
+        for mode in runs:  # alternate, so every mode meets the same machine
             print(f"  failover {mode} #{repetition + 1}: {clients} clients ...", flush=True)
-            runs[mode].append(_one(mode == "sync", clients, before))
+            runs[mode].append(_one(mode == "sync", clients, before, cut if mode == behind else 0.0))
     results = {"clients": clients, "repeats": repeats, "cpus": os.cpu_count(), "runs": runs}
     write_results(results, report(results), RESULTS_FILE)
     bad = [r for r in runs["sync"] if r["lost"] or r["doubled_or_misplaced"] or r["stream_problems"]]

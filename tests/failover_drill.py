@@ -15,7 +15,10 @@ lost) and by ``python -m bench failover`` (asynchronous and synchronous, with th
    draw or a recycle is always legal), each moving in a loop: every move has its own
    Idempotency-Key and is sent again with the same key after a 503 or a connection error until it
    is acknowledged (200). A stream reader per game (``GET /games/{id}/stream``) that, whenever the
-   stream is cut, reopens it with ``Last-Event-ID`` (the id of the last game event it got).
+   stream is cut, reopens it with ``Last-Event-ID`` (the id of the last game event it got); each
+   reader also drops its stream once at the kill (at its next line: a keep-alive at the latest),
+   as a client whose network went with the database would, so every stream is resumed at least
+   once during the outage even when the server keeps it open.
 4. After ``before_seconds`` the primary's postmaster is SIGKILLed and the standby promoted
    (``pg_ctl promote``); the clients go on for ``after_seconds`` after their first acknowledged
    move past the kill, then stop; the streams are given time to reach each game's last version.
@@ -92,6 +95,7 @@ class Watcher:
     base_version: int | None = None  # the first view's version
     opened: int = 0
     resumed_with_last_event_id: int = 0
+    dropped_at_kill: bool = False  # this reader dropped its stream when the primary was killed
     refused: Counter[str] = field(default_factory=Counter)
 
 
@@ -109,7 +113,8 @@ class DrillResult:
     duplicated: list[str]  # versions two acknowledged moves claim, or a key stored for other versions
     gaps: list[str]  # games whose stored versions skip one, or hold a version no acknowledged move made
     stream_problems: list[str]  # streams that missed, repeated or reordered a version
-    stream_resumes: int
+    stream_resumes: int  # streams reopened with Last-Event-ID, all readers together
+    streams_never_resumed: int  # readers that never reopened their stream with Last-Event-ID
     server_restarted: bool
     server_log: str = ""
 
@@ -124,6 +129,7 @@ class _Drill:
         self.clients = clients
         self.stop_moving = threading.Event()
         self.give_up = threading.Event()
+        self.drop_streams = threading.Event()  # set at the kill: every reader drops its stream once
         self.kill_at: float | None = None
         self.movers: list[Mover] = []
         self.watchers: list[Watcher] = []
@@ -212,6 +218,9 @@ class _Drill:
             watcher.opened += 1
             event: str | None = None
             for line in response.iter_lines():
+                if self.drop_streams.is_set() and not watcher.dropped_at_kill:
+                    watcher.dropped_at_kill = True  # as a proxy or a phone losing its network would
+                    return
                 if line.startswith("event:"):
                     event = line.partition(":")[2].strip()
                 elif line.startswith("id:") and event is not None:
@@ -281,18 +290,20 @@ def run_drill(work_dir: Path, *, synchronous: bool, clients: int = 4, before_sec
         time.sleep(before_seconds)
         moves_before = sum(len(m.acks) for m in drill.movers)
         seconds_before = time.monotonic() - started
+        say(f"  {moves_before} moves acknowledged in {seconds_before:.1f} s; killing the primary")
         if cut_standby_seconds:
             _stop_streaming(standby.admin_url)
-            say(f"  the standby stopped streaming; killing the primary in {cut_standby_seconds:g} s")
+            say(f"  (the standby stopped streaming {cut_standby_seconds:g} s before the kill)")
             time.sleep(cut_standby_seconds)
-        say(f"  {moves_before} moves acknowledged in {seconds_before:.1f} s; killing the primary")
         drill.kill_at = kill_at = time.monotonic()
+        drill.drop_streams.set()
         primary.kill()
         standby.promote()
         promote_seconds = time.monotonic() - kill_at
         recovered_at = _first_ack_after(drill, kill_at, recovery_limit)
         recovery = None if recovered_at is None else recovered_at - kill_at
-        say(f"  promoted in {promote_seconds:.2f} s; first acknowledged move {recovery} s after the kill")
+        say(f"  promoted in {promote_seconds:.2f} s; first acknowledged move "
+            + ("never" if recovery is None else f"{recovery:.2f} s") + " after the kill")
         if recovered_at is not None:
             time.sleep(after_seconds)
         drill.stop_moving.set()
@@ -320,6 +331,7 @@ def run_drill(work_dir: Path, *, synchronous: bool, clients: int = 4, before_sec
             gaps=gaps,
             stream_problems=[p for w in drill.watchers for p in _stream_problems(w, final)],
             stream_resumes=sum(w.resumed_with_last_event_id for w in drill.watchers),
+            streams_never_resumed=sum(1 for w in drill.watchers if not w.resumed_with_last_event_id),
             server_restarted=restarted,
             server_log=server.log_text(),
         )
