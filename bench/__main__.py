@@ -23,6 +23,7 @@ from . import (
     domain_bench,
     failover_bench,
     movepath_bench,
+    primary_down_bench,
     profile_bench,
     ratings_bench,
     replica_bench,
@@ -42,6 +43,7 @@ ON_REQUEST = {"profile": profile_bench.main, "cpu": cpu_bench.main, "movepath": 
               "analysis-fair": analysis_fair_bench.main,  # a victim's analysis while two accounts flood the queue
               "states": states_bench.main,  # GET /games/{id}/states/{v} of a long game, from checkpoints
               "failover": failover_bench.main,  # the primary killed, the standby promoted: recovery, losses
+              "primary-down": primary_down_bench.main,  # the database stopped: how soon a move and /readyz say 503
               "ratings": ratings_bench.main}  # rating models on simulated races (docs/ratings.md)
 
 

@@ -1,7 +1,7 @@
 """No primary: how fast a request and ``/readyz`` are refused while the database is stopped, and how
 fast the service works again once it is back (docs/operations.md, "No primary").
 
-``python -m bench.primary_down_bench``. An embedded PostgreSQL of its own in a temp dir, migrated;
+``python -m bench primary-down``. An embedded PostgreSQL of its own in a temp dir, migrated;
 one server process as in production (``python -m uvicorn service.http.asgi:app``) with the default
 settings (``DB_POOL_TIMEOUT_MS`` 5000, ``DB_DOWN_WAIT_MS`` 1000). One player makes a move; the
 database is stopped (``pg_ctl stop -m fast``); ``ROUNDS`` (6) moves and a ``/readyz`` are timed
