@@ -1,8 +1,9 @@
 """A player who deletes their account leaves their races, so that no race waits on them.
 
 - **Open races**: their entry is taken out. A race they created passes to the entrant who joined
-  first after them; with nobody left it is ``cancelled`` (``CANCELLED_REASON``), and its stream
-  ends with that view (``RaceStore.leave_open``).
+  first after them; with nobody left it is cancelled: finished without having started, with
+  ``CANCELLED_REASON`` as its ``cancelledReason``, and its stream ends with that view
+  (``RaceStore.leave_open``).
 - **Running races**: their game, if still playing, ends as resigned: the domain decides
   ``Resign`` into a ``GameResigned`` event, appended like a move (the stats projections in its
   transaction, conditional on the version the game was read at; a move landing in between is

@@ -25,8 +25,6 @@ from ..store.event_store import CHANNEL, TAIL, NewEvent, insert_game
 from ..store.replica import ReadPool
 
 OPEN, RUNNING, FINISHED = "open", "running", "finished"
-CANCELLED = "cancelled"
-"""An open race whose creator deleted their account with nobody else entered (migration 0016)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -313,7 +311,8 @@ class RaceStore:
 
     async def leave_open(self, race_id: uuid.UUID, player_id: uuid.UUID, now: datetime, reason: str) -> str | None:
         """Take ``player_id`` out of the race if it is still open. A creator who leaves hands the race
-        to the entrant who joined first after them; with nobody left it is cancelled (``reason``).
+        to the entrant who joined first after them; with nobody left it is cancelled: finished, never
+        started, with ``reason`` as its ``cancelled_reason``.
         What happened: "left", "handed" or "cancelled" (None: not open, or not in it)."""
         async with self.pool.connection() as conn, conn.transaction():
             race = await _load(conn, race_id, lock=True)
@@ -327,8 +326,10 @@ class RaceStore:
             if others:
                 await _bump(conn, race_id, ", creator_id = %s", (others[0].player_id,))
                 return "handed"
+            # stored as finished with its reason: a status value of its own would reach the processes of
+            # the release before this one, and the clients of the API versions served, as one they do not know
             await _bump(conn, race_id, ", status = %s, finished_at = %s, cancelled_reason = %s",
-                        (CANCELLED, now, reason))
+                        (FINISHED, now, reason))
             return "cancelled"
 
     async def record(self, player_id: uuid.UUID) -> tuple[int, int]:

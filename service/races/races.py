@@ -46,7 +46,6 @@ from ..players.tokens import Scope
 from ..store.event_store import GameRow, NewEvent
 from .race_deals import SECRET_SOURCE, RaceDealQueue, secret_deal
 from .race_store import (
-    CANCELLED,
     FINISHED,
     OPEN,
     RUNNING,
@@ -223,9 +222,7 @@ def race_view(race: RaceRow) -> JSON:
     return {
         "id": str(race.id),
         "creator": str(race.creator_id),
-        # a race cancelled before it started shows as finished (never started, cancelledReason set): a new
-        # status value would break the clients generated from the released versions (docs/versions.md)
-        "status": FINISHED if race.status == CANCELLED else race.status,
+        "status": race.status,  # a race cancelled before it started is finished, with its cancelledReason
         "ruleset": {"id": race.ruleset[0], "version": race.ruleset[1]},
         "deal": dict(race.deal) if reveal else {"source": race.deal["source"]},
         "maxEntrants": race.max_entrants,

@@ -18,7 +18,7 @@ import time
 import weakref
 from collections.abc import AsyncIterator
 
-from ..races.race_store import CANCELLED, FINISHED, RaceRow
+from ..races.race_store import FINISHED, RaceRow
 from ..races.races import Races, race_view, revision
 from ..store.connections import DATABASE_DOWN_ERRORS
 from .hub import KEEPALIVE, SHUTDOWN, StreamHub, Subscription, message
@@ -59,7 +59,7 @@ async def _messages(hub: StreamHub, subscription: Subscription, races: Races, ra
         yield message("race", revision(race), sent)
         last_sent = time.monotonic()
         while not subscription.closing:
-            if race.status in (FINISHED, CANCELLED):
+            if race.status == FINISHED:
                 yield message("end", revision(race), sent)
                 return
             hub.watch(subscription, [e.game_id for e in race.entrants if e.game_id is not None])
@@ -75,7 +75,7 @@ async def _messages(hub: StreamHub, subscription: Subscription, races: Races, ra
             view = race_view(race)
             if view != sent:
                 sent = view
-                if race.status not in (FINISHED, CANCELLED):
+                if race.status != FINISHED:
                     yield message("race", revision(race), view)
                 last_sent = time.monotonic()
             elif time.monotonic() - last_sent >= hub.keepalive:
