@@ -76,7 +76,9 @@ def test_the_daily_page_deals_everyone_the_same_cards_and_ranks_the_winners(
 
     page.click("header.site a[data-nav=daily]")
     page.wait_for(lambda: page.js("return !!document.querySelector(arguments[0])", winner), "the board again")
-    # One game per player while the date is on: playing again opens the same game, as it was left.
+    # One game per player while the date is on: the button says so, and opens the same game as it was left.
+    page.wait_for(lambda: page.text("[data-action=play-daily]") == "Continue your game of today's deal",
+                  "the button offering the player's own game")
     page.click("[data-action=play-daily]")
     page.wait_for(lambda: page.js("return location.hash") == mine, "the player's own daily game again")
     page.wait_for_game()

@@ -42,14 +42,16 @@ export async function mountDaily(root, { date }) {
   const player = currentPlayer();
   const message = h("p", { class: "status-line", role: "status", "aria-live": "polite" });
   const board = h("div", { class: "board" }, h("p", {}, "Loading the leaderboard…"));
+  // One game per player while the date is on: the button opens the player's game once they have one.
+  const mine = player && isToday ? dailyGameOf(player, daily.date).catch(() => null) : Promise.resolve(null);
   const playButton = player ? h("button", { type: "button", class: "primary", "data-action": "play-daily",
     onclick: async () => {
-      // one game per player while the date is on: open it rather than ask for a second one
-      const mine = isToday ? await dailyGameOf(player, daily.date).catch(() => null) : null;
-      if (mine) return go(`#/game/${mine}`);
+      const game = await mine;
+      if (game) return go(`#/game/${game}`);
       return startGame(daily.ruleset, { daily: daily.date }, message, playButton);
     } },
   isToday ? "Play today's deal" : `Play the deal of ${daily.date}`) : null;
+  mine.then((game) => { if (game && playButton) playButton.textContent = "Continue your game of today's deal"; });
 
   fill(root, h("section", { class: "card-panel daily", "aria-labelledby": "daily-title", "data-date": daily.date },
     h("h1", { id: "daily-title" }, isToday ? "Today's daily deal" : "Daily deal", " ",
