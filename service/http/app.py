@@ -46,7 +46,8 @@ from .idempotency import expire_keys_forever
 from .limits import install_rate_limits
 from .metrics import PoolGauges, RequestMetrics, forget_this_process, metrics_handler
 from .move_route import MoveDispatch, make_move, route_moves
-from .openapi import ComponentNamePlugin, DealUnionPlugin, TaggedUnionPlugin, complete
+from .openapi.document import complete
+from .openapi.plugins import ComponentNamePlugin, DealUnionPlugin, TaggedUnionPlugin
 from .problems import EXCEPTION_HANDLERS
 from .replica_reads import ReplicaReads
 from .request_ids import RequestIds

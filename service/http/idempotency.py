@@ -70,7 +70,7 @@ from ..players.accounts import quoted
 from ..players.tokens import ALL_SCOPES
 from ..store.request_keys import Owner, RequestKeys, StoredKey
 from .controllers.common import bearer_token, games_of, idempotency_key
-from .openapi import IDEMPOTENCY_KEY, header
+from .openapi.patterns import IDEMPOTENCY_KEY, header
 from .problems import documented, problem_response
 
 log = logging.getLogger("canfield")

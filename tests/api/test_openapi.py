@@ -211,7 +211,7 @@ def test_request_types_are_named_as_requests_and_keep_their_component_names() ->
     """In Python a request body is a ``...Request``; in the document it keeps the component name
     generated clients already call it by (``NewGame``, ``MoveCard``)."""
     from service.http import schemas
-    from service.http.openapi import component_name
+    from service.http.openapi.structs import component_name
 
     components = set(json.loads(COMMITTED.read_text())["components"]["schemas"])
     requests = [

@@ -14,7 +14,8 @@ from litestar.response import Response, Stream
 
 from ...store.players import TokenRow
 from ..idempotency import IdempotencyKeyHeader, keyed_responses, replayable
-from ..openapi import NDJSON, response_headers
+from ..openapi.document import response_headers
+from ..openapi.patterns import NDJSON
 from ..problems import documented, with_codes
 from ..schemas import Me, NewTokenRequest, TokenCreated, TokenList, TokenView
 from .common import bearer_token, export_line, games_of, parse_body

@@ -11,7 +11,7 @@ from litestar.params import PathParameter
 from litestar.response import Response
 
 from ...analysis.analyses import Analyses
-from ..openapi import response_headers
+from ..openapi.document import response_headers
 from ..problems import documented, problem_response
 from ..schemas import AnalysisView
 from .common import bearer_token, optional_bearer, to_wire

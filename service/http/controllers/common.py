@@ -39,8 +39,8 @@ from ..schemas import (
 )
 from ..wording import RULES, choices, echo, either, explain, json_problem, quoted_list, shown
 
-_IF_MATCH = re.compile(r'[ \t]*(?:(?:W/)?"([0-9]{1,12})"|([0-9]{1,12}))[ \t]*')  # service.openapi.IF_MATCH
-_KEY = re.compile(r"[\x21-\x7e]{1,255}")  # service.openapi.IDEMPOTENCY_KEY
+_IF_MATCH = re.compile(r'[ \t]*(?:(?:W/)?"([0-9]{1,12})"|([0-9]{1,12}))[ \t]*')  # openapi.patterns.IF_MATCH
+_KEY = re.compile(r"[\x21-\x7e]{1,255}")  # openapi.patterns.IDEMPOTENCY_KEY
 
 
 T = TypeVar("T")

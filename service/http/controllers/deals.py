@@ -15,7 +15,7 @@ from ...deals.daily import closes_at, is_over
 from ...deals.deal_pools import load_deal_pool
 from ...errors import NotFound
 from ...stats.queries import board_key
-from ..openapi import DAILY_DATE, RULESET_IDS
+from ..openapi.patterns import DAILY_DATE, RULESET_IDS
 from ..problems import documented, problem_response
 from ..schemas import DailyDeal, Leaderboard, LeaderboardEntry, PoolDealView, Pools, PoolSummary, RulesetId, RulesetRef
 from .common import games_of, to_wire

@@ -15,16 +15,9 @@ from msgspec import UnsetType
 
 from ..caching import IMMUTABLE
 from ..idempotency import IdempotencyKeyHeader, keyed_responses, replayable
-from ..openapi import (
-    IDEMPOTENCY_KEY,
-    IF_MATCH,
-    NDJSON,
-    ComponentNamePlugin,
-    DealUnionPlugin,
-    TaggedUnionPlugin,
-    header,
-    response_headers,
-)
+from ..openapi.document import response_headers
+from ..openapi.patterns import IDEMPOTENCY_KEY, IF_MATCH, NDJSON, header
+from ..openapi.plugins import ComponentNamePlugin, DealUnionPlugin, TaggedUnionPlugin
 from ..problems import documented, problem_response
 from ..schemas import EventPage, GameView, Hints, LegalMoves, MoveRequest, MoveResult, NewGameRequest
 from .common import (

@@ -15,7 +15,8 @@ from litestar.response import Response, Stream
 from ...errors import BadRequest
 from ...games.views import parse_cursor
 from ..idempotency import RegistrationKeyHeader, keyed_responses, replayable
-from ..openapi import NDJSON, response_headers
+from ..openapi.document import response_headers
+from ..openapi.patterns import NDJSON
 from ..problems import documented, with_codes
 from ..schemas import GameList, NewPlayerRequest, Player, PlayerCreated
 from .common import PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX, export_line, games_of, parse_body, to_wire

@@ -17,7 +17,7 @@ from ...races.races import LobbyPage, race_view
 from ...streams.hub import MEDIA_TYPE
 from ...streams.race_streams import DESCRIPTION, race_messages
 from ..idempotency import IdempotencyKeyHeader, keyed_responses, replayable
-from ..openapi import response_headers
+from ..openapi.document import response_headers
 from ..problems import documented, problem_response
 from ..schemas import NewRaceRequest, OpenRaces, RaceView
 from .common import bearer_token, games_of, parse_new_race

@@ -18,11 +18,11 @@ from ...errors import BadRequest
 from ...games.games import Games
 from ...streams.game_streams import game_messages
 from ...streams.hub import MEDIA_TYPE, StreamHub, Subscription
-from ..openapi import VERSION_HEADER, header
+from ..openapi.patterns import VERSION_HEADER, header
 from ..problems import documented
 from .common import bearer_token, games_of
 
-_VERSION = re.compile(r"[ \t]*([0-9]{1,10})[ \t]*")  # service.http.openapi.VERSION_HEADER
+_VERSION = re.compile(r"[ \t]*([0-9]{1,10})[ \t]*")  # service.http.openapi.patterns.VERSION_HEADER
 _DIGITS = re.compile(r"([0-9]{1,10})")
 _MAX_VERSION = 2**31 - 1
 

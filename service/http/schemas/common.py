@@ -50,7 +50,7 @@ class RequestBody(Body):
 
     A request type is named ``...Request`` in Python; one whose OpenAPI component had another name
     before (``NewGame``, ``Draw``, ``MoveCard``) keeps it through ``__schema_name__``, the attribute
-    Litestar titles a schema by (service.http.openapi.component_name): generated clients name their
+    Litestar titles a schema by (service.http.openapi.structs.component_name): generated clients name their
     classes after the components."""
 
 
