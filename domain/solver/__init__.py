@@ -1,15 +1,16 @@
 """The solver: a won line, a proof of loss, or unknown within a budget (``solve``).
 
-Modules: ``stages`` (``solve``: the order of the stages and their verdicts), ``search`` (the
-depth-first search over macro moves, ``Search``), ``best_first`` (the best-first stages),
-``talon`` (which waste cards draws reach), ``budget`` (``Budget``) and ``native`` (the optional
-C search of the sound stage, ``domain._sound``).
+Modules: ``stages`` (``solve``: the order of the stages and their verdicts), ``macros``
+(positions, macro moves, the stages' names), ``search`` (the depth-first search over macro moves,
+``Search``), built on ``position_rules`` (each stage's rules, playing a move), ``twins`` (twin
+merging) and ``moves`` (the move generator); ``shorten`` (cutting detours out of a won line),
+``best_first`` (the best-first stages), ``talon`` (which waste cards draws reach), ``budget``
+(``Budget``) and ``native`` (the optional C search of the sound stage, ``domain._sound``).
 """
 
 from .best_first import BestFirst, best_first
 from .budget import Budget, OutOfBudget
-from .native import NATIVE_SEARCH, native_available
-from .search import (
+from .macros import (
     BEST,
     NARROW,
     NARROW_BEST,
@@ -18,9 +19,10 @@ from .search import (
     WIDE,
     Macro,
     Position,
-    Search,
     start_position,
 )
+from .native import NATIVE_SEARCH, native_available
+from .search import Search
 from .stages import SOLVER_VERSION, SolveResult, solve
 from .talon import talon_positions
 

@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import heapq
 
-from .search import Macro, Position, Search
+from .macros import Macro, Position
+from .search import Search
 
 # Weights of the evaluation: a card home, a card out of the reserve, out of the talon, and one
 # card fewer over the next card of a foundation. Tuned on open-runs deals the depth-first stages

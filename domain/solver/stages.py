@@ -49,7 +49,7 @@ from ..verify import line_wins
 from . import native
 from .best_first import BestFirst
 from .budget import Budget, OutOfBudget
-from .search import (
+from .macros import (
     BEST,
     NARROW,
     NARROW_BEST,
@@ -57,11 +57,11 @@ from .search import (
     SOUND_FIRST,
     WIDE,
     Macro,
-    Search,
-    shortest,
     start_position,
     to_commands,
 )
+from .search import Search
+from .shorten import shortest
 
 # Bumped whenever a change can alter verdicts; pool files and progress records name it.
 # 1: the first solver (its "lost" was not always a proof); 2: every "lost" is a proof;

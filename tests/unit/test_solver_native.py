@@ -15,7 +15,8 @@ import pytest
 from domain import Draw, GameState, MoveCard, Recycle, Status, apply, get_ruleset, legal_moves, solver
 from domain.solver import SOUND, Budget, Macro, OutOfBudget, Search, native_available, solve, stages, start_position
 from domain.solver import native as native_search
-from domain.solver.search import TWIN_FIRST, shortest
+from domain.solver.macros import TWIN_FIRST
+from domain.solver.shorten import shortest
 from service.deals.deal_pools import start_state
 
 from .brute import small_position

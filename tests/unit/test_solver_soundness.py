@@ -13,7 +13,8 @@ from domain import Draw, GameState, MoveCard, Recycle, Status, apply, get_rulese
 from domain.cards import RANKS, SUITS, code
 from domain.piles import TABLEAU
 from domain.solver import SOUND, Budget, Macro, OutOfBudget, Position, Search, solve, start_position, talon_positions
-from domain.solver.search import TWIN, TWIN_FIRST, to_commands, twin_move, twin_room
+from domain.solver.macros import TWIN, TWIN_FIRST, to_commands, twin_move
+from domain.solver.twins import twin_room
 from service.deals.deal_pools import start_state
 
 from .brute import TooBig, brute_force, small_position
