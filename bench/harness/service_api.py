@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from service.deals.pool_build import solve_seed
+from service.deals.pool_solving import solve_seed
 from service.games import moves as game_moves
 from service.games.games import Games
 from service.http.app import create_app

@@ -18,7 +18,10 @@ from domain import Status, parse_command, replay_commands
 from domain.rulesets import get_ruleset
 from domain.solver import Budget, solve
 from service.deals.deal_pools import encode_line, parse_pool, start_state, verify_deal
-from service.deals.pool_build import SOLVER_NAME, check_line, pool_json, progress_path, recheck_path, verify_document
+from service.deals.pool_progress import progress_path
+from service.deals.pool_recheck import recheck_path
+from service.deals.pool_solving import SOLVER_NAME
+from service.deals.pool_verify import check_line, pool_json, verify_document
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 CANFIELD = [sys.executable, "-m", "service.cli"]

@@ -5,7 +5,7 @@ import json
 import pytest
 
 from service.deals.deal_pools import deal_pool_path
-from service.deals.pool_build import verify_document
+from service.deals.pool_verify import verify_document
 
 MINIMUM_SIZE = {"open-runs": 1500, "classic": 500, "draw-one": 500}
 
