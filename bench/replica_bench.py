@@ -3,7 +3,7 @@
 ``python -m bench replica`` (on request, not in ``make bench``). What it does:
 
 1. An embedded PostgreSQL of its own in a temp dir, migrated, and a streaming replica of it
-   (``service.store.embedded_db.start_replica``: pg_basebackup -R, a hot standby).
+   (``service.store.embedded_replica.start_replica``: pg_basebackup -R, a hot standby).
 2. The service as in production, with ``DATABASE_READ_URL`` on the replica (``BENCH_WORKERS``
    processes), rate limits off.
 3. The soak's mixed load (``bench/harness/mixed_load.py``: ``REPLICA_CLIENTS`` clients, two per
@@ -34,7 +34,7 @@ from .harness.mixed_load import Run, client, new_slot
 from .harness.processes import await_healthy as wait_healthy
 from .harness.processes import start_service, stop_server
 from .harness.results import run_and_report
-from .harness.service_api import embedded_db, migrate
+from .harness.service_api import embedded_db, embedded_replica, migrate
 from .harness.soak_report import summarize
 
 RESULTS_FILE = RESULTS_DIR / "replica.json"
@@ -78,7 +78,7 @@ async def _run(seconds: float, work_dir: Path) -> dict[str, Any]:
     server = None
     try:
         migrate(primary.url)
-        replica = embedded_db.start_replica(primary.admin_url, work_dir / "replica")
+        replica = embedded_replica.start_replica(primary.admin_url, work_dir / "replica")
         os.environ["DATABASE_READ_URL"] = replica.url
         server = start_service(primary.url, work_dir)
         await wait_healthy(server)

@@ -93,7 +93,7 @@ def state_to_snapshot(state: GameState) -> dict[str, Any]:
 def restore(snapshot: Mapping[str, Any], tail: Iterable[tuple[str, Mapping[str, Any]]], version: int) -> GameState:
     """The state at ``version``: a stored snapshot, and the events stored after it folded in.
 
-    A game's snapshot is written only now and then (``service.store.event_store.SNAPSHOT_EVERY``),
+    A game's snapshot is written only now and then (``service.store.snapshots.SNAPSHOT_EVERY``),
     so a stored game is its snapshot plus a short tail of ``(type, data)`` events. Folding them
     with ``evolve`` is exact: an undo that needs the older moves (``UndoHistoryNeeded``) always
     writes a snapshot, so a tail never holds one. Raises ValueError when the tail does not lead to

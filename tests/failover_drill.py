@@ -5,7 +5,7 @@ Used by tests/integration/test_failover.py (synchronous replication: nothing ack
 lost) and by ``python -m bench failover`` (asynchronous and synchronous, with the figures).
 
 1. An embedded primary (its own cluster in ``work_dir``), migrated, and a streaming standby of it
-   named ``s1`` (``embedded_db.start_replica``); with ``synchronous`` the primary's
+   named ``s1`` (``embedded_replica.start_replica``); with ``synchronous`` the primary's
    ``synchronous_standby_names`` is ``s1``, so a commit is acknowledged only once the standby has
    flushed it.
 2. The service in a subprocess (``tests.live.ServerProcess``) on the multi-host URL an operator
@@ -43,7 +43,7 @@ from urllib.parse import quote
 import httpx
 import psycopg
 
-from service.store import embedded_db
+from service.store import embedded_db, embedded_replica
 from service.store.migrations import migrate
 
 from .live import ServerProcess
@@ -273,9 +273,9 @@ def run_drill(work_dir: Path, *, synchronous: bool, clients: int = 4, before_sec
     final: dict[str, int] = {}
     try:
         migrate(primary.url)
-        standby = embedded_db.start_replica(primary.admin_url, work_dir / "standby", name="s1")
+        standby = embedded_replica.start_replica(primary.admin_url, work_dir / "standby", name="s1")
         if synchronous:
-            embedded_db.require_synchronous(primary.admin_url, "s1")
+            embedded_replica.require_synchronous(primary.admin_url, "s1")
         _wait_streaming(primary.admin_url, synchronous)
         server = ServerProcess(failover_url(primary, standby), work_dir / "server.log", env=env)
         server.wait_until_up()

@@ -33,7 +33,7 @@ import psycopg
 from domain import GameState, redact, replay
 from domain.codec import event_from_data, restore, snapshot_to_state
 from service.http.server import uvicorn_arguments
-from service.store.event_store import SNAPSHOT_EVERY
+from service.store.snapshots import SNAPSHOT_EVERY
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 

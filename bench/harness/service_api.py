@@ -16,9 +16,10 @@ from service.http.app import create_app
 from service.http.move_route import make_move
 from service.http.server import LOOP, uvicorn_arguments  # served as in production: see service/http/server.py
 from service.settings import Settings
-from service.store import embedded_db, event_store
+from service.store import embedded_db, embedded_replica, event_store
 from service.store.connections import libpq_url, open_pool, use_msgspec_for_json
-from service.store.event_store import NewEvent, insert_game
+from service.store.event_store import insert_game
+from service.store.game_records import NewEvent
 from service.store.migrations import migrate
 
 __all__ = [
@@ -28,6 +29,7 @@ __all__ = [
     "Settings",
     "create_app",
     "embedded_db",
+    "embedded_replica",
     "event_store",
     "fake_store",
     "game_moves",

@@ -6,7 +6,7 @@
   and validated (every existing row already satisfies it, and validating takes no lock that blocks
   writes), then the old, narrower one is dropped.
 - ``game_checkpoints``: a game's state and whole undo stack at every multiple of
-  ``service.store.event_store.CHECKPOINT_EVERY`` versions (``domain.codec.checkpoint_of``), so
+  ``service.store.checkpoints.CHECKPOINT_EVERY`` versions (``domain.codec.checkpoint_of``), so
   ``GET /games/{id}/states/{v}`` folds at most that many events instead of replaying from the deal.
   A state at a version is the fold of the events up to it, which never change, so a checkpoint is
   never rewritten. Existing games get theirs when a past state of them is first read.

@@ -25,7 +25,7 @@ from typing import Any
 from ..errors import Conflict, NotFound, RateLimited, Unauthorized
 from ..games.games import Games
 from ..players.tokens import Scope
-from ..store.event_store import GameRow
+from ..store.game_records import GameRow
 from .queue import DONE, AnalysisQueue, Caps, JobRow, QueueFull
 
 JSON = dict[str, Any]

@@ -38,7 +38,7 @@ from domain.state import GameState
 from domain.verify import line_wins
 
 from ..deals.deal_pools import decode_line, encode_line
-from ..store.event_store import StoredEvent
+from ..store.game_records import StoredEvent
 
 JSON = dict[str, Any]
 Solve = Callable[[dict[str, Any], float], Awaitable[tuple[str, str | None]]]

@@ -39,7 +39,8 @@ from typing import Any
 from ..errors import Unavailable
 from ..metrics import BATCH_SIZES
 from ..store.connections import DATABASE_DOWN_ERRORS
-from ..store.event_store import ConcurrencyConflict, EventStore, PendingAppend
+from ..store.event_store import ConcurrencyConflict, EventStore
+from ..store.game_records import PendingAppend
 from ..tasks import cancel_and_wait
 
 log = logging.getLogger("canfield")

@@ -62,12 +62,8 @@ from ..races.races import Races, race_of
 from ..settings import Settings
 from ..stats import projections
 from ..stats.queries import Stats
-from ..store.event_store import (
-    DailyEntryTaken,
-    EventStore,
-    GameRow,
-    NewEvent,
-)
+from ..store.event_store import DailyEntryTaken, EventStore
+from ..store.game_records import GameRow, NewEvent
 from ..store.players import PlayerRow, PlayerStore
 from .batching import AppendBatcher
 from .leaving import leave_races

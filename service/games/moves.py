@@ -42,16 +42,9 @@ from ..metrics import CONFLICTS_AT_IF_MATCH, CONFLICTS_AT_WRITE, MOVES_APPLIED, 
 from ..players.tokens import Credentials, Scope, TokenCache
 from ..races.races import race_of
 from ..stats import projections
-from ..store.event_store import (
-    ConcurrencyConflict,
-    EventStore,
-    Figures,
-    GameRow,
-    IdempotencyRace,
-    NewEvent,
-    PendingAppend,
-    snapshot_due,
-)
+from ..store.event_store import ConcurrencyConflict, EventStore, IdempotencyRace
+from ..store.game_records import Figures, GameRow, NewEvent, PendingAppend
+from ..store.snapshots import snapshot_due
 from .batching import AppendBatcher, Deciding
 from .past_states import Checkpoints
 from .views import move_reply
@@ -94,7 +87,7 @@ def pending_append(
     token_id: uuid.UUID | None = None,
 ) -> PendingAppend:
     """A decided move (``events`` leading from ``expected_version`` to ``state``) as the store's
-    batch takes it: the state's figures and, only when one is due (``event_store.snapshot_due``),
+    batch takes it: the state's figures and, only when one is due (``snapshots.snapshot_due``),
     its snapshot; ``token_id``: the token it came with, which must still be live when it is written."""
     snapshot = state_to_snapshot(state) if snapshot_due(expected_version, events) else None
     return PendingAppend(game_id, expected_version, events, figures_of(state), snapshot, now, token_id)

@@ -24,7 +24,8 @@ from domain import GameState
 from domain.codec import checkpoint_of, event_from_data, from_checkpoint
 from domain.rules import replay_from
 
-from ..store.event_store import CHECKPOINT_EVERY, EventStore
+from ..store.checkpoints import CHECKPOINT_EVERY
+from ..store.event_store import EventStore
 
 log = logging.getLogger("canfield")
 

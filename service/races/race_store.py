@@ -21,8 +21,10 @@ from psycopg.types.json import Jsonb
 from psycopg_pool import AsyncConnectionPool
 
 from ..errors import Conflict, Forbidden, NotFound
-from ..store.event_store import CHANNEL, TAIL, NewEvent, insert_game
+from ..store.event_store import CHANNEL, insert_game
+from ..store.game_records import NewEvent
 from ..store.replica import ReadPool
+from ..store.snapshots import TAIL
 
 OPEN, RUNNING, FINISHED = "open", "running", "finished"
 

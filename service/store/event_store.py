@@ -8,11 +8,9 @@ the snapshot when one is due and stores the idempotent response). ``UNIQUE (game
 backs the version check: a violation is a concurrency conflict, like an update that found the
 version moved on.
 
-Snapshots (``game_snapshots``, one per game) are written every ``SNAPSHOT_EVERY`` versions, not
-every move: a game's state is its snapshot with the few events after it folded in
-(``GameRow.tail``, ``domain.codec.restore``). A move that rewrote its 1.1 KB snapshot in the
-``games`` row cost PostgreSQL about 1.7 KB of WAL; now most moves write the small row and the
-event (docs/performance.md).
+The records these statements read and write are service.store.game_records'; when a snapshot is
+due and the events a stored game folds after it, service.store.snapshots; the checkpoints of past
+states, service.store.checkpoints (``CheckpointStore``, which ``EventStore`` is).
 """
 
 from __future__ import annotations
@@ -21,9 +19,8 @@ import logging
 import uuid
 from collections.abc import Awaitable, Callable
 from contextlib import AbstractAsyncContextManager, nullcontext
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, NamedTuple
+from typing import Any
 
 import msgspec
 from psycopg import AsyncConnection
@@ -32,10 +29,11 @@ from psycopg.rows import tuple_row
 from psycopg.types.json import Json, Jsonb
 from psycopg_pool import AsyncConnectionPool
 
-from domain.events import MoveUndone
-
+from .checkpoints import CheckpointStore
+from .game_records import Figures, GameRow, GameSummaryRow, Loaded, NewEvent, PendingAppend, StoredEvent
 from .players import TokenRow, token_hash
 from .replica import ReadPool
+from .snapshots import TAIL
 
 
 class ConcurrencyConflict(Exception):
@@ -49,123 +47,6 @@ class IdempotencyRace(Exception):
 class DailyEntryTaken(Exception):
     """The player already has an entry (a first game) for that date's daily deal: nothing was written."""
 
-
-@dataclass(frozen=True, slots=True)
-class GameRow:
-    """A stored game: its state is ``snapshot`` with ``tail`` folded in, at ``version``
-    (``domain.codec.restore(row.snapshot, row.tail, row.version)``)."""
-
-    id: uuid.UUID
-    player_id: uuid.UUID
-    deal: dict[str, Any]
-    version: int
-    snapshot: dict[str, Any]  # the game's state at some version <= ``version``
-    started_at: datetime
-    finished_at: datetime | None
-    tail: list[tuple[str, dict[str, Any]]] = field(default_factory=list)  # the events after it, (type, data)
-
-
-@dataclass(frozen=True, slots=True)
-class GameSummaryRow:
-    id: uuid.UUID
-    ruleset_id: str
-    ruleset_version: int
-    deal: dict[str, Any]
-    status: str
-    version: int
-    move_count: int
-    undo_count: int
-    assisted: bool
-    started_at: datetime
-    finished_at: datetime | None
-
-
-@dataclass(frozen=True, slots=True)
-class Loaded:
-    game: GameRow | None
-    caller: TokenRow | None  # the bearer token, if it is live
-    stored_request: bytes | None  # the idempotency key's request hash, if the key was used
-    stored_response: dict[str, Any] | None
-
-
-@dataclass(frozen=True, slots=True)
-class StoredEvent:
-    version: int
-    type: str
-    data: dict[str, Any]
-    recorded_at: datetime
-
-
-class NewEvent(NamedTuple):  # a named tuple: cheap to make (service.games.moves.Game)
-    version: int
-    type: str
-    data: dict[str, Any]
-
-
-class Figures(NamedTuple):
-    """What the games list shows of a state, kept as columns of its row (``GameState``'s fields)."""
-
-    status: str
-    move_count: int
-    undo_count: int
-    assisted: bool
-
-
-class PendingAppend(NamedTuple):
-    """One game's move for ``append_many``: its events, the state's figures and, when one is due
-    (``snapshot_due``), its new snapshot; written only if the game is still at ``expected_version``."""
-
-    game_id: uuid.UUID
-    expected_version: int
-    events: list[NewEvent]
-    figures: Figures
-    snapshot: dict[str, Any] | None
-    now: datetime
-    token_id: uuid.UUID | None = None  # the token the move came with: written only while it is live
-
-
-SNAPSHOT_EVERY = 16
-"""A game's snapshot is written by the move that reaches or passes a multiple of this many versions, so a
-stored game is its snapshot and fewer than this many events after it (folded on load, about 4 us
-an event here: at most about 60 us on a load, which a cached game skips), while a snapshot's
-1.1 KB is written once in 16 moves instead of every move (docs/performance.md)."""
-
-UNDONE = MoveUndone.__name__  # its stored type (domain.event_type)
-
-CHECKPOINT_EVERY = 500
-"""A game's state and whole undo stack are stored (``game_checkpoints``) at every multiple of this many
-versions, so a past state (``GET /games/{id}/states/{v}``) folds fewer than this many events from the
-nearest one at or below it instead of the whole log (service.games.past_states, docs/performance.md)."""
-
-_FROM_CHECKPOINT = """
-WITH c AS (
-    SELECT version, checkpoint FROM game_checkpoints
-    WHERE game_id = %(id)s AND version <= %(version)s ORDER BY version DESC LIMIT 1
-)
-SELECT (SELECT version FROM c), (SELECT checkpoint FROM c),
-       (SELECT coalesce(json_agg(json_build_array(e.type, e.data) ORDER BY e.version), '[]'::json)
-        FROM events e WHERE e.game_id = %(id)s AND e.version > coalesce((SELECT version FROM c), 0)
-                        AND e.version <= %(version)s)
-"""
-"""The nearest checkpoint of a game at or below a version and the events after it up to that
-version, in one statement (the checkpoint's primary key and the events' (game_id, version) key)."""
-
-
-def snapshot_due(expected_version: int, events: list[NewEvent]) -> bool:
-    """Whether a move from ``expected_version`` writing ``events`` writes its game's snapshot: when
-    it crosses a multiple of ``SNAPSHOT_EVERY``, and always for an undo (an undo may have refilled
-    the undo window from the log, which folding a tail cannot repeat: ``domain.codec.restore``)."""
-    if events[-1].version // SNAPSHOT_EVERY > expected_version // SNAPSHOT_EVERY:
-        return True
-    return any(event.type == UNDONE for event in events)
-
-
-TAIL = (
-    "(SELECT coalesce(json_agg(json_build_array(e.type, e.data) ORDER BY e.version), '[]'::json)"
-    " FROM events e WHERE e.game_id = g.id AND e.version > s.version)"
-)
-"""The events after a game's snapshot as ``[[type, data], ...]``, for a query over ``games g``
-and ``game_snapshots s`` (in the same statement, so of the same moment as the snapshot)."""
 
 _GAME_COLUMNS = f"g.id, g.player_id, g.deal, g.version, s.snapshot, g.started_at, g.finished_at, {TAIL}"
 """A ``GameRow``'s columns, from ``games g JOIN game_snapshots s``."""
@@ -342,7 +223,7 @@ def batch_rows(moves: list[PendingAppend]) -> list[dict[str, Any]]:
     ]
 
 
-class EventStore:
+class EventStore(CheckpointStore):
     def __init__(self, pool: AsyncConnectionPool, reads: ReadPool | None = None) -> None:
         self.pool = pool
         self.reads = reads or ReadPool(pool)  # the reads that tolerate a replica (service.store.replica)
@@ -540,30 +421,6 @@ class EventStore:
             cursor = await conn.execute(query, params)
             rows = await cursor.fetchall()
         return [StoredEvent(*row) for row in rows]
-
-    async def from_checkpoint(
-        self, game_id: uuid.UUID, version: int
-    ) -> tuple[int, dict[str, Any] | None, list[tuple[str, dict[str, Any]]]]:
-        """The game's nearest checkpoint at or below ``version`` (its version and body; 0 and None:
-        none) and the events after it up to ``version`` as ``(type, data)``."""
-        async with self.pool.connection() as conn:
-            cursor = await conn.execute(_FROM_CHECKPOINT, {"id": game_id, "version": version})
-            row = await cursor.fetchone()
-        assert row is not None
-        return row[0] or 0, row[1], [(kind, data) for kind, data in row[2]]
-
-    async def add_checkpoints(self, game_id: uuid.UUID, checkpoints: list[tuple[int, dict[str, Any]]]) -> None:
-        """Store checkpoints of the game (``(version, body)``); one already stored stays as it is
-        (the state at a version never changes)."""
-        if not checkpoints:
-            return
-        async with self.pool.connection() as conn:
-            await conn.execute(
-                "INSERT INTO game_checkpoints (game_id, version, checkpoint) "
-                "SELECT %(id)s, c.version, c.checkpoint FROM json_to_recordset(%(rows)s::json) "
-                "AS c(version integer, checkpoint json) ON CONFLICT (game_id, version) DO NOTHING",
-                {"id": game_id, "rows": Json([{"version": v, "checkpoint": body} for v, body in checkpoints])},
-            )
 
     async def read_events_upto(self, game_id: uuid.UUID, version: int) -> list[StoredEvent]:
         async with self.pool.connection() as conn:

@@ -84,7 +84,7 @@ games = Table(
 game_snapshots = Table(
     "game_snapshots",
     metadata,
-    # One per game: its state at ``version`` (service.store.event_store.SNAPSHOT_EVERY)
+    # One per game: its state at ``version`` (service.store.snapshots.SNAPSHOT_EVERY)
     Column("game_id", UUID(as_uuid=True), ForeignKey("games.id"), primary_key=True),
     Column("version", Integer, nullable=False),
     Column("snapshot", JSON, nullable=False),  # read and written whole, never queried into
@@ -94,7 +94,7 @@ game_checkpoints = Table(
     "game_checkpoints",
     metadata,
     # A game's state and whole undo stack at every multiple of CHECKPOINT_EVERY versions
-    # (service.store.event_store, domain.codec.checkpoint_of): past states fold from the nearest (migration 0016)
+    # (service.store.checkpoints, domain.codec.checkpoint_of): past states fold from the nearest (migration 0016)
     Column("game_id", UUID(as_uuid=True), ForeignKey("games.id"), nullable=False),
     Column("version", Integer, nullable=False),
     Column("checkpoint", JSON, nullable=False),

@@ -18,7 +18,7 @@ from ..analysis.queue import DONE, FAILED, AnalysisQueue
 from ..deals.daily import reveals_hidden_cards
 from ..games.views import public_event, view_of
 from ..store.connections import DATABASE_DOWN_ERRORS
-from ..store.event_store import GameRow
+from ..store.game_records import GameRow
 from .hub import KEEPALIVE, SHUTDOWN, StreamHub, Subscription, message
 
 PAGE = 500  # events read per query while catching up

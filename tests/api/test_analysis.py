@@ -27,7 +27,7 @@ from domain.analysis import END, LOST, WON
 from domain.codec import event_from_data
 from service.analysis.jobs import analysis_of
 from service.cli import main
-from service.store.event_store import StoredEvent
+from service.store.game_records import StoredEvent
 from tests.support import WON_DEAL, thrown_away
 
 from .conftest import Clock, Player, play, play_line, running_server, server_settings

@@ -17,12 +17,9 @@ from service.games.batching import AppendBatcher, Deciding
 from service.games.games import Games
 from service.games.moves import pending_append
 from service.store import event_store
-from service.store.event_store import (
-    SNAPSHOT_EVERY,
-    ConcurrencyConflict,
-    NewEvent,
-    PendingAppend,
-)
+from service.store.event_store import ConcurrencyConflict
+from service.store.game_records import NewEvent, PendingAppend
+from service.store.snapshots import SNAPSHOT_EVERY
 from tests.live import stored
 
 from .conftest import new_game, server_process

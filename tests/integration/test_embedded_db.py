@@ -14,7 +14,7 @@ import psycopg
 import pytest
 import sqlalchemy as sa
 
-from service.store import embedded_db
+from service.store import embedded_db, embedded_runtime
 from service.store.migrations import sqlalchemy_url
 
 
@@ -72,7 +72,7 @@ def test_long_data_dir_gets_a_short_socket_dir(tmp_path: Path) -> None:
     db = embedded_db.start(data_dir, database=None)
     try:
         assert db.socket_dir != db.pgdata
-        assert len(str(db.socket_dir / ".s.PGSQL.5432")) <= embedded_db.SOCKET_PATH_MAX
+        assert len(str(db.socket_dir / ".s.PGSQL.5432")) <= embedded_runtime.SOCKET_PATH_MAX
         assert _backend(db.url) == ("postgres", str(db.pgdata))
     finally:
         db.stop()
@@ -107,10 +107,10 @@ def test_with_database_keeps_everything_else() -> None:
 _STARTER = """
 import json, sys, time
 from pathlib import Path
-from service.store import embedded_db
+from service.store import embedded_db, embedded_runtime
 
 data_dir, ready, go = (Path(arg) for arg in sys.argv[1:4])
-embedded_db._library()  # imported before the start line, so both processes reach it together
+embedded_runtime._library()  # imported before the start line, so both processes reach it together
 ready.touch()
 while not go.exists():
     time.sleep(0.001)

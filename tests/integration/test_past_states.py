@@ -21,7 +21,9 @@ from domain.rules import replay
 from domain.undo_stack import WINDOW
 from service.games.games import Games, utc_now
 from service.games.past_states import Checkpoints
-from service.store.event_store import CHECKPOINT_EVERY, NewEvent, insert_game
+from service.store.checkpoints import CHECKPOINT_EVERY
+from service.store.event_store import insert_game
+from service.store.game_records import NewEvent
 
 from .conftest import server_process
 

@@ -23,7 +23,7 @@ import psycopg
 import pytest
 
 from service.http.app import create_app
-from service.store import embedded_db
+from service.store import embedded_db, embedded_replica
 from service.store.connections import PrimaryPool
 from service.store.migrations import migrate
 from tests.api.conftest import running_server, server_settings
@@ -153,7 +153,7 @@ def test_a_primary_behind_the_timeline_written_on_is_refused(clean_database: str
 @pytest.fixture(scope="module")
 def standby(postgres_server_url: str, database_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     data_dir = tmp_path_factory.mktemp("standby-as-primary")
-    db = embedded_db.start_replica(postgres_server_url, data_dir, database=urlsplit(database_url).path.lstrip("/"))
+    db = embedded_replica.start_replica(postgres_server_url, data_dir, database=urlsplit(database_url).path.lstrip("/"))
     try:
         yield db
     finally:

@@ -21,7 +21,7 @@ from litestar import Litestar
 
 from service.http.app import create_app
 from service.settings import Settings
-from service.store import embedded_db
+from service.store import embedded_replica
 from tests.api.conftest import Player, running_server, server_settings
 from tests.support import assert_problem
 
@@ -30,7 +30,7 @@ from tests.support import assert_problem
 def replica(postgres_server_url: str, database_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     data_dir = tmp_path_factory.mktemp("replica")
     name = urlsplit(database_url).path.lstrip("/")
-    db = embedded_db.start_replica(postgres_server_url, data_dir, database=name)
+    db = embedded_replica.start_replica(postgres_server_url, data_dir, database=name)
     handle = {"db": db, "dir": data_dir, "primary": postgres_server_url, "name": name}
     try:
         yield handle
@@ -142,7 +142,7 @@ def test_readiness_reports_the_replica_and_reads_survive_it_going_down(
         assert (ready.status_code, ready.json()["replica"]) == (200, "down")
         assert reads(app)["primary"] > 0
     finally:
-        replica["db"] = embedded_db.start_replica(replica["primary"], replica["dir"], database=replica["name"])
+        replica["db"] = embedded_replica.start_replica(replica["primary"], replica["dir"], database=replica["name"])
     _wait_for(lambda: http.get("/readyz").json().get("replica") == "up", "the replica to be back")
 
 

@@ -13,7 +13,9 @@ import pytest
 from domain import Draw, Recycle, Undo, parse_command, replay
 from domain.codec import event_from_data, snapshot_to_state
 from service.games.games import Games
-from service.store.event_store import SNAPSHOT_EVERY, ConcurrencyConflict, Figures, NewEvent
+from service.store.event_store import ConcurrencyConflict
+from service.store.game_records import Figures, NewEvent
+from service.store.snapshots import SNAPSHOT_EVERY
 from tests.live import stored
 
 from .conftest import new_game, server_process

@@ -15,16 +15,8 @@ from domain import GameState, deal, event_data, event_type, initial_state, shuff
 from domain.codec import restore, state_to_snapshot
 from domain.rulesets import get_ruleset
 from service.players.tokens import ALL_SCOPES
-from service.store.event_store import (
-    ConcurrencyConflict,
-    Figures,
-    GameRow,
-    IdempotencyRace,
-    Loaded,
-    NewEvent,
-    PendingAppend,
-    StoredEvent,
-)
+from service.store.event_store import ConcurrencyConflict, IdempotencyRace
+from service.store.game_records import Figures, GameRow, Loaded, NewEvent, PendingAppend, StoredEvent
 from service.store.players import TokenRow, token_hash
 
 T0 = datetime(2026, 12, 1, tzinfo=UTC)

@@ -29,7 +29,8 @@ from service.errors import BadRequest, Forbidden, NotFound, Unauthorized, Unavai
 from service.games.batching import AppendBatcher
 from service.games.moves import Game, GameRepository, Idempotent, Moves
 from service.players.tokens import TokenCache
-from service.store.event_store import ConcurrencyConflict, GameRow, NewEvent
+from service.store.event_store import ConcurrencyConflict
+from service.store.game_records import GameRow, NewEvent
 from service.store.players import token_hash
 
 from .fake_store import T0, FakeStore

@@ -1,5 +1,5 @@
 """A stored game is a snapshot written now and then plus the events after it
-(``domain.codec.restore``); which moves write the snapshot is ``event_store.snapshot_due``."""
+(``domain.codec.restore``); which moves write the snapshot is ``snapshots.snapshot_due``."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ import pytest
 
 from domain import Event, Undo, event_data, event_type, undo_stack
 from domain.codec import restore, state_to_snapshot
-from service.store.event_store import SNAPSHOT_EVERY, NewEvent, snapshot_due
+from service.store.game_records import NewEvent
+from service.store.snapshots import SNAPSHOT_EVERY, snapshot_due
 
 from .tables import RULESETS
 from .walks import commands, play

@@ -1,0 +1,90 @@
+"""The records the event store reads and writes: a stored game (``GameRow``), a row of a player's
+games list, what a move loads, a stored event and a new one, the figures a games list shows, and
+one game's move for a batched append.
+
+They live apart from service.store.event_store's statements so that the move use case, the race
+store and the analysis jobs name the shapes they exchange without the SQL that fills them.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, NamedTuple
+
+from .players import TokenRow
+
+
+@dataclass(frozen=True, slots=True)
+class GameRow:
+    """A stored game: its state is ``snapshot`` with ``tail`` folded in, at ``version``
+    (``domain.codec.restore(row.snapshot, row.tail, row.version)``)."""
+
+    id: uuid.UUID
+    player_id: uuid.UUID
+    deal: dict[str, Any]
+    version: int
+    snapshot: dict[str, Any]  # the game's state at some version <= ``version``
+    started_at: datetime
+    finished_at: datetime | None
+    tail: list[tuple[str, dict[str, Any]]] = field(default_factory=list)  # the events after it, (type, data)
+
+
+@dataclass(frozen=True, slots=True)
+class GameSummaryRow:
+    id: uuid.UUID
+    ruleset_id: str
+    ruleset_version: int
+    deal: dict[str, Any]
+    status: str
+    version: int
+    move_count: int
+    undo_count: int
+    assisted: bool
+    started_at: datetime
+    finished_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class Loaded:
+    game: GameRow | None
+    caller: TokenRow | None  # the bearer token, if it is live
+    stored_request: bytes | None  # the idempotency key's request hash, if the key was used
+    stored_response: dict[str, Any] | None
+
+
+@dataclass(frozen=True, slots=True)
+class StoredEvent:
+    version: int
+    type: str
+    data: dict[str, Any]
+    recorded_at: datetime
+
+
+class NewEvent(NamedTuple):  # a named tuple: cheap to make (service.games.moves.Game)
+    version: int
+    type: str
+    data: dict[str, Any]
+
+
+class Figures(NamedTuple):
+    """What the games list shows of a state, kept as columns of its row (``GameState``'s fields)."""
+
+    status: str
+    move_count: int
+    undo_count: int
+    assisted: bool
+
+
+class PendingAppend(NamedTuple):
+    """One game's move for ``append_many``: its events, the state's figures and, when one is due
+    (``snapshot_due``), its new snapshot; written only if the game is still at ``expected_version``."""
+
+    game_id: uuid.UUID
+    expected_version: int
+    events: list[NewEvent]
+    figures: Figures
+    snapshot: dict[str, Any] | None
+    now: datetime
+    token_id: uuid.UUID | None = None  # the token the move came with: written only while it is live
