@@ -45,18 +45,18 @@ from service.deals.pool_progress import ProgressBar, Seeds, pool_document, progr
 from service.deals.pool_solving import (
     DEFAULT_BUDGET_SECONDS,
     EXIT_INTERRUPTED,
-    _check_budget,
-    _executor,
-    _worker_count,
+    check_budget,
     solve_seed,
+    solver_processes,
+    worker_count,
 )
 from service.deals.pool_verify import (
     BuildError,
-    _line_problem,
-    _loud,
-    _ruleset,
     check_line,
+    line_problem,
+    loud,
     pool_json,
+    pool_ruleset,
     verify_document,
     write_atomically,
 )
@@ -105,11 +105,11 @@ def build(
     output: Path | None = None,
 ) -> int:
     """Build the pool; the exit status (0, 1 when the final check fails, 130 on Ctrl-C)."""
-    ruleset = _ruleset(ruleset_id)
+    ruleset = pool_ruleset(ruleset_id)
     if count < 1:
         raise BuildError("--count must be at least 1")
-    _check_budget(budget_seconds)
-    workers = _worker_count(workers)
+    check_budget(budget_seconds)
+    workers = worker_count(workers)
     if workers < 1:
         raise BuildError("--workers must be at least 1")
     output = output or deal_pool_path(ruleset.id)
@@ -131,7 +131,7 @@ def build(
     wall = time.perf_counter() - started
     if final_problems:
         for problem in final_problems:
-            _loud(problem)
+            loud(problem)
         print(
             f"canfield pool build: the pool was NOT written (a bug: lines passed one check and failed the next); "
             f"the seed results are kept in {progress}",
@@ -153,9 +153,9 @@ def _reuse_progress(progress: Path, ruleset: Ruleset, budget_seconds: float, see
             continue
         problem = None
         if record["result"] == "won":
-            problem = _line_problem(ruleset, record)
+            problem = line_problem(ruleset, record)
             if problem is not None:
-                _loud(f"{problem} (a reused progress line); counted as undecided")
+                loud(f"{problem} (a reused progress line); counted as undecided")
         seeds.add(record, problem)
         reused += 1
     if records or skipped:
@@ -186,7 +186,7 @@ class _Build:
     def run(self) -> int | tuple[dict[str, Any], str, list[str]]:
         """Solve seeds until the pool is complete: (the document, its text, the final check's
         problems), or the exit status when interrupted or a worker died."""
-        executor, stop = _executor(self.workers)
+        executor, stop = solver_processes(self.workers)
         # Ctrl-C sets a flag that the loop reads between waits, instead of raising wherever the parent
         # happens to be: a KeyboardInterrupt raised inside concurrent.futures' own bookkeeping (wait()
         # takes every pending future's lock, one after the other) can leave a lock held, and then the
@@ -225,7 +225,7 @@ class _Build:
         log.flush()
         self.solved += 1
         if error is not None:
-            _loud(f"seed {record['seed']}: {error}; counted as undecided")
+            loud(f"seed {record['seed']}: {error}; counted as undecided")
         self.seeds.add(record, error)
 
     def solve_seeds(self, executor: ProcessPoolExecutor, log: TextIO, interrupted: _CtrlC) -> None:
@@ -315,5 +315,5 @@ def _report_built(run: _Build, document: dict[str, Any], reused: int, wall: floa
         flush=True,
     )
     if run.seeds.failures:
-        _loud(f"{len(run.seeds.failures)} won lines did not replay and were counted as undecided (seeds "
+        loud(f"{len(run.seeds.failures)} won lines did not replay and were counted as undecided (seeds "
               f"{', '.join(map(str, sorted(run.seeds.failures)))})")

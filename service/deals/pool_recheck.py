@@ -22,17 +22,17 @@ from service.deals.pool_solving import (
     DEFAULT_BUDGET_SECONDS,
     EXIT_INTERRUPTED,
     SOLVER_NAME,
-    _check_budget,
-    _executor,
-    _worker_count,
+    check_budget,
     solve_seed,
+    solver_processes,
+    worker_count,
 )
 from service.deals.pool_verify import (
     BuildError,
-    _line_problem,
-    _loud,
-    _ruleset,
+    line_problem,
+    loud,
     pool_json,
+    pool_ruleset,
     verify_document,
     write_atomically,
 )
@@ -55,9 +55,9 @@ def recheck(
     solver bench's ``bench/results/solver-<ruleset>.jsonl``) and from ``<file>.recheck.jsonl``,
     where each newly finished seed is appended (so an interrupted recheck resumes).
     """
-    ruleset = _ruleset(ruleset_id)
-    _check_budget(budget_seconds)
-    workers = _worker_count(workers)
+    ruleset = pool_ruleset(ruleset_id)
+    check_budget(budget_seconds)
+    workers = worker_count(workers)
     path = file or deal_pool_path(ruleset.id)
     document, pool = _verified_pool(path, ruleset)
     in_pool = {item.seed for item in pool.deals}
@@ -81,7 +81,7 @@ def recheck(
     problems = verify_document(json.loads(text))
     if problems:
         for problem in problems:
-            _loud(problem)
+            loud(problem)
         print(f"canfield pool recheck: {path} was NOT rewritten; results are kept in {progress}", file=sys.stderr)
         return 1
     write_atomically(path, text)
@@ -119,7 +119,7 @@ def _solve_missing(
     records: dict[int, dict[str, Any]],
 ) -> bool:
     """Solve the ``missing`` seeds into ``records``, each appended to ``progress``; False on Ctrl-C."""
-    executor, stop = _executor(workers)
+    executor, stop = solver_processes(workers)
     try:
         with open(progress, "a", encoding="utf-8") as log:
             futures = [
@@ -161,11 +161,11 @@ def _renewed(
     for seed in todo:
         record = records[seed]
         if record["result"] == "won":
-            problem = _line_problem(pool.ruleset, record)
+            problem = line_problem(pool.ruleset, record)
             if problem is None:
                 won.append({"seed": seed, "length": record["length"], "line": record["line"]})
                 continue
-            _loud(f"{problem}; counted as undecided")
+            loud(f"{problem}; counted as undecided")
         (lost if record["result"] == "lost" else undecided).append(seed)
     renewed = {key: value for key, value in document.items() if key not in ("verdicts", "deals")}
     renewed.update(

@@ -76,16 +76,16 @@ def solve_seed(ruleset_id: str, version: int, seed: int, budget_seconds: float) 
 # --- the parent side --------------------------------------------------------------------
 
 
-def _check_budget(budget_seconds: float) -> None:
+def check_budget(budget_seconds: float) -> None:
     if not budget_seconds > 0:
         raise BuildError("--budget-seconds must be more than 0")
 
 
-def _worker_count(workers: int | None) -> int:
+def worker_count(workers: int | None) -> int:
     return workers or os.cpu_count() or 1
 
 
-def _executor(workers: int) -> tuple[ProcessPoolExecutor, Any]:
+def solver_processes(workers: int) -> tuple[ProcessPoolExecutor, Any]:
     """A process pool of solvers, and the event that tells their solves to give up."""
     context = multiprocessing.get_context()
     stop = context.Event()

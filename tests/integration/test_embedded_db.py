@@ -110,7 +110,7 @@ from pathlib import Path
 from service.store import embedded_db, embedded_runtime
 
 data_dir, ready, go = (Path(arg) for arg in sys.argv[1:4])
-embedded_runtime._library()  # imported before the start line, so both processes reach it together
+embedded_runtime.postgres_library()  # imported before the start line, so both processes reach it together
 ready.touch()
 while not go.exists():
     time.sleep(0.001)
