@@ -67,7 +67,7 @@ bench: $(STAMP)
 	$(BIN)/python -m bench
 
 openapi: $(STAMP)
-	$(BIN)/canfield openapi --output openapi/openapi.json
+	$(BIN)/canfield openapi --all-into openapi
 
 # The solver-verified deal pools (slow; resumable: run again after Ctrl-C). Not part of `make test`.
 pools: $(STAMP)

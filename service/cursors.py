@@ -16,7 +16,7 @@ import hmac
 import uuid
 from datetime import datetime
 
-from .errors import BadRequest
+from .errors import CursorInvalid
 
 LENGTH = 200
 """The longest cursor the API takes (the pattern of every cursor parameter)."""
@@ -37,10 +37,10 @@ def decode(kind: str, cursor: str, refusal: str) -> list[str]:
     try:
         text = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
     except (binascii.Error, UnicodeDecodeError, ValueError):
-        raise BadRequest(refusal) from None
+        raise CursorInvalid(refusal) from None
     found, _, rest = text.partition("|")
     if found != kind or not rest:
-        raise BadRequest(refusal)
+        raise CursorInvalid(refusal)
     return rest.split("|")
 
 
@@ -49,7 +49,7 @@ def signed(secret: str, kind: str, fields: list[str], refusal: str) -> list[str]
     if ``secret`` signed them; anything else is a 400 saying ``refusal``."""
     text = "|".join([kind, *fields[:-1]])
     if not hmac.compare_digest(fields[-1].encode(), _signature(secret, text).encode()):
-        raise BadRequest(refusal)
+        raise CursorInvalid(refusal)
     return fields[:-1]
 
 
@@ -63,9 +63,9 @@ def instant(text: str, refusal: str) -> datetime:
     try:
         moment = datetime.fromisoformat(text)
     except ValueError:
-        raise BadRequest(refusal) from None
+        raise CursorInvalid(refusal) from None
     if moment.tzinfo is None:
-        raise BadRequest(refusal)
+        raise CursorInvalid(refusal)
     return moment
 
 
@@ -73,13 +73,13 @@ def identifier(text: str, refusal: str) -> uuid.UUID:
     try:
         return uuid.UUID(text)
     except ValueError:
-        raise BadRequest(refusal) from None
+        raise CursorInvalid(refusal) from None
 
 
 def whole(text: str, refusal: str) -> int:
     """A cursor's non-negative integer (ASCII digits only)."""
     if not (text.isascii() and text.isdigit()) or len(text) > 10:
-        raise BadRequest(refusal)
+        raise CursorInvalid(refusal)
     return int(text)
 
 
@@ -88,7 +88,7 @@ def real(text: str, refusal: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise BadRequest(refusal) from None
+        raise CursorInvalid(refusal) from None
     if value != value or value in (float("inf"), float("-inf")):
-        raise BadRequest(refusal)
+        raise CursorInvalid(refusal)
     return value

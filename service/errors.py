@@ -18,6 +18,12 @@ class BadRequest(ServiceError):
     pass
 
 
+class CursorInvalid(BadRequest):
+    """A list's cursor that is not one of that list's (another list's, another date's, changed)."""
+
+    code = "cursor_invalid"
+
+
 class NotFound(ServiceError):
     status = 404
     code = "not_found"

@@ -100,7 +100,7 @@ def _deals_stored(psycopg: Any, url: str) -> int:
 async def _cursor_after(port: int, key: Any) -> str:
     """The ``nextAfter`` that a client walking today's board from its first page holds after the
     entry of ``key`` (a ``BoardKey`` with its rank): one the server made, with the rank it carries."""
-    from service.http.controllers.deals import LEADERBOARD_MAX
+    from service.http.pages import LIMIT_MAX as LEADERBOARD_MAX
 
     from .client import call
 

@@ -101,35 +101,55 @@ def migrate_command(args: argparse.Namespace) -> int:
 
 def _openapi_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--output", "-o", type=Path, metavar="PATH", help="write here instead of to stdout")
+    parser.add_argument("--version", metavar="YYYY-MM-DD", help="the API version's document (default: the oldest)")
+    parser.add_argument("--all-into", type=Path, metavar="DIR",
+                        help="write every version's document to DIR/<version>.json and the oldest's to "
+                             "DIR/openapi.json")
 
 
-def openapi_document() -> dict[str, Any]:
-    """The live OpenAPI document of the app (built without a database)."""
+def openapi_document(version: str | None = None) -> dict[str, Any]:
+    """The live OpenAPI document of the app (built without a database) of an API version (the
+    oldest served, the one of a request that names none, by default)."""
     from service.http.app import create_app
+    from service.http.openapi.versions import document_of
+    from service.http.versions import SERVED
 
     app = create_app(Settings(database_url=OPENAPI_PLACEHOLDER_URL))
-    return app.openapi_schema.to_schema()
+    chosen = next((v for v in SERVED.all if v.name == version), None) if version else SERVED.oldest
+    if chosen is None:
+        raise SystemExit(f"canfield openapi: no API version {version!r}; served: {[v.name for v in SERVED.all]}")
+    return document_of(app.openapi_schema.to_schema(), chosen)
 
 
-def openapi_json() -> str:
+def openapi_json(version: str | None = None) -> str:
     """The OpenAPI document as pretty, stable JSON: sorted keys, 2-space indent, final newline."""
-    return json.dumps(openapi_document(), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    return json.dumps(openapi_document(version), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
 
 def openapi_command(args: argparse.Namespace) -> int:
-    text = openapi_json()
+    if args.all_into is not None:
+        from service.http.versions import SERVED
+
+        for version in SERVED.all:
+            _write(args.all_into / f"{version.name}.json", openapi_json(version.name))
+        _write(args.all_into / "openapi.json", openapi_json(SERVED.oldest.name))
+        return 0
+    text = openapi_json(args.version)
     if args.output is None:
         sys.stdout.write(text)
         sys.stdout.flush()
         return 0
-    output: Path = args.output
+    _write(args.output, text)
+    return 0
+
+
+def _write(output: Path, text: str) -> None:
     output.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=output.parent, delete=False, suffix=".tmp") as tmp:
         tmp.write(text)
     os.replace(tmp.name, output)
     os.chmod(output, 0o644)
     print(f"canfield: wrote {output}", file=sys.stderr)
-    return 0
 
 
 # --- the commands, as service.cli.COMMANDS names them -------------------------

@@ -153,6 +153,15 @@ def public_source(stored: Mapping[str, Any]) -> JSON:
 _SOURCE_KEYS = ("source", "seed", "pool", "daily", "practice", "lesson", "race")
 
 
+def shown_source(stored: Mapping[str, Any]) -> JSON:
+    """A stored deal source as a view shows it: ``public_source``, with a daily's date as ``date``
+    (stored as ``daily``, which the previous release reads)."""
+    source = public_source(stored)
+    if source.get("source") == "daily" and "daily" in source:
+        return {"source": "daily", "date": source["daily"], "practice": source.get("practice", False)}
+    return source
+
+
 def reveals_hidden_cards(source: Mapping[str, Any], over: bool, now: datetime) -> bool:
     """Whether a response may show a game's face-down cards (the stock and covered reserve in a
     view, the first event's ``deck``): once the game is over and, for a daily game, once its

@@ -44,8 +44,8 @@ from ..deals.daily import (
     daily_source,
     private_until,
     prove,
-    public_source,
     reveals_hidden_cards,
+    shown_source,
 )
 from ..deals.daily_deals import DailyDeals
 from ..deals.deal_pools import load_deal_pool
@@ -71,7 +71,7 @@ from .lessons import lesson_deal, lesson_ruleset_id
 from .moves import Game, GameRepository, Moves
 from .past_states import Checkpoints
 from .solver_limits import SolverLimits
-from .views import cursor_of, parse_cursor, public_event, view_of, withheld
+from .views import cursor_of, parse_cursor, player_of, public_event, view_of, withheld
 
 JSON = dict[str, Any]
 EXPORT_PAGE = 500
@@ -132,20 +132,20 @@ class Games:
             raise NotFound(f"no player {player_id}")
         return found
 
-    async def player_games(self, player_id: uuid.UUID, status: str | None, before: str | None, limit: int) -> JSON:
-        """A player's games, newest first, a page at a time: ``nextBefore`` is the ``before`` of the next page."""
-        after_key = None if before is None else parse_cursor(before)
+    async def player_games(self, player_id: uuid.UUID, status: str | None, cursor: str | None, limit: int) -> JSON:
+        """A player's games, newest first, a page at a time: ``next`` is the ``cursor`` of the next page."""
+        after_key = None if cursor is None else parse_cursor(cursor)
         if await self.players.get_player(player_id) is None:
             raise NotFound(f"no player {player_id}")
         ended = None if status is None else status == "ended"
         rows = await self.store.player_games(player_id, ended, after_key, limit + 1)
         page = rows[:limit]
         return {
-            "games": [
+            "items": [
                 {
                     "id": str(row.id),
                     "ruleset": {"id": row.ruleset_id, "version": row.ruleset_version},
-                    "deal": public_source(row.deal),
+                    "deal": shown_source(row.deal),
                     "status": row.status,
                     "version": row.version,
                     "moveCount": row.move_count,
@@ -156,7 +156,7 @@ class Games:
                 }
                 for row in page
             ],
-            "nextBefore": cursor_of(page[-1].started_at, page[-1].id) if len(rows) > limit else None,
+            "next": cursor_of(page[-1].started_at, page[-1].id) if len(rows) > limit else None,
         }
 
     async def ping(self) -> None:
@@ -217,9 +217,10 @@ class Games:
             now,
             on_create=projections.game_started(ruleset.id, source),
         )
-        game = Game(game_id, player_id, source, now, None, state, True)
+        player = await self.players.get_player(player_id)
+        game = Game(game_id, player_id, source, now, None, state, True, *_name_and_bot(player))
         self.repository.remember(game)
-        return view_of(game_id, player_id, source, now, None, state, withheld(source, now))
+        return view_of(game_id, player_of(game), source, now, None, state, withheld(source, now))
 
     def _deal(self, ruleset: Ruleset, given: Mapping[str, Any]) -> tuple[tuple[int, ...], JSON]:
         """The deck and deal source of a seed, deck, pool or lesson deal (or the ruleset's default)."""
@@ -273,7 +274,7 @@ class Games:
     async def view(self, game_id: uuid.UUID, token: str | None = None) -> JSON:
         game, state = await self._game(game_id, ended_from_replica=True)
         withhold = await self.readable(game, token)
-        return view_of(game.id, game.player_id, game.deal, game.started_at, game.finished_at, state, withhold)
+        return view_of(game.id, player_of(game), game.deal, game.started_at, game.finished_at, state, withhold)
 
     async def legal_moves(self, game_id: uuid.UUID, token: str | None = None) -> JSON:
         game, state = await self._game(game_id)
@@ -357,7 +358,7 @@ class Games:
         rows = await self.store.read_events(game_id, after, limit)
         last = rows[-1].version if rows else after
         events = [public_event(r.version, r.type, r.data, r.recorded_at, reveal) for r in rows]
-        return {"events": events, "nextAfter": last if last < game.version else None}
+        return {"items": events, "next": str(last) if last < game.version else None}
 
     async def event_export(
         self, game_id: uuid.UUID, after: int, token: str | None = None
@@ -416,7 +417,7 @@ class Games:
                 if most is not None and sent == most:
                     yield {"type": "next", "after": cursor_of(*after) if after else None}
                     return
-                view = view_of(game.id, game.player_id, game.deal, game.started_at, game.finished_at, state, withhold)
+                view = view_of(game.id, player_of(game), game.deal, game.started_at, game.finished_at, state, withhold)
                 reveal = game.finished_at is not None and not withhold
                 rows = await self.store.read_events(game.id, 0, game.version)
                 events = [public_event(r.version, r.type, r.data, r.recorded_at, reveal) for r in rows]
@@ -466,7 +467,7 @@ class Games:
         else:  # before the snapshot: from the nearest checkpoint
             state = await self.checkpoints.state_at(game_id, version)
         finished_at = game.finished_at if not state.playing else None
-        return view_of(game.id, game.player_id, game.deal, game.started_at, finished_at, state, withhold)
+        return view_of(game.id, player_of(game), game.deal, game.started_at, finished_at, state, withhold)
 
 
 def _shared(live: LiveDeal) -> str:
@@ -477,3 +478,7 @@ def _shared(live: LiveDeal) -> str:
 def _named(live: LiveDeal) -> str:
     """A deal in play as the operator's log names it."""
     return f"the daily deal of {live.day}" if live.kind == DAILY else f"race {live.race_id}"
+
+
+def _name_and_bot(player: PlayerRow | None) -> tuple[str, bool]:
+    return ("", False) if player is None else (player.name, player.bot)

@@ -37,7 +37,7 @@ from domain import (
 from domain.codec import event_from_data, restore, state_to_snapshot
 
 from ..context import PLAYER
-from ..errors import BadRequest, Forbidden, NotFound, Unauthorized, Unavailable, VersionConflict
+from ..errors import Forbidden, IdempotencyKeyReused, NotFound, Unauthorized, Unavailable, VersionConflict
 from ..metrics import CONFLICTS_AT_IF_MATCH, CONFLICTS_AT_WRITE, MOVES_APPLIED, MOVES_ILLEGAL
 from ..players.tokens import Credentials, Scope, TokenCache
 from ..races.races import race_of
@@ -47,7 +47,7 @@ from ..store.game_records import Figures, GameRow, NewEvent, PendingAppend
 from ..store.snapshots import snapshot_due
 from .batching import AppendBatcher, Deciding
 from .past_states import Checkpoints
-from .views import move_reply
+from .views import move_reply, player_of
 
 JSON = dict[str, Any]
 log = logging.getLogger("canfield")
@@ -66,6 +66,8 @@ class Game(NamedTuple):
     finished_at: Any
     state: GameState
     confirmed: bool
+    player_name: str = ""
+    player_bot: bool = False
 
     @property
     def version(self) -> int:
@@ -74,7 +76,8 @@ class Game(NamedTuple):
     @classmethod
     def of(cls, row: GameRow) -> Game:
         state = restore(row.snapshot, row.tail, row.version)
-        return cls(row.id, row.player_id, row.deal, row.started_at, row.finished_at, state, True)
+        return cls(row.id, row.player_id, row.deal, row.started_at, row.finished_at, state, True, row.player_name,
+                   row.player_bot)
 
 
 def figures_of(state: GameState) -> Figures:
@@ -109,7 +112,7 @@ class Change(NamedTuple):
     def reply(self) -> JSON:
         """The move's reply: the new view and the events it appended, as its player sees them."""
         after = self.after
-        return move_reply(after.id, after.player_id, after.deal, after.started_at, after.finished_at, after.state,
+        return move_reply(after.id, player_of(after), after.deal, after.started_at, after.finished_at, after.state,
                           self.events, self.now)
 
     def finish(self) -> projections.Finish | None:
@@ -128,7 +131,8 @@ def change_of(game: Game, state: GameState, events: list[Event], now: datetime) 
         return Change(game, game, [], now)
     new_events = [NewEvent(game.version + i + 1, event_type(e), event_data(e)) for i, e in enumerate(events)]
     finished_at = game.finished_at or (None if state.playing else now)
-    after = Game(game.id, game.player_id, game.deal, game.started_at, finished_at, state, True)
+    after = Game(game.id, game.player_id, game.deal, game.started_at, finished_at, state, True, game.player_name,
+                 game.player_bot)
     return Change(game, after, new_events, now)
 
 
@@ -243,7 +247,7 @@ class GameRepository:
         PLAYER.set(caller.player_id)
         if caller.player_id != game.player_id:  # neither a game's player nor a token's owner ever changes
             raise Forbidden("this game belongs to another player")
-        return Game(game.id, game.player_id, game.deal, game.started_at, game.finished_at, game.state, False)
+        return game._replace(confirmed=False)
 
     async def load(
         self, game_id: uuid.UUID, token: str, idempotent: Idempotent | None
@@ -270,7 +274,7 @@ class GameRepository:
         if stored is None or idempotent is None:
             return game, None
         if loaded.stored_request != idempotent.request_hash:
-            raise BadRequest("this Idempotency-Key was already used for a different move in this game")
+            raise IdempotencyKeyReused("this Idempotency-Key was already used for a different move in this game")
         return game, Played(stored, stored["game"]["version"], True)
 
     async def history(self, game: Game) -> list[Any]:

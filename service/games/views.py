@@ -12,24 +12,30 @@ from typing import Any
 
 from domain import GameState, game_view, public_data
 
-from ..deals.daily import public_source, reveals_hidden_cards
-from ..errors import BadRequest
+from ..deals.daily import reveals_hidden_cards, shown_source
+from ..errors import CursorInvalid
+from ..players.references import player_ref
 from ..races.races import race_of
 from .lessons import lesson_progress
 
 JSON = dict[str, Any]
 
 
-def view_of(game_id: uuid.UUID | str, player_id: uuid.UUID | str, deal_source: JSON, started_at: Any,
+def player_of(game: Any) -> JSON:
+    """A stored game's player as every view names one (a ``GameRow`` or a move's ``Game``)."""
+    return player_ref(_text(game.player_id), game.player_name, game.player_bot)
+
+
+def view_of(game_id: uuid.UUID | str, player: JSON, deal_source: JSON, started_at: Any,
             finished_at: Any, state: GameState, withhold: bool) -> JSON:
-    """The API's game view: the domain's part plus who, where from and when. ``withhold``: hidden
-    cards stay hidden even if the game has ended (``withheld``, ``Games.readable``)."""
+    """The API's game view: the domain's part plus who (``player_of``), where from and when.
+    ``withhold``: hidden cards stay hidden even if the game has ended (``withheld``, ``Games.readable``)."""
     domain_view = game_view(state, withhold)
     view = {
         "id": _text(game_id),
-        "player": _text(player_id),
+        "player": player,
         "ruleset": domain_view["ruleset"],
-        "deal": public_source(deal_source),
+        "deal": shown_source(deal_source),
         "baseRank": domain_view["baseRank"],
         "status": domain_view["status"],
         "version": domain_view["version"],
@@ -74,9 +80,9 @@ def parse_cursor(cursor: str) -> tuple[datetime, uuid.UUID]:
         started, game_id = text.split("|")
         key = datetime.fromisoformat(started), uuid.UUID(game_id)
     except ValueError:  # also binascii.Error and UnicodeDecodeError
-        raise BadRequest("'before' is not a cursor of this list: pass the 'nextBefore' of the previous page") from None
+        raise CursorInvalid("'cursor' is not a cursor of this list: pass the 'next' of the previous page") from None
     if key[0].tzinfo is None:
-        raise BadRequest("'before' is not a cursor of this list: pass the 'nextBefore' of the previous page")
+        raise CursorInvalid("'cursor' is not a cursor of this list: pass the 'next' of the previous page")
     return key
 
 
@@ -86,7 +92,7 @@ def public_event(version: int, kind: str, data: JSON, recorded_at: Any, reveal: 
     the deal source as the API shows it."""
     shown = public_data(kind, data, reveal)
     if kind == "GameDealt" and isinstance(shown.get("deal"), Mapping):
-        shown = {**shown, "deal": public_source(shown["deal"])}
+        shown = {**shown, "deal": shown_source(shown["deal"])}
     # the keys in the order of the API's event schemas (the tag first), so that the reply of a move
     # encodes to the same bytes as a dict as it does as its MoveResult (service.http.move_route)
     return {"type": kind, "version": version, "recordedAt": recorded_at, "data": shown}
@@ -99,7 +105,7 @@ def withheld(deal_source: Mapping[str, Any], now: datetime) -> bool:
 
 
 def move_reply(
-    game_id: uuid.UUID, player_id: uuid.UUID, deal_source: JSON, started_at: Any, finished_at: Any,
+    game_id: uuid.UUID, player: JSON, deal_source: JSON, started_at: Any, finished_at: Any,
     state: GameState, events: Sequence[Any], now: datetime,
 ) -> JSON:
     """The reply to a move, as its player sees it: the game's view after it, and the events it
@@ -108,6 +114,6 @@ def move_reply(
     withhold = withheld(deal_source, now)
     reveal = not state.playing and not withhold
     return {
-        "game": view_of(game_id, player_id, deal_source, started_at, finished_at, state, withhold),
+        "game": view_of(game_id, player, deal_source, started_at, finished_at, state, withhold),
         "events": [public_event(event.version, event.type, event.data, now, reveal) for event in events],
     }

@@ -48,6 +48,7 @@ from .metrics import PoolGauges, RequestMetrics, forget_this_process, metrics_ha
 from .move_route import MoveDispatch, make_move, route_moves
 from .openapi.document import complete
 from .openapi.plugins import ComponentNamePlugin, DealUnionPlugin, TaggedUnionPlugin
+from .openapi.versions import versioned_json
 from .problems import EXCEPTION_HANDLERS
 from .replica_reads import ReplicaReads
 from .request_ids import RequestIds
@@ -252,7 +253,7 @@ def _cors(settings: Settings) -> CORSConfig:
 
 
 def _openapi() -> OpenAPIConfig:
-    return OpenAPIConfig(
+    return versioned_json(OpenAPIConfig(
         title="Canfield Solitaire API",
         version=API_VERSION,
         description=(
@@ -267,7 +268,7 @@ def _openapi() -> OpenAPIConfig:
             }
         ),
         security=[],
-    )
+    ))
 
 
 logging.getLogger("canfield").setLevel(logging.INFO)

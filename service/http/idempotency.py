@@ -138,8 +138,8 @@ def keyed_responses(
     """``documented(*statuses)`` for a creating POST: its 400 also names ``idempotency_key_reused``
     (and, ``anonymous``: ``POST /players``, ``idempotency_key_too_short``), its 403 (every creating
     POST with a token) ``idempotency_key_forbidden`` after ``forbidden``, the operation's own codes,
-    its 409 the key's codes after ``conflicts``, the operation's own. (A move's reused key stays a
-    400 ``invalid_request``, as clients of the move already read it.)"""
+    its 409 the key's codes after ``conflicts``, the operation's own. (A move's reused key is an
+    ``idempotency_key_reused`` too.)"""
     responses = documented(*statuses)
     short = ", idempotency_key_too_short" if anonymous else ""
     responses[400] = problem_response(

@@ -39,6 +39,7 @@ from ..errors import BadRequest, NotFound, UnsupportedMediaType
 from .controllers.common import check_json_body, etag, idempotency_key, if_match, parse_move, token_of
 from .paths import NOT_FOUND, UUID, as_sent, malformed, trailing_slash
 from .problems import EXCEPTION_HANDLERS
+from .version_changes import DOWNGRADE, SHAPED
 
 MOVE_PATH = "/games/{game_id:uuid}/moves"
 _SAMPLE_PATH = "/games/00000000-0000-0000-0000-000000000000/moves"
@@ -69,7 +70,12 @@ async def make_move(scope: Any, receive: Any, send: Any) -> None:
     key_text = None if key is None else idempotency_key(key.decode("latin-1"))
     game_id: uuid.UUID = scope["path_params"]["game_id"]
     played = await scope["app"].state.games.moves.play(game_id, token, move, expected, key_text)
-    content = encode_json(played.reply)
+    reply = played.reply
+    downgrade = scope.get(DOWNGRADE)
+    if downgrade is not None:  # a request of an older API version (service.http.version_changes)
+        reply = downgrade(200, reply)
+        scope[SHAPED] = True
+    content = encode_json(reply)
     reply_headers = [(b"etag", etag(played.version).encode())]
     if played.replayed:
         reply_headers.append((b"idempotent-replayed", b"true"))

@@ -88,7 +88,22 @@ def _service_error(_: Request[Any, Any, Any], error: ServiceError) -> Response[P
 
 
 def _validation_error(request: Request[Any, Any, Any], error: ValidationException) -> Response[Problem]:
-    return problem(400, "invalid_request", _validation_detail(request, error))
+    return problem(400, _validation_code(error), _validation_detail(request, error))
+
+
+_PARAMETER_CODES = {"limit": "limit_out_of_range", "cursor": "cursor_invalid"}
+"""The codes of a list's refused ``limit`` and ``cursor`` (service.http.pages)."""
+
+
+def _validation_code(error: ValidationException) -> str:
+    extra = error.extra
+    if isinstance(extra, list) and extra and all(isinstance(item, dict) for item in extra):
+        keys = {(getattr(item.get("source"), "value", item.get("source")), item.get("key")) for item in extra}
+        if len(keys) == 1:
+            ((source, key),) = keys
+            if source == "query" and key in _PARAMETER_CODES:
+                return _PARAMETER_CODES[str(key)]
+    return "invalid_request"
 
 
 _SOURCES = {"query": "query parameter", "path": "path parameter", "header": "header", "cookie": "cookie"}

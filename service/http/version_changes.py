@@ -27,8 +27,20 @@ from urllib.parse import parse_qs, urlencode
 
 import msgspec
 
+from ..errors import ServiceError
+from .problems import PROBLEM_JSON, problem_document
+
 JSON_TYPES = (b"application/json", b"application/problem+json")
 _SSE = b"text/event-stream"
+_LINES = (b"application/x-ndjson", b"text/plain")
+PLAIN_BODIES = frozenset({"POST /games/{game_id}/moves"})
+"""Operations whose route downgrades its own (200) reply as a dict, before encoding it once
+(``scope[DOWNGRADE]``), so that a move of an older version costs no second decode and encode
+(service.http.move_route); their request bodies are passed as they are (no change upgrades one),
+and any other reply (a refusal) is downgraded here as usual."""
+DOWNGRADE = "canfield.downgrade"
+SHAPED = "canfield.shaped"
+"""Set in the scope by a route of PLAIN_BODIES once its reply is in the older shape."""
 _TAG = re.compile(rb'(W/)?"([^"]*)"')
 
 
@@ -39,18 +51,29 @@ class VersionChange:
     operations: tuple[str, ...] = ()
     """``"METHOD /path/{param}"`` of every operation whose requests or replies this change touches."""
 
-    def upgrade_request(self, operation: str, query: dict[str, list[str]], body: Any) -> Any:
+    def upgrade_request(
+        self, operation: str, query: dict[str, list[str]], body: Any, headers: Sequence[tuple[bytes, bytes]]
+    ) -> Any:
         """A request of the older version as the newer version takes it: ``query`` changed in
-        place, the (decoded JSON) body returned; ``None`` when there is no body."""
+        place, the (decoded JSON) body returned (``None`` when there is none): the same object when
+        it is unchanged, else a new one (never changed in place); ``headers`` are the request's, to read."""
         return body
 
     def downgrade_reply(self, operation: str, status: int, body: Any) -> Any:
         """A (decoded JSON) reply of the newer version in the older version's shape."""
         return body
 
+    def downgrade_headers(self, operation: str, status: int, headers: list[tuple[bytes, bytes]]) -> None:
+        """A reply's headers of the newer version as the older version gives them, changed in place."""
+
     def downgrade_message(self, operation: str, event: str, data: Any) -> Any:
-        """A stream message's (decoded JSON) data of the newer version in the older version's shape."""
+        """A stream message's (decoded JSON) data of the newer version in the older version's shape:
+        a Server-Sent Event's (``event``: its name) or an NDJSON line's (``event``: ``""``)."""
         return data
+
+    def downgrade_schema(self, document: dict[str, Any]) -> None:
+        """The OpenAPI document of the newer version made the older version's, in place: the
+        request and reply shapes this change changes, as the older version has them."""
 
 
 def _pattern(operation: str) -> tuple[bytes, re.Pattern[str]]:
@@ -119,26 +142,45 @@ class Translation:
         changes = [change for change in self.changes if operation in change.operations]
         query = parse_qs(scope.get("query_string", b"").decode("latin-1"), keep_blank_values=True)
         before = {k: list(v) for k, v in query.items()}
-        if scope["method"] in ("POST", "PUT", "PATCH"):
+        headers = scope["headers"]
+        if scope["method"] in ("POST", "PUT", "PATCH") and operation not in PLAIN_BODIES:
             body = await _whole_body(receive)
             decoded: Any = None
             if body:
                 try:
                     decoded = msgspec.json.decode(body)
-                except msgspec.DecodeError:
+                except (msgspec.DecodeError, RecursionError):
                     decoded = _UNREADABLE  # the app refuses it in its own words
             if decoded is not _UNREADABLE:
-                for change in changes:
-                    decoded = change.upgrade_request(operation, query, decoded)
-                if body or decoded is not None:
+                given = decoded
+                try:
+                    for change in changes:
+                        decoded = change.upgrade_request(operation, query, decoded, headers)
+                except ServiceError as refusal:  # refused in the older version's own words
+                    await _refuse(refusal, self._tagging(send))
+                    return
+                if decoded is not given:  # else the bytes as sent (the app refuses a key given twice)
                     body = msgspec.json.encode(decoded)
             receive = _replaying(body, receive)
         else:
-            for change in changes:
-                change.upgrade_request(operation, query, None)
+            try:
+                for change in changes:
+                    change.upgrade_request(operation, query, None, headers)
+            except ServiceError as refusal:
+                await _refuse(refusal, self._tagging(send))
+                return
         if query != before:
             scope["query_string"] = urlencode(query, doseq=True).encode("latin-1")
-        await app(scope, receive, self._downgrading(operation, changes[::-1], send))
+        newest_first = changes[::-1]
+        if operation in PLAIN_BODIES:  # the route downgrades its reply before encoding it (see PLAIN_BODIES)
+            scope[DOWNGRADE] = lambda status, body: self.downgraded(operation, newest_first, status, body)
+        await app(scope, receive, self._downgrading(operation, newest_first, scope, send))
+
+    @staticmethod
+    def downgraded(operation: str, changes: Sequence[VersionChange], status: int, body: Any) -> Any:
+        for change in changes:
+            body = change.downgrade_reply(operation, status, body)
+        return body
 
     def _tagging(self, send: Any) -> Any:
         if self.suffix is None:
@@ -154,17 +196,19 @@ class Translation:
     def _retagged(self, headers: Any) -> list[tuple[bytes, bytes]]:
         return [(name, self.tagged(value)) if name == b"etag" else (name, value) for name, value in headers]
 
-    def _downgrading(self, operation: str, changes: list[VersionChange], send: Any) -> Any:
+    def _downgrading(self, operation: str, changes: list[VersionChange], scope: Any, send: Any) -> Any:
         held: dict[str, Any] = {}
         parts: list[bytes] = []
 
         async def downgrading(message: Any) -> None:
             if message["type"] == "http.response.start":
                 headers = self._retagged(message.get("headers", ()))
+                for change in changes:
+                    change.downgrade_headers(operation, message["status"], headers)
                 kind = _content_type(headers)
                 message["headers"] = headers
-                held["kind"] = kind
-                if kind in JSON_TYPES:
+                held["kind"] = b"" if scope.get(SHAPED) else kind  # a route that downgraded its own reply
+                if held["kind"] in JSON_TYPES:
                     held["start"] = message  # sent with the changed body and its length
                     return
                 await send(message)
@@ -172,29 +216,49 @@ class Translation:
             if message["type"] != "http.response.body" or "kind" not in held:
                 await send(message)
                 return
-            if held["kind"] in JSON_TYPES:
+            kind = held["kind"]
+            if kind in JSON_TYPES:
                 parts.append(message.get("body", b""))
                 if message.get("more_body", False):
                     return
                 start, body = held["start"], b"".join(parts)
                 if body:
-                    decoded = msgspec.json.decode(body)
-                    for change in changes:
-                        decoded = change.downgrade_reply(operation, start["status"], decoded)
-                    body = msgspec.json.encode(decoded)
+                    body = msgspec.json.encode(self.downgraded(
+                        operation, changes, start["status"], msgspec.json.decode(body)))
                 start["headers"] = [(n, v) for n, v in start["headers"] if n != b"content-length"]
                 start["headers"].append((b"content-length", b"%d" % len(body)))
                 await send(start)
                 await send({"type": "http.response.body", "body": body})
                 return
-            if held["kind"] == _SSE and message.get("body"):
+            if kind == _SSE and message.get("body"):
                 message = {**message, "body": _stream_downgraded(message["body"], operation, changes)}
+            elif kind in _LINES:
+                lines = b"".join([*parts, message.get("body", b"")])
+                parts.clear()
+                complete, _, rest = lines.rpartition(b"\n")
+                if rest:
+                    parts.append(rest)  # half a line: sent with the rest of it
+                if message.get("more_body", False) and not complete:
+                    return
+                shown = _lines_downgraded(complete + b"\n", operation, changes) if complete else b""
+                if not message.get("more_body", False) and rest:
+                    shown += _lines_downgraded(rest, operation, changes)
+                    parts.clear()
+                message = {**message, "body": shown}
             await send(message)
 
         return downgrading
 
 
 _UNREADABLE = object()
+
+
+async def _refuse(refusal: ServiceError, send: Any) -> None:
+    body = msgspec.json.encode(problem_document(refusal.status, refusal.code, refusal.detail))
+    await send({"type": "http.response.start", "status": refusal.status, "headers": [
+        (b"content-type", PROBLEM_JSON.encode()), (b"content-length", b"%d" % len(body)),
+    ]})
+    await send({"type": "http.response.body", "body": body})
 
 
 def _content_type(headers: Sequence[tuple[bytes, bytes]]) -> bytes:
@@ -229,6 +293,24 @@ def _replaying(body: bytes, then: Any) -> Any:
         return await then()
 
     return receive
+
+
+def _lines_downgraded(chunk: bytes, operation: str, changes: list[VersionChange]) -> bytes:
+    """NDJSON lines with each line's JSON in the older shape."""
+    out = []
+    for line in chunk.split(b"\n"):
+        if line.strip():
+            try:
+                data = msgspec.json.decode(line)
+            except msgspec.DecodeError:
+                out.append(line)
+                continue
+            for change in changes:
+                data = change.downgrade_message(operation, "", data)
+            out.append(msgspec.json.encode(data))
+            continue
+        out.append(line)
+    return b"\n".join(out)
 
 
 def _stream_downgraded(chunk: bytes, operation: str, changes: list[VersionChange]) -> bytes:

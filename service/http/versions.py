@@ -29,6 +29,15 @@ from typing import Any
 import msgspec
 from litestar import get
 
+from .changes.cancelled_races import CancelledRaces
+from .changes.daily_date import DailyDate
+from .changes.daily_ruleset import DailyRuleset
+from .changes.entrant_status import EntrantStatus
+from .changes.leaderboard_move_count import LeaderboardMoveCount
+from .changes.move_key_reused import MoveKeyReused
+from .changes.one_list_style import OneListStyle
+from .changes.player_references import PlayerReferences
+from .changes.tagged_deal_requests import TaggedDealRequests
 from .problems import PROBLEM_JSON, documented, problem_document
 from .schemas.versions import ApiVersionList, ApiVersionView
 from .version_changes import Translation, VersionChange
@@ -78,10 +87,21 @@ FIRST_CHANGES = (
     "The first dated version: the shapes every endpoint had when versions began, recorded as golden "
     "replies that every later release gives this version again."
 )
+ONE_STYLE: tuple[VersionChange, ...] = (
+    OneListStyle(), PlayerReferences(), EntrantStatus(), LeaderboardMoveCount(), DailyRuleset(), DailyDate(),
+    TaggedDealRequests(), MoveKeyReused(), CancelledRaces(),
+)
 VERSIONS: tuple[Version, ...] = (
     Version(
         "2026-12-04",
         changes=(FIRST_CHANGES,),
+        deprecated=date(2026, 12, 5),
+        sunset=date(2027, 6, 5),
+    ),
+    Version(
+        "2026-12-05",
+        changes=tuple(change.description for change in ONE_STYLE),
+        introduced=ONE_STYLE,
     ),
 )
 """Every supported version, oldest first."""
@@ -112,18 +132,20 @@ class Versions:
         """What a request of ``version`` goes through; None for none (the only version, today)."""
         return self._translations[version.name]
 
-    async def refuse(self, value: bytes, send: Any) -> None:
-        """Answer a request whose ``Api-Version`` names no version served: 400 ``unsupported_version``."""
+    def refusal(self, value: bytes, named: str = "'Api-Version'") -> str:
+        """Why ``value`` (of ``named``) names no version served, in words."""
         shown = value.decode("latin-1")[:40]
         supported = ", ".join(version.name for version in self.all)
         if _DATE.fullmatch(value.strip()):
-            detail = f"the API has no version {shown!r}; the versions served are {supported} (GET /versions)"
-        else:
-            detail = f"'Api-Version' must be a version's date, YYYY-MM-DD, such as {self.newest.name}, not {shown!r}"
-        body = msgspec.json.encode(problem_document(400, "unsupported_version", detail))
+            return f"the API has no version {shown!r}; the versions served are {supported} (GET /versions)"
+        return f"{named} must be a version's date, YYYY-MM-DD, such as {self.newest.name}, not {shown!r}"
+
+    async def refuse(self, value: bytes, send: Any) -> None:
+        """Answer a request whose ``Api-Version`` names no version served: 400 ``unsupported_version``,
+        in the oldest version."""
+        body = msgspec.json.encode(problem_document(400, "unsupported_version", self.refusal(value)))
         await send({"type": "http.response.start", "status": 400, "headers": [
-            (b"content-type", PROBLEM_JSON.encode()), (b"content-length", b"%d" % len(body)),
-            *self.oldest.headers,
+            (b"content-type", PROBLEM_JSON.encode()), (b"content-length", b"%d" % len(body)), *self.oldest.headers,
         ]})
         await send({"type": "http.response.body", "body": body})
 

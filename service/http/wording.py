@@ -27,6 +27,7 @@ RULES: dict[str, str] = {
     "seed": "an integer from 0 to 2^53 - 1 (9007199254740991)",
     "pool": "a pool deal number, 1 or more",
     "daily": "'today' or a UTC date written YYYY-MM-DD",
+    "date": "'today' or a UTC date written YYYY-MM-DD",
     "deck": "a list of the 52 card codes in deal order, each card once",
     "deck[]": CARD_RULE,
     "lesson": f"one of {', '.join(LESSONS)} (GET /lessons)",

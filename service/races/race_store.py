@@ -27,6 +27,9 @@ from ..store.replica import ReadPool
 from ..store.snapshots import TAIL
 
 OPEN, RUNNING, FINISHED = "open", "running", "finished"
+CANCELLED = "cancelled"
+"""Shown, never stored: a race cancelled before it started is stored as finished with its
+``cancelled_reason`` (a status the previous release knows) and shown as cancelled."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +45,7 @@ class EntrantRow:
     game_snapshot: dict[str, Any] | None  # with the events after it, the game's state (domain.codec.restore)
     game_finished_at: datetime | None
     game_tail: list[tuple[str, dict[str, Any]]]  # the events after the snapshot (none before the start)
+    bot: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +65,8 @@ class RaceRow:
     finished_at: datetime | None
     entrants: tuple[EntrantRow, ...]
     cancelled_reason: str | None = None  # why a cancelled race ended, in words
+    creator_name: str = ""
+    creator_bot: bool = False
 
     @property
     def games_ended(self) -> bool:
@@ -102,7 +108,8 @@ Judge = Callable[[RaceRow, dict[uuid.UUID, list[LogRow]]], Sequence[Result]]
 
 _RACE = """
 SELECT id, creator_id, ruleset_id, ruleset_version, deal, deck, max_entrants, time_limit_seconds, status,
-       version, created_at, started_at, ends_at, finished_at, cancelled_reason
+       version, created_at, started_at, ends_at, finished_at, cancelled_reason,
+       (SELECT p.name FROM players p WHERE p.id = creator_id)
 FROM races WHERE id = %s
 """
 _ENTRANTS = f"""
@@ -133,9 +140,9 @@ async def _load(conn: AsyncConnection[Any], race_id: uuid.UUID, lock: bool = Fal
     await cursor.execute(_ENTRANTS, (race_id,))
     entrants = tuple(EntrantRow(*row) for row in await cursor.fetchall())
     (race_id, creator, ruleset_id, ruleset_version, deal, deck, max_entrants, time_limit, status, version, created_at,
-     started_at, ends_at, finished_at, cancelled_reason) = race
+     started_at, ends_at, finished_at, cancelled_reason, creator_name) = race
     return RaceRow(race_id, creator, (ruleset_id, ruleset_version), deal, deck, max_entrants, time_limit, status,
-                   version, created_at, started_at, ends_at, finished_at, entrants, cancelled_reason)
+                   version, created_at, started_at, ends_at, finished_at, entrants, cancelled_reason, creator_name)
 
 
 async def _bump(conn: AsyncConnection[Any], race_id: uuid.UUID, changes: str = "", params: Sequence[Any] = ()) -> None:

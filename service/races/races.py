@@ -40,12 +40,14 @@ from domain.verify import Unverified
 from .. import cursors
 from ..deals.daily import Prover
 from ..deals.deal_secret import DealSecret
-from ..errors import BadRequest, Forbidden, NotFound, Unavailable
+from ..errors import CursorInvalid, Forbidden, NotFound, Unavailable
 from ..players.accounts import Accounts
+from ..players.references import player_ref
 from ..players.tokens import Scope
 from ..store.game_records import GameRow, NewEvent
 from .race_deals import SECRET_SOURCE, RaceDealQueue, secret_deal
 from .race_store import (
+    CANCELLED,
     FINISHED,
     OPEN,
     RUNNING,
@@ -90,6 +92,7 @@ class LobbyRace:
     entrants: int
     time_limit_seconds: int | None
     created_at: datetime
+    creator_bot: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,14 +102,14 @@ class LobbyPage:
 
 
 _LOBBY_CURSOR = "open-races"
-_LOBBY_REFUSAL = "'before' is not a cursor of this list: pass the 'nextBefore' of the open races' previous page"
+_LOBBY_REFUSAL = "'cursor' is not a cursor of this list: pass the 'next' of the open races' previous page"
 
 
 def lobby_key(cursor: str) -> tuple[datetime, uuid.UUID]:
     """The (created, id) key of a lobby cursor; a 400 for anything else."""
     fields = cursors.decode(_LOBBY_CURSOR, cursor, _LOBBY_REFUSAL)
     if len(fields) != 2:
-        raise BadRequest(_LOBBY_REFUSAL)
+        raise CursorInvalid(_LOBBY_REFUSAL)
     return cursors.instant(fields[0], _LOBBY_REFUSAL), cursors.identifier(fields[1], _LOBBY_REFUSAL)
 
 
@@ -202,11 +205,10 @@ def race_view(race: RaceRow) -> JSON:
         shown_places = [None] * len(race.entrants)
     entrants = [
         {
-            "player": str(e.player_id),
-            "name": e.name,
+            "player": player_ref(e.player_id, e.name, e.bot),
             "joinedAt": e.joined_at,
             "game": None if e.game_id is None else str(e.game_id),
-            "gameStatus": None if s is None else s.status,
+            "status": None if s is None else s.status,
             "cardsOnFoundations": 0 if s is None else s.cards_on_foundations,
             "moveCount": 0 if s is None else s.move_count,
             "finishedAt": None if s is None else s.finished_at,
@@ -221,8 +223,9 @@ def race_view(race: RaceRow) -> JSON:
         entrants = [entrants[i] for i in order]
     return {
         "id": str(race.id),
-        "creator": str(race.creator_id),
-        "status": race.status,  # a race cancelled before it started is finished, with its cancelledReason
+        "creator": player_ref(race.creator_id, race.creator_name, race.creator_bot),
+        # stored as finished with its reason (which the previous release reads); shown as cancelled
+        "status": CANCELLED if race.status == FINISHED and race.cancelled_reason is not None else race.status,
         "ruleset": {"id": race.ruleset[0], "version": race.ruleset[1]},
         "deal": dict(race.deal) if reveal else {"source": race.deal["source"]},
         "maxEntrants": race.max_entrants,
@@ -346,10 +349,10 @@ class Races:
                                 "until the race has finished")
         return not race.games_ended
 
-    async def lobby(self, limit: int, before: str | None = None) -> LobbyPage:
+    async def lobby(self, limit: int, cursor: str | None = None) -> LobbyPage:
         """Open races to join, newest first (a summary each; join one by its id), a page at a time
-        from the ``before`` cursor (the ``nextBefore`` of the previous page)."""
-        key = None if before is None else lobby_key(before)
+        from the ``cursor`` (the ``next`` of the previous page)."""
+        key = None if cursor is None else lobby_key(cursor)
         rows = await self.store.open_races(limit + 1, key)
         races = [
             LobbyRace(race_id, creator, name, (ruleset_id, version), source, seats, entrants, time_limit, created_at)

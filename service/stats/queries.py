@@ -14,7 +14,7 @@ from psycopg.rows import tuple_row
 from psycopg_pool import AsyncConnectionPool
 
 from .. import cursors
-from ..errors import BadRequest
+from ..errors import CursorInvalid
 from ..store.replica import ReadPool
 
 DEAL_SOURCES = ("seed", "deck", "pool", "daily", "race")  # race: the games of races (races branch)
@@ -89,6 +89,7 @@ class BoardEntry:
     moves: int
     seconds: float
     finished_at: datetime
+    bot: bool = False
 
 
 _OVERALL = """
@@ -135,7 +136,7 @@ _BETTER = (
     " AND (b.moves, b.seconds, b.finished_at, b.game_id) <= (%(moves)s, %(seconds)s, %(finished)s, %(game)s))::int"
 )
 _BOARD_CURSOR = "leaderboard"
-_BOARD_REFUSAL = "'after' is not a cursor of this list: pass the 'nextAfter' of this leaderboard's previous page"
+_BOARD_REFUSAL = "'cursor' is not a cursor of this list: pass the 'next' of this leaderboard's previous page"
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,12 +181,12 @@ def board_key(cursor: str, day: date, secret: str) -> BoardKey:
     if len(fields) == 9:  # a key with its rank and the wins then: signed
         fields = cursors.signed(secret, _BOARD_CURSOR, fields, _BOARD_REFUSAL)
     elif len(fields) not in (4, 6):
-        raise BadRequest(_BOARD_REFUSAL)
+        raise CursorInvalid(_BOARD_REFUSAL)
     if fields[1] != ("u" if len(fields) == 4 else "r"):
-        raise BadRequest(_BOARD_REFUSAL)
+        raise CursorInvalid(_BOARD_REFUSAL)
     if fields[0] != day.isoformat():
-        raise BadRequest(
-            "'after' is not a cursor of this list but of another date's leaderboard: pass the 'nextAfter' of this"
+        raise CursorInvalid(
+            "'cursor' is not a cursor of this list but of another date's leaderboard: pass the 'next' of this"
             " date's previous page"
         )
     if len(fields) == 4:

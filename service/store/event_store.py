@@ -48,7 +48,8 @@ class DailyEntryTaken(Exception):
     """The player already has an entry (a first game) for that date's daily deal: nothing was written."""
 
 
-_GAME_COLUMNS = f"g.id, g.player_id, g.deal, g.version, s.snapshot, g.started_at, g.finished_at, {TAIL}"
+_GAME_COLUMNS = (f"g.id, g.player_id, g.deal, g.version, s.snapshot, g.started_at, g.finished_at, {TAIL}, "
+                 "(SELECT p.name FROM players p WHERE p.id = g.player_id)")
 """A ``GameRow``'s columns, from ``games g JOIN game_snapshots s``."""
 
 _LOAD_GAME = f"SELECT {_GAME_COLUMNS} FROM games g JOIN game_snapshots s ON s.game_id = g.id WHERE g.id = %s"
@@ -266,9 +267,9 @@ class EventStore(CheckpointStore):
             )
             row = await cursor.fetchone()
         assert row is not None
-        game = None if row[0] is None else GameRow(*row[:8])
-        caller = None if row[8] is None else TokenRow(row[8], row[9], row[10], tuple(row[11]), row[12], row[13])
-        return Loaded(game, caller, row[14], row[15])
+        game = None if row[0] is None else GameRow(*row[:9])
+        caller = None if row[9] is None else TokenRow(row[9], row[10], row[11], tuple(row[12]), row[13], row[14])
+        return Loaded(game, caller, row[15], row[16])
 
     async def player_games(
         self, player_id: uuid.UUID, ended: bool | None, before: tuple[datetime, uuid.UUID] | None, limit: int

@@ -29,6 +29,8 @@ class GameRow:
     started_at: datetime
     finished_at: datetime | None
     tail: list[tuple[str, dict[str, Any]]] = field(default_factory=list)  # the events after it, (type, data)
+    player_name: str = ""  # the player's name now (a deleted player's: the deleted name)
+    player_bot: bool = False
 
 
 @dataclass(frozen=True, slots=True)

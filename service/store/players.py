@@ -44,6 +44,7 @@ class PlayerRow:
     id: uuid.UUID
     name: str
     created_at: datetime
+    bot: bool = False
 
     @property
     def deleted(self) -> bool:

@@ -16,7 +16,7 @@ from domain.codec import restore
 from ..analysis.analyses import progress_view
 from ..analysis.queue import DONE, FAILED, AnalysisQueue
 from ..deals.daily import reveals_hidden_cards
-from ..games.views import public_event, view_of
+from ..games.views import player_of, public_event, view_of
 from ..store.connections import DATABASE_DOWN_ERRORS
 from ..store.game_records import GameRow
 from .hub import KEEPALIVE, SHUTDOWN, StreamHub, Subscription, message
@@ -28,7 +28,7 @@ log = logging.getLogger("canfield")
 def row_view(game: GameRow, withhold: bool) -> dict[str, Any]:
     """The API view of a stored games row (``withhold``: its hidden cards stay hidden)."""
     state = restore(game.snapshot, game.tail, game.version)
-    return view_of(game.id, game.player_id, game.deal, game.started_at, game.finished_at, state, withhold)
+    return view_of(game.id, player_of(game), game.deal, game.started_at, game.finished_at, state, withhold)
 
 
 def _withheld(hub: StreamHub, game: GameRow, withhold: bool) -> bool:

@@ -2,11 +2,19 @@ import json
 from pathlib import Path
 
 import httpx
+import pytest
 
 from service.http.app import create_app
+from service.http.openapi.versions import document_of
+from service.http.versions import SERVED, Version
 from service.settings import Settings
 
-COMMITTED = Path(__file__).resolve().parents[2] / "openapi" / "openapi.json"
+from .test_golden_replies import differences
+
+OPENAPI = Path(__file__).resolve().parents[2] / "openapi"
+COMMITTED = OPENAPI / "openapi.json"
+FIRST_RECORDED = Path(__file__).resolve().parent / "golden" / "openapi-2026-12-04.json"
+"""The document of the first version as it was when versions began (the golden replies' document)."""
 
 
 def live_schema() -> dict:
@@ -33,15 +41,47 @@ def test_every_operation_has_an_id_a_summary_and_its_problems() -> None:
                     assert "application/problem+json" in content, (method, path, status)
 
 
-def test_the_committed_openapi_document_is_the_live_one() -> None:
-    committed = json.loads(COMMITTED.read_text())
-    assert committed == json.loads(json.dumps(live_schema())), "run `make openapi` and commit openapi/openapi.json"
+def versioned(version: Version) -> dict:
+    return json.loads(json.dumps(document_of(live_schema(), version)))
 
 
-def test_the_server_serves_its_openapi_document(client: httpx.Client) -> None:
+def test_the_committed_openapi_documents_are_the_live_ones() -> None:
+    for version in SERVED.all:
+        committed = json.loads((OPENAPI / f"{version.name}.json").read_text())
+        assert committed == versioned(version), f"run `make openapi` and commit openapi/{version.name}.json"
+    assert json.loads(COMMITTED.read_text()) == versioned(SERVED.oldest), "openapi.json is the oldest version's"
+
+
+def test_the_first_versions_document_is_still_the_one_it_was() -> None:
+    """Made from the newest by the version changes since, the first version's document still says
+    what it said when it was recorded: a member may be added (an additive change), none changed."""
+    changed = differences(json.loads(FIRST_RECORDED.read_text()), versioned(SERVED.oldest))
+    by_design = ["$.info.version: '1.0.0' became '2026-12-04'"]  # each document names its version
+    changed = [d for d in changed if not d.startswith("$.components.parameters.Api-Version.description")]
+    assert changed == by_design
+
+
+def test_each_document_sets_its_own_version() -> None:
+    for version in SERVED.all:
+        document = versioned(version)
+        assert document["info"]["version"] == version.name
+        assert document["components"]["parameters"]["Api-Version"]["schema"]["enum"] == [version.name]
+
+
+def test_the_server_serves_each_versions_openapi_document(client: httpx.Client) -> None:
     response = client.get("/schema/openapi.json")
     assert response.status_code == 200
     assert response.json()["info"]["title"] == "Canfield Solitaire API"
+    assert response.json()["info"]["version"] == SERVED.oldest.name  # as any request without a version
+    for version in SERVED.all:
+        by_query = client.get("/schema/openapi.json", params={"version": version.name})
+        by_header = client.get("/schema/openapi.json", headers={"Api-Version": version.name})
+        assert by_query.json() == by_header.json() == versioned(version)
+    newest = client.get("/schema/openapi.json", params={"version": SERVED.newest.name}).json()
+    assert "items" in newest["components"]["schemas"]["GameList"]["properties"]
+    refused = client.get("/schema/openapi.json", params={"version": "2001-01-01"})
+    assert refused.status_code == 400
+    assert refused.json()["code"] == "unsupported_version"
 
 
 # ---------------------------------------------------------------- oneOf: branches that cannot overlap
@@ -119,8 +159,12 @@ def unions(node: object, where: str = "#") -> list[tuple[str, dict]]:
     return found
 
 
-def test_no_oneof_has_overlapping_branches() -> None:
-    document = json.loads(COMMITTED.read_text())
+EACH_VERSION = pytest.mark.parametrize("name", [version.name for version in SERVED.all])
+
+
+@EACH_VERSION
+def test_no_oneof_has_overlapping_branches(name: str) -> None:
+    document = json.loads((OPENAPI / f"{name}.json").read_text())
     found = unions(document)
     assert len(found) >= 10, "the moves, events, deal sources and deal requests are oneOfs"
     overlapping = [
@@ -133,8 +177,9 @@ def test_no_oneof_has_overlapping_branches() -> None:
     assert not overlapping, overlapping
 
 
-def test_every_discriminator_maps_exactly_its_branches_to_their_constants() -> None:
-    document = json.loads(COMMITTED.read_text())
+@EACH_VERSION
+def test_every_discriminator_maps_exactly_its_branches_to_their_constants(name: str) -> None:
+    document = json.loads((OPENAPI / f"{name}.json").read_text())
     tagged = [(where, schema) for where, schema in unions(document) if "discriminator" in schema]
     assert {where.rsplit("/", 1)[-1] for where, _ in tagged} >= {
         "MoveRequest",
@@ -143,12 +188,12 @@ def test_every_discriminator_maps_exactly_its_branches_to_their_constants() -> N
         "RevertedEvent",
     }
     for where, schema in tagged:
-        name, mapping = schema["discriminator"]["propertyName"], schema["discriminator"]["mapping"]
+        tag, mapping = schema["discriminator"]["propertyName"], schema["discriminator"]["mapping"]
         assert sorted(mapping.values()) == sorted(branch["$ref"] for branch in schema["oneOf"]), where
         for value, reference in mapping.items():
             branch = resolve(document, {"$ref": reference})
-            assert name in branch["required"], (where, reference)
-            assert branch["properties"][name]["const"] == value == branch["properties"][name]["default"], (where, value)
+            assert tag in branch["required"], (where, reference)
+            assert branch["properties"][tag]["const"] == value == branch["properties"][tag]["default"], (where, value)
 
 
 def test_the_move_request_is_the_legal_moves_and_hints_schema() -> None:
@@ -202,8 +247,10 @@ def test_the_schemas_name_every_event_move_target_and_ruleset_of_the_domain() ->
     # shows only its source while the race runs.
     from service.races.race_deals import SECRET_SOURCE
 
-    assert set(schemas.RACE_DEAL_REQUESTS) == {"seed", "deck", "pool"}
-    assert tags(schemas.RaceDeal) == {*schemas.RACE_DEAL_REQUESTS, SECRET_SOURCE}
+    assert set(schemas.RACE_DEAL_REQUESTS) == {"seed", "deck", "pool", SECRET_SOURCE}
+    assert tags(schemas.RaceDeal) == set(schemas.RACE_DEAL_REQUESTS)
+    requests = {**schemas.DEAL_REQUESTS, **schemas.RACE_DEAL_REQUESTS}.items()
+    assert all(msgspec.inspect.type_info(kind).tag == source for source, kind in requests)  # type: ignore[attr-defined]
     assert set(get_args(get_type_hints(schemas.SourceTotals)["source"])) <= tags(schemas.DealSource)
 
 

@@ -26,7 +26,12 @@ def test_every_answer_says_its_version_and_varies_on_it(client: httpx.Client, an
     for answer in answers:
         assert answer.headers["api-version"] == OLDEST.name, answer.request.url
         assert "Api-Version" in answer.headers.get_list("vary"), answer.request.url
-        assert "deprecation" not in answer.headers  # no version is deprecated yet
+        assert answer.headers["deprecation"] == "@1796428800", answer.request.url  # 2026-12-05, the next one's day
+        assert answer.headers["sunset"] == "Sat, 05 Jun 2027 00:00:00 GMT", answer.request.url
+    newest = client.get("/rulesets", headers={"Api-Version": NEWEST.name})
+    assert newest.headers["api-version"] == NEWEST.name
+    assert "deprecation" not in newest.headers
+    assert "sunset" not in newest.headers
 
 
 def test_a_pinned_version_is_served(client: httpx.Client, ann: Player) -> None:
@@ -69,4 +74,7 @@ def test_a_deprecated_version_carries_its_deprecation_and_sunset() -> None:
     headers = dict(old.headers)
     assert headers[b"deprecation"] == b"@1780272000"  # RFC 9745: an epoch second
     assert headers[b"sunset"] == b"Tue, 01 Dec 2026 00:00:00 GMT"  # RFC 8594: an HTTP date
-    assert b"deprecation" not in dict(OLDEST.headers)
+    assert b"deprecation" not in dict(NEWEST.headers)
+    assert OLDEST.sunset is not None
+    assert OLDEST.deprecated is not None
+    assert (OLDEST.sunset - OLDEST.deprecated).days >= 182  # the policy: at least six months

@@ -171,7 +171,7 @@ async def test_a_game_of_a_past_date_is_practice_and_tomorrow_is_not_dealt(clean
         player = await process.create_player("Ann")
         yesterday = DAY - timedelta(days=1)
         view = await process.create_game(player["token"], None, {"daily": yesterday.isoformat()})
-        assert view["deal"] == {"source": "daily", "daily": yesterday.isoformat(), "practice": True}
+        assert view["deal"] == {"source": "daily", "date": yesterday.isoformat(), "practice": True}
         with pytest.raises(Exception, match="not out yet"):
             await process.create_game(
                 player["token"], None, {"daily": (DAY + timedelta(days=1)).isoformat()}

@@ -25,7 +25,14 @@ from domain import (
     legal_moves,
 )
 from domain.codec import state_to_snapshot
-from service.errors import BadRequest, Forbidden, NotFound, Unauthorized, Unavailable, VersionConflict
+from service.errors import (
+    Forbidden,
+    IdempotencyKeyReused,
+    NotFound,
+    Unauthorized,
+    Unavailable,
+    VersionConflict,
+)
 from service.games.batching import AppendBatcher
 from service.games.moves import Game, GameRepository, Idempotent, Moves
 from service.players.tokens import TokenCache
@@ -131,7 +138,7 @@ async def test_an_idempotency_key_replays_the_first_reply_and_refuses_another_mo
     assert again.version == first.version == 2
     assert world.version(game) == 2
     assert world.store.calls.count("append-with-key") == 1
-    with pytest.raises(BadRequest, match="already used for a different move"):
+    with pytest.raises(IdempotencyKeyReused, match="already used for a different move"):
         await world.moves.play(game, ANN, Resign(), idempotency_key="k1")
     assert world.version(game) == 2
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Sequence
 from typing import Any
 
 import httpx
@@ -22,7 +23,9 @@ class RenameState(VersionChange):
     description = "state is status"
     operations = ("GET /things/{thing_id}", "POST /things", "GET /things/{thing_id}/stream")
 
-    def upgrade_request(self, operation: str, query: dict[str, list[str]], body: Any) -> Any:
+    def upgrade_request(
+        self, operation: str, query: dict[str, list[str]], body: Any, headers: Sequence[tuple[bytes, bytes]]
+    ) -> Any:
         if "before" in query:
             query["cursor"] = query.pop("before")
         if isinstance(body, dict) and "type" in body:

@@ -44,8 +44,6 @@ _KEY = re.compile(r"[\x21-\x7e]{1,255}")  # openapi.patterns.IDEMPOTENCY_KEY
 
 
 T = TypeVar("T")
-PAGE_LIMIT_DEFAULT = 100  # a list's page when ?limit= is left out (docs/api.md: "Lists")
-PAGE_LIMIT_MAX = 1000  # the most a list gives at once; more is a 400
 RULESET_IDS = frozenset(ruleset.value for ruleset in RulesetId)
 _MOVES: dict[str, type[DrawRequest | RecycleRequest | UndoRequest | ResignRequest | MoveCardRequest]] = {
     "draw": DrawRequest, "recycle": RecycleRequest, "move": MoveCardRequest, "undo": UndoRequest,
@@ -108,7 +106,7 @@ def parse_move(data: object) -> Command:
 
 def parse_new_game(data: object) -> NewGameRequest:
     """``{"ruleset": ..., "deal": {one source}}``, both optional (null counts as left out)."""
-    body = _members(data, "the request body", '{"ruleset": "classic", "deal": {"seed": 7}}')
+    body = _members(data, "the request body", '{"ruleset": "classic", "deal": {"source": "seed", "seed": 7}}')
     extra = [name for name in body if name not in ("ruleset", "deal")]
     if extra:
         raise BadRequest(f"the request body has no field {quoted_list(str(name) for name in extra)}; "
@@ -152,21 +150,22 @@ def parse_deal(
     requests: dict[str, type[RequestBody]],
     kind: type[D],
     whose: str = "a deal",
-) -> D:
-    """Exactly one source of ``requests``: ``{"seed": N}``, ``{"pool": N}``, ``{"daily": "..."}``,
-    ``{"deck": [...]}`` or ``{"lesson": "..."}`` for a game; seed, pool or deck for a race."""
-    deal = _members(data, "'deal'", '{"seed": 7}')
-    sources = either(requests)
-    unknown = [name for name in deal if name not in requests]
-    if unknown:
-        raise BadRequest(f"'deal' has no field {quoted_list(str(name) for name in unknown)}: "
-                         f"{whose} is an object with exactly one of {sources}")
-    if len(deal) != 1:
-        given = f"not {' and '.join(deal)}" if deal else "not none"
-        raise BadRequest(f"'deal' names exactly one source ({sources}), {given}")
-    (name,) = deal
-    parsed = parse_body(deal, requests[name], "'deal'", prefix="deal")
-    return kind(**{name: getattr(parsed, name)})
+) -> D | None:
+    """A deal tagged by its ``source``: ``{"source": "seed", "seed": N}``, ``{"source": "pool", "pool": N}``,
+    ``{"source": "daily", "date": "..."}``, ``{"source": "deck", "deck": [...]}`` or ``{"source": "lesson",
+    "lesson": "..."}`` for a game; seed, pool, deck or secret (None: the same as no deal) for a race."""
+    deal = _members(data, "'deal'", '{"source": "seed", "seed": 7}')
+    source = deal.get("source")
+    if source is None:
+        raise BadRequest(f"'deal' needs its 'source': {whose} is an object such as "
+                         f"{{\"source\": \"seed\", \"seed\": 7}}, whose source is {either(requests)}")
+    if not isinstance(source, str) or source not in requests:
+        raise BadRequest(f"'deal.source' must be {either(requests)}, not {shown(source)}")
+    parsed = parse_body(deal, requests[source], "'deal'", prefix="deal")
+    fields = {field.name: getattr(parsed, field.name) for field in msgspec.structs.fields(parsed)}
+    if source == "daily":
+        fields = {"daily": fields["date"]}  # the service layer's name
+    return kind(**fields) if fields else None
 
 
 def _whole_numbers(value: object, depth: int = 0) -> object:

@@ -1,26 +1,27 @@
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
-from litestar import Controller, get
+from litestar import Controller, Request, get
 from litestar.datastructures import State
 from litestar.params import PathParameter, QueryParameter
+from litestar.response import Response
 
 from domain import ALL_RULESETS, get_ruleset
 from domain.rulesets import DEFAULT_RULESET_ID
 
-from ... import cursors
 from ...deals.choice import deal_pool_of, parse_day, pool_summary
 from ...deals.daily import closes_at, is_over
 from ...deals.deal_pools import load_deal_pool
 from ...errors import NotFound
-from ...stats.queries import board_key
+from ...players.references import player_ref
+from ...stats.queries import BoardEntry, board_key
 from ..openapi.patterns import DAILY_DATE, RULESET_IDS
+from ..pages import LIMIT_DEFAULT, Cursor, Limit, next_link
 from ..problems import documented, problem_response
 from ..schemas import DailyDeal, Leaderboard, LeaderboardEntry, PoolDealView, Pools, PoolSummary, RulesetId, RulesetRef
 from .common import games_of, to_wire
 
-LEADERBOARD_MAX = 1000
 LEADERBOARD_PAST_DAYS = 100 * 366
 _DAY = PathParameter(
     description="today, or a UTC date YYYY-MM-DD (a daily deal: from today back 366 days; "
@@ -99,35 +100,31 @@ class DealController(Controller):
     )
     async def leaderboard(
         self,
+        request: Request[Any, Any, Any],
         state: State,
         day: Annotated[str, _DAY],
-        limit: Annotated[int, QueryParameter(ge=1, le=LEADERBOARD_MAX, description="at most this many entries")] = 100,
-        after: Annotated[
-            str | None,
-            QueryParameter(
-                pattern=f"^[A-Za-z0-9_-]{{1,{cursors.LENGTH}}}$",
-                description="the 'nextAfter' cursor of the previous page (opaque): the entries after that page",
-            ),
-        ] = None,
-    ) -> Leaderboard:
+        limit: Limit = LIMIT_DEFAULT,
+        cursor: Cursor = None,
+    ) -> Response[Leaderboard]:
         games = games_of(state)
         now = games.clock()
         # Any past date: a board outlives the window in which its deal can still be dealt. The
         # board never prepares a deal: a date nobody dealt has no entries.
         chosen = parse_day(day, now.date(), LEADERBOARD_PAST_DAYS)
         secret = await games.deal_secret.value()  # signs the cursors that carry a rank
-        key = None if after is None else board_key(after, chosen, secret)
+        key = None if cursor is None else board_key(cursor, chosen, secret)
         stored = await games.daily.stored(chosen)
         page = await games.stats.leaderboard(chosen, limit, key)
-        return Leaderboard(
+        following = None if page.next is None else page.next.cursor(secret)
+        board = Leaderboard(
             date=chosen.isoformat(),
-            ruleset=None if stored is None else RulesetId(stored.ruleset.id),
-            ruleset_version=None if stored is None else stored.ruleset.version,
+            ruleset=None if stored is None else _ref(stored.ruleset.id, stored.ruleset.version),
             closes_at=closes_at(chosen),
             closed=is_over(chosen, now),
-            entries=to_wire(page.entries, list[LeaderboardEntry]),
-            next_after=None if page.next is None else page.next.cursor(secret),
+            items=to_wire([_entry(entry) for entry in page.entries], list[LeaderboardEntry]),
+            next=following,
         )
+        return Response(board, headers=next_link(request, following, limit))
 
     async def _daily(self, state: State, text: str) -> DailyDeal:
         games = games_of(state)
@@ -136,10 +133,18 @@ class DealController(Controller):
         deal = await games.daily.deal(chosen)
         plays, wins = await games.stats.daily_figures(chosen)
         return DailyDeal(
-            date=chosen.isoformat(), ruleset=RulesetId(deal.ruleset.id), ruleset_version=deal.ruleset.version,
+            date=chosen.isoformat(), ruleset=_ref(deal.ruleset.id, deal.ruleset.version),
             verified=True, line_length=deal.line_length, verified_at=deal.verified_at, closes_at=deal.closes_at,
             plays=plays, wins=wins,
         )
+
+
+def _entry(entry: BoardEntry) -> dict[str, Any]:
+    return {
+        "rank": entry.rank, "player": player_ref(entry.player, entry.name, entry.bot), "game": str(entry.game),
+        "status": entry.status, "assisted": entry.assisted, "unranked": entry.unranked, "moveCount": entry.moves,
+        "seconds": entry.seconds, "finishedAt": entry.finished_at,
+    }
 
 
 def _ref(ruleset_id: str, version: int) -> RulesetRef:

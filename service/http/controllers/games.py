@@ -18,11 +18,10 @@ from ..idempotency import IdempotencyKeyHeader, keyed_responses, replayable
 from ..openapi.document import response_headers
 from ..openapi.patterns import IDEMPOTENCY_KEY, IF_MATCH, NDJSON, header
 from ..openapi.plugins import ComponentNamePlugin, DealUnionPlugin, TaggedUnionPlugin
+from ..pages import LIMIT_DEFAULT, LIMIT_MAX, EventCursor, next_link
 from ..problems import documented, problem_response
 from ..schemas import EventPage, GameView, Hints, LegalMoves, MoveRequest, MoveResult, NewGameRequest
 from .common import (
-    PAGE_LIMIT_DEFAULT,
-    PAGE_LIMIT_MAX,
     bearer_token,
     etag,
     games_of,
@@ -35,21 +34,13 @@ from .deals import DAILY_BUSY
 from .disconnect import unless_disconnected
 
 _GAME_ID = PathParameter(description="the game's id (a UUID)")
-_After = Annotated[int, QueryParameter(ge=0, le=2**31 - 1, description="return events after this version")]
 _Limit = Annotated[
     int,
     QueryParameter(
-        ge=1, le=PAGE_LIMIT_MAX,
-        description="at most this many events in a JSON page (default 100). As application/x-ndjson: without "
-        "it, every event; with it, at most that many, and a Link header (rel=\"next\") when more follow",
-    ),
-]
-_ExportLimit = Annotated[
-    int | None,
-    QueryParameter(
-        ge=1, le=PAGE_LIMIT_MAX,
-        description="at most this many events; without it, every event. When it cuts the log short, the "
-        "response's Link header (rel=\"next\") names the request that continues after the last line",
+        ge=1, le=LIMIT_MAX,
+        description="at most this many events: 1 .. 200, default 50 in a JSON page. As application/x-ndjson: "
+        "without it, every event after the cursor (an export); with it, a page, and a Link header (rel=\"next\") "
+        "when more follow",
     ),
 ]
 # Reads are public, except a daily game's until its date (UTC) is over and a race game's while its
@@ -183,13 +174,14 @@ class GameController(Controller):
         request: Request[Any, Any, Any],
         state: State,
         game_id: Annotated[UUID, _GAME_ID],
-        after: _After = 0,
-        limit: _Limit = PAGE_LIMIT_DEFAULT,
+        cursor: EventCursor = None,
+        limit: _Limit = LIMIT_DEFAULT,
     ) -> Response[EventPage]:
+        after = 0 if cursor is None else int(cursor)
         if _wants_ndjson(request):
             return await _export(request, state, game_id, after, limit_given(request), NDJSON)
         page = to_wire(await games_of(state).events(game_id, after, limit, optional_bearer(request)), EventPage)
-        return Response(page)
+        return Response(page, headers=next_link(request, page.next, limit))
 
     @get(
         "/{game_id:uuid}/events.ndjson",
@@ -207,12 +199,14 @@ class GameController(Controller):
         request: Request[Any, Any, Any],
         state: State,
         game_id: Annotated[UUID, _GAME_ID],
-        after: _After = 0,
-        limit: _ExportLimit = None,
+        cursor: EventCursor = None,
+        limit: _Limit = LIMIT_DEFAULT,
     ) -> Response[str]:
         accept = request.headers.get("accept", "")
         as_text = "text/plain" in accept and NDJSON not in accept
-        return await _export(request, state, game_id, after, limit, "text/plain; charset=utf-8" if as_text else NDJSON)
+        after = 0 if cursor is None else int(cursor)
+        lines = "text/plain; charset=utf-8" if as_text else NDJSON
+        return await _export(request, state, game_id, after, limit_given(request), lines)
 
     @get(
         "/{game_id:uuid}/states/{version:int}",
@@ -239,8 +233,7 @@ class GameController(Controller):
 
 
 def limit_given(request: Request[Any, Any, Any]) -> int | None:
-    """listEvents' ``limit`` when the client sent one (validated by then): an ndjson export without
-    one is complete."""
+    """The ``limit`` when the client sent one (validated by then): an NDJSON export without one is complete."""
     return int(request.query_params["limit"]) if "limit" in request.query_params else None
 
 
@@ -248,17 +241,15 @@ async def _export(
     request: Request[Any, Any, Any], state: State, game_id: UUID, after: int, limit: int | None, media_type: str
 ) -> Response[Any]:
     """The events as lines of JSON: every one after ``after``, streamed a page at a time; with a
-    ``limit``, at most that many, and when that cut the log short a ``Link: <...?after=N>; rel="next"``
-    header names where the rest begins. ``Response[Any]``: the OpenAPI document describes the body
+    ``limit``, at most that many, and when that cut the log short a ``Link: <...?cursor=N&limit=L>;
+    rel="next"`` header names where the rest begins. ``Response[Any]``: the OpenAPI document describes the body
     as the string it is on the wire (exportEvents) or as listEvents' other media type."""
     games = games_of(state)
     token = optional_bearer(request)
     if limit is not None:
         page = to_wire(await games.events(game_id, after, limit, token), EventPage)
-        lines = b"".join(msgspec.json.encode(event) + b"\n" for event in page.events)
-        more = page.next_after
-        headers = {} if more is None else {"Link": f"<{request.url.path}?after={more}>; rel=\"next\""}
-        return Response(lines, media_type=media_type, headers=headers)
+        lines = b"".join(msgspec.json.encode(event) + b"\n" for event in page.items)
+        return Response(lines, media_type=media_type, headers=next_link(request, page.next, limit))
     pages = await games.event_export(game_id, after, token)
     return _OwnMediaTypeStream(_lines(pages), media_type=media_type)
 
@@ -303,7 +294,9 @@ class _MoveDocument(Controller):
         operation_id="makeMove",
         summary="Make one move: draw, recycle, move a card, undo or resign",
         status_code=200,
-        responses=documented(400, 401, 403, 404, 409, 412, 413, 415, 422, 429, 503),
+        responses={**documented(400, 401, 403, 404, 409, 412, 413, 415, 422, 429, 503), 400: problem_response(
+            "Invalid request (problem+json, code invalid_request; idempotency_key_reused: the Idempotency-Key was "
+            "sent with another move)")},
         response_headers=response_headers("ETag", "Idempotent-Replayed"),
         security=[{"bearer": []}],
     )
@@ -329,8 +322,8 @@ class _MoveDocument(Controller):
                 schema_extra=header(
                     IDEMPOTENCY_KEY,
                     "1-255 visible ASCII characters; a retry with the same key returns the first result, "
-                    "the same key with another move is a 400 invalid_request (the creating POSTs say "
-                    "idempotency_key_reused). Keys are kept "
+                    "the same key with another move is a 400 idempotency_key_reused (as on the creating "
+                    "POSTs). Keys are kept "
                     "IDEMPOTENCY_KEY_HOURS (at least 24 hours); after that a key is new again",
                 ),
             ),

@@ -17,9 +17,10 @@ from ...games.views import parse_cursor
 from ..idempotency import RegistrationKeyHeader, keyed_responses, replayable
 from ..openapi.document import response_headers
 from ..openapi.patterns import NDJSON
+from ..pages import LIMIT_DEFAULT, Cursor, Limit, next_link
 from ..problems import documented, with_codes
 from ..schemas import GameList, NewPlayerRequest, Player, PlayerCreated
-from .common import PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX, export_line, games_of, parse_body, to_wire
+from .common import export_line, games_of, parse_body, to_wire
 
 
 class PlayerController(Controller):
@@ -62,24 +63,18 @@ class PlayerController(Controller):
     )
     async def games(
         self,
+        request: Request[Any, Any, Any],
         state: State,
         player_id: Annotated[UUID, PathParameter(description="the player's id")],
         status: Annotated[
             Literal["playing", "ended"] | None,
             QueryParameter(description="only games in progress, or only ended games (won, stalled, resigned)"),
         ] = None,
-        limit: Annotated[
-            int, QueryParameter(ge=1, le=PAGE_LIMIT_MAX, description="at most this many games")
-        ] = PAGE_LIMIT_DEFAULT,
-        before: Annotated[
-            str | None,
-            QueryParameter(
-                pattern="^[A-Za-z0-9_-]{1,200}$",
-                description="the 'nextBefore' cursor of the previous page (opaque): the games older than that page",
-            ),
-        ] = None,
-    ) -> GameList:
-        return to_wire(await games_of(state).player_games(player_id, status, before, limit), GameList)
+        limit: Limit = LIMIT_DEFAULT,
+        cursor: Cursor = None,
+    ) -> Response[GameList]:
+        page = to_wire(await games_of(state).player_games(player_id, status, cursor, limit), GameList)
+        return Response(page, headers=next_link(request, page.next, limit))
 
     @get(
         "/{player_id:uuid}/games/export",

@@ -8,23 +8,24 @@ from uuid import UUID
 import msgspec
 from litestar import Controller, Request, get, post
 from litestar.datastructures import State
-from litestar.params import Body, PathParameter, QueryParameter, SkipValidation
+from litestar.params import Body, PathParameter, SkipValidation
 from litestar.response import Response, Stream
 
 from ...errors import BadRequest
+from ...players.references import player_ref
 from ...races.race_store import RaceRow
 from ...races.races import LobbyPage, race_view
 from ...streams.hub import MEDIA_TYPE
 from ...streams.race_streams import DESCRIPTION, race_messages
 from ..idempotency import IdempotencyKeyHeader, keyed_responses, replayable
 from ..openapi.document import response_headers
+from ..pages import LIMIT_DEFAULT, Cursor, Limit, next_link
 from ..problems import documented, problem_response
 from ..schemas import NewRaceRequest, OpenRaces, RaceView
 from .common import bearer_token, games_of, parse_new_race
 from .streams import event_stream, stream_address, stream_owner, streams_of
 
 _RACE_ID = PathParameter(description="the race's id (a UUID)")
-LOBBY_MAX = 100
 
 
 async def _no_body(request: Request[Any, Any, Any]) -> None:
@@ -47,14 +48,14 @@ def _view(race: RaceRow) -> RaceView:
 
 def _lobby(page: LobbyPage) -> OpenRaces:
     return msgspec.convert({
-        "races": [
-            {"id": str(race.id), "creator": str(race.creator), "creatorName": race.creator_name,
+        "items": [
+            {"id": str(race.id), "creator": player_ref(race.creator, race.creator_name, race.creator_bot),
              "ruleset": {"id": race.ruleset[0], "version": race.ruleset[1]}, "deal": {"source": race.source},
              "maxEntrants": race.max_entrants, "entrants": race.entrants,
              "timeLimitSeconds": race.time_limit_seconds, "createdAt": race.created_at}
             for race in page.races
         ],
-        "nextBefore": page.next_before,
+        "next": page.next_before,
     }, OpenRaces)
 
 
@@ -145,18 +146,10 @@ class RaceController(Controller):
         responses=documented(400, 429, 503),
     )
     async def lobby(
-        self,
-        state: State,
-        limit: Annotated[int, QueryParameter(ge=1, le=LOBBY_MAX, description="at most this many races")] = 20,
-        before: Annotated[
-            str | None,
-            QueryParameter(
-                pattern="^[A-Za-z0-9_-]{1,200}$",
-                description="the 'nextBefore' cursor of the previous page (opaque): the races older than that page",
-            ),
-        ] = None,
-    ) -> OpenRaces:
-        return _lobby(await games_of(state).races.lobby(limit, before))
+        self, request: Request[Any, Any, Any], state: State, limit: Limit = LIMIT_DEFAULT, cursor: Cursor = None,
+    ) -> Response[OpenRaces]:
+        page = _lobby(await games_of(state).races.lobby(limit, cursor))
+        return Response(page, headers=next_link(request, page.next, limit))
 
     @get(
         "/{race_id:uuid}",

@@ -14,7 +14,7 @@ module per concept:
   what a Struct's types cannot (the foundations a map by suit). Litestar builds the Structs'
   schemas itself: nothing here imports its private modules.
 * ``plugins``: the schema plugins Litestar calls while it builds the document.
-  ``DealUnionPlugin``: a deal request is one of four (a race's: three) one-field objects, a
+  ``DealUnionPlugin``: a deal request is one of five (a race's: four) objects tagged by source, a
   ``oneOf`` component of its own. ``TaggedUnionPlugin``: each union of tagged Structs in
   ``TAGGED_UNIONS`` (moves, events, deal sources) becomes one named component, a ``oneOf`` with a
   ``discriminator`` and its ``mapping``. Every generator then emits one class per branch, and the

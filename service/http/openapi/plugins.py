@@ -3,7 +3,7 @@ service.http.schemas into the component the contract names.
 
 * ``ComponentNamePlugin``: a Struct renamed in Python keeps the component name it is published
   under (``__schema_name__``).
-* ``DealUnionPlugin``: a deal request is one of four (a race's: three) one-field objects, a
+* ``DealUnionPlugin``: a deal request is one of five (a race's: four) objects tagged by source, a
   ``oneOf`` component of its own.
 * ``TaggedUnionPlugin``: each union of tagged Structs in ``TAGGED_UNIONS`` (moves, events, deal
   sources) becomes one named component, a ``oneOf`` with a ``discriminator`` and its ``mapping``.
@@ -102,7 +102,7 @@ class ComponentNamePlugin(OpenAPISchemaPlugin):
 
 class DealUnionPlugin(OpenAPISchemaPlugin):
     """A deal request (``DealRequest``, ``RaceDealRequest``) on the wire: one component, a ``oneOf``
-    of its one-field objects, referenced by name (never spliced into another ``oneOf``).
+    of its objects tagged by source, referenced by name (never spliced into another ``oneOf``).
 
     Litestar's own Struct schemas are left as it builds them; ``refine`` edits them in the finished
     document (this plugin and ``TaggedUnionPlugin`` use only the public plugin protocol and the

@@ -57,7 +57,8 @@ def _game(schema: Schema, _: Any) -> None:
 
 
 def _one_of(schema: Schema, creator: Any, requests: dict[str, type[RequestBody]]) -> None:
-    """A parsed deal request on the wire: exactly one of these one-field objects (service.http.controllers.common)."""
+    """A parsed deal request on the wire: one of these objects, tagged by ``source``
+    (service.http.controllers.common)."""
     schema.properties = schema.required = schema.type = schema.additional_properties = None
     schema.one_of = [creator.for_field_definition(FieldDefinition.from_annotation(kind)) for kind in requests.values()]
 
@@ -65,9 +66,10 @@ def _one_of(schema: Schema, creator: Any, requests: dict[str, type[RequestBody]]
 def _deal(schema: Schema, creator: Any) -> None:
     _one_of(schema, creator, DEAL_REQUESTS)
     schema.description = (
-        "Exactly one deal source: {\"seed\": N}, {\"pool\": N}, {\"daily\": \"YYYY-MM-DD\" or \"today\"} "
-        "(open-runs only, from today back 366 days), {\"deck\": [52 codes]} (each card once) or "
-        "{\"lesson\": id} (classic only, the default for a lesson)."
+        "A deal source, tagged like the game's deal: {\"source\": \"seed\", \"seed\": N}, {\"source\": \"pool\", "
+        "\"pool\": N}, {\"source\": \"daily\", \"date\": \"YYYY-MM-DD\" or \"today\"} (open-runs only, from today back "
+        "366 days), {\"source\": \"deck\", \"deck\": [52 codes]} (each card once) or {\"source\": \"lesson\", "
+        "\"lesson\": id} (classic only, the default for a lesson)."
     )
 
 
@@ -82,8 +84,9 @@ def _race(schema: Schema, _: Any) -> None:
 def _race_deal(schema: Schema, creator: Any) -> None:
     _one_of(schema, creator, RACE_DEAL_REQUESTS)
     schema.description = (
-        "Exactly one deal source: {\"seed\": N}, {\"pool\": N} or {\"deck\": [52 codes]}; a race takes no "
-        "daily or lesson deal. Leave the deal out for one nobody knows in advance."
+        "A deal source, tagged like the race's deal: {\"source\": \"seed\", \"seed\": N}, {\"source\": \"pool\", "
+        "\"pool\": N}, {\"source\": \"deck\", \"deck\": [52 codes]} or {\"source\": \"secret\"} (one nobody knows in "
+        "advance, as when the deal is left out); a race takes no daily or lesson deal."
     )
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 from typing import Annotated, Literal
+from uuid import UUID
 
 from msgspec import UNSET, Meta, Struct, UnsetType
 
@@ -57,6 +58,14 @@ class RequestBody(Body):
 class RulesetRef(Body):
     id: RulesetId
     version: int
+
+
+class PlayerRef(Body):
+    """A player as every view names one."""
+
+    id: UUID
+    name: Annotated[str, Meta(description="the player's name; a deleted player's is 'deleted player'")]
+    bot: Annotated[bool, Meta(description="a bot account (registered with \"bot\": true)")]
 
 
 class Problem(Struct, omit_defaults=True):

@@ -1,4 +1,4 @@
-"""Deals: the one-field deal requests, where a game's cards came from, the verified pools and the daily deal."""
+"""Deals: the deal requests (tagged by source), where a game's cards came from, the pools and the daily deal."""
 
 from __future__ import annotations
 
@@ -8,31 +8,31 @@ from uuid import UUID
 
 from msgspec import Meta
 
-from .common import Body, CardCode, DayText, RequestBody, RulesetId, RulesetRef, Seed
+from .common import Body, CardCode, DayText, RequestBody, RulesetRef, Seed
 from .lessons import LessonId
 
 
-class SeedDealRequest(RequestBody):
+class SeedDealRequest(RequestBody, tag_field="source", tag="seed"):
     """A deal by seed: the documented shuffle of that seed, the same cards on every server and in every client."""
 
     seed: Seed
 
 
-class PoolDealRequest(RequestBody):
+class PoolDealRequest(RequestBody, tag_field="source", tag="pool"):
     """A deal of the ruleset's solver-verified pool."""
 
     pool: Annotated[int, Meta(ge=1, description="1 .. the pool's size (GET /deals/pool)")]
 
 
-class DailyDealRequest(RequestBody):
+class DailyDealRequest(RequestBody, tag_field="source", tag="daily"):
     """The shared deal of a UTC date."""
 
-    daily: Annotated[
+    date: Annotated[
         str, Meta(pattern="^(?:today|[0-9]{4}-[0-9]{2}-[0-9]{2})$", description="'today' or a UTC date YYYY-MM-DD")
     ]
 
 
-class DeckDealRequest(RequestBody):
+class DeckDealRequest(RequestBody, tag_field="source", tag="deck"):
     """An explicit deck: the 52 cards in deal order (the 13 reserve cards bottom to top, the foundation card, the
     4 tableau cards, then the 34 stock cards in draw order)."""
 
@@ -41,10 +41,14 @@ class DeckDealRequest(RequestBody):
     deck: Annotated[list[str], Meta(description="the 52 card codes in deal order, each card once")]
 
 
-class LessonDealRequest(RequestBody):
+class LessonDealRequest(RequestBody, tag_field="source", tag="lesson"):
     """A prepared lesson's deck (GET /lessons), played under its ruleset (classic)."""
 
     lesson: LessonId
+
+
+class SecretDealRequest(RequestBody, tag_field="source", tag="secret"):
+    """A race's fresh deal nobody knows in advance (the same as leaving the deal out)."""
 
 
 DEAL_REQUESTS: dict[str, type[RequestBody]] = {
@@ -54,16 +58,19 @@ DEAL_REQUESTS: dict[str, type[RequestBody]] = {
     "deck": DeckDealRequest,
     "lesson": LessonDealRequest,
 }
+"""A game's deal requests by their ``source``."""
 
 
 # A race's deal: one a game could be dealt by too (not a daily's or a lesson's), or none.
-RACE_DEAL_REQUESTS: dict[str, type[RequestBody]] = {name: DEAL_REQUESTS[name] for name in ("seed", "pool", "deck")}
+RACE_DEAL_REQUESTS: dict[str, type[RequestBody]] = {
+    **{name: DEAL_REQUESTS[name] for name in ("seed", "pool", "deck")}, "secret": SecretDealRequest,
+}
 
 
 class DealRequest(RequestBody):
     """A parsed deal request, as the service layer takes it: at most one field is set.
 
-    On the wire (and in the OpenAPI document) it is one of the one-field objects above
+    On the wire (and in the OpenAPI document) it is one of the objects above, tagged by ``source``
     (service.http.controllers.common parses them; service.http.openapi documents the union under this name).
     """
 
@@ -75,7 +82,7 @@ class DealRequest(RequestBody):
 
 
 class RaceDealRequest(RequestBody):
-    """A parsed race deal request: at most one of seed, pool or deck is set (one of the one-field
+    """A parsed race deal request: at most one of seed, pool or deck is set (one of the tagged
     objects of ``RACE_DEAL_REQUESTS`` on the wire; service.http.openapi documents the union)."""
 
     seed: Seed | None = None
@@ -102,7 +109,7 @@ class PoolSource(Body, tag_field="source", tag="pool"):
 class DailySource(Body, tag_field="source", tag="daily"):
     """The shared deal of a UTC date: never named by seed or pool number."""
 
-    daily: date
+    date: date
     practice: Annotated[
         bool, Meta(description="true for a player's second and later game of that date's deal (not ranked)")
     ]
@@ -160,8 +167,10 @@ class DailyDeal(Body):
     and nothing here (or anywhere) names its seed; its deck shows only as it is played."""
 
     date: DayText
-    ruleset: Annotated[RulesetId, Meta(description="the ruleset id the deal is played under: always open-runs")]
-    ruleset_version: Annotated[int, Meta(description="the version of that ruleset the deal's games are dealt under")]
+    ruleset: Annotated[
+        RulesetRef, Meta(description="the ruleset the deal is played under (always open-runs) and the version of it "
+                         "the deal's games are dealt under")
+    ]
     verified: Annotated[
         bool,
         Meta(description="always true: a daily deal is served only once the solver has won it and its winning line "

@@ -175,5 +175,8 @@ EventView = Union[  # noqa: UP007 (see Body)
 
 
 class EventPage(Body):
-    events: list[EventView]
-    next_after: Annotated[int, Meta(description="pass as ?after= for the next page; null at the end")] | None
+    items: Annotated[list[EventView], Meta(description="oldest first")]
+    next: Annotated[
+        str, Meta(description="pass as ?cursor= for the next page (the version of this page's last event); null "
+                  "at the end")
+    ] | None

@@ -8,7 +8,7 @@ from uuid import UUID
 
 from msgspec import UNSET, Meta, Struct, UnsetType
 
-from .common import Body, CardCode, Cards, RequestBody, RulesetId, RulesetRef, Version
+from .common import Body, CardCode, Cards, PlayerRef, RequestBody, RulesetId, RulesetRef, Version
 from .deals import DealRequest, DealSource
 from .lessons import LessonProgress
 
@@ -61,7 +61,7 @@ class Abandonment(Body):
 
 class GameView(Body):
     id: UUID
-    player: UUID
+    player: PlayerRef
     ruleset: RulesetRef
     deal: DealSource
     base_rank: Annotated[str, Meta(pattern="^[A2-9TJQK]$")]
@@ -97,7 +97,7 @@ class GameSummary(Body):
 
 
 class GameList(Body):
-    games: Annotated[list[GameSummary], Meta(description="newest first")]
-    next_before: Annotated[
-        str, Meta(description="pass as ?before= for the next (older) page; null on the last page")
+    items: Annotated[list[GameSummary], Meta(description="newest first")]
+    next: Annotated[
+        str, Meta(description="pass as ?cursor= for the next (older) page; null on the last page")
     ] | None

@@ -8,7 +8,7 @@ from uuid import UUID
 
 from msgspec import UNSET, Meta, UnsetType
 
-from .common import Body, RequestBody, RulesetId, RulesetRef, Seed
+from .common import Body, PlayerRef, RequestBody, RulesetId, RulesetRef, Seed
 from .deals import RaceDealRequest
 
 
@@ -54,11 +54,12 @@ RaceDeal = Union[RaceSeedDeal, RaceDeckDeal, RacePoolDeal, RaceSecretDeal]  # no
 
 
 class RaceEntrant(Body):
-    player: UUID
-    name: str
+    player: PlayerRef
     joined_at: datetime
     game: Annotated[UUID, Meta(description="the entrant's game, dealt at the start")] | None
-    game_status: Literal["playing", "won", "stalled", "resigned"] | None
+    status: Annotated[
+        Literal["playing", "won", "stalled", "resigned"], Meta(description="the entrant's game's status")
+    ] | None
     cards_on_foundations: int
     move_count: int
     finished_at: Annotated[datetime, Meta(description="when the entrant's game ended")] | None
@@ -74,11 +75,11 @@ class RaceEntrant(Body):
 
 class RaceView(Body):
     id: UUID
-    creator: UUID
+    creator: PlayerRef
     status: Annotated[
-        Literal["open", "running", "finished"],
-        Meta(description="finished also when it was cancelled before it started (its creator deleted their account "
-             "and nobody else had entered): then startedAt is null and cancelledReason says why"),
+        Literal["open", "running", "finished", "cancelled"],
+        Meta(description="cancelled: ended before it started (its creator deleted their account and nobody else had "
+             "entered); then cancelledReason says why"),
     ]
     ruleset: RulesetRef
     deal: Annotated[
@@ -105,8 +106,7 @@ class RaceRecord(Body):
 
 class OpenRace(Body):
     id: UUID
-    creator: UUID
-    creator_name: str
+    creator: PlayerRef
     ruleset: RulesetRef
     deal: Annotated[
         RaceDeal, Meta(description="the deal source only ({'source': 'seed'}, ...): never a seed or pool number")
@@ -118,7 +118,7 @@ class OpenRace(Body):
 
 
 class OpenRaces(Body):
-    races: Annotated[list[OpenRace], Meta(description="open races, newest first")]
-    next_before: Annotated[
-        str, Meta(description="pass as ?before= for the next (older) page; null on the last page")
+    items: Annotated[list[OpenRace], Meta(description="open races, newest first")]
+    next: Annotated[
+        str, Meta(description="pass as ?cursor= for the next (older) page; null on the last page")
     ] | None

@@ -8,7 +8,7 @@ from uuid import UUID
 
 from msgspec import Meta
 
-from .common import Body, DayText, RulesetId
+from .common import Body, DayText, PlayerRef, RulesetId, RulesetRef
 from .races import RaceRecord
 
 WinRate = Annotated[
@@ -70,8 +70,7 @@ class LeaderboardEntry(Body):
     """A player's entry: their first game of the date's deal (dealt on that date), once ended."""
 
     rank: Annotated[int, Meta(ge=1)] | None
-    player: UUID
-    name: str
+    player: PlayerRef
     game: UUID
     status: Literal["won", "stalled", "resigned"]
     assisted: Annotated[bool, Meta(description="a solver hint was used: never ranked")]
@@ -81,7 +80,7 @@ class LeaderboardEntry(Body):
              "dealt before the entry ended; its stored event log does not replay through the rules to a win on "
              "that date's deal; won after the date was over"),
     ] | None
-    moves: Annotated[int, Meta(description="the game's moveCount")]
+    move_count: Annotated[int, Meta(description="the game's moveCount")]
     seconds: Annotated[float, Meta(description="from the deal to the game's last move")]
     finished_at: datetime
 
@@ -89,18 +88,17 @@ class LeaderboardEntry(Body):
 class Leaderboard(Body):
     date: DayText
     ruleset: Annotated[
-        RulesetId, Meta(description="the daily deal's ruleset id; null if no deal was made for that date")
+        RulesetRef, Meta(description="the daily deal's ruleset and its version; null if no deal was made for that date")
     ] | None
-    ruleset_version: Annotated[int, Meta(description="its version; null with the ruleset")] | None
     closes_at: Annotated[datetime, Meta(description="the end of the date (UTC): from then on no entry can gain a rank")]
     closed: Annotated[bool, Meta(description="the date is over: the ranks are final")]
-    entries: Annotated[
+    items: Annotated[
         list[LeaderboardEntry],
         Meta(description="one per player (their one game of the deal dealt during the date): the ranked "
              "ones first, by moves, then seconds, then who finished first (unassisted wins whose stored event log "
              "replays through the rules to a win, won within the date); then the unranked ones, as they finished"),
     ]
-    next_after: Annotated[
-        str, Meta(description="pass as ?after= for the next page; null on the last page (each rank counts the "
+    next: Annotated[
+        str, Meta(description="pass as ?cursor= for the next page; null on the last page (each rank counts the "
                   "entries better than it, so ranks run on across pages)")
     ] | None

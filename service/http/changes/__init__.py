@@ -1,0 +1,77 @@
+"""The changes between API versions, one module each (``service.http.version_changes.VersionChange``).
+
+Each module holds one change the newer version made, as code: how a request of the older version
+becomes one of the newer, and how a reply, a stream message or an NDJSON line of the newer version
+is shown in the older shape, and how the OpenAPI document changes back. ``service.http.versions``
+lists, per version, the changes it introduced. The operations below are the ones the changes touch.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+NEW_GAME = "POST /games"
+GAME = "GET /games/{game_id}"
+MOVE = "POST /games/{game_id}/moves"
+STATE = "GET /games/{game_id}/states/{version}"
+GAME_STREAM = "GET /games/{game_id}/stream"
+EVENTS = "GET /games/{game_id}/events"
+EVENTS_NDJSON = "GET /games/{game_id}/events.ndjson"
+PLAYER_GAMES = "GET /players/{player_id}/games"
+GAMES_EXPORT = "GET /players/{player_id}/games/export"
+ACCOUNT_EXPORT = "GET /players/me/export"
+NEW_RACE = "POST /races"
+RACE = "GET /races/{race_id}"
+JOIN = "POST /races/{race_id}/entries"
+START = "POST /races/{race_id}/start"
+RACE_STREAM = "GET /races/{race_id}/stream"
+LOBBY = "GET /races/open"
+DAILY = "GET /deals/daily"
+DAILY_OF = "GET /deals/daily/{day}"
+BOARD = "GET /deals/daily/{day}/leaderboard"
+
+GAME_VIEWS = (NEW_GAME, GAME, MOVE, STATE, GAME_STREAM, GAMES_EXPORT, ACCOUNT_EXPORT)
+"""The operations whose replies, messages or lines hold a game's view."""
+RACE_VIEWS = (NEW_RACE, RACE, JOIN, START, RACE_STREAM)
+"""The operations whose replies or messages are a race's view."""
+
+JSON = dict[str, Any]
+
+
+def game_view_of(operation: str, body: Any) -> JSON | None:
+    """The game view a reply, stream message or export line of a ``GAME_VIEWS`` operation holds."""
+    if not isinstance(body, dict):
+        return None
+    if operation == MOVE or body.get("type") == "game":  # a move's reply; an export's game line
+        view = body.get("game")
+        return view if isinstance(view, dict) else None
+    return body if "table" in body else None
+
+
+def replaced(body: JSON, key: str, value: Any) -> JSON:
+    """``body`` with ``key`` set to ``value``, as a new dict (replies may share their parts)."""
+    return {**body, key: value}
+
+
+def schema_of(document: JSON, name: str) -> JSON:
+    """A component schema of an OpenAPI document, to change in place."""
+    found: JSON = document["components"]["schemas"][name]
+    return found
+
+
+def operation_of(document: JSON, operation: str) -> JSON:
+    """An operation of an OpenAPI document (``"GET /races/open"``), to change in place."""
+    method, _, path = operation.partition(" ")
+    found: JSON = document["paths"][path][method.lower()]
+    return found
+
+
+def rename_property(schema: JSON, newer: str, older: str) -> JSON:
+    """A component schema's property ``newer`` named ``older`` again (its properties and required
+    kept in name order, as the document lists them); the property's schema, to change further."""
+    properties = schema["properties"]
+    moved: JSON = properties.pop(newer)
+    properties[older] = moved
+    schema["properties"] = dict(sorted(properties.items()))
+    schema["required"] = sorted(older if name == newer else name for name in schema["required"])
+    return moved
