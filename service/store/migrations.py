@@ -9,6 +9,7 @@ SQLAlchemy never parses it: psycopg opens the migration's connection from the st
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 import psycopg
@@ -20,6 +21,8 @@ from ..settings import connect_timeout_seconds
 from .connections import STANDBY, PrimaryUnavailable, checked_url, connect_timeout
 
 MIGRATIONS_DIR = Path(__file__).resolve().parents[2] / "migrations"
+log = logging.getLogger("canfield.migrations")
+
 CONNINFO = "canfield.conninfo"
 """The key of ``Config.attributes`` under which the database's libpq string reaches migrations/env.py."""
 
@@ -63,18 +66,44 @@ def head_revision() -> str:
     return head
 
 
+def is_later(revision: str, than: str) -> bool:
+    """Whether ``revision`` is a later migration than ``than``. A revision id is its number (0017
+    follows 0016), so a release tells a later release's revision, which its own scripts do not
+    hold, from one it has never heard of."""
+    return revision.isdigit() and than.isdigit() and int(revision) > int(than)
+
+
+def serves_schema(revision: str | None, head: str) -> bool:
+    """Whether code whose newest migration is ``head`` serves a database at ``revision``: at its
+    head, or at a later release's (every migration leaves the release before it working:
+    docs/operations.md, "The rule: two releases side by side")."""
+    return revision is not None and (revision == head or is_later(revision, head))
+
+
 def migrate(url: str) -> None:
-    """Bring the database up to the newest schema (idempotent). Raises ``PrimaryUnavailable``
-    when ``url`` reaches a read-only standby rather than the primary."""
+    """Bring the database up to the newest schema (idempotent). A database a later release has
+    already migrated past this code's head is left as it is: a process of the release before
+    starts and serves on it during a rolling deploy, or after a rollback of the code. Raises
+    ``PrimaryUnavailable`` when ``url`` reaches a read-only standby rather than the primary."""
     config = alembic_config(url)
-    require_primary(config.attributes[CONNINFO])
+    current = primary_revision(config.attributes[CONNINFO])
+    head = head_revision()
+    if current is not None and is_later(current, head):
+        log.info("the database schema is at %s, past this code's %s (a later release's): left as it is",
+                 current, head)
+        return
     command.upgrade(config, "head")
 
 
-def require_primary(conninfo: str) -> None:
-    """Raise ``PrimaryUnavailable`` (saying so) if ``conninfo`` reaches a standby; libpq's
+def primary_revision(conninfo: str) -> str | None:
+    """The migration revision of the primary ``conninfo`` reaches (None: no ``alembic_version``
+    yet). Raises ``PrimaryUnavailable`` (saying so) if it reaches a standby; libpq's
     ``OperationalError`` if it reaches nothing within the connect timeout."""
     with psycopg.connect(conninfo, **connect_timeout(conninfo, connect_timeout_seconds())) as conn:
-        row = conn.execute("SELECT pg_is_in_recovery()").fetchone()
-    if row is not None and row[0]:
-        raise PrimaryUnavailable(STANDBY)
+        row = conn.execute("SELECT pg_is_in_recovery(), to_regclass('alembic_version') IS NOT NULL").fetchone()
+        if row is not None and row[0]:
+            raise PrimaryUnavailable(STANDBY)
+        if row is None or not row[1]:
+            return None
+        found = conn.execute("SELECT version_num FROM alembic_version").fetchone()
+    return None if found is None else str(found[0])

@@ -1,5 +1,6 @@
 """The probes: ``/livez`` while the process serves, ``/readyz`` when it can do its work (database up,
-schema at the newest migration, stream listener connected); neither counts against a rate limit."""
+schema at the newest migration or a later release's, stream listener connected); neither counts
+against a rate limit."""
 
 from __future__ import annotations
 
@@ -42,3 +43,18 @@ def test_a_schema_behind_the_code_is_not_ready(client: httpx.Client, clean_datab
     assert f"at 0001, this code needs {head_revision()}" in behind.json()["detail"]
     assert client.get("/livez").status_code == 200
     assert _ready(client).status_code == 200
+
+
+def test_a_schema_a_later_release_migrated_is_ready(client: httpx.Client, clean_database: str) -> None:
+    """During a rolling deploy the next release migrates first; this release's processes stay in
+    the load balancer's rotation, ready, and say which schema they serve."""
+    assert _ready(client).status_code == 200
+    later = f"{int(head_revision()) + 1:04d}"
+    with psycopg.connect(clean_database, autocommit=True) as conn:
+        conn.execute("UPDATE alembic_version SET version_num = %s", (later,))
+        try:
+            ready = client.get("/readyz")
+        finally:
+            conn.execute("UPDATE alembic_version SET version_num = %s", (head_revision(),))
+    assert ready.status_code == 200, ready.text
+    assert ready.json()["schema"] == later

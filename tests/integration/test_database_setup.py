@@ -10,6 +10,7 @@ import sqlalchemy as sa
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
+from alembic.util import CommandError
 
 from service.store.migrations import alembic_config, migrate, sqlalchemy_url
 from service.store.tables import events, games, metadata, players
@@ -38,6 +39,29 @@ def test_migrate_is_idempotent(database_url: str, engine: sa.Engine) -> None:
     with engine.connect() as conn:
         versions = conn.execute(sa.text("SELECT version_num FROM alembic_version")).scalars().all()
     assert versions == [head]
+
+
+def test_a_schema_a_later_release_migrated_is_left_as_it_is(database_url: str, engine: sa.Engine) -> None:
+    """A process of the previous release (re)started during a rolling deploy, or after the code was
+    rolled back, serves on the later release's schema: its migrate step leaves it alone instead of
+    failing on a revision its scripts do not hold. An unknown revision that is not a later number
+    still fails, as Alembic says."""
+    head = ScriptDirectory.from_config(alembic_config(database_url)).get_current_head()
+    assert head is not None
+    later = f"{int(head) + 1:04d}"
+    with engine.begin() as conn:
+        conn.execute(sa.text("UPDATE alembic_version SET version_num = :v"), {"v": later})
+    try:
+        migrate(database_url)
+        with engine.connect() as conn:
+            assert conn.execute(sa.text("SELECT version_num FROM alembic_version")).scalars().all() == [later]
+        with engine.begin() as conn:
+            conn.execute(sa.text("UPDATE alembic_version SET version_num = 'zz99'"))
+        with pytest.raises(CommandError, match="zz99"):
+            migrate(database_url)
+    finally:
+        with engine.begin() as conn:
+            conn.execute(sa.text("UPDATE alembic_version SET version_num = :v"), {"v": head})
 
 
 def test_events_reject_a_duplicate_game_version(clean_database: str, engine: sa.Engine) -> None:

@@ -1,6 +1,6 @@
 """The service's probes: ``/livez`` (the process serves), ``/readyz`` (it can do its work: the
-database answers, its schema is the one this code needs, the stream listener is connected, and
-the process is not shutting down) and ``/health`` (the database answers; kept for existing load
+database answers, its schema is the one this code needs or a later release's, the stream listener
+is connected, and the process is not shutting down) and ``/health`` (the database answers; kept for existing load
 balancers). None of them counts against a rate limit."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from litestar.datastructures import State
 
 from ...errors import Unavailable
 from ...store.connections import NOT_ANSWERING, PrimaryPool, PrimaryUnavailable, primary_of
-from ...store.migrations import head_revision
+from ...store.migrations import head_revision, serves_schema
 from ..problems import documented
 from ..schemas import Health, Liveness, Readiness
 from .common import games_of
@@ -44,17 +44,20 @@ async def livez() -> Liveness:
      summary="200 when this process can do its work: database up, schema at head, stream listener connected",
      tags=["service"], responses=documented(400, 503))
 async def readyz(state: State) -> Readiness:
-    problems = await _not_ready(state)
+    problems, revision = await _not_ready(state)
     if problems:
         raise Unavailable("not ready: " + "; ".join(problems))
+    schema = revision or HEAD  # this code's head, or a later release's during a rolling deploy
     reads = games_of(state).store.reads
     if reads.replica is None:
-        return Readiness(status="ready", database="up", schema=HEAD, streams="connected")
-    return Readiness(status="ready", database="up", schema=HEAD, streams="connected", replica=reads.status())
+        return Readiness(status="ready", database="up", schema=schema, streams="connected")
+    return Readiness(status="ready", database="up", schema=schema, streams="connected", replica=reads.status())
 
 
-async def _not_ready(state: State) -> list[str]:
+async def _not_ready(state: State) -> tuple[list[str], str | None]:
+    """What keeps the process from being ready, and the database's schema revision."""
     problems: list[str] = []
+    revision: str | None = None
     streams: Any = state.streams
     if streams.closing:
         problems.append("shutting down")
@@ -70,8 +73,8 @@ async def _not_ready(state: State) -> list[str]:
     except Exception:
         problems.append(primary.problem if primary is not None and primary.problem else NOT_ANSWERING)
     else:
-        if revision != HEAD:
+        if not serves_schema(revision, HEAD):
             problems.append(f"the database schema is at {revision or 'no revision'}, this code needs {HEAD}")
     if not streams.connected.is_set():
         problems.append("the stream listener is not connected to the database")
-    return problems
+    return problems, revision

@@ -97,7 +97,8 @@ class Liveness(Body):
 class Readiness(Body):
     status: str
     database: str
-    schema: Annotated[str, Meta(description="the migration revision the database is at (the newest this code knows)")]
+    schema: Annotated[str, Meta(description="the migration revision the database is at: the newest this code knows, "
+                                            "or a later release's while a rolling deploy replaces this one")]
     streams: str
     replica: Annotated[
         Literal["up", "behind", "down"],
