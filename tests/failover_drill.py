@@ -35,6 +35,7 @@ import threading
 import time
 import uuid
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -123,10 +124,14 @@ class DrillResult:
         return self.moves_before / self.seconds_before if self.seconds_before else 0.0
 
 
-class _Drill:
-    def __init__(self, url: str, clients: int) -> None:
+class Drill:
+    """The clients and stream readers of a drill, on the service at ``url``. ``transport`` makes
+    each client's httpx transport (tests/integration/test_deploy.py passes a load balancer's)."""
+
+    def __init__(self, url: str, clients: int, transport: Callable[[], httpx.BaseTransport] | None = None) -> None:
         self.url = url
         self.clients = clients
+        self.transport = transport
         self.stop_moving = threading.Event()
         self.give_up = threading.Event()
         self.drop_streams = threading.Event()  # set at the kill: every reader drops its stream once
@@ -136,8 +141,12 @@ class _Drill:
 
     # ------------------------------------------------------------ clients
 
+    def _client(self, timeout: float) -> httpx.Client:
+        return httpx.Client(base_url=self.url, timeout=httpx.Timeout(timeout, connect=2.0),
+                            transport=None if self.transport is None else self.transport())
+
     def setup(self) -> None:
-        with httpx.Client(base_url=self.url, timeout=10) as http:
+        with self._client(10.0) as http:
             for index in range(self.clients):
                 player = http.post("/players", json={"name": f"Mover {index}"})
                 assert player.status_code == 201, player.text
@@ -150,7 +159,7 @@ class _Drill:
                 self.watchers.append(Watcher(view["id"]))
 
     def move_loop(self, mover: Mover) -> None:
-        with httpx.Client(base_url=self.url, timeout=httpx.Timeout(10.0, connect=2.0)) as http:
+        with self._client(10.0) as http:
             while not self.stop_moving.is_set():
                 self._one_move(http, mover)
 
@@ -193,7 +202,7 @@ class _Drill:
     # ------------------------------------------------------------ streams
 
     def watch_loop(self, watcher: Watcher, final: dict[str, int]) -> None:
-        with httpx.Client(base_url=self.url, timeout=httpx.Timeout(STREAM_READ_TIMEOUT, connect=2.0)) as http:
+        with self._client(STREAM_READ_TIMEOUT) as http:
             while not self._watched_enough(watcher, final):
                 headers = {}
                 if watcher.base_version is not None:
@@ -269,7 +278,7 @@ def run_drill(work_dir: Path, *, synchronous: bool, clients: int = 4, before_sec
     standby: embedded_db.EmbeddedDatabase | None = None
     server: ServerProcess | None = None
     threads: list[threading.Thread] = []
-    drill: _Drill | None = None
+    drill: Drill | None = None
     final: dict[str, int] = {}
     try:
         migrate(primary.url)
@@ -280,7 +289,7 @@ def run_drill(work_dir: Path, *, synchronous: bool, clients: int = 4, before_sec
         server = ServerProcess(failover_url(primary, standby), work_dir / "server.log", env=env)
         server.wait_until_up()
         pid = server.process.pid
-        drill = _Drill(server.url, clients)
+        drill = Drill(server.url, clients)
         drill.setup()
         threads = [threading.Thread(target=drill.move_loop, args=(m,), daemon=True) for m in drill.movers]
         threads += [threading.Thread(target=drill.watch_loop, args=(w, final), daemon=True) for w in drill.watchers]
@@ -309,14 +318,14 @@ def run_drill(work_dir: Path, *, synchronous: bool, clients: int = 4, before_sec
         drill.stop_moving.set()
         for thread in threads[:clients]:
             thread.join(timeout=30)
-        final.update(_final_versions(standby.url, [m.game_id for m in drill.movers]))
+        final.update(final_versions(standby.url, [m.game_id for m in drill.movers]))
         for thread in threads[clients:]:
             thread.join(timeout=15)
         drill.give_up.set()
         for thread in threads[clients:]:
             thread.join(timeout=STREAM_READ_TIMEOUT + 2)
         restarted = server.process.poll() is not None or server.process.pid != pid
-        lost, duplicated, gaps = _audit(standby.url, drill.movers)
+        lost, duplicated, gaps = audit_acknowledged(standby.url, drill.movers)
         return DrillResult(
             synchronous=synchronous,
             moves_before=moves_before,
@@ -329,7 +338,7 @@ def run_drill(work_dir: Path, *, synchronous: bool, clients: int = 4, before_sec
             lost=lost,
             duplicated=duplicated,
             gaps=gaps,
-            stream_problems=[p for w in drill.watchers for p in _stream_problems(w, final)],
+            stream_problems=[p for w in drill.watchers for p in stream_problems(w, final)],
             stream_resumes=sum(w.resumed_with_last_event_id for w in drill.watchers),
             streams_never_resumed=sum(1 for w in drill.watchers if not w.resumed_with_last_event_id),
             server_restarted=restarted,
@@ -359,7 +368,7 @@ def _stop_streaming(standby_url: str) -> None:
             time.sleep(0.02)
 
 
-def _first_ack_after(drill: _Drill, kill_at: float, limit: float) -> float | None:
+def _first_ack_after(drill: Drill, kill_at: float, limit: float) -> float | None:
     deadline = kill_at + limit
     while time.monotonic() < deadline:
         times = [a.acked_at for m in drill.movers for a in m.acks[-5:] if a.sent_at > kill_at]
@@ -369,13 +378,13 @@ def _first_ack_after(drill: _Drill, kill_at: float, limit: float) -> float | Non
     return None
 
 
-def _final_versions(url: str, games: list[str]) -> dict[str, int]:
+def final_versions(url: str, games: list[str]) -> dict[str, int]:
     with psycopg.connect(url, autocommit=True) as conn:
         rows = conn.execute("SELECT id::text, version FROM games WHERE id = ANY(%s::uuid[])", [games]).fetchall()
     return dict(rows)
 
 
-def _audit(url: str, movers: list[Mover]) -> tuple[list[str], list[str], list[str]]:
+def audit_acknowledged(url: str, movers: list[Mover]) -> tuple[list[str], list[str], list[str]]:
     """(lost, duplicated, gaps) by the promoted database's events and idempotency keys."""
     lost: list[str] = []
     duplicated: list[str] = []
@@ -407,7 +416,7 @@ def _audit(url: str, movers: list[Mover]) -> tuple[list[str], list[str], list[st
     return lost, duplicated, gaps
 
 
-def _stream_problems(watcher: Watcher, final: dict[str, int]) -> list[str]:
+def stream_problems(watcher: Watcher, final: dict[str, int]) -> list[str]:
     expected_last = final.get(watcher.game_id)
     if watcher.base_version is None or expected_last is None:
         return [f"{watcher.game_id}: the stream never opened"]

@@ -25,7 +25,7 @@ import uuid
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 import psycopg
@@ -34,6 +34,9 @@ from domain import GameState, redact, replay
 from domain.codec import event_from_data, restore, snapshot_to_state
 from service.http.server import uvicorn_arguments
 from service.store.snapshots import SNAPSHOT_EVERY
+
+if TYPE_CHECKING:
+    from tests.previous_release import Release
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 
@@ -65,21 +68,26 @@ def die_with_pytest() -> None:
 
 
 class ServerProcess:
-    """`uvicorn service.http.asgi:app` in a subprocess on a free port against ``database_url``."""
+    """`uvicorn service.http.asgi:app` in a subprocess on a free port against ``database_url``; the
+    code of ``release`` (tests/previous_release.py) if given, else this checkout's."""
 
     def __init__(self, database_url: str, log: Path, *, workers: int = 1, env: dict[str, str] | None = None,
-                 port: int | None = None) -> None:
+                 port: int | None = None, release: Release | None = None) -> None:
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log = log
         environment = {**os.environ, "DATABASE_URL": database_url, **NO_RATE_LIMITS, **(env or {})}
-        command = [sys.executable, "-m", "uvicorn", "service.http.asgi:app", "--host", "127.0.0.1", "--port",
-                   str(self.port), "--log-level", "warning", "--no-access-log", *uvicorn_arguments()]
+        python, cwd, arguments = sys.executable, PROJECT_ROOT, uvicorn_arguments()
+        if release is not None:  # another release's code, in its own folder and virtualenv
+            python, cwd, arguments = str(release.python), release.tree, release.uvicorn_arguments
+            environment = {**release.env(), "DATABASE_URL": database_url, **NO_RATE_LIMITS, **(env or {})}
+        command = [python, "-m", "uvicorn", "service.http.asgi:app", "--host", "127.0.0.1", "--port",
+                   str(self.port), "--log-level", "warning", "--no-access-log", *arguments]
         if workers > 1:
             command += ["--workers", str(workers)]
         with open(log, "ab") as out:
             self.process = subprocess.Popen(
-                command, cwd=PROJECT_ROOT, env=environment, stdout=out, stderr=subprocess.STDOUT,
+                command, cwd=cwd, env=environment, stdout=out, stderr=subprocess.STDOUT,
 
                 preexec_fn=die_with_pytest if sys.platform == "linux" else None,  # noqa: PLW1509
                 start_new_session=True,  # its own process group: kill() reaches uvicorn's workers too

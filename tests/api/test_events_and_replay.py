@@ -2,6 +2,7 @@ import json
 from typing import Any
 
 import httpx
+import pytest
 
 from domain import CODES, shuffled_deck
 from domain.deal import SplitMix64
@@ -82,6 +83,7 @@ def test_the_deck_is_withheld_while_playing_and_shown_after(ann: Player) -> None
     assert len(view["reserve"]["cards"]) == 13
 
 
+@pytest.mark.smoke
 def test_every_past_state_is_a_replay_of_the_log(ann: Player) -> None:
     game = ann.new_game(ruleset="open-runs", deal={"seed": 21})
     views = [game, *play_a_while(ann, game["id"], 15)]

@@ -9,6 +9,7 @@ from tests.support import assert_problem
 from .conftest import Player
 
 
+@pytest.mark.smoke
 def test_a_seed_deal_is_the_documented_shuffle(ann: Player) -> None:
     game = ann.new_game(ruleset="classic", deal={"seed": 123})
     deck = [CODES[c] for c in shuffled_deck(123)]
@@ -123,6 +124,7 @@ def test_an_unknown_game_is_404(client: httpx.Client) -> None:
         assert response.json()["code"] == "not_found"
 
 
+@pytest.mark.smoke
 def test_legal_moves_and_hints_use_the_move_format(ann: Player) -> None:
     game = ann.new_game(ruleset="open-runs", deal={"seed": 8})
     legal = ann.client.get(f"/games/{game['id']}/legal-moves").json()

@@ -87,6 +87,7 @@ def test_the_body_is_compared_by_content_not_spelling(ann: Player, clean_databas
     assert count(clean_database, "games") == 1
 
 
+@pytest.mark.smoke
 def test_races_create_join_and_start_replay(ann: Player, bob: Player, clean_database: str) -> None:
     created = post(ann.client, "/races", {"maxEntrants": 2, "deal": {"seed": 5}}, "race", ann.auth)
     assert created.status_code == 201, created.text

@@ -33,6 +33,7 @@ def test_a_draw_appends_an_event_and_returns_the_new_view(ann: Player) -> None:
     assert body["events"][0]["data"] == {"count": 3, "wasteTop": waste[-1], "cards": waste}
 
 
+@pytest.mark.smoke
 def test_a_card_move_and_its_undo_are_both_in_the_log(ann: Player) -> None:
     game = ann.new_game(ruleset="open-runs", deal={"seed": 4})
     for _ in range(12):
@@ -53,6 +54,7 @@ def test_a_card_move_and_its_undo_are_both_in_the_log(ann: Player) -> None:
     assert "CardsMoved" in types
 
 
+@pytest.mark.smoke
 def test_an_illegal_move_is_422_with_a_reason_and_changes_nothing(ann: Player) -> None:
     game = ann.new_game(ruleset="classic", deal={"seed": 3})
     before = events_of(ann.client, game["id"])
@@ -128,6 +130,7 @@ def test_a_malformed_if_match_is_400(ann: Player, header: str) -> None:
     assert "If-Match" in response.json()["detail"]
 
 
+@pytest.mark.smoke
 def test_an_idempotency_key_returns_the_first_result_and_appends_nothing(ann: Player) -> None:
     game = ann.new_game(deal={"seed": 3})
     first = ann.move(game["id"], {"type": "draw"}, **{"Idempotency-Key": "draw-1"})

@@ -186,6 +186,7 @@ def test_a_leaderboard_walk_sees_every_entry_once_while_entries_are_added(
             assert first_ranks[entry["game"]] <= entry["rank"] <= final[entry["game"]]
 
 
+@pytest.mark.smoke
 def test_lobby_pages_see_every_open_race_once_while_races_are_opened(client: httpx.Client, ann: Player) -> None:
     def open_race(seed: int) -> str:
         response = client.post("/races", json={"ruleset": "classic", "maxEntrants": 2, "deal": {"seed": seed}},

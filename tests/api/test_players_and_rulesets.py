@@ -6,6 +6,7 @@ from tests.support import assert_problem
 from .conftest import Player
 
 
+@pytest.mark.smoke
 def test_a_new_player_gets_a_token_shown_once(client: httpx.Client) -> None:
     response = client.post("/players", json={"name": "  Ann   Lee "})
     assert response.status_code == 201

@@ -233,6 +233,7 @@ def test_the_start_deals_every_entrant_the_same_deck_at_the_same_moment(
     assert decks[0] == decks[1] == client.get(f"/games/{seeded['id']}/events").json()["events"][0]["data"]["deck"]
 
 
+@pytest.mark.smoke
 def test_entrants_moves_are_ordinary_moves(client: httpx.Client, ann: Player, bob: Player) -> None:
     view = started_race(ann, [bob], ruleset="classic", deal={"pool": POOL_DEAL})
     game = game_of(view, ann)

@@ -154,6 +154,7 @@ def test_the_view_then_each_new_event_redacted_with_keepalives(http: httpx.Clien
         assert stream.next_event().event == "view"
 
 
+@pytest.mark.smoke
 def test_each_change_is_followed_by_the_new_view_undo_included(http: httpx.Client, ann: Player) -> None:
     """A client keeps its table from the stream alone: after an undone draw the view says what
     the waste shows now (the MoveUndone event alone does not)."""

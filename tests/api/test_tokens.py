@@ -77,6 +77,7 @@ def test_scopes_limit_what_a_token_may_do(client: httpx.Client, ann: Player) -> 
     assert client.get("/players/me", headers=_as(reader)).status_code == 200, "any live token may ask who it is"
 
 
+@pytest.mark.smoke
 def test_a_revoked_token_is_refused_at_once_and_others_stay(client: httpx.Client, ann: Player) -> None:
     made = _make(ann, name="phone", scopes=["play"]).json()
     game = ann.new_game(deal={"seed": 6})
