@@ -183,3 +183,14 @@ class NameRefused(BadRequest):
     def __init__(self, detail: str, code: str) -> None:
         super().__init__(detail)
         self.code = code
+
+
+class WatchRefused(BadRequest):
+    """A watch (``GET``/``POST /watch``) asked for wrongly: ``watch_bad_id``, ``watch_too_many_ids``,
+    ``watch_nothing_to_watch``, ``watch_bad_position`` or ``watch_bad_body``; nothing is opened."""
+
+    title = "Watch refused"
+
+    def __init__(self, detail: str, code: str) -> None:
+        super().__init__(detail)
+        self.code = code

@@ -41,6 +41,7 @@ from .controllers.races import RaceController
 from .controllers.rulesets import RulesetController
 from .controllers.stats import player_stats, stats
 from .controllers.streams import StreamController
+from .controllers.watch import WatchController
 from .controllers.web import web_routes
 from .idempotency import expire_keys_forever
 from .limits import install_rate_limits
@@ -140,7 +141,7 @@ def _route_handlers() -> list[ControllerRouterHandler]:
     return [
         AccountController, PlayerController, RulesetController, GameController, make_move, StreamController,
         DealController, player_stats, stats, health, livez, readyz, LessonController, RaceController, *web_routes(),
-        AnalysisController, versions,
+        AnalysisController, versions, WatchController,
     ]
 
 

@@ -48,14 +48,14 @@ class DailyEntryTaken(Exception):
     """The player already has an entry (a first game) for that date's daily deal: nothing was written."""
 
 
-_GAME_COLUMNS = (f"g.id, g.player_id, g.deal, g.version, s.snapshot, g.started_at, g.finished_at, {TAIL}, "
-                 "(SELECT p.name FROM players p WHERE p.id = g.player_id)")
+GAME_COLUMNS = (f"g.id, g.player_id, g.deal, g.version, s.snapshot, g.started_at, g.finished_at, {TAIL}, "
+                "(SELECT p.name FROM players p WHERE p.id = g.player_id)")
 """A ``GameRow``'s columns, from ``games g JOIN game_snapshots s``."""
 
-_LOAD_GAME = f"SELECT {_GAME_COLUMNS} FROM games g JOIN game_snapshots s ON s.game_id = g.id WHERE g.id = %s"
+_LOAD_GAME = f"SELECT {GAME_COLUMNS} FROM games g JOIN game_snapshots s ON s.game_id = g.id WHERE g.id = %s"
 
 _LOAD = f"""
-SELECT {_GAME_COLUMNS},
+SELECT {GAME_COLUMNS},
        t.id, t.player_id, t.name, t.scopes, t.created_at, t.expires_at,
        k.request_hash, k.response
 FROM (SELECT %(id)s::uuid AS id) AS wanted
@@ -69,6 +69,11 @@ LEFT JOIN idempotency_keys k ON k.game_id = wanted.id AND k.key = %(key)s
 CHANNEL = "canfield_events"
 """The PostgreSQL channel every append notifies (``<game id>:<version>``, comma-separated for a
 batch), delivered on commit; service.streams.hub listens on it."""
+
+GAMES_CHANNEL = "canfield_games"
+"""The PostgreSQL channel every new game notifies (``<player id>:<game id>``), delivered on commit;
+service.streams.hub listens on it for the watches that follow players (service.streams.watch). A
+channel of its own: a release that does not know it never listens to it."""
 
 _APPEND_EVENTS = f"""
 WITH updated AS (
@@ -139,13 +144,14 @@ WITH batch AS (
 SELECT u.id, (SELECT count(*) FROM notified) FROM updated u
 """
 
-_CREATE = """
+_CREATE = f"""
 WITH game AS (
     INSERT INTO games (id, player_id, ruleset_id, ruleset_version, deal, status, version, move_count, undo_count,
                        assisted, started_at, updated_at)
     VALUES (%(id)s, %(player_id)s, %(ruleset_id)s, %(ruleset_version)s, %(deal)s, %(status)s, %(version)s,
             %(move_count)s, %(undo_count)s, %(assisted)s, %(now)s, %(now)s)
-    RETURNING id
+    -- delivered to listeners on commit (the watches that follow this player: service.streams.watch)
+    RETURNING id, pg_notify('{GAMES_CHANNEL}', player_id::text || ':' || id::text) AS notified
 ), snapshot AS (
     INSERT INTO game_snapshots (game_id, version, snapshot) SELECT game.id, %(version)s, %(snapshot)s FROM game
 )

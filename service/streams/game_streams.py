@@ -31,7 +31,7 @@ def row_view(game: GameRow, withhold: bool) -> dict[str, Any]:
     return view_of(game.id, player_of(game), game.deal, game.started_at, game.finished_at, state, withhold)
 
 
-def _withheld(hub: StreamHub, game: GameRow, withhold: bool) -> bool:
+def withholds(hub: StreamHub, game: GameRow, withhold: bool) -> bool:
     """Whether hidden cards stay hidden even if the game has ended: ``withhold`` (a race still
     on, as ``Games.readable`` said when the stream opened), or a daily game whose date is not
     over yet (asked at every message: a stream can outlive a date)."""
@@ -55,7 +55,7 @@ async def _messages(
     game_id = game.id
     try:
         if after is None:
-            yield message("view", game.version, row_view(game, _withheld(hub, game, withhold)))
+            yield message("view", game.version, row_view(game, withholds(hub, game, withhold)))
             last = game.version
         else:
             last = after
@@ -71,7 +71,7 @@ async def _messages(
                 return
             game = found
             over = game.finished_at is not None
-            reveal = over and not _withheld(hub, game, withhold)
+            reveal = over and not withholds(hub, game, withhold)
             for row in rows:
                 event = public_event(row.version, row.type, row.data, row.recorded_at, reveal)
                 yield message("game-event", row.version, event)
@@ -86,7 +86,7 @@ async def _messages(
                 # Caught up after a change: the table as it is now, so a client can keep its
                 # table from the stream alone (an undone draw's event does not say what the
                 # waste shows now).
-                yield message("view", game.version, row_view(game, _withheld(hub, game, withhold)))
+                yield message("view", game.version, row_view(game, withholds(hub, game, withhold)))
             try:
                 await asyncio.wait_for(subscription.wake.wait(), hub.keepalive)
             except TimeoutError:
@@ -120,4 +120,4 @@ async def _ending(hub: StreamHub, subscription: Subscription, game: GameRow, wit
         except TimeoutError:
             yield KEEPALIVE
     if not subscription.closing:  # the server is stopping: the client reconnects and hears the rest
-        yield message("end", game.version, row_view(game, _withheld(hub, game, withhold)))
+        yield message("end", game.version, row_view(game, withholds(hub, game, withhold)))

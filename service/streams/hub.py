@@ -15,6 +15,12 @@ so it neither misses nor repeats an event when notifications coalesce, arrive la
 order. If the listening connection breaks, the task reconnects with backoff and then wakes every
 stream, which catches up on what was appended meanwhile.
 
+While it listens there it also listens on ``canfield_games``: every new game notifies
+``<player id>:<game id>`` (``event_store._CREATE``), and the watches that follow that player
+(``GET /watch``: service.streams.watch) are woken with the game's id in their ``changed`` set.
+A watch keeps one slot however many games it follows, keyed by an id of its own; the hub tells it
+which of its games were notified (``changed``), so it reads only those.
+
 The same connection always listens on ``canfield_tokens``: a revoked token's player is named
 there, and this process forgets that player's cached tokens (``TokenCache.forget``); after a
 reconnection it forgets every cached token, since a revocation may have gone by unheard.
@@ -45,7 +51,7 @@ from ..metrics import REFUSED_STREAMS, STREAMS_OPEN
 from ..players.tokens import TokenCache
 from ..settings import Settings
 from ..store.connections import connect_timeout, primary_of
-from ..store.event_store import CHANNEL, EventStore
+from ..store.event_store import CHANNEL, GAMES_CHANNEL, EventStore
 from ..store.players import TOKENS_CHANNEL
 from ..tasks import cancel_and_wait
 
@@ -79,6 +85,8 @@ class Subscription:
     closing: bool = False  # the server is shutting down: end the stream
     released: bool = False
     also: set[uuid.UUID] = field(default_factory=set)  # more streams it wakes for (a race's games: StreamHub.watch)
+    changed: set[uuid.UUID] | None = None  # a watch: the ids notified since it last looked (StreamHub.track)
+    players: set[uuid.UUID] = field(default_factory=set)  # a watch: whose new games wake it (StreamHub.follow)
 
     def close(self) -> None:
         """Give back the slot and stop being woken (idempotent)."""
@@ -102,6 +110,7 @@ class StreamHub:
         self.connect_timeout: dict[str, Any] = connect_timeout(url, settings.connect_timeout_seconds)
         self.health_seconds = 30.0  # a query on the listening connection this often finds it dead
         self.by_game: dict[uuid.UUID, set[Subscription]] = {}
+        self.by_player: dict[uuid.UUID, set[Subscription]] = {}  # the watches that follow a player's new games
         self.by_owner: dict[str, int] = {}
         self.by_address: dict[str, int] = {}
         self.connected = asyncio.Event()  # set while the hub's connection to the database is up
@@ -178,6 +187,21 @@ class StreamHub:
             subscription.also.add(key)
             self.by_game.setdefault(key, set()).add(subscription)
 
+    def track(self, subscription: Subscription) -> None:
+        """Have the hub note in ``subscription.changed`` which of its ids each wake-up is for (a watch
+        following many games reads only those)."""
+        if subscription.changed is None:
+            subscription.changed = set()
+
+    def follow(self, subscription: Subscription, players: Iterable[uuid.UUID]) -> None:
+        """Wake ``subscription`` (tracked) with the id of each new game of these players."""
+        if subscription.released:
+            return
+        self.track(subscription)
+        for player in set(players) - subscription.players:
+            subscription.players.add(player)
+            self.by_player.setdefault(player, set()).add(subscription)
+
     def _release(self, subscription: Subscription) -> None:
         STREAMS_OPEN.dec()
         _count_down(self.by_owner, subscription.owner)
@@ -189,6 +213,12 @@ class StreamHub:
                 subscriptions.discard(subscription)
                 if not subscriptions:
                     del self.by_game[key]
+        for player in subscription.players:
+            followers = self.by_player.get(player)
+            if followers is not None:
+                followers.discard(subscription)
+                if not followers:
+                    del self.by_player[player]
 
     def open_streams(self) -> int:
         return sum(self.by_owner.values())
@@ -204,11 +234,29 @@ class StreamHub:
             except ValueError:
                 continue
             for subscription in self.by_game.get(game_id, ()):
+                if subscription.changed is not None:
+                    subscription.changed.add(game_id)
                 subscription.wake.set()
 
+    def _started(self, payload: str) -> None:
+        """A new game: ``<player id>:<game id>``; the watches following that player hear of it."""
+        player, _, game = payload.partition(":")
+        try:
+            player_id, game_id = uuid.UUID(player), uuid.UUID(game)
+        except ValueError:
+            return
+        for subscription in self.by_player.get(player_id, ()):
+            if subscription.changed is not None:
+                subscription.changed.add(game_id)
+            subscription.wake.set()
+
     def _wake_all(self) -> None:
-        for subscriptions in self.by_game.values():
+        """Every stream reads again (after LISTEN took effect, or a reconnection): a watch as if
+        each of its ids had been notified."""
+        for key, subscriptions in self.by_game.items():
             for subscription in subscriptions:
+                if subscription.changed is not None:
+                    subscription.changed.add(key)
                 subscription.wake.set()
 
     # ------------------------------------------------------------ the listening connection
@@ -273,7 +321,7 @@ class StreamHub:
         try:
             while True:
                 if self.by_game and not self.listening.is_set():
-                    await conn.execute(f"LISTEN {CHANNEL}")
+                    await conn.execute(f"LISTEN {CHANNEL}; LISTEN {GAMES_CHANNEL}")
                     self.listening.set()
                     self._wake_all()  # catch up on anything appended before LISTEN took effect
                 kick: asyncio.Future[None] = loop.create_future()  # a stream wants LISTEN, or the connection broke
@@ -302,7 +350,7 @@ class StreamHub:
                     kick.result()  # raises if the connection broke
                     continue  # a stream opened: LISTEN
                 if self.listening.is_set() and not self.by_game:
-                    await conn.execute(f"UNLISTEN {CHANNEL}")
+                    await conn.execute(f"UNLISTEN {CHANNEL}; UNLISTEN {GAMES_CHANNEL}")
                     self.listening.clear()
                 await conn.execute("SELECT 1")  # a dead connection raises here
         finally:
@@ -317,6 +365,8 @@ class StreamHub:
     def _notified(self, channel: str, payload: str) -> None:
         if channel == TOKENS_CHANNEL:
             self._revoked(payload)
+        elif channel == GAMES_CHANNEL:
+            self._started(payload)
         else:
             self._dispatch(payload)
 

@@ -1,6 +1,6 @@
 """The bodies of the OpenAPI document that are not JSON, which Litestar gives no schema: the
 ndjson exports, line by line; the Server-Sent Events streams, as text and message by message
-(``StreamMessage``, ``RaceStreamMessage``); and the other media types an operation also answers
+(``StreamMessage``, ``RaceStreamMessage``, ``WatchMessage``); and the other media types an operation also answers
 with by ``Accept`` (``ALSO``). ``complete`` (service.http.openapi.document) puts them in place.
 """
 
@@ -33,53 +33,87 @@ _RETRY = Schema(
     pattern="^[0-9]+$",
     description="with shutdown only: the milliseconds a client (EventSource) waits before it reconnects",
 )
-_STREAM_MESSAGE = Schema(
-    type=OpenAPIType.OBJECT,
-    title="StreamMessage",
-    description="One Server-Sent Events message of a game's stream: `view` (the game view, first and after each "
+def _message(title: str, description: str, events: list[str], id_pattern: str, data: list[Schema | Reference],
+             data_description: str) -> Schema:
+    """One Server-Sent Events message of a stream: its ``event``, ``id``, ``retry`` and JSON ``data``."""
+    return Schema(
+        type=OpenAPIType.OBJECT,
+        title=title,
+        description=description,
+        required=["event", "data"],
+        properties={
+            "event": Schema(type=OpenAPIType.STRING, enum=events),
+            "id": Schema(type=OpenAPIType.STRING, pattern=id_pattern),
+            "retry": _RETRY,
+            "data": Schema(
+                type=OpenAPIType.STRING,
+                content_media_type="application/json",
+                content_schema=Schema(any_of=data),
+                description=data_description,
+            ),
+        },
+    )
+
+
+_STREAM_MESSAGE = _message(
+    "StreamMessage",
+    "One Server-Sent Events message of a game's stream: `view` (the game view, first and after each "
     "change), `game-event` (an event as the log shows it), `analysis` (once a finished game's analysis has been "
     "asked for: its status and progress, at each change until it is done or failed), `end` (the final view) or "
     "`shutdown` (the server is stopping: the last message, with `retry` and without `id`); `id` is the game "
     "version (for `analysis`, the final one).",
-    required=["event", "data"],
-    properties={
-        "event": Schema(type=OpenAPIType.STRING, enum=["view", "game-event", "analysis", "end", "shutdown"]),
-        "id": Schema(type=OpenAPIType.STRING, pattern="^[0-9]+$"),
-        "retry": _RETRY,
-        "data": Schema(
-            type=OpenAPIType.STRING,
-            content_media_type="application/json",
-            content_schema=Schema(
-                any_of=[
-                    Reference(COMPONENTS + "GameView"), Reference(COMPONENTS + "EventView"), _ANALYSIS_DATA,
-                    _SHUTDOWN_DATA,
-                ]
-            ),
-            description='JSON: a GameView for view and end, an EventView for game-event, {"status", "progress": '
-            '{"done", "total"}} for analysis, {"detail"} for shutdown',
-        ),
-    },
+    ["view", "game-event", "analysis", "end", "shutdown"],
+    "^[0-9]+$",
+    [Reference(COMPONENTS + "GameView"), Reference(COMPONENTS + "EventView"), _ANALYSIS_DATA, _SHUTDOWN_DATA],
+    'JSON: a GameView for view and end, an EventView for game-event, {"status", "progress": '
+    '{"done", "total"}} for analysis, {"detail"} for shutdown',
 )
-_RACE_STREAM_MESSAGE = Schema(
-    type=OpenAPIType.OBJECT,
-    title="RaceStreamMessage",
-    description="One Server-Sent Events message of a race's stream: `race` (the race view, first and after each "
+_RACE_STREAM_MESSAGE = _message(
+    "RaceStreamMessage",
+    "One Server-Sent Events message of a race's stream: `race` (the race view, first and after each "
     "change of standings), `end` (the final view) or `shutdown` (the server is stopping: the last message, "
     "with `retry` and without `id`); `id` grows with every change.",
-    required=["event", "data"],
+    ["race", "end", "shutdown"],
+    "^[0-9]+$",
+    [Reference(COMPONENTS + "RaceView"), _SHUTDOWN_DATA],
+    'JSON: a RaceView for race and end, {"detail"} for shutdown',
+)
+_WATCHING_DATA = Schema(
+    type=OpenAPIType.OBJECT,
+    required=["games", "players", "unavailable"],
     properties={
-        "event": Schema(type=OpenAPIType.STRING, enum=["race", "end", "shutdown"]),
-        "id": Schema(type=OpenAPIType.STRING, pattern="^[0-9]+$"),
-        "retry": _RETRY,
-        "data": Schema(
-            type=OpenAPIType.STRING,
-            content_media_type="application/json",
-            content_schema=Schema(any_of=[Reference(COMPONENTS + "RaceView"), _SHUTDOWN_DATA]),
-            description='JSON: a RaceView for race and end, {"detail"} for shutdown',
-        ),
+        "games": Schema(type=OpenAPIType.ARRAY, items=Schema(type=OpenAPIType.STRING),
+                        description="the games followed from the start"),
+        "players": Schema(type=OpenAPIType.ARRAY, items=Schema(type=OpenAPIType.STRING),
+                          description="the players whose games are followed"),
+        "unavailable": Schema(type=OpenAPIType.ARRAY, items=Schema(type=OpenAPIType.STRING),
+                              description="named game ids that are no game the caller may see (unknown or private)"),
     },
 )
-MESSAGES = {"StreamMessage": _STREAM_MESSAGE, "RaceStreamMessage": _RACE_STREAM_MESSAGE}
+_WATCH_VIEW_DATA = Schema(
+    type=OpenAPIType.OBJECT,
+    required=["game", "view"],
+    properties={"game": Schema(type=OpenAPIType.STRING), "view": Reference(COMPONENTS + "GameView")},
+)
+_WATCH_EVENT_DATA = Schema(
+    type=OpenAPIType.OBJECT,
+    required=["game", "event"],
+    properties={"game": Schema(type=OpenAPIType.STRING), "event": Reference(COMPONENTS + "EventView")},
+)
+_WATCH_MESSAGE = _message(
+    "WatchMessage",
+    "One Server-Sent Events message of a watch: `watching` (first, without `id`: what is followed), "
+    "`view` (a game's view, first and after each change), `game-event` (an event as the log shows it), `end` (a "
+    "game's final view) or `shutdown` (the server is stopping: the last message, with `retry` and without `id`); "
+    "`id` is `<game id>:<version>`.",
+    ["watching", "view", "game-event", "end", "shutdown"],
+    "^[0-9a-f-]{36}:[0-9]+$",
+    [_WATCHING_DATA, _WATCH_VIEW_DATA, _WATCH_EVENT_DATA, _SHUTDOWN_DATA],
+    'JSON: {"games", "players", "unavailable"} for watching, {"game", "view": <GameView>} for '
+    'view and end, {"game", "event": <EventView>} for game-event, {"detail"} for shutdown',
+)
+MESSAGES = {"StreamMessage": _STREAM_MESSAGE, "RaceStreamMessage": _RACE_STREAM_MESSAGE,
+            "WatchMessage": _WATCH_MESSAGE}
 
 
 def _event_stream(message: str) -> Schema:
@@ -121,6 +155,8 @@ BODIES = {NDJSON: _LINES, EVENT_STREAM: _event_stream("StreamMessage")}
 # ... unless the operation's own is given here.
 OWN_BODIES = {
     "streamRace": {EVENT_STREAM: _event_stream("RaceStreamMessage")},
+    "watchGames": {EVENT_STREAM: _event_stream("WatchMessage")},
+    "watchGamesPost": {EVENT_STREAM: _event_stream("WatchMessage")},
     "exportPlayerGames": {NDJSON: _GAME_LINES},
     "exportMe": {NDJSON: _ACCOUNT_LINES},
 }

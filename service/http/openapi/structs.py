@@ -32,6 +32,7 @@ from ..schemas import (
     RaceDealRequest,
     RequestBody,
 )
+from ..schemas.watch import UUID_PATTERN, WatchRequest
 from .patterns import SUITS
 
 
@@ -118,6 +119,20 @@ def _foundations(schema: Schema, _: Any) -> None:
     )
 
 
+def _watch(schema: Schema, _: Any) -> None:
+    """``after``: game ids to versions (a map's key and value types are lost on the way)."""
+    assert schema.properties is not None
+    after = schema.properties["after"]
+    assert isinstance(after, Schema)
+    after.property_names = Schema(type=OpenAPIType.STRING, pattern=UUID_PATTERN)
+    after.additional_properties = Schema(type=OpenAPIType.INTEGER, minimum=0, maximum=2**31 - 1)
+    schema.required = None
+    schema.description = (
+        "At least one game or player id, at most 300 distinct ids in all (an id given twice counts once); "
+        "after: a game id -> the version to resume that game after."
+    )
+
+
 REFINEMENTS: dict[type[Any], Callable[[Schema, Any], None]] = {
     NewPlayerRequest: _player,
     NewTokenRequest: _token,
@@ -127,6 +142,7 @@ REFINEMENTS: dict[type[Any], Callable[[Schema, Any], None]] = {
     RaceDealRequest: _race_deal,
     DEAL_REQUESTS["deck"]: _deck,
     Foundations: _foundations,
+    WatchRequest: _watch,
 }
 ONE_OF: dict[type[Any], dict[str, type[RequestBody]]] = {
     DealRequest: DEAL_REQUESTS, RaceDealRequest: RACE_DEAL_REQUESTS,
