@@ -32,6 +32,7 @@ from . import (
     solver_bench,
     states_bench,
     store_bench,
+    watch_bench,
 )
 
 BENCHES = {"domain": domain_bench.main, "api": api_bench.main, "soak": soak_bench.main, "solver": solver_bench.main,
@@ -44,7 +45,8 @@ ON_REQUEST = {"profile": profile_bench.main, "cpu": cpu_bench.main, "movepath": 
               "states": states_bench.main,  # GET /games/{id}/states/{v} of a long game, from checkpoints
               "failover": failover_bench.main,  # the primary killed, the standby promoted: recovery, losses
               "primary-down": primary_down_bench.main,  # the database stopped: how soon a move and /readyz say 503
-              "ratings": ratings_bench.main}  # rating models on simulated races (docs/ratings.md)
+              "ratings": ratings_bench.main,  # rating models on simulated races (docs/ratings.md)
+              "watch": watch_bench.main}  # many games on many GET/POST /watch connections (docs/performance.md)
 
 
 def main(argv: list[str]) -> None:

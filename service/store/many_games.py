@@ -45,21 +45,27 @@ async def load_games(pool: AsyncConnectionPool, ids: list[uuid.UUID]) -> dict[uu
     return {row[0]: GameRow(*row) for row in rows}
 
 
-async def events_after(
+async def changes(
     pool: AsyncConnectionPool, positions: dict[uuid.UUID, int], limit: int
-) -> dict[uuid.UUID, list[StoredEvent]]:
-    """Each game's events after its position in ``positions``, oldest first, at most ``limit`` each."""
+) -> tuple[dict[uuid.UUID, list[StoredEvent]], dict[uuid.UUID, GameRow]]:
+    """``events_after`` and then ``load_games`` of the same games, in one round trip (a pipeline:
+    two statements, the rows read after the events, so never older than them)."""
     if not positions:
-        return {}
+        return {}, {}
     ids = list(positions)
+    array = uuid_array(ids)
     async with pool.connection() as conn:
-        cursor = conn.cursor(row_factory=tuple_row)
-        await cursor.execute(_EVENTS_AFTER, (uuid_array(ids), [positions[i] for i in ids], limit))
-        rows = await cursor.fetchall()
+        events_cursor = conn.cursor(row_factory=tuple_row)
+        rows_cursor = conn.cursor(row_factory=tuple_row)
+        async with conn.pipeline():
+            await events_cursor.execute(_EVENTS_AFTER, (array, [positions[i] for i in ids], limit))
+            await rows_cursor.execute(_GAMES, (array,))
+        event_rows = await events_cursor.fetchall()
+        game_rows = await rows_cursor.fetchall()
     found: dict[uuid.UUID, list[StoredEvent]] = {}
-    for game_id, version, kind, data, recorded_at in rows:
+    for game_id, version, kind, data, recorded_at in event_rows:
         found.setdefault(game_id, []).append(StoredEvent(version, kind, data, recorded_at))
-    return found
+    return found, {row[0]: GameRow(*row) for row in game_rows}
 
 
 async def players_games(

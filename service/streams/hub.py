@@ -54,6 +54,7 @@ from ..store.connections import connect_timeout, primary_of
 from ..store.event_store import CHANNEL, GAMES_CHANNEL, EventStore
 from ..store.players import TOKENS_CHANNEL
 from ..tasks import cancel_and_wait
+from .shared_reads import SharedReads
 
 MEDIA_TYPE = "text/event-stream"
 RECONNECT_FIRST_SECONDS = 0.2  # the listener's first retry after a loss; then doubling up to reconnect_max_seconds
@@ -122,6 +123,7 @@ class StreamHub:
         self._pool_checks: set[asyncio.Task[None]] = set()
         self._restore_signals: Callable[[], None] = lambda: None
         self.tokens: TokenCache | None = None  # this process's token cache, told of revocations
+        self.reads = SharedReads(store.pool)  # the watches' reads of games, shared (service.streams.watch)
 
     # ------------------------------------------------------------ lifecycle
 

@@ -30,9 +30,10 @@ import logging
 import time
 import uuid
 import weakref
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from functools import partial
 from typing import Any
 
 import msgspec
@@ -43,8 +44,8 @@ from ..games.views import public_event
 from ..races.races import race_of
 from ..store.connections import DATABASE_DOWN_ERRORS
 from ..store.game_records import GameRow, StoredEvent
-from ..store.many_games import events_after, load_games, players_games
-from .game_streams import PAGE, row_view, withholds
+from ..store.many_games import load_games, players_games
+from .game_streams import row_view, withholds
 from .hub import KEEPALIVE, SHUTDOWN, StreamHub, Subscription
 
 MAX_IDS = 300  # game and player ids in one watch, together
@@ -73,11 +74,33 @@ class Followed:
     withhold: bool
 
 
-def watch_message(event: str, game_id: uuid.UUID, version: int, data: dict[str, Any]) -> bytes:
-    """One SSE message of a watch: ``id`` is ``<game id>:<version>``; ``data`` names the game."""
+_MESSAGES: dict[tuple[str, uuid.UUID, int, bool], bytes] = {}
+"""Recent messages of every watch in this process: a game's view at a version (its hidden cards
+withheld or not) and its event at a version never change, and every watch of a game sends the
+same ones, so each is made (restored, shaped, encoded) once, not once per watch."""
+_MESSAGES_MAX = 8192
+
+
+def watch_message(event: str, game_id: uuid.UUID, version: int, name: str, data: Any) -> bytes:
+    """One SSE message of a watch: ``id`` is ``<game id>:<version>``; ``data`` is
+    ``{"game": <id>, <name>: data}``."""
     return b"event: %s\nid: %s:%d\ndata: %s\n\n" % (
-        event.encode(), str(game_id).encode(), version, msgspec.json.encode({"game": str(game_id), **data})
+        event.encode(), str(game_id).encode(), version, msgspec.json.encode({"game": str(game_id), name: data})
     )
+
+
+def _event(game_id: uuid.UUID, stored: StoredEvent, reveal: bool) -> bytes:
+    event = public_event(stored.version, stored.type, stored.data, stored.recorded_at, reveal)
+    return watch_message("game-event", game_id, stored.version, "event", event)
+
+
+def _remembered(key: tuple[str, uuid.UUID, int, bool], make: Callable[[], bytes]) -> bytes:
+    found = _MESSAGES.get(key)
+    if found is None:
+        if len(_MESSAGES) >= _MESSAGES_MAX:
+            _MESSAGES.clear()
+        found = _MESSAGES[key] = make()
+    return found
 
 
 @dataclass(eq=False)
@@ -166,7 +189,11 @@ class Watch:
         self.subscription.wake.set()
 
     def _view(self, event: str, row: GameRow, withhold: bool) -> bytes:
-        return watch_message(event, row.id, row.version, {"view": row_view(row, withholds(self.hub, row, withhold))})
+        hidden = withholds(self.hub, row, withhold)
+        return _remembered(
+            (event, row.id, row.version, hidden),
+            lambda: watch_message(event, row.id, row.version, "view", row_view(row, hidden)),
+        )
 
     # ------------------------------------------------------------ following
 
@@ -221,9 +248,7 @@ class Watch:
         or the end."""
         if not ids:
             return []
-        pool = self.hub.store.pool
-        events = await events_after(pool, {game_id: self.followed[game_id].last for game_id in ids}, PAGE)
-        rows = await load_games(pool, ids)  # after the events: never older than them
+        events, rows = await self.hub.reads.changes({game_id: self.followed[game_id].last for game_id in ids})
         out: list[bytes] = []
         for game_id in ids:
             row = rows.get(game_id)
@@ -238,8 +263,7 @@ class Watch:
         over = row.finished_at is not None
         reveal = over and not withholds(self.hub, row, game.withhold)
         for stored in events:
-            event = public_event(stored.version, stored.type, stored.data, stored.recorded_at, reveal)
-            yield watch_message("game-event", row.id, stored.version, {"event": event})
+            yield _remembered(("game-event", row.id, stored.version, reveal), partial(_event, row.id, stored, reveal))
             game.last = stored.version
         if game.last < row.version:
             self._mark(row.id)  # more than a page, or appended meanwhile: read on

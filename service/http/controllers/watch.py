@@ -91,6 +91,8 @@ def _ids(values: list[Any], what: str) -> list[uuid.UUID]:
 def _position(game: Any, version: Any, where: str) -> tuple[uuid.UUID, int]:
     if not (isinstance(game, str) and _ID.fullmatch(game)):
         raise WatchRefused(f"{where} must name a game by its UUID, not {shown(game)}", "watch_bad_position")
+    if isinstance(version, float) and version.is_integer():
+        version = int(version)  # JSON (and JSON Schema's integer) does not tell 5 from 5.0
     if isinstance(version, bool) or not isinstance(version, int) or not 0 <= version <= _MAX_VERSION:
         raise WatchRefused(f"{where} must give a game version, 0 .. {_MAX_VERSION}, not {shown(version)}",
                            "watch_bad_position")
