@@ -219,7 +219,9 @@ class Watch:
         """Games of the watched players not met yet: notified by the hub, or found by a check."""
         if not self.request.players:
             return
-        candidates = [game_id for game_id in changed if game_id not in self.known and game_id != self.key]
+        races = set(self.pending.values())
+        candidates = [game_id for game_id in changed
+                      if game_id not in self.known and game_id != self.key and game_id not in races]
         if due:
             found = await players_games(
                 self.hub.store.pool, list(self.request.players), self.since, False, PLAYER_GAMES_PER_CHECK
