@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 import time
+import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
 import httpx
+import psycopg
 import pytest
 
 from service.settings import Settings
@@ -58,7 +60,7 @@ def watching(client: httpx.Client, method: str = "GET", **kwargs: Any) -> Iterat
         assert response.headers["content-type"].startswith("text/event-stream")
         assert response.headers["cache-control"] == "no-cache"
         stream = EventStream(response)
-        first = stream.next_event()
+        first = next_event(stream)
         assert first.event == "watching"
         assert first.id is None
         yield stream, first.json()
@@ -70,6 +72,17 @@ def refused(client: httpx.Client, method: str = "GET", **kwargs: Any) -> httpx.R
         assert response.status_code != 200, "a watch was opened"
         response.read()
         return response
+
+
+def next_event(stream: EventStream) -> Message:
+    """The next message that is not a keep-alive, within ``WAIT`` (keep-alives never stop)."""
+    deadline = time.monotonic() + WAIT
+    while True:
+        message = stream.next()
+        assert message is not None, "the stream ended"
+        if message.event is not None:
+            return message
+        assert time.monotonic() < deadline, "no message came"
 
 
 def ids(*games: dict[str, Any] | str) -> str:
@@ -91,7 +104,7 @@ def until(stream: EventStream, wanted: tuple[str, str, int]) -> list[tuple[str |
     """Messages up to and including ``wanted``, in order."""
     seen = []
     while True:
-        got = named(stream.next_event())
+        got = named(next_event(stream))
         seen.append(got)
         if got == wanted:
             return seen
@@ -107,19 +120,19 @@ def test_a_watch_follows_three_games_and_a_players_new_game(http: httpx.Client, 
     games = [ann.new_game(deal={"seed": seed}) for seed in (7, 8, 9)]
     with watching(http, params={"games": ids(*games), "players": bob.id}) as (stream, first):
         assert first == {"games": sorted(g["id"] for g in games), "players": [bob.id], "unavailable": []}
-        views = {named(stream.next_event()) for _ in games}
+        views = {named(next_event(stream)) for _ in games}
         assert views == {("view", g["id"], 1) for g in games}
         for game in games:
             assert ann.move(game["id"], DRAW).status_code == 200
-            message = stream.next_event()
+            message = next_event(stream)
             assert named(message) == ("game-event", game["id"], 2)
             assert message.json()["event"] == public_event(http, game["id"], 2)
-            view = stream.next_event()
+            view = next_event(stream)
             assert named(view) == ("view", game["id"], 2)
             assert view.json()["view"] == http.get(f"/games/{game['id']}").json()
 
         new = bob.new_game(deal={"seed": 10})  # started while the watch is open
-        assert named(stream.next_event()) == ("view", new["id"], 1)
+        assert named(next_event(stream)) == ("view", new["id"], 1)
         assert bob.move(new["id"], DRAW).status_code == 200
         assert until(stream, ("view", new["id"], 2)) == [("game-event", new["id"], 2), ("view", new["id"], 2)]
 
@@ -127,7 +140,7 @@ def test_a_watch_follows_three_games_and_a_players_new_game(http: httpx.Client, 
         assert until(stream, ("end", games[1]["id"], 3))[-2:] == [("game-event", games[1]["id"], 3),
                                                                 ("end", games[1]["id"], 3)]
         assert ann.move(games[2]["id"], DRAW).status_code == 200  # the watch goes on with the others
-        assert named(stream.next_event()) == ("game-event", games[2]["id"], 3)
+        assert named(next_event(stream)) == ("game-event", games[2]["id"], 3)
 
 
 def public_event(client: httpx.Client, game_id: str, version: int) -> dict[str, Any]:
@@ -143,10 +156,34 @@ def test_players_games_in_progress_are_followed_from_the_start(http: httpx.Clien
     assert bob.move(over["id"], {"type": "resign"}).status_code == 200
     with watching(http, params={"players": bob.id}) as (stream, first):
         assert first == {"games": [playing["id"]], "players": [bob.id], "unavailable": []}
-        assert named(stream.next_event()) == ("view", playing["id"], 1)
+        assert named(next_event(stream)) == ("view", playing["id"], 1)
         assert ann.new_game(deal={"seed": 9})  # another player's new game is not on the watch
         assert bob.move(playing["id"], DRAW).status_code == 200
-        assert named(stream.next_event()) == ("game-event", playing["id"], 2)
+        assert named(next_event(stream)) == ("game-event", playing["id"], 2)
+
+
+def test_a_new_game_without_its_notification_is_found_by_the_periodic_check(
+    http: httpx.Client, bob: Player, clean_database: str
+) -> None:
+    """A game dealt by a process of the previous release sends no notification on canfield_games:
+    the watch's check at each keep-alive interval finds it."""
+    source = bob.new_game(deal={"seed": 7})
+    copy = str(uuid.uuid4())
+    with watching(http, params={"players": bob.id}) as (stream, first):
+        assert first["games"] == [source["id"]]
+        assert named(next_event(stream)) == ("view", source["id"], 1)
+        with psycopg.connect(clean_database, autocommit=True) as conn, conn.transaction():
+            # the game written as the previous release writes it: the same rows, no NOTIFY
+            for table, key in (("games", "id"), ("game_snapshots", "game_id")):
+                conn.execute(f"CREATE TEMP TABLE copied AS SELECT * FROM {table} WHERE {key} = %s", (source["id"],))
+                conn.execute(f"UPDATE copied SET {key} = %s", (copy,))
+                conn.execute(f"INSERT INTO {table} SELECT * FROM copied")
+                conn.execute("DROP TABLE copied")
+            conn.execute("INSERT INTO events (game_id, version, type, data, recorded_at) SELECT %s, version, type, "
+                         "data, recorded_at FROM events WHERE game_id = %s", (copy, source["id"]))
+        started = time.monotonic()
+        assert named(next_event(stream)) == ("view", copy, 1)
+        assert time.monotonic() - started < KEEPALIVE + 2
 
 
 def test_the_post_form_takes_the_ids_in_a_body_and_resumes_each_game_after_its_version(
@@ -158,13 +195,13 @@ def test_the_post_form_takes_the_ids_in_a_body_and_resumes_each_game_after_its_v
     body = {"games": [g["id"] for g in games] + [games[0]["id"]], "after": {games[0]["id"]: 1, games[1]["id"]: 2}}
     with watching(http, "POST", json=body) as (stream, first):
         assert first["games"] == sorted(g["id"] for g in games)  # the duplicate counts once
-        got = [named(stream.next_event()) for _ in range(3)]
+        got = [named(next_event(stream)) for _ in range(3)]
         # game 0 resumes after version 1 (its event 2, then its view); game 1 is caught up (nothing);
         # game 2 was given no version (its view)
         assert sorted(got) == sorted([("view", games[2]["id"], 1), ("game-event", games[0]["id"], 2),
                                       ("view", games[0]["id"], 2)])
         assert ann.move(games[1]["id"], DRAW).status_code == 200
-        assert named(stream.next_event()) == ("game-event", games[1]["id"], 3)
+        assert named(next_event(stream)) == ("game-event", games[1]["id"], 3)
 
 
 def test_last_event_id_resumes_its_game_and_the_others_start_with_their_view(http: httpx.Client, ann: Player) -> None:
@@ -173,7 +210,7 @@ def test_last_event_id_resumes_its_game_and_the_others_start_with_their_view(htt
         assert ann.move(one["id"], DRAW).status_code == 200
     headers = {"Last-Event-ID": f"{one['id']}:2"}
     with watching(http, params={"games": ids(one, two)}, headers=headers) as (stream, _):
-        got = [named(stream.next_event()) for _ in range(3)]
+        got = [named(next_event(stream)) for _ in range(3)]
         assert sorted(got) == sorted([("view", two["id"], 1), ("game-event", one["id"], 3), ("view", one["id"], 3)])
 
 
@@ -191,14 +228,14 @@ def test_a_running_races_game_is_never_shown_to_another_watcher_and_shown_to_its
             watching(http, params={"games": anns}, headers=ann.auth) as (own, own_first):
         assert first == {"games": [public["id"]], "players": [ann.id, bob.id], "unavailable": [anns]}
         assert own_first == {"games": [anns], "players": [], "unavailable": []}
-        assert named(other.next_event()) == ("view", public["id"], 1)
-        assert named(own.next_event()) == ("view", anns, 1)
+        assert named(next_event(other)) == ("view", public["id"], 1)
+        assert named(next_event(own)) == ("view", anns, 1)
 
         assert ann.move(anns, DRAW).status_code == 200
-        assert named(own.next_event()) == ("game-event", anns, 2)
+        assert named(next_event(own)) == ("game-event", anns, 2)
         assert cid.move(public["id"], DRAW).status_code == 200
         # the next thing the other watcher hears of is the public game: nothing of the race's games
-        message = other.next_event()
+        message = next_event(other)
         assert named(message) == ("game-event", public["id"], 2)
         time.sleep(3 * KEEPALIVE)  # a few periodic checks of private games and new games go by
         assert cid.move(public["id"], DRAW).status_code == 200
@@ -210,7 +247,7 @@ def test_a_running_races_game_is_never_shown_to_another_watcher_and_shown_to_its
         assert bob.move(bobs, {"type": "resign"}).status_code == 200
         ends = set()
         while len(ends) < 2:
-            event, game, _ = named(other.next_event())
+            event, game, _ = named(next_event(other))
             assert game in (anns, bobs, public["id"])
             if event == "end":
                 ends.add(game)
@@ -226,8 +263,8 @@ def test_a_daily_game_in_its_date_is_never_shown_to_another_watcher(
             watching(http, "POST", json={"players": [ann.id]}, headers=ann.auth) as (own, own_first):
         assert first == {"games": [public["id"]], "players": [ann.id], "unavailable": [daily["id"]]}
         assert own_first["games"] == sorted([daily["id"], public["id"]])
-        assert {named(own.next_event()) for _ in range(2)} == {("view", daily["id"], 1), ("view", public["id"], 1)}
-        assert named(other.next_event()) == ("view", public["id"], 1)
+        assert {named(next_event(own)) for _ in range(2)} == {("view", daily["id"], 1), ("view", public["id"], 1)}
+        assert named(next_event(other)) == ("view", public["id"], 1)
 
         second = ann.new_game(deal={"seed": 6})  # a public game of ann's, after her private one
         assert ann.move(daily["id"], DRAW).status_code == 200
@@ -245,16 +282,16 @@ def test_an_unknown_game_looks_like_a_private_one(http: httpx.Client, ann: Playe
     unknown = "00000000-0000-4000-8000-000000000000"
     with watching(http, params={"games": ids(game, unknown)}) as (stream, first):
         assert first == {"games": [game["id"]], "players": [], "unavailable": [unknown]}
-        assert named(stream.next_event()) == ("view", game["id"], 1)
+        assert named(next_event(stream)) == ("view", game["id"], 1)
 
 
 def test_hidden_cards_stay_hidden(http: httpx.Client, ann: Player) -> None:
     game = ann.new_game(deal={"seed": 7})
     with watching(http, params={"games": game["id"]}) as (stream, _):
-        view = stream.next_event().json()["view"]
+        view = next_event(stream).json()["view"]
         assert view == http.get(f"/games/{game['id']}").json()
         assert ann.move(game["id"], DRAW).status_code == 200
-        event = stream.next_event().json()["event"]
+        event = next_event(stream).json()["event"]
         assert event == public_event(http, game["id"], 2)
         dealt = json.dumps(public_event(http, game["id"], 1))
         assert "deck" not in json.loads(dealt)["data"]  # the public log withholds the deck while playing
@@ -284,7 +321,7 @@ def test_three_hundred_ids_are_taken_and_duplicates_count_once(http: httpx.Clien
     with watching(http, "POST", json=body) as (stream, first):
         assert first["games"] == [game["id"]]
         assert len(first["unavailable"]) == 299
-        assert named(stream.next_event()) == ("view", game["id"], 1)
+        assert named(next_event(stream)) == ("view", game["id"], 1)
     body["games"].append("00000000-0000-4000-8000-999999999999")
     assert_problem(refused(http, "POST", json=body), 400, "watch_too_many_ids")
 

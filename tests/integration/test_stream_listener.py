@@ -13,7 +13,7 @@ import pytest
 from domain import Draw
 from service.settings import Settings
 from service.store.connections import open_pool
-from service.store.event_store import CHANNEL, EventStore
+from service.store.event_store import CHANNEL, GAMES_CHANNEL, EventStore
 from service.streams.hub import StreamHub
 
 from .conftest import new_game, server_process
@@ -83,3 +83,39 @@ async def test_a_batch_of_moves_wakes_the_stream_of_each_game_in_it(hub: StreamH
         assert games.batcher.batches > 0, "no batch was written: this test did not test batches"
         for subscription in watched:
             subscription.close()
+
+
+async def test_a_new_game_wakes_the_watches_following_its_player_with_its_id(
+    hub: StreamHub, clean_database: str
+) -> None:
+    """Every new game notifies canfield_games on commit: the watches that follow its player are
+    woken with its id in ``changed``; a watch of another player is not; a payload that is not
+    ``<player>:<game>`` is ignored."""
+    async with server_process(clean_database, 4) as games:
+        player = await games.create_player("followed")
+        other = await games.create_player("other")
+        player_id = await games.authenticate(player["token"])
+        watch = hub.subscribe(uuid.uuid4(), "a watch")
+        hub.follow(watch, [player_id])
+        elsewhere = hub.subscribe(uuid.uuid4(), "another watch")
+        hub.follow(elsewhere, [await games.authenticate(other["token"])])
+        assert await eventually(hub.listening.is_set)
+        await asyncio.to_thread(notify_games, clean_database, "not a payload")
+        watch.changed = set()
+        elsewhere.changed = set()
+        watch.wake.clear()
+        elsewhere.wake.clear()
+
+        view = await games.create_game(player["token"], "classic", {"seed": 3})
+        assert await eventually(watch.wake.is_set)
+        assert watch.changed == {uuid.UUID(view["id"])}
+        assert not elsewhere.wake.is_set()
+        assert elsewhere.changed == set()
+        watch.close()
+        elsewhere.close()
+        assert hub.by_player == {}, "a closed watch follows no one"
+
+
+def notify_games(url: str, payload: str) -> None:
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("SELECT pg_notify(%s, %s)", (GAMES_CHANNEL, payload))
