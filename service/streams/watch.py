@@ -134,6 +134,7 @@ class Watch:
             self.hub.store.pool, list(self.request.players), self.since, True, PLAYER_GAMES_AT_OPEN
         )
         wanted = list(dict.fromkeys([*self.request.games, *found]))
+        self.hub.watch(self.subscription, wanted)  # before reading them: no append slips between
         rows = await load_games(self.hub.store.pool, wanted)
         self.known.update(wanted)
         for game_id in wanted:
@@ -230,6 +231,7 @@ class Watch:
         candidates = [game_id for game_id in dict.fromkeys(candidates) if game_id not in self.pending]
         if not candidates:
             return
+        self.hub.watch(self.subscription, candidates)  # before reading them: no append slips between
         players = set(self.request.players)
         for row in (await load_games(self.hub.store.pool, candidates)).values():
             if row.player_id in players and row.id not in self.known:
@@ -279,7 +281,6 @@ class Watch:
 async def open_watch(hub: StreamHub, subscription: Subscription, games: Games, token: str | None,
                      request: WatchRequest) -> Watch:
     """A watch on ``subscription`` (a slot the caller took, keyed by a fresh id), its games read."""
-    hub.watch(subscription, request.games)
     hub.follow(subscription, request.players)
     hub.track(subscription)
     watch = Watch(hub, subscription, games, token, request, hub.clock() - SINCE_MARGIN)
