@@ -117,6 +117,7 @@ class Watch:
     pending: dict[uuid.UUID, uuid.UUID | None] = field(default_factory=dict)  # private games: their race, if any
     known: set[uuid.UUID] = field(default_factory=set)  # every game id met, so none is taken up twice
     unavailable: list[uuid.UUID] = field(default_factory=list)  # named ids that are no game the caller may see
+    visible: list[uuid.UUID] = field(default_factory=list)  # the games it starts with that the caller may see
     first: list[bytes] = field(default_factory=list)  # the opening messages, after ``watching``
     checked: float = field(default_factory=time.monotonic)  # when private games and players were last checked
 
@@ -142,13 +143,16 @@ class Watch:
             if row is not None and row.finished_at is not None and game_id not in named:
                 continue  # a player's game that ended before the watch opened: known, not shown
             shown = row is not None and await self._take(row, self.request.after.get(game_id))
-            if not shown and game_id in named:
+            if shown:
+                self.visible.append(game_id)
+            elif game_id in named:
                 self.unavailable.append(game_id)
 
     def opening(self) -> bytes:
-        """The first message: what is followed from the start, and the named ids that are not."""
+        """The first message: the games it starts with that the caller may see (an ended one sends
+        its end, or nothing when resumed after it), and the named ids that are no such game."""
         return b"event: watching\ndata: %s\n\n" % msgspec.json.encode({
-            "games": sorted(str(game_id) for game_id in self.followed),
+            "games": sorted(str(game_id) for game_id in self.visible),
             "players": [str(player) for player in self.request.players],
             "unavailable": [str(game_id) for game_id in self.unavailable],
         })

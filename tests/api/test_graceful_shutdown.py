@@ -280,13 +280,16 @@ def test_a_draining_process_is_not_ready_and_ends_its_streams_with_a_shutdown_me
         game = ann.new_game(ruleset="classic", deal={"seed": 7})["id"]
         race = create_race(ann, ruleset="classic", deal={"seed": 31}, maxEntrants=2)["id"]
         with client.stream("GET", f"/games/{game}/stream") as game_stream, \
-                client.stream("GET", f"/races/{race}/stream") as race_stream:
-            game_lines, race_lines = game_stream.iter_lines(), race_stream.iter_lines()
+                client.stream("GET", f"/races/{race}/stream") as race_stream, \
+                client.stream("GET", "/watch", params={"games": game}) as watch:
+            game_lines, race_lines, watch_lines = game_stream.iter_lines(), race_stream.iter_lines(), watch.iter_lines()
             assert next_message(game_lines).startswith("event: view\nid: 1\n")
             assert next_message(race_lines).startswith("event: race\n")
+            assert next_message(watch_lines).startswith("event: watching\n")
+            assert next_message(watch_lines).startswith(f"event: view\nid: {game}:1\n")
             hub: Any = app.state.streams
             hub.loop.call_soon_threadsafe(hub.close_all)  # what SIGTERM does first
-            for lines in (game_lines, race_lines):
+            for lines in (game_lines, race_lines, watch_lines):
                 last = next_message(lines)
                 assert last.startswith("event: shutdown\nretry: 1000\ndata: "), last
                 assert "id:" not in last  # the client's Last-Event-ID stays its last message's

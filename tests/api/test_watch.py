@@ -214,6 +214,24 @@ def test_last_event_id_resumes_its_game_and_the_others_start_with_their_view(htt
         assert sorted(got) == sorted([("view", two["id"], 1), ("game-event", one["id"], 3), ("view", one["id"], 3)])
 
 
+def test_resuming_an_ended_game_after_its_end_sends_nothing_and_past_its_version_its_view(
+    http: httpx.Client, ann: Player
+) -> None:
+    ended, playing, fresh = (ann.new_game(deal={"seed": seed}) for seed in (7, 8, 9))
+    assert ann.move(ended["id"], {"type": "resign"}).status_code == 200
+    body = {"games": [ended["id"], playing["id"], fresh["id"]], "after": {ended["id"]: 2, playing["id"]: 99}}
+    with watching(http, "POST", json=body) as (stream, first):
+        assert first["games"] == sorted(g["id"] for g in (ended, playing, fresh))  # the ended one sends nothing
+        assert {named(next_event(stream)) for _ in range(2)} == {("view", playing["id"], 1), ("view", fresh["id"], 1)}
+        assert ann.move(fresh["id"], DRAW).status_code == 200
+        assert named(next_event(stream)) == ("game-event", fresh["id"], 2)  # nothing of the ended game came first
+    with watching(http, params={"games": ended["id"]}) as (stream, first):  # without a position: its end
+        assert first["games"] == [ended["id"]]
+        message = next_event(stream)
+        assert named(message) == ("end", ended["id"], 2)
+        assert message.json()["view"]["status"] == "resigned"
+
+
 # ---------------------------------------------------------------- private games
 
 

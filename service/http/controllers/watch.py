@@ -38,8 +38,8 @@ watch opens, the newest 10 of each, and every game they start while it is open).
 distinct ids in all, at least one; an id given twice counts once. In this order:
 
 * `event: watching`, no `id`, `data: {"games": [...], "players": [...], "unavailable": [...]}`: the
-  games followed from the start, the players, and the named game ids that are no game the caller
-  may see (an unknown id and a private game look the same);
+  games the watch starts with that the caller may see, the players, and the named game ids that
+  are no game the caller may see (an unknown id and a private game look the same);
 * per game, `event: view`, `id: <game id>:<version>`, `data: {"game": <id>, "view": <the game view>}`
   first (or only `event: end` with the final view for a game already over);
 * per game, `event: game-event`, `id: <game id>:<version>`, `data: {"game": <id>, "event": <the

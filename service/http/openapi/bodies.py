@@ -83,7 +83,7 @@ _WATCHING_DATA = Schema(
     required=["games", "players", "unavailable"],
     properties={
         "games": Schema(type=OpenAPIType.ARRAY, items=Schema(type=OpenAPIType.STRING),
-                        description="the games followed from the start"),
+                        description="the games it starts with that the caller may see"),
         "players": Schema(type=OpenAPIType.ARRAY, items=Schema(type=OpenAPIType.STRING),
                           description="the players whose games are followed"),
         "unavailable": Schema(type=OpenAPIType.ARRAY, items=Schema(type=OpenAPIType.STRING),
