@@ -29,8 +29,10 @@ LOBBY = "GET /races/open"
 DAILY = "GET /deals/daily"
 DAILY_OF = "GET /deals/daily/{day}"
 BOARD = "GET /deals/daily/{day}/leaderboard"
+WATCH = "GET /watch"
+WATCH_POSTED = "POST /watch"
 
-GAME_VIEWS = (NEW_GAME, GAME, MOVE, STATE, GAME_STREAM, GAMES_EXPORT, ACCOUNT_EXPORT)
+GAME_VIEWS = (NEW_GAME, GAME, MOVE, STATE, GAME_STREAM, GAMES_EXPORT, ACCOUNT_EXPORT, WATCH, WATCH_POSTED)
 """The operations whose replies, messages or lines hold a game's view."""
 RACE_VIEWS = (NEW_RACE, RACE, JOIN, START, RACE_STREAM)
 """The operations whose replies or messages are a race's view."""
@@ -40,12 +42,25 @@ JSON = dict[str, Any]
 
 def game_view_of(operation: str, body: Any) -> JSON | None:
     """The game view a reply, stream message or export line of a ``GAME_VIEWS`` operation holds."""
+    key = view_key(operation, body)
+    view = body if key is None else body.get(key) if isinstance(body, dict) else None
+    return view if isinstance(view, dict) and "table" in view else None
+
+
+def view_key(operation: str, body: Any) -> str | None:
+    """Where a ``GAME_VIEWS`` body holds its game view: None for the body itself, else its member:
+    ``game`` in a move's reply and an export's game line, ``view`` in a watch's message."""
     if not isinstance(body, dict):
         return None
-    if operation == MOVE or body.get("type") == "game":  # a move's reply; an export's game line
-        view = body.get("game")
-        return view if isinstance(view, dict) else None
-    return body if "table" in body else None
+    if operation == MOVE or body.get("type") == "game":
+        return "game"
+    return "view" if "view" in body and "game" in body else None
+
+
+def with_view(operation: str, body: JSON, view: JSON) -> JSON:
+    """``body`` with ``view`` as its game view (``view_key``)."""
+    key = view_key(operation, body)
+    return view if key is None else replaced(body, key, view)
 
 
 def replaced(body: JSON, key: str, value: Any) -> JSON:

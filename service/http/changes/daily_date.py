@@ -7,7 +7,18 @@ from __future__ import annotations
 from typing import Any
 
 from ..version_changes import VersionChange
-from . import EVENTS, EVENTS_NDJSON, GAME_VIEWS, JSON, PLAYER_GAMES, game_view_of, rename_property, replaced, schema_of
+from . import (
+    EVENTS,
+    EVENTS_NDJSON,
+    GAME_VIEWS,
+    JSON,
+    PLAYER_GAMES,
+    game_view_of,
+    rename_property,
+    replaced,
+    schema_of,
+    with_view,
+)
 
 
 def _source(deal: Any) -> Any:
@@ -44,10 +55,9 @@ class DailyDate(VersionChange):
         view = game_view_of(operation, body)
         if isinstance(body.get("events"), list):  # a move's reply, an export's game line
             body = replaced(body, "events", [_event(event) for event in body["events"]])
-        if view is None:
-            return body
-        shown = _with_deal(view)
-        return shown if view is body else replaced(body, "game", shown)
+        if isinstance(body.get("event"), dict):  # a watch's game-event message
+            body = replaced(body, "event", _event(body["event"]))
+        return body if view is None else with_view(operation, body, _with_deal(view))
 
     def downgrade_message(self, operation: str, event: str, data: Any) -> Any:
         if operation == EVENTS:  # an NDJSON page of the event log, by Accept

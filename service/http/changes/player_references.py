@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..version_changes import VersionChange
-from . import BOARD, GAME_VIEWS, JSON, LOBBY, RACE_VIEWS, game_view_of, replaced, schema_of
+from . import BOARD, GAME_VIEWS, JSON, LOBBY, RACE_VIEWS, game_view_of, replaced, schema_of, with_view
 
 
 def _id(reference: Any) -> Any:
@@ -56,8 +56,7 @@ class PlayerReferences(VersionChange):
         view = game_view_of(operation, body)
         if view is None or not isinstance(view.get("player"), dict):
             return body
-        shown = replaced(view, "player", _id(view["player"]))
-        return shown if view is body else replaced(body, "game", shown)
+        return with_view(operation, body, replaced(view, "player", _id(view["player"])))
 
     @staticmethod
     def _race(body: JSON) -> JSON:
