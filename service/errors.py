@@ -194,3 +194,10 @@ class WatchRefused(BadRequest):
     def __init__(self, detail: str, code: str) -> None:
         super().__init__(detail)
         self.code = code
+
+
+class RatedRaceDeal(BadRequest):
+    """A rated race asked for with a named deal (a seed, pool deal or deck): it needs a secret one."""
+
+    code = "rated_race_needs_secret_deal"
+    title = "Rated race needs a secret deal"

@@ -18,16 +18,18 @@ from service.settings import Settings
 
 def _projections_arguments(parser: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="action", metavar="<action>", required=True)
-    sub.add_parser("rebuild", help="recompute every projection (stats, leaderboard) from the event log alone")
+    sub.add_parser("rebuild", help="recompute every projection (stats, leaderboard, ratings) from the event log alone")
 
 
 def projections_command(args: argparse.Namespace) -> int:
+    from service.ratings.rebuild import rebuild_ratings
     from service.stats.rebuild import rebuild_projections
 
     settings = Settings.from_env()
     with database(settings) as (url, description):
         apply_migrations(url)
         summary = rebuild_projections(url)
+        summary["ratings"] = rebuild_ratings(url)  # after the stats: a race's places do not depend on them
         print(f"canfield: projections rebuilt in {mask_password(url)} ({description})", file=sys.stderr)
     print(json.dumps(summary, sort_keys=True, default=str))
     return 0
@@ -81,12 +83,13 @@ def restore_command(args: argparse.Namespace) -> int:
 # --- the commands, as service.cli.COMMANDS names them -------------------------
 
 PROJECTIONS = Command(
-    help="rebuild the stats and leaderboard projections from the event log",
+    help="rebuild the stats, leaderboard and rating projections from the event log",
     run=projections_command,
     arguments=_projections_arguments,
     description=(
         "`canfield projections rebuild` empties the projection tables and recomputes them by replaying\n"
-        "every game's events (DATABASE_URL, or the embedded PostgreSQL), in one transaction."
+        "every game's events (DATABASE_URL, or the embedded PostgreSQL), in one transaction; then the\n"
+        "ratings, by replaying the rated races in the order they finished (a second transaction)."
     ),
 )
 

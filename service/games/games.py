@@ -59,6 +59,8 @@ from ..players.tokens import Scope, TokenCache
 from ..races.race_deals import RaceDealQueue
 from ..races.race_store import FINISHED, RaceStore
 from ..races.races import Races, race_of
+from ..ratings.rating_store import RatingStore
+from ..ratings.ratings import Ratings
 from ..settings import Settings
 from ..stats import projections
 from ..stats.queries import Stats
@@ -105,18 +107,21 @@ class Games:
         self.daily = DailyDeals(store.pool, self.deal_secret, settings.daily_wait_seconds, clock,
                                 preparing_max=settings.daily_preparing_max)
         self.live_decks = LiveDecks(store.pool)  # the shared decks in play: the solver refuses their copies
+        self.ratings = Ratings(RatingStore(store.reads), self.players)  # rated races, rated as they finish
         self.races = Races(RaceStore(store.pool, store.reads), clock, self.accounts, self._deal, self.deal_secret,
                            self._prove_deal, settings.race_deal_wait_seconds,
-                           RaceDealQueue(settings.race_deal_queue_max, settings.race_deals_per_player))
+                           RaceDealQueue(settings.race_deal_queue_max, settings.race_deals_per_player),
+                           self.ratings.rate_race)
         self.checkpoints = Checkpoints(store)  # past states fold from the nearest stored checkpoint
         self.moves = Moves(self.repository, clock, self.races, self.checkpoints)
 
     # ------------------------------------------------------------ players
 
-    async def create_player(self, name: str, token_name: str | None = None) -> JSON:
-        """The new player and their first token's secret (shown only in this reply)."""
-        player, token = await self.accounts.create_player(name, token_name)
-        return {"id": player.id, "name": player.name, "token": token.secret, "createdAt": player.created_at}
+    async def create_player(self, name: str, token_name: str | None = None, bot: bool = False) -> JSON:
+        """The new player (``bot``: a bot account) and their first token's secret (shown only in this reply)."""
+        player, token = await self.accounts.create_player(name, token_name, bot)
+        return {"id": player.id, "name": player.name, "token": token.secret, "createdAt": player.created_at,
+                "bot": player.bot}
 
     async def delete_player(self, token: str | None) -> None:
         """``DELETE /players/me``: the player leaves their races first (service.games.leaving: out of
@@ -445,7 +450,8 @@ class Games:
         player = await self.players.get_player(player_id)
         if player is None:
             return
-        yield {"type": "player", "id": player.id, "name": player.name, "createdAt": player.created_at}
+        yield {"type": "player", "id": player.id, "name": player.name, "createdAt": player.created_at,
+               "bot": player.bot}
         for token in await self.players.every_token(player_id):
             yield {"type": "token", **token}
         async for line in self._game_lines(player_id, None, None, None, None, owner=True):

@@ -38,6 +38,7 @@ from .controllers.health import health, livez, readyz
 from .controllers.lessons import LessonController
 from .controllers.players import PlayerController
 from .controllers.races import RaceController
+from .controllers.ratings import RatingController
 from .controllers.rulesets import RulesetController
 from .controllers.stats import player_stats, stats
 from .controllers.streams import StreamController
@@ -141,7 +142,7 @@ def _route_handlers() -> list[ControllerRouterHandler]:
     return [
         AccountController, PlayerController, RulesetController, GameController, make_move, StreamController,
         DealController, player_stats, stats, health, livez, readyz, LessonController, RaceController, *web_routes(),
-        AnalysisController, versions, WatchController,
+        AnalysisController, versions, WatchController, RatingController,
     ]
 
 

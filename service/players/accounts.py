@@ -84,16 +84,18 @@ class Accounts:
         self.clock = clock
         self.most_tokens = most_tokens
 
-    async def create_player(self, name: str, token_name: str | None = None) -> tuple[PlayerRow, NewToken]:
-        """A new player and their first token, with every scope."""
+    async def create_player(
+        self, name: str, token_name: str | None = None, bot: bool = False
+    ) -> tuple[PlayerRow, NewToken]:
+        """A new player (``bot``: a bot account) and their first token, with every scope."""
         clean = clean_name(name, "a player name", 100)
         check_not_reserved(clean)
         label = FIRST_TOKEN if token_name is None else clean_name(token_name, "a token name", TOKEN_NAME_MAX)
         player_id = uuid.uuid4()
         secret = secrets.token_urlsafe(32)
         row = TokenRow(uuid.uuid4(), player_id, label, ALL_SCOPES, self.clock(), None)
-        created_at = await self.store.create_player(player_id, clean, row, secret)
-        return PlayerRow(player_id, clean, created_at), NewToken(replace(row, created_at=created_at), secret)
+        created_at = await self.store.create_player(player_id, clean, row, secret, bot)
+        return PlayerRow(player_id, clean, created_at, bot), NewToken(replace(row, created_at=created_at), secret)
 
     async def authenticate(self, token: str | None, scope: Scope | None = None) -> Credentials:
         """The credentials of a live token; ``scope``: the one the request needs. Asked of the

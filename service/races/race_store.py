@@ -10,7 +10,7 @@ the stream channel (``<race id>:<version>``, delivered on commit) so race stream
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -45,7 +45,9 @@ class EntrantRow:
     game_snapshot: dict[str, Any] | None  # with the events after it, the game's state (domain.codec.restore)
     game_finished_at: datetime | None
     game_tail: list[tuple[str, dict[str, Any]]]  # the events after the snapshot (none before the start)
-    bot: bool = False
+    bot: bool = False  # the player is a bot account
+    rating_before: float | None = None  # a rated entrant's rating (mu) before and after the race
+    rating_after: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +67,7 @@ class RaceRow:
     finished_at: datetime | None
     entrants: tuple[EntrantRow, ...]
     cancelled_reason: str | None = None  # why a cancelled race ended, in words
+    rated: bool = False  # finishing it rates its entrants (service.ratings)
     creator_name: str = ""
     creator_bot: bool = False
 
@@ -105,26 +108,30 @@ class Ending:
 
 LogRow = tuple[int, str, dict[str, Any], datetime]
 Judge = Callable[[RaceRow, dict[uuid.UUID, list[LogRow]]], Sequence[Result]]
+RateRace = Callable[[AsyncConnection[Any], RaceRow, Sequence[Result], datetime], Awaitable[object]]
+"""What a rated race's finish also does, in its transaction (service.ratings: the entrants' ratings)."""
 
 _RACE = """
 SELECT id, creator_id, ruleset_id, ruleset_version, deal, deck, max_entrants, time_limit_seconds, status,
-       version, created_at, started_at, ends_at, finished_at, cancelled_reason,
-       (SELECT p.name FROM players p WHERE p.id = creator_id)
+       version, created_at, started_at, ends_at, finished_at, cancelled_reason, rated,
+       (SELECT p.name FROM players p WHERE p.id = creator_id), (SELECT p.bot FROM players p WHERE p.id = creator_id)
 FROM races WHERE id = %s
 """
 _ENTRANTS = f"""
 SELECT e.player_id, p.name, e.seat, e.joined_at, e.game_id, e.standing, e.place, g.version, s.snapshot, g.finished_at,
-       {TAIL}
+       {TAIL}, p.bot, rc.mu_before, rc.mu_after
 FROM race_entrants e JOIN players p ON p.id = e.player_id LEFT JOIN games g ON g.id = e.game_id
 LEFT JOIN game_snapshots s ON s.game_id = g.id
+LEFT JOIN rating_changes rc ON rc.race_id = e.race_id AND rc.player_id = e.player_id
 WHERE e.race_id = %s ORDER BY e.seat
 """
 _NOTIFY = f"SELECT pg_notify('{CHANNEL}', %s::text || ':' || %s::text)"
-_LOG = """
+LOG_QUERY = _LOG = """
 SELECT version, type, data, recorded_at FROM events
 WHERE game_id = %(game)s AND (%(cutoff)s::timestamptz IS NULL OR recorded_at < %(cutoff)s::timestamptz)
 ORDER BY version
 """
+"""An entrant's stored log, cut at ``cutoff`` (None: whole): what ``judge`` checks (service.ratings' rebuild too)."""
 
 
 async def _load(conn: AsyncConnection[Any], race_id: uuid.UUID, lock: bool = False) -> RaceRow | None:
@@ -140,9 +147,10 @@ async def _load(conn: AsyncConnection[Any], race_id: uuid.UUID, lock: bool = Fal
     await cursor.execute(_ENTRANTS, (race_id,))
     entrants = tuple(EntrantRow(*row) for row in await cursor.fetchall())
     (race_id, creator, ruleset_id, ruleset_version, deal, deck, max_entrants, time_limit, status, version, created_at,
-     started_at, ends_at, finished_at, cancelled_reason, creator_name) = race
+     started_at, ends_at, finished_at, cancelled_reason, rated, creator_name, creator_bot) = race
     return RaceRow(race_id, creator, (ruleset_id, ruleset_version), deal, deck, max_entrants, time_limit, status,
-                   version, created_at, started_at, ends_at, finished_at, entrants, cancelled_reason, creator_name)
+                   version, created_at, started_at, ends_at, finished_at, entrants, cancelled_reason, rated,
+                   creator_name, creator_bot)
 
 
 async def _bump(conn: AsyncConnection[Any], race_id: uuid.UUID, changes: str = "", params: Sequence[Any] = ()) -> None:
@@ -167,7 +175,7 @@ class RaceStore:
     async def create(
         self, race_id: uuid.UUID, creator_id: uuid.UUID, ruleset: tuple[str, int], deal: dict[str, Any],
         deck: list[str], max_entrants: int, time_limit_seconds: int | None, now: datetime,
-        proof: dict[str, Any] | None = None, fingerprint: str | None = None,
+        proof: dict[str, Any] | None = None, fingerprint: str | None = None, rated: bool = False,
     ) -> None:
         """The race, open, with its creator as the first entrant (``proof``: a secret deal's, kept unshown;
         ``fingerprint``: its deck's, service.deals.live_decks)."""
@@ -177,10 +185,10 @@ class RaceStore:
                 raise NotFound("the player behind this token no longer exists")  # gone while the deal was proven
             await conn.execute(
                 "INSERT INTO races (id, creator_id, ruleset_id, ruleset_version, deal, deck, max_entrants,"
-                " time_limit_seconds, status, version, created_at, deal_proof, fingerprint)"
-                " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, 1, %s, %s, %s)",
+                " time_limit_seconds, status, version, created_at, deal_proof, fingerprint, rated)"
+                " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, 1, %s, %s, %s, %s)",
                 (race_id, creator_id, ruleset[0], ruleset[1], Jsonb(deal), Jsonb(deck), max_entrants,
-                 time_limit_seconds, OPEN, now, None if proof is None else Jsonb(proof), fingerprint),
+                 time_limit_seconds, OPEN, now, None if proof is None else Jsonb(proof), fingerprint, rated),
             )
             await conn.execute(
                 "INSERT INTO race_entrants (race_id, player_id, seat, joined_at) VALUES (%s, %s, 1, %s)",
@@ -232,10 +240,13 @@ class RaceStore:
                 (RUNNING, now, now),
             )
 
-    async def settle(self, race_id: uuid.UUID, due: Callable[[RaceRow], Ending | None], judge: Judge) -> bool:
+    async def settle(
+        self, race_id: uuid.UUID, due: Callable[[RaceRow], Ending | None], judge: Judge, rate: RateRace | None = None,
+    ) -> bool:
         """Finish the race if ``due`` says it is over (else leave it): under the race's lock, read each
         entrant's stored log up to the ending's cutoff, let ``judge`` decide the standings and places,
-        and write them with the race finished. True when this call finished the race."""
+        and write them with the race finished; a rated race is rated (``rate``) in the same
+        transaction. True when this call finished the race."""
         async with self.pool.connection() as conn, conn.transaction():
             race = await _load(conn, race_id, lock=True)
             if race is None or race.status != RUNNING:
@@ -249,11 +260,14 @@ class RaceStore:
                 if entrant.game_id is not None:
                     await cursor.execute(_LOG, {"game": entrant.game_id, "cutoff": ending.cutoff})
                     logs[entrant.game_id] = list(await cursor.fetchall())
-            for result in judge(race, logs):
+            results = judge(race, logs)
+            for result in results:
                 await conn.execute(
                     "UPDATE race_entrants SET standing = %s, place = %s WHERE race_id = %s AND player_id = %s",
                     (Jsonb(result.standing), result.place, race_id, result.player_id),
                 )
+            if race.rated and rate is not None:
+                await rate(conn, race, results, ending.finished_at)
             await _bump(conn, race_id, ", status = %s, finished_at = %s", (FINISHED, ending.finished_at))
             return True
 

@@ -40,7 +40,7 @@ from domain.verify import Unverified
 from .. import cursors
 from ..deals.daily import Prover
 from ..deals.deal_secret import DealSecret
-from ..errors import CursorInvalid, Forbidden, NotFound, Unavailable
+from ..errors import BadRequest, CursorInvalid, Forbidden, NotFound, RatedRaceDeal, Unavailable
 from ..players.accounts import Accounts
 from ..players.references import player_ref
 from ..players.tokens import Scope
@@ -57,6 +57,7 @@ from .race_store import (
     LogRow,
     RaceRow,
     RaceStore,
+    RateRace,
     Result,
 )
 from .standings import Standing, places, verified_standing
@@ -77,6 +78,7 @@ class NewRace:
     ruleset: str | None = None
     deal: Mapping[str, Any] | None = None
     time_limit_seconds: int | None = None
+    rated: bool = False  # changes its entrants' ratings (service.ratings); needs a secret deal
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,6 +217,9 @@ def race_view(race: RaceRow) -> JSON:
             "place": place,
             "assisted": False if s is None else s.assisted,
             "verified": None if s is None else s.verified,
+            # a rated entrant's rating as shown (rounded as service.ratings.model.displayed rounds it)
+            "ratingBefore": None if e.rating_before is None else round(e.rating_before),
+            "ratingAfter": None if e.rating_after is None else round(e.rating_after),
         }
         for e, s, place in zip(race.entrants, standings, shown_places, strict=True)
     ]
@@ -236,6 +241,7 @@ def race_view(race: RaceRow) -> JSON:
         "finishedAt": race.finished_at,
         "entrants": entrants,
         "cancelledReason": race.cancelled_reason,  # a cancelled race's reason (service.games.leaving)
+        "rated": race.rated,
     }
 
 
@@ -260,6 +266,7 @@ class Races:
         prover: Prover,
         deal_wait_seconds: float,
         deal_queue: RaceDealQueue,
+        rate: RateRace | None = None,
     ) -> None:
         self.store = store
         self.clock = clock
@@ -269,6 +276,7 @@ class Races:
         self.prover = prover
         self.deal_wait_seconds = deal_wait_seconds
         self.deal_queue = deal_queue
+        self.rate = rate  # what a rated race's finish does too (service.ratings), in its transaction
 
     async def _player(self, token: str | None, scope: Scope) -> uuid.UUID:
         return (await self.accounts.authenticate(token, scope)).player_id
@@ -278,6 +286,11 @@ class Races:
         ruleset = get_ruleset(DEFAULT_RULESET_ID if request.ruleset is None else request.ruleset)
         race_id = uuid.uuid4()
         proof: JSON | None = None
+        if request.rated and request.deal:
+            raise RatedRaceDeal(
+                "a rated race needs a secret deal, one nobody can look up or solve in advance: leave 'deal' out "
+                "(a seed, pool deal or deck can be solved before the race)"
+            )
         if request.deal:
             deck, source = self.dealer(ruleset, request.deal)
         else:
@@ -285,7 +298,8 @@ class Races:
             source = {"source": SECRET_SOURCE}
         await self.store.create(race_id, creator, (ruleset.id, ruleset.version), source, codes(list(deck)),
                                 request.max_entrants, request.time_limit_seconds, self.clock(), proof,
-                                fingerprint(deck))  # the solver refuses its copies until the race has finished
+                                fingerprint(deck),  # the solver refuses its copies until the race has finished
+                                request.rated)
         return await self._load(race_id)
 
     async def _secret_deal(
@@ -330,7 +344,7 @@ class Races:
 
     async def settle(self, race_id: uuid.UUID) -> bool:
         """Finish the race if it is due; safe to call from any process at any time."""
-        return await self.store.settle(race_id, lambda race: ending(race, self.clock()), judge)
+        return await self.store.settle(race_id, lambda race: ending(race, self.clock()), judge, self.rate)
 
     async def guard(self, game: GameRow, token: str | None) -> bool:
         """May the bearer of ``token`` see ``game`` (a race game)? Raises Forbidden while its race has

@@ -44,12 +44,17 @@ class PlayerRow:
     id: uuid.UUID
     name: str
     created_at: datetime
-    bot: bool = False
+    bot: bool = False  # a bot account (POST /players {"bot": true}); every view of the player says so
 
     @property
     def deleted(self) -> bool:
         """Whether the account was deleted: only deletion gives this name (registration refuses it)."""
         return self.name == DELETED_NAME
+
+
+def player_reference(player_id: uuid.UUID, name: str, bot: bool) -> dict[str, object]:
+    """A player as every new view names one (docs/versions.md, the next version): ``{"id", "name", "bot"}``."""
+    return {"id": str(player_id), "name": name, "bot": bot}
 
 
 _TOKEN_COLUMNS = "t.id, t.player_id, t.name, t.scopes, t.created_at, t.expires_at"
@@ -63,11 +68,13 @@ class PlayerStore:
     def __init__(self, pool: AsyncConnectionPool) -> None:
         self.pool = pool
 
-    async def create_player(self, player_id: uuid.UUID, name: str, token: TokenRow, secret: str) -> datetime:
+    async def create_player(
+        self, player_id: uuid.UUID, name: str, token: TokenRow, secret: str, bot: bool = False
+    ) -> datetime:
         """The player and their first token, in one transaction."""
         async with self.pool.connection() as conn, conn.transaction():
             cursor = await conn.execute(
-                "INSERT INTO players (id, name) VALUES (%s, %s) RETURNING created_at", (player_id, name)
+                "INSERT INTO players (id, name, bot) VALUES (%s, %s, %s) RETURNING created_at", (player_id, name, bot)
             )
             row = await cursor.fetchone()
             assert row is not None
@@ -77,9 +84,16 @@ class PlayerStore:
 
     async def get_player(self, player_id: uuid.UUID) -> PlayerRow | None:
         async with self.pool.connection() as conn:
-            cursor = await conn.execute("SELECT id, name, created_at FROM players WHERE id = %s", (player_id,))
+            cursor = await conn.execute("SELECT id, name, created_at, bot FROM players WHERE id = %s", (player_id,))
             row = await cursor.fetchone()
-        return None if row is None else PlayerRow(row[0], row[1], row[2])
+        return None if row is None else PlayerRow(row[0], row[1], row[2], row[3])
+
+    async def references(self, player_ids: list[uuid.UUID]) -> dict[uuid.UUID, dict[str, object]]:
+        """Each player's reference (``player_reference``), by id; a deleted account's name is the
+        deleted name, an unknown id is left out."""
+        async with self.pool.connection() as conn:
+            cursor = await conn.execute("SELECT id, name, bot FROM players WHERE id = ANY(%s)", (player_ids,))
+            return {row[0]: player_reference(row[0], row[1], row[2]) for row in await cursor.fetchall()}
 
     async def token(self, secret: str, now: datetime) -> TokenRow | None:
         """The live token whose secret this is (None: unknown, revoked or expired)."""
@@ -174,8 +188,9 @@ class PlayerStore:
             return [row[0] for row in await cursor.fetchall()]
 
     async def personal_rows(self, player_id: uuid.UUID) -> list[tuple[str, dict[str, object]]]:
-        """The rows of the player's stats, race entries and daily leaderboard entries, as stored
-        (each with its kind: ``stats``, ``race-entry``, ``daily-entry``)."""
+        """The rows of the player's stats, race entries, daily leaderboard entries and ratings, as
+        stored (each with its kind: ``stats``, ``race-entry``, ``daily-entry``, ``rating``,
+        ``rating-change``)."""
         found: list[tuple[str, dict[str, object]]] = []
         async with self.pool.connection() as conn:
             for kind, table, order in _PERSONAL_TABLES:
@@ -190,4 +205,6 @@ _PERSONAL_TABLES = (
     ("stats", "player_stats", "t.ruleset_id"),
     ("race-entry", "race_entrants", "t.joined_at, t.race_id"),
     ("daily-entry", "daily_leaderboard", "t.day"),
+    ("rating", "player_ratings", "t.ruleset_id"),  # service.ratings (migration 0019)
+    ("rating-change", "rating_changes", "t.sequence"),
 )

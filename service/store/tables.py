@@ -33,6 +33,7 @@ players = Table(
     Column("id", UUID(as_uuid=True), primary_key=True),
     Column("name", Text, nullable=False),
     Column("created_at", DateTime(timezone=True), nullable=False, server_default=func.now()),
+    Column("bot", Boolean, nullable=False, server_default=false()),  # a bot account (migration 0019)
 )
 
 tokens = Table(
@@ -287,6 +288,8 @@ races = Table(
     Column("fingerprint", Text, nullable=True),
     # a race whose creator left before anyone else entered is cancelled, with its reason (migration 0016)
     Column("cancelled_reason", Text, nullable=True),
+    # the race changes its entrants' ratings when it finishes (service/ratings, migration 0019)
+    Column("rated", Boolean, nullable=False, server_default=false()),
     CheckConstraint("status IN ('open', 'running', 'finished', 'cancelled')", name="races_status_check"),
     CheckConstraint("max_entrants BETWEEN 2 AND 8", name="races_max_entrants_check"),
     Index("races_open", "created_at", "id", postgresql_where=text("status = 'open'")),  # the lobby (migration 0010)
@@ -307,6 +310,51 @@ race_entrants = Table(
     UniqueConstraint("race_id", "seat", name="race_entrants_race_id_seat_key"),
     UniqueConstraint("game_id", name="race_entrants_game_id_key"),
     Index("race_entrants_player", "player_id", "joined_at", "race_id"),  # a player's entries (migration 0010)
+)
+
+# ---------------------------------------------------------------- ratings (service/ratings, migration 0019)
+
+rated_races = Table(  # the recorded order in which rated races finished (not a projection)
+    "rated_races",
+    metadata,
+    Column("sequence", BigInteger, Identity(always=False), primary_key=True),
+    Column("race_id", UUID(as_uuid=True), ForeignKey("races.id"), nullable=False),
+    Column("ruleset_id", Text, nullable=False),
+    Column("rated_at", DateTime(timezone=True), nullable=False),
+    UniqueConstraint("race_id", name="rated_races_race_id_key"),
+)
+
+player_ratings = Table(  # a projection: a player's rating in a ruleset
+    "player_ratings",
+    metadata,
+    Column("player_id", UUID(as_uuid=True), ForeignKey("players.id"), nullable=False),
+    Column("ruleset_id", Text, nullable=False),
+    Column("mu", DOUBLE_PRECISION, nullable=False),  # the model's figures (openskill's Plackett-Luce)
+    Column("sigma", DOUBLE_PRECISION, nullable=False),
+    Column("rating", Integer, nullable=False),  # the displayed figures: mu and sigma rounded
+    Column("deviation", Integer, nullable=False),
+    Column("races", Integer, nullable=False),  # rated races
+    Column("updated_at", DateTime(timezone=True), nullable=False),
+    PrimaryKeyConstraint("player_id", "ruleset_id", name="player_ratings_pkey"),
+    Index("player_ratings_list", "ruleset_id", text("rating DESC"), text("player_id DESC")),  # the rating list
+)
+
+rating_changes = Table(  # a projection: each entrant's rating before and after each rated race
+    "rating_changes",
+    metadata,
+    Column("race_id", UUID(as_uuid=True), ForeignKey("races.id"), nullable=False),
+    Column("player_id", UUID(as_uuid=True), ForeignKey("players.id"), nullable=False),
+    Column("ruleset_id", Text, nullable=False),
+    Column("sequence", BigInteger, ForeignKey("rated_races.sequence"), nullable=False),
+    Column("place", Integer, nullable=False),
+    Column("entrants", Integer, nullable=False),  # the entrants rated in the race
+    Column("mu_before", DOUBLE_PRECISION, nullable=False),
+    Column("sigma_before", DOUBLE_PRECISION, nullable=False),
+    Column("mu_after", DOUBLE_PRECISION, nullable=False),
+    Column("sigma_after", DOUBLE_PRECISION, nullable=False),
+    Column("rated_at", DateTime(timezone=True), nullable=False),
+    PrimaryKeyConstraint("race_id", "player_id", name="rating_changes_pkey"),
+    Index("rating_changes_history", "player_id", "ruleset_id", "sequence"),  # a player's history
 )
 
 # -------------------------------------------------------- game analysis (service/analysis, migrations 0009, 0015)

@@ -6,6 +6,7 @@ import re
 from typing import Any
 
 import httpx
+import psycopg
 
 from domain import apply, command_to_api, initial_state, shuffled_deck
 from domain.rules import deal
@@ -80,3 +81,17 @@ def race(client: httpx.Client, race_id: str) -> dict[str, Any]:
     assert not CARD.search(response.text), "a race view never shows a card"
     view: dict[str, Any] = response.json()
     return view
+
+
+def tamper_with_a_draw(database_url: str, game_id: str) -> None:
+    """Edit the game's first stored draw of several cards by hand (their order reversed), so its
+    log no longer replays through the rules."""
+    with psycopg.connect(database_url, autocommit=True) as conn:
+        changed = conn.execute(
+            "UPDATE events SET data = jsonb_set(data, '{cards}', (SELECT jsonb_agg(c ORDER BY n DESC) "
+            "FROM jsonb_array_elements(data->'cards') WITH ORDINALITY AS x(c, n))) "
+            "WHERE game_id = %s AND version = (SELECT min(version) FROM events WHERE game_id = %s "
+            "AND type = 'StockDrawn' AND jsonb_array_length(data->'cards') > 1)",
+            (game_id, game_id),
+        ).rowcount
+    assert changed == 1

@@ -8,7 +8,6 @@ from datetime import datetime, timedelta
 from typing import Any
 
 import httpx
-import psycopg
 import pytest
 
 from domain import CODES
@@ -26,6 +25,7 @@ from .race_support import (
     race,
     start,
     started_race,
+    tamper_with_a_draw,
     winning_line,
 )
 from .test_streams import EventStream
@@ -95,7 +95,7 @@ def test_a_race_without_a_deal_gets_a_secret_deal(ann: Player) -> None:
             {"maxEntrants": 2, "colour": "red"},
             (
                 "the request body has no field 'colour'; "
-                "it takes only 'maxEntrants', 'ruleset', 'deal' and 'timeLimitSeconds'"
+                "it takes only 'maxEntrants', 'ruleset', 'deal', 'timeLimitSeconds' and 'rated'"
             ),
         ),
         ([], 'the request body must be a JSON object such as {"maxEntrants": 2}, not a list of 0'),
@@ -362,15 +362,7 @@ def test_a_tampered_log_loses_its_place(client: httpx.Client, clean_database: st
     line = winning_line()
     mine, theirs = game_of(view, ann), game_of(view, bob)
     play(ann, mine, line[:-1])
-    with psycopg.connect(clean_database, autocommit=True) as conn:  # one of Ann's stored events edited by hand
-        changed = conn.execute(
-            "UPDATE events SET data = jsonb_set(data, '{cards}', (SELECT jsonb_agg(c ORDER BY n DESC) "
-            "FROM jsonb_array_elements(data->'cards') WITH ORDINALITY AS x(c, n))) "
-            "WHERE game_id = %s AND version = (SELECT min(version) FROM events WHERE game_id = %s "
-            "AND type = 'StockDrawn' AND jsonb_array_length(data->'cards') > 1)",
-            (mine, mine),
-        ).rowcount
-    assert changed == 1
+    tamper_with_a_draw(clean_database, mine)  # one of Ann's stored events edited by hand
     assert play(ann, mine, line[-1:])["game"]["status"] == "won"  # the game as played is won ...
     live = race(client, view["id"])  # her log is checked as soon as her game ends: no place, even live
     assert live["status"] == "running"

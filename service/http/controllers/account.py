@@ -42,7 +42,8 @@ class AccountController(Controller):
     async def me(self, request: Request[Any, Any, Any], state: State) -> Me:
         found = await games_of(state).accounts.me(bearer_token(request))
         player = found.player
-        return Me(id=player.id, name=player.name, created_at=player.created_at, token=token_view(found.token))
+        return Me(id=player.id, name=player.name, created_at=player.created_at, token=token_view(found.token),
+                  bot=player.bot)
 
     @delete("/", operation_id="deleteMe",
              summary="Erase the player: name, every token and the replies kept for their Idempotency-Keys (the "
@@ -56,7 +57,8 @@ class AccountController(Controller):
     @get("/export", operation_id="exportMe",
          summary="Everything stored about the player as application/x-ndjson, one object per line with its "
          "'type': player, token (never its secret or hash), game (its view and whole event log; a daily deck "
-         "withheld until its date is over, a race deck until the race has finished), stats, race-entry, daily-entry",
+         "withheld until its date is over, a race deck until the race has finished), stats, race-entry, daily-entry, "
+         "rating, rating-change",
          responses=documented(400, 401, 403, 429, 503), media_type=NDJSON, security=_ME)
     async def export(self, request: Request[Any, Any, Any], state: State) -> Stream:
         lines = await games_of(state).account_export(bearer_token(request))

@@ -133,7 +133,7 @@ def parse_new_race(data: object) -> NewRace:
     source = None if race_deal is None else {
         name: value for name, value in msgspec.structs.asdict(race_deal).items() if value is not None
     }
-    return NewRace(parsed.max_entrants, ruleset, source, parsed.time_limit_seconds)
+    return NewRace(parsed.max_entrants, ruleset, source, parsed.time_limit_seconds, bool(parsed.rated))
 
 
 def _ruleset(ruleset: object) -> RulesetId | None:

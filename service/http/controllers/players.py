@@ -43,7 +43,8 @@ class PlayerController(Controller):
         asked = parse_body(data, NewPlayerRequest)
 
         async def create() -> Response[PlayerCreated]:
-            created = to_wire(await games_of(state).create_player(asked.name, asked.token_name), PlayerCreated)
+            created = to_wire(await games_of(state).create_player(asked.name, asked.token_name, asked.bot),
+                              PlayerCreated)
             return Response(created, status_code=201, headers={"Location": f"/players/{created.id}"})
 
         return await replayable(request, state, idempotency, create, anonymous=True)

@@ -50,8 +50,8 @@ HEADERS: dict[str, OpenAPIHeader] = {
     "Retry-After": _header(Schema(type=OpenAPIType.INTEGER, minimum=1), "whole seconds to wait before trying again"),
     "Link": _header(
         Schema(type=OpenAPIType.STRING),
-        'only when a limit cut an ndjson export short: <the same path?after=N>; rel="next", the request that '
-        "continues after the last line",
+        'only when more follow: <the request of the next page>; rel="next" (an ndjson export a limit cut short: '
+        "the same path with ?after=N; a list in the newest style: the same path with ?cursor=)",
         required=False,
     ),
     "WWW-Authenticate": _header(Schema(type=OpenAPIType.STRING), 'Bearer realm="canfield"'),

@@ -127,6 +127,7 @@ from .players import (
     NewTokenRequest,
     Player,
     PlayerCreated,
+    PlayerRef,
     Scope,
     TokenCreated,
     TokenList,
@@ -144,6 +145,14 @@ from .races import (
     RaceSecretDeal,
     RaceSeedDeal,
     RaceView,
+)
+from .ratings import (
+    PlayerRatings,
+    RatingHistory,
+    RatingList,
+    RatingListEntry,
+    RatingPoint,
+    RatingView,
 )
 from .rulesets import (
     RulesetList,
@@ -236,6 +245,8 @@ __all__ = [
     "Pile",
     "Player",
     "PlayerCreated",
+    "PlayerRatings",
+    "PlayerRef",
     "PlayerStats",
     "PoolDealRequest",
     "PoolDealView",
@@ -254,6 +265,11 @@ __all__ = [
     "RaceSeedDeal",
     "RaceSource",
     "RaceView",
+    "RatingHistory",
+    "RatingList",
+    "RatingListEntry",
+    "RatingPoint",
+    "RatingView",
     "Readiness",
     "RecycleRequest",
     "RequestBody",

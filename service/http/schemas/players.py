@@ -21,6 +21,7 @@ class NewPlayerRequest(RequestBody):
         Annotated[str, Meta(min_length=1, max_length=100, description="the first token's name ('first token')")]
         | None
     ) = None
+    bot: Annotated[bool, Meta(description="a bot account: every view of the player says so (default false)")] = False
 
 
 class NewTokenRequest(RequestBody):
@@ -41,12 +42,22 @@ class PlayerCreated(Body):
     name: str
     token: Annotated[str, Meta(description="shown only once; send it as 'Authorization: Bearer <token>'")]
     created_at: datetime
+    bot: Annotated[bool, Meta(description="a bot account")]
 
 
 class Player(Body):
     id: UUID
     name: str
     created_at: datetime
+    bot: Annotated[bool, Meta(description="a bot account")]
+
+
+class PlayerRef(Body):
+    """A player as every new view names one."""
+
+    id: UUID
+    name: str
+    bot: bool
 
 
 class TokenView(Body):
@@ -74,3 +85,4 @@ class Me(Body):
     name: str
     created_at: datetime
     token: TokenView
+    bot: Annotated[bool, Meta(description="a bot account")]

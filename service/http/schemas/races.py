@@ -21,6 +21,11 @@ class NewRaceRequest(RequestBody):
     time_limit_seconds: Annotated[
         int, Meta(ge=1, le=86_400, description="the race ends this long after its start (1 .. 86400); none: no limit")
     ] | None = None
+    rated: Annotated[
+        bool,
+        Meta(description="the race changes its entrants' ratings once it finishes (default false); it needs a secret "
+             "deal: with a deal it is 400 rated_race_needs_secret_deal"),
+    ] | None = None
 
 
 class RaceSeedDeal(Body, tag_field="source", tag="seed", omit_defaults=True):
@@ -71,6 +76,11 @@ class RaceEntrant(Body):
     verified: Annotated[
         bool, Meta(description="once the race has finished: whether the stored log replayed through the rules")
     ] | None
+    rating_before: Annotated[
+        int, Meta(description="a rated race, once finished: the entrant's rating in its ruleset before it; null for "
+                  "an entrant it did not rate (no verified place) and in an unrated race")
+    ] | None = None
+    rating_after: Annotated[int, Meta(description="the same, after the race")] | None = None
 
 
 class RaceView(Body):
@@ -97,6 +107,7 @@ class RaceView(Body):
     cancelled_reason: Annotated[
         str, Meta(description="why a race that never started was ended, in words; null otherwise")
     ] | None = None
+    rated: Annotated[bool, Meta(description="finishing the race rates its entrants (docs/ratings.md)")] = False
 
 
 class RaceRecord(Body):
