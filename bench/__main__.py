@@ -25,6 +25,7 @@ from . import (
     movepath_bench,
     primary_down_bench,
     profile_bench,
+    rating_scale_bench,
     ratings_bench,
     replica_bench,
     scale_bench,
@@ -46,7 +47,8 @@ ON_REQUEST = {"profile": profile_bench.main, "cpu": cpu_bench.main, "movepath": 
               "failover": failover_bench.main,  # the primary killed, the standby promoted: recovery, losses
               "primary-down": primary_down_bench.main,  # the database stopped: how soon a move and /readyz say 503
               "ratings": ratings_bench.main,  # rating models on simulated races (docs/ratings.md)
-              "watch": watch_bench.main}  # many games on many GET/POST /watch connections (docs/performance.md)
+              "watch": watch_bench.main,  # many games on many GET/POST /watch connections (docs/performance.md)
+              "rating-scale": rating_scale_bench.main}  # a rating update and the rating list at 100,000 players
 
 
 def main(argv: list[str]) -> None:

@@ -15,6 +15,7 @@ from service.games.games import Games
 from service.http.app import create_app
 from service.http.move_route import make_move
 from service.http.server import LOOP, uvicorn_arguments  # served as in production: see service/http/server.py
+from service.ratings.rating_store import record_race
 from service.settings import Settings
 from service.store import embedded_db, embedded_replica, event_store
 from service.store.connections import libpq_url, open_pool, use_msgspec_for_json
@@ -40,6 +41,7 @@ __all__ = [
     "migrate",
     "open_pool",
     "pending_append",
+    "record_race",
     "solve_seed",
     "use_msgspec_for_json",
     "uvicorn_arguments",
