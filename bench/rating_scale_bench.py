@@ -30,7 +30,6 @@ import time
 import uuid
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 from .harness.env import PROJECT_ROOT, quick
 
@@ -128,8 +127,9 @@ async def _updates(url: str, players: int) -> list[float]:
 async def _lists(urls: list[str], work: Path) -> list[dict[str, list[float]]]:
     from service import cursors
 
-    from .harness.client import Connection, build_request
+    from .harness.client import Connection
     from .harness.processes import start_server, stop_server, wait_healthy
+    from .harness.scale_reads import timed_reads
 
     servers = [start_server(f"ratings-{n}", "service.http.asgi:app", url, work, {"ABANDON_AFTER_DAYS": "0"}, pin=False)
                for n, url in enumerate(urls)]
@@ -146,14 +146,7 @@ async def _lists(urls: list[str], work: Path) -> list[dict[str, list[float]]]:
                               f"/ratings/classic?limit=50&cursor={cursor}"})
         conns = [Connection(server.port) for server in servers]
         timings: list[dict[str, list[float]]] = [{} for _ in urls]
-        for name in paths[0]:
-            raws = [build_request("GET", path[name], server.port) for path, server in zip(paths, servers, strict=True)]
-            for conn, raw in zip(conns, raws, strict=True):
-                for _ in range(REQUESTS // 10):
-                    await conn.request(raw)
-            for _ in range(ROUNDS):
-                for conn, raw, timed in zip(conns, raws, timings, strict=True):
-                    timed.setdefault(name, []).extend([await _timed(conn, raw) for _ in range(REQUESTS // ROUNDS)])
+        await timed_reads(conns, [server.port for server in servers], paths, REQUESTS, ROUNDS, timings)
         for conn in conns:
             conn.close()
         return timings
@@ -170,15 +163,6 @@ def _key_at(url: str, offset: int) -> tuple[int, uuid.UUID]:
                            " ORDER BY rating DESC, player_id DESC OFFSET %s LIMIT 1", (offset,)).fetchone()
     assert row is not None
     return int(row[0]), row[1]
-
-
-async def _timed(conn: Any, raw: bytes) -> float:
-    started = time.perf_counter()
-    status, body = await conn.request(raw)
-    elapsed = (time.perf_counter() - started) * 1000
-    if status != 200:
-        raise SystemExit(f"status {status}: {body[:300]!r}")
-    return elapsed
 
 
 def _report(name: str, timings: list[list[float]]) -> None:

@@ -35,7 +35,7 @@ async def measure(urls: list[str], work: Path, requests: int, rounds: int = 4) -
     """Each read ``requests`` times on each database's own server (after a tenth as many to warm
     up), then as many moves: in ``rounds`` alternating turns, so that every database meets the
     machine's load of the same minutes. One dict of timings per database, in ``urls``' order."""
-    from .client import Connection, build_request, call
+    from .client import Connection, call
     from .processes import start_server, stop_server, wait_healthy
 
     # No abandon job: the history's games in progress have been idle since 2025, and would be ended.
@@ -51,17 +51,7 @@ async def measure(urls: list[str], work: Path, requests: int, rounds: int = 4) -
         for server, url in zip(servers, urls, strict=True):
             found = ids(url)
             paths.append(reads(found | {"after": await _cursor_after(server.port, found["after"])}))
-        for name in paths[0]:
-            raws = [build_request("GET", path[name], server.port) for path, server in zip(paths, servers, strict=True)]
-            for conn, raw in zip(conns, raws, strict=True):
-                for _ in range(requests // 10):  # warm-up
-                    await conn.request(raw)
-            for _ in range(rounds):
-                for conn, raw, timed in zip(conns, raws, timings, strict=True):
-                    if (await conn.request(raw))[0] == 0:  # idle past the keep-alive during the other's turn
-                        await conn.request(raw)
-                    turn = [await _timed(conn, raw, name) for _ in range(requests // rounds)]
-                    timed.setdefault(name, []).extend(turn)
+        await timed_reads(conns, [server.port for server in servers], paths, requests, rounds, timings)
         tokens = [(await call(server.port, "POST", "/players", {"name": "mover"}))[1]["token"] for server in servers]
         for _ in range(rounds):
             for conn, server, token, timed in zip(conns, servers, tokens, timings, strict=True):
@@ -73,6 +63,28 @@ async def measure(urls: list[str], work: Path, requests: int, rounds: int = 4) -
     finally:
         for server in servers:
             stop_server(server)
+
+
+async def timed_reads(
+    conns: list[Any], ports: list[int], paths: list[dict[str, str]], requests: int, rounds: int,
+    timings: list[dict[str, list[float]]],
+) -> None:
+    """Each read of ``paths`` (one dict of name -> path per server) ``requests`` times on each
+    server's connection, after a tenth as many to warm up, in ``rounds`` alternating turns; the
+    milliseconds of each go to ``timings`` (one dict per server)."""
+    from .client import build_request
+
+    for name in paths[0]:
+        raws = [build_request("GET", path[name], port) for path, port in zip(paths, ports, strict=True)]
+        for conn, raw in zip(conns, raws, strict=True):
+            for _ in range(requests // 10):  # warm-up
+                await conn.request(raw)
+        for _ in range(rounds):
+            for conn, raw, timed in zip(conns, raws, timings, strict=True):
+                if (await conn.request(raw))[0] == 0:  # idle past the keep-alive during the other's turn
+                    await conn.request(raw)
+                turn = [await _timed(conn, raw, name) for _ in range(requests // rounds)]
+                timed.setdefault(name, []).extend(turn)
 
 
 async def _daily_ready(port: int, url: str) -> None:
