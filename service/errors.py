@@ -201,3 +201,17 @@ class RatedRaceDeal(BadRequest):
 
     code = "rated_race_needs_secret_deal"
     title = "Rated race needs a secret deal"
+
+
+class ChallengeToSelf(BadRequest):
+    """A challenge to the player who makes it."""
+
+    code = "challenge_to_self"
+    title = "Challenge to oneself"
+
+
+class ChallengeRefused(Forbidden):
+    """A challenge its recipient does not accept: from nobody, or from no bot."""
+
+    code = "challenge_refused"
+    title = "Challenge refused"

@@ -36,6 +36,7 @@ from domain import (
 from domain.codec import restore, state_to_snapshot
 from domain.rulesets import DEFAULT_RULESET_ID
 
+from ..challenges.challenges import Challenges
 from ..deals.choice import deal_pool_of, parse_day, pool_number, random_pool_number
 from ..deals.daily import (
     PROOF_MAX_SECONDS,
@@ -112,6 +113,7 @@ class Games:
                            self._prove_deal, settings.race_deal_wait_seconds,
                            RaceDealQueue(settings.race_deal_queue_max, settings.race_deals_per_player),
                            self.ratings.rate_race)
+        self.challenges = Challenges(store.pool, self.accounts, self.races, clock, settings.challenge_expiry_seconds)
         self.checkpoints = Checkpoints(store)  # past states fold from the nearest stored checkpoint
         self.moves = Moves(self.repository, clock, self.races, self.checkpoints)
 
@@ -128,6 +130,7 @@ class Games:
         open ones, their games in running ones resigned), then the account is erased."""
         credentials = await self.accounts.authenticate(token, Scope.ACCOUNT)
         await leave_races(credentials.player_id, self.races.store, self.moves, self.clock)
+        await self.challenges.withdraw_all(credentials.player_id)
         await self.accounts.delete(token)
 
     async def player(self, player_id: uuid.UUID) -> PlayerRow:
@@ -451,7 +454,7 @@ class Games:
         if player is None:
             return
         yield {"type": "player", "id": player.id, "name": player.name, "createdAt": player.created_at,
-               "bot": player.bot}
+               "bot": player.bot, "acceptChallengesFrom": player.accept_challenges}
         for token in await self.players.every_token(player_id):
             yield {"type": "token", **token}
         async for line in self._game_lines(player_id, None, None, None, None, owner=True):

@@ -31,6 +31,7 @@ from ..streams.hub import StreamHub
 from .caching import ConditionalGets
 from .controllers.account import AccountController
 from .controllers.analysis import AnalysisController
+from .controllers.challenges import ChallengeController
 from .controllers.common import check_json_body, check_parameters
 from .controllers.deals import DealController
 from .controllers.games import GameController, document_move
@@ -142,7 +143,7 @@ def _route_handlers() -> list[ControllerRouterHandler]:
     return [
         AccountController, PlayerController, RulesetController, GameController, make_move, StreamController,
         DealController, player_stats, stats, health, livez, readyz, LessonController, RaceController, *web_routes(),
-        AnalysisController, versions, WatchController, RatingController,
+        AnalysisController, versions, WatchController, RatingController, ChallengeController,
     ]
 
 

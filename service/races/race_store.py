@@ -163,6 +163,59 @@ async def _bump(conn: AsyncConnection[Any], race_id: uuid.UUID, changes: str = "
     await conn.execute(_NOTIFY, (str(race_id), row[0]))
 
 
+@dataclass(frozen=True, slots=True)
+class NewRaceRow:
+    """A race to insert, open, with its creator as the first entrant."""
+
+    race_id: uuid.UUID
+    creator_id: uuid.UUID
+    ruleset: tuple[str, int]
+    deal: dict[str, Any]
+    deck: list[str]
+    max_entrants: int
+    time_limit_seconds: int | None
+    now: datetime
+    proof: dict[str, Any] | None = None  # a secret deal's, kept unshown
+    fingerprint: str | None = None  # its deck's (service.deals.live_decks)
+    rated: bool = False
+
+
+async def _insert_race(conn: AsyncConnection[Any], row: NewRaceRow) -> None:
+    creator = await conn.execute("SELECT 1 FROM players WHERE id = %s FOR SHARE", (row.creator_id,))
+    if await creator.fetchone() is None:
+        raise NotFound("the player behind this token no longer exists")  # gone while the deal was proven
+    await conn.execute(
+        "INSERT INTO races (id, creator_id, ruleset_id, ruleset_version, deal, deck, max_entrants,"
+        " time_limit_seconds, status, version, created_at, deal_proof, fingerprint, rated)"
+        " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, 1, %s, %s, %s, %s)",
+        (row.race_id, row.creator_id, row.ruleset[0], row.ruleset[1], Jsonb(row.deal), Jsonb(row.deck),
+         row.max_entrants, row.time_limit_seconds, OPEN, row.now, None if row.proof is None else Jsonb(row.proof),
+         row.fingerprint, row.rated),
+    )
+    await conn.execute(
+        "INSERT INTO race_entrants (race_id, player_id, seat, joined_at) VALUES (%s, %s, 1, %s)",
+        (row.race_id, row.creator_id, row.now),
+    )
+
+
+async def _deal_and_run(
+    conn: AsyncConnection[Any], race: RaceRow, now: datetime, deal_games: Callable[[RaceRow], list[DealtGame]]
+) -> None:
+    """Deal every entrant their game, all at ``now``, and set the race running (the race row locked)."""
+    for game in deal_games(race):
+        await insert_game(conn, game.game_id, game.player_id, race.ruleset, game.deal, game.status,
+                          game.snapshot, game.events, now)
+        await conn.execute(
+            "UPDATE race_entrants SET game_id = %s WHERE race_id = %s AND player_id = %s",
+            (game.game_id, race.id, game.player_id),
+        )
+    await _bump(
+        conn, race.id,
+        ", status = %s, started_at = %s, ends_at = %s + make_interval(secs => time_limit_seconds)",
+        (RUNNING, now, now),
+    )
+
+
 class RaceStore:
     def __init__(self, pool: AsyncConnectionPool, reads: ReadPool | None = None) -> None:
         self.pool = pool
@@ -180,20 +233,23 @@ class RaceStore:
         """The race, open, with its creator as the first entrant (``proof``: a secret deal's, kept unshown;
         ``fingerprint``: its deck's, service.deals.live_decks)."""
         async with self.pool.connection() as conn, conn.transaction():
-            creator = await conn.execute("SELECT 1 FROM players WHERE id = %s FOR SHARE", (creator_id,))
-            if await creator.fetchone() is None:
-                raise NotFound("the player behind this token no longer exists")  # gone while the deal was proven
-            await conn.execute(
-                "INSERT INTO races (id, creator_id, ruleset_id, ruleset_version, deal, deck, max_entrants,"
-                " time_limit_seconds, status, version, created_at, deal_proof, fingerprint, rated)"
-                " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, 1, %s, %s, %s, %s)",
-                (race_id, creator_id, ruleset[0], ruleset[1], Jsonb(deal), Jsonb(deck), max_entrants,
-                 time_limit_seconds, OPEN, now, None if proof is None else Jsonb(proof), fingerprint, rated),
-            )
-            await conn.execute(
-                "INSERT INTO race_entrants (race_id, player_id, seat, joined_at) VALUES (%s, %s, 1, %s)",
-                (race_id, creator_id, now),
-            )
+            await _insert_race(conn, NewRaceRow(race_id, creator_id, ruleset, deal, deck, max_entrants,
+                                                time_limit_seconds, now, proof, fingerprint, rated))
+
+    async def open_and_start(
+        self, conn: AsyncConnection[Any], row: NewRaceRow, opponent: uuid.UUID,
+        deal_games: Callable[[RaceRow], list[DealtGame]],
+    ) -> None:
+        """A race of two made and started at once, in the caller's transaction (an accepted
+        challenge): ``row``'s creator in seat 1, ``opponent`` in seat 2, each dealt their game."""
+        await _insert_race(conn, row)
+        await conn.execute(
+            "INSERT INTO race_entrants (race_id, player_id, seat, joined_at) VALUES (%s, %s, 2, %s)",
+            (row.race_id, opponent, row.now),
+        )
+        race = await _load(conn, row.race_id, lock=True)
+        assert race is not None
+        await _deal_and_run(conn, race, row.now, deal_games)
 
     async def join(self, race_id: uuid.UUID, player_id: uuid.UUID, now: datetime) -> None:
         """A new entrant, if the race is open, has a free seat and does not have them yet."""
@@ -227,18 +283,7 @@ class RaceStore:
             if race.status != OPEN:
                 raise Conflict(f"the race has already {'started' if race.status == RUNNING else 'finished'}",
                                "race_not_open")
-            for game in deal_games(race):
-                await insert_game(conn, game.game_id, game.player_id, race.ruleset, game.deal, game.status,
-                                  game.snapshot, game.events, now)
-                await conn.execute(
-                    "UPDATE race_entrants SET game_id = %s WHERE race_id = %s AND player_id = %s",
-                    (game.game_id, race_id, game.player_id),
-                )
-            await _bump(
-                conn, race_id,
-                ", status = %s, started_at = %s, ends_at = %s + make_interval(secs => time_limit_seconds)",
-                (RUNNING, now, now),
-            )
+            await _deal_and_run(conn, race, now, deal_games)
 
     async def settle(
         self, race_id: uuid.UUID, due: Callable[[RaceRow], Ending | None], judge: Judge, rate: RateRace | None = None,

@@ -30,6 +30,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from psycopg import AsyncConnection
+
 from domain import Ruleset, deal, event_data, event_type, get_ruleset, initial_state, parse_deck
 from domain.cards import codes
 from domain.codec import restore, state_to_snapshot
@@ -55,6 +57,7 @@ from .race_store import (
     Ending,
     EntrantRow,
     LogRow,
+    NewRaceRow,
     RaceRow,
     RaceStore,
     RateRace,
@@ -317,6 +320,30 @@ class Races:
                 raise Unavailable("the race's deal is being proven winnable by the solver and took too long: "
                                   "try again in a moment", retry_after=5) from None
         return found.deck, found.proof()
+
+    async def secret_deck(
+        self, ruleset_id: str, race_id: uuid.UUID, creator: uuid.UUID
+    ) -> tuple[Ruleset, tuple[int, ...], JSON]:
+        """The ruleset, and the secret deal race ``race_id`` gets (the same in every process: it is
+        derived from the race's id) with its proof, for a race made by other means than ``create``."""
+        ruleset = get_ruleset(ruleset_id)
+        deck, proof = await self._secret_deal(ruleset, race_id, creator)
+        return ruleset, deck, proof
+
+    async def start_pair(
+        self, conn: AsyncConnection[Any], race_id: uuid.UUID, players: tuple[uuid.UUID, uuid.UUID],
+        dealt: tuple[Ruleset, tuple[int, ...], JSON], time_limit_seconds: int | None, rated: bool,
+    ) -> None:
+        """A race of ``players`` (its creator first) on the secret deal ``dealt`` (``secret_deck``),
+        made and started at once in the caller's transaction: an accepted challenge's race."""
+        ruleset, deck, proof = dealt
+        row = NewRaceRow(race_id, players[0], (ruleset.id, ruleset.version), {"source": SECRET_SOURCE},
+                         codes(list(deck)), 2, time_limit_seconds, self.clock(), proof, fingerprint(deck), rated)
+        await self.store.open_and_start(conn, row, players[1], _deal_games)
+
+    async def race(self, race_id: uuid.UUID) -> RaceRow:
+        """The race as stored (``current`` finishes it first if due)."""
+        return await self._load(race_id)
 
     async def join(self, race_id: uuid.UUID, token: str | None) -> RaceRow:
         player = await self._player(token, Scope.PLAY)

@@ -45,6 +45,7 @@ class PlayerRow:
     name: str
     created_at: datetime
     bot: bool = False  # a bot account (POST /players {"bot": true}); every view of the player says so
+    accept_challenges: str = "everyone"  # whom they accept challenges from: everyone, humans, nobody
 
     @property
     def deleted(self) -> bool:
@@ -84,9 +85,11 @@ class PlayerStore:
 
     async def get_player(self, player_id: uuid.UUID) -> PlayerRow | None:
         async with self.pool.connection() as conn:
-            cursor = await conn.execute("SELECT id, name, created_at, bot FROM players WHERE id = %s", (player_id,))
+            cursor = await conn.execute(
+                "SELECT id, name, created_at, bot, accept_challenges FROM players WHERE id = %s", (player_id,)
+            )
             row = await cursor.fetchone()
-        return None if row is None else PlayerRow(row[0], row[1], row[2], row[3])
+        return None if row is None else PlayerRow(*row)
 
     async def references(self, player_ids: list[uuid.UUID]) -> dict[uuid.UUID, dict[str, object]]:
         """Each player's reference (``player_reference``), by id; a deleted account's name is the

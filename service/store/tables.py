@@ -34,6 +34,9 @@ players = Table(
     Column("name", Text, nullable=False),
     Column("created_at", DateTime(timezone=True), nullable=False, server_default=func.now()),
     Column("bot", Boolean, nullable=False, server_default=false()),  # a bot account (migration 0019)
+    # whom the player accepts challenges from: everyone, humans or nobody (migration 0020)
+    Column("accept_challenges", Text, nullable=False, server_default=text("'everyone'")),
+    CheckConstraint("accept_challenges IN ('everyone', 'humans', 'nobody')", name="players_accept_challenges_check"),
 )
 
 tokens = Table(
@@ -355,6 +358,28 @@ rating_changes = Table(  # a projection: each entrant's rating before and after 
     Column("rated_at", DateTime(timezone=True), nullable=False),
     PrimaryKeyConstraint("race_id", "player_id", name="rating_changes_pkey"),
     Index("rating_changes_history", "player_id", "ruleset_id", "sequence"),  # a player's history
+)
+
+# ---------------------------------------------------------------- challenges (service/challenges, migration 0020)
+
+challenges = Table(
+    "challenges",
+    metadata,
+    Column("id", UUID(as_uuid=True), primary_key=True),  # the race an accepted challenge starts has this id
+    Column("from_id", UUID(as_uuid=True), ForeignKey("players.id"), nullable=False),
+    Column("to_id", UUID(as_uuid=True), ForeignKey("players.id"), nullable=False),
+    Column("ruleset_id", Text, nullable=False),
+    Column("rated", Boolean, nullable=False),
+    Column("time_limit_seconds", Integer, nullable=True),
+    Column("status", Text, nullable=False),  # pending, accepted, declined, cancelled (expired: past expires_at)
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("expires_at", DateTime(timezone=True), nullable=False),
+    Column("ended_at", DateTime(timezone=True), nullable=True),
+    Column("race_id", UUID(as_uuid=True), ForeignKey("races.id"), nullable=True),
+    CheckConstraint("status IN ('pending', 'accepted', 'declined', 'cancelled')", name="challenges_status_check"),
+    CheckConstraint("from_id <> to_id", name="challenges_not_oneself_check"),
+    Index("challenges_pending_from", "from_id", "created_at", "id", postgresql_where=text("status = 'pending'")),
+    Index("challenges_pending_to", "to_id", "created_at", "id", postgresql_where=text("status = 'pending'")),
 )
 
 # -------------------------------------------------------- game analysis (service/analysis, migrations 0009, 0015)

@@ -206,7 +206,8 @@ def test_the_account_export_holds_everything_stored_and_no_secret(
     response = clocked.get("/players/me/export", headers=ann.auth)
     assert response.headers["content-type"].startswith("application/x-ndjson")
     lines = _lines(response)
-    assert lines[0] == {"type": "player", "id": ann.id, "name": "Ann", "createdAt": lines[0]["createdAt"], "bot": False}
+    assert lines[0] == {"type": "player", "id": ann.id, "name": "Ann", "createdAt": lines[0]["createdAt"], "bot": False,
+                        "acceptChallengesFrom": "everyone"}
     assert [(line["name"], line["revokedAt"] is None) for line in lines if line["type"] == "token"] == [
         ("first token", True), ("phone", False)
     ]

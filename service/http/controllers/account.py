@@ -7,7 +7,7 @@ from typing import Annotated, Any
 from uuid import UUID
 
 import msgspec
-from litestar import Controller, Request, delete, get, post
+from litestar import Controller, Request, delete, get, patch, post
 from litestar.datastructures import State
 from litestar.params import Body, PathParameter, SkipValidation
 from litestar.response import Response, Stream
@@ -17,7 +17,7 @@ from ..idempotency import IdempotencyKeyHeader, keyed_responses, replayable
 from ..openapi.document import response_headers
 from ..openapi.patterns import NDJSON
 from ..problems import documented, with_codes
-from ..schemas import Me, NewTokenRequest, TokenCreated, TokenList, TokenView
+from ..schemas import AccountSettingsRequest, Me, NewTokenRequest, TokenCreated, TokenList, TokenView
 from .common import bearer_token, export_line, games_of, parse_body
 
 _ME: list[dict[str, list[str]]] = [{"bearer": []}]
@@ -33,6 +33,14 @@ async def _encoded(lines: AsyncIterator[dict[str, Any]]) -> AsyncIterator[bytes]
         yield msgspec.json.encode(export_line(line)) + b"\n"
 
 
+async def _me(request: Request[Any, Any, Any], state: State) -> Me:
+    found = await games_of(state).accounts.me(bearer_token(request))
+    player = found.player
+    policy: Any = player.accept_challenges
+    return Me(id=player.id, name=player.name, created_at=player.created_at, token=token_view(found.token),
+              bot=player.bot, accept_challenges_from=policy)
+
+
 class AccountController(Controller):
     path = "/players/me"
     tags = ("players",)
@@ -40,10 +48,19 @@ class AccountController(Controller):
     @get("/", operation_id="getMe", summary="The player behind the bearer token, and that token",
          responses=documented(400, 401, 429, 503), security=_ME)
     async def me(self, request: Request[Any, Any, Any], state: State) -> Me:
-        found = await games_of(state).accounts.me(bearer_token(request))
-        player = found.player
-        return Me(id=player.id, name=player.name, created_at=player.created_at, token=token_view(found.token),
-                  bot=player.bot)
+        return await _me(request, state)
+
+    @patch("/", operation_id="updateMe",
+           summary="Change the account's settings: acceptChallengesFrom (everyone, humans: no bots, or nobody); "
+           "answers as GET /players/me",
+           responses=documented(400, 401, 403, 413, 415, 429, 503), security=_ME)
+    async def update(
+        self, request: Request[Any, Any, Any], state: State,
+        data: Annotated[SkipValidation[AccountSettingsRequest], Body()],
+    ) -> Me:
+        asked = parse_body(data, AccountSettingsRequest)
+        await games_of(state).challenges.set_policy(bearer_token(request), asked.accept_challenges_from)
+        return await _me(request, state)
 
     @delete("/", operation_id="deleteMe",
              summary="Erase the player: name, every token and the replies kept for their Idempotency-Keys (the "

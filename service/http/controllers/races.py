@@ -28,7 +28,7 @@ from .streams import event_stream, stream_address, stream_owner, streams_of
 _RACE_ID = PathParameter(description="the race's id (a UUID)")
 
 
-async def _no_body(request: Request[Any, Any, Any]) -> None:
+async def no_body(request: Request[Any, Any, Any]) -> None:
     """Join and start take no body: none at all, or an empty JSON object; anything else is a 400."""
     raw = await request.body()
     if not raw.strip():
@@ -41,7 +41,7 @@ async def _no_body(request: Request[Any, Any, Any]) -> None:
         raise BadRequest("this request takes no body (or an empty JSON object)")
 
 
-def _view(race: RaceRow) -> RaceView:
+def race_view_of(race: RaceRow) -> RaceView:
     """The race as anyone may see it (``race_view``: figures, never a card)."""
     return msgspec.convert(race_view(race), RaceView)
 
@@ -60,7 +60,7 @@ def _lobby(page: LobbyPage) -> OpenRaces:
 
 
 def _created(race: RaceRow) -> Response[RaceView]:
-    return Response(_view(race), status_code=201, headers={"Location": f"/races/{race.id}"})
+    return Response(race_view_of(race), status_code=201, headers={"Location": f"/races/{race.id}"})
 
 
 class RaceController(Controller):
@@ -112,7 +112,7 @@ class RaceController(Controller):
         self, request: Request[Any, Any, Any], state: State, race_id: Annotated[UUID, _RACE_ID],
         idempotency: IdempotencyKeyHeader = None,
     ) -> Response[RaceView]:
-        await _no_body(request)
+        await no_body(request)
 
         async def join() -> Response[RaceView]:
             return _created(await games_of(state).races.join(race_id, bearer_token(request)))
@@ -132,10 +132,10 @@ class RaceController(Controller):
         self, request: Request[Any, Any, Any], state: State, race_id: Annotated[UUID, _RACE_ID],
         idempotency: IdempotencyKeyHeader = None,
     ) -> Response[RaceView]:
-        await _no_body(request)
+        await no_body(request)
 
         async def start() -> Response[RaceView]:
-            return Response(_view(await games_of(state).races.start(race_id, bearer_token(request))))
+            return Response(race_view_of(await games_of(state).races.start(race_id, bearer_token(request))))
 
         return await replayable(request, state, idempotency, start)
 
@@ -158,7 +158,7 @@ class RaceController(Controller):
         responses=documented(400, 404, 429, 503),
     )
     async def read(self, state: State, race_id: Annotated[UUID, _RACE_ID]) -> RaceView:
-        return _view(await games_of(state).races.current(race_id))
+        return race_view_of(await games_of(state).races.current(race_id))
 
     @get(
         "/{race_id:uuid}/stream",

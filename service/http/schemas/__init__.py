@@ -18,6 +18,13 @@ from .analysis import (
     PositionVerdict,
     TurningPoint,
 )
+from .challenges import (
+    AccountSettingsRequest,
+    ChallengeList,
+    ChallengePolicy,
+    ChallengeView,
+    NewChallengeRequest,
+)
 from .common import (
     CARD_CODE,
     Body,
@@ -177,6 +184,7 @@ __all__ = [
     "RACE_DEAL_REQUESTS",
     "AbandonMove",
     "Abandonment",
+    "AccountSettingsRequest",
     "AnalysedMove",
     "AnalysisProgress",
     "AnalysisView",
@@ -186,6 +194,9 @@ __all__ = [
     "CardsMovedData",
     "CardsMovedEvent",
     "CardsMovedReverted",
+    "ChallengeList",
+    "ChallengePolicy",
+    "ChallengeView",
     "Column",
     "DailyDeal",
     "DailyDealRequest",
@@ -235,6 +246,7 @@ __all__ = [
     "MoveResult",
     "MoveUndoneData",
     "MoveUndoneEvent",
+    "NewChallengeRequest",
     "NewGameRequest",
     "NewPlayerRequest",
     "NewRaceRequest",

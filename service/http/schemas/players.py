@@ -86,3 +86,7 @@ class Me(Body):
     created_at: datetime
     token: TokenView
     bot: Annotated[bool, Meta(description="a bot account")]
+    accept_challenges_from: Annotated[
+        Literal["everyone", "humans", "nobody"],
+        Meta(description="whom the player accepts challenges from (PATCH /players/me sets it)"),
+    ] = "everyone"
