@@ -100,7 +100,8 @@ SEMANTIC_400 = re.compile(
             r"Idempotency-Key was already used for a different (?:move|request)",  # a key reused for another
             r"there is no version \d+ to resume after",  # resuming a stream past the game's version
             r"must be a game version, 0 \.\. ",  # a version past 2^31 - 1
-            r"is not a cursor of this (list|export)",  # a cursor the list or export did not give
+            r"is not a cursor of (this|your) ",  # a cursor the list or export did not give
+            r"a rated race needs a secret deal",  # a rated race with a deal named
             r"the lessons are played under",  # a lesson deal under another ruleset than classic
             r"a watch needs at least one game or player id",  # neither list has an id
             r"a watch takes at most \d+ distinct ids",  # both lists hold 300 at most, not together
