@@ -140,6 +140,8 @@ class Settings:
     race_deals_per_player: int = 2
     # A pending challenge (service.challenges) expires this long after it was made.
     challenge_expiry_seconds: int = 600
+    # Pending challenges one player may have made at once (not expired); one more is 409 too_many_challenges.
+    challenges_per_player: int = 20
     # Token buckets per server process (service.http.limits); a rate or burst of 0 turns that budget off.
     rate_limit_writes_per_second: float = 20.0  # per player, all their tokens together (per address without one)
     rate_limit_write_burst: int = 40
@@ -207,6 +209,7 @@ class Settings:
             race_deal_queue_max=_int("RACE_DEAL_QUEUE_MAX", 8, least=1),
             race_deals_per_player=_int("RACE_DEALS_PER_PLAYER", 2, least=1),
             challenge_expiry_seconds=_int("CHALLENGE_EXPIRY_SECONDS", 600, least=1),
+            challenges_per_player=_int("CHALLENGES_PER_PLAYER", 20, least=1),
             pool_timeout_seconds=_seconds("DB_POOL_TIMEOUT_MS", 5000),
             connect_timeout_seconds=connect_timeout_seconds(),
             primary_down_wait_seconds=_seconds("DB_DOWN_WAIT_MS", 1000, least=0),

@@ -95,6 +95,19 @@ class ChallengeStore:
             row = await cursor.fetchone()
         return bool(row and row[0])
 
+    async def pending_made(self, conn: AsyncConnection[Any], sender: uuid.UUID, now: datetime) -> int:
+        """The sender's pending challenges not yet expired, counted with the sender's row locked, so
+        two challenges made at once cannot both take the last place (``NO KEY UPDATE``: what refers
+        to the player is not held up)."""
+        await conn.execute("SELECT 1 FROM players WHERE id = %s FOR NO KEY UPDATE", (sender,))
+        cursor = await conn.execute(
+            "SELECT count(*) FROM challenges WHERE from_id = %s AND status = 'pending' AND expires_at > %s",
+            (sender, now),
+        )
+        row = await cursor.fetchone()
+        assert row is not None
+        return int(row[0])
+
     async def insert(
         self, conn: AsyncConnection[Any], challenge_id: uuid.UUID, sender: uuid.UUID, recipient: uuid.UUID,
         terms: tuple[str, bool, int | None], now: datetime, expires_at: datetime,

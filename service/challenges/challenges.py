@@ -82,7 +82,7 @@ def challenge_view(row: ChallengeRow, now: datetime) -> JSON:
 class Challenges:
     def __init__(
         self, pool: AsyncConnectionPool, accounts: Accounts, races: Races, clock: Callable[[], datetime],
-        expiry_seconds: int,
+        expiry_seconds: int, most_pending: int = 20,
     ) -> None:
         self.pool = pool
         self.store = ChallengeStore(pool)
@@ -90,6 +90,7 @@ class Challenges:
         self.races = races
         self.clock = clock
         self.expiry = timedelta(seconds=expiry_seconds)
+        self.most_pending = most_pending  # pending challenges one player may have made (CHALLENGES_PER_PLAYER)
 
     async def _player(self, token: str | None, scope: Scope) -> uuid.UUID:
         return (await self.accounts.authenticate(token, scope)).player_id
@@ -108,6 +109,9 @@ class Challenges:
         ruleset = DEFAULT_RULESET_ID if asked.ruleset is None else asked.ruleset
         now = self.clock()
         async with self.pool.connection() as conn, conn.transaction():
+            if await self.store.pending_made(conn, sender, now) >= self.most_pending:
+                raise Conflict(f"you have {self.most_pending} pending challenges already, the most allowed: wait for "
+                               "answers, or cancel one (GET /challenges lists them)", "too_many_challenges")
             made = await self.store.insert(conn, uuid.uuid4(), sender, asked.to,
                                            (ruleset, asked.rated, asked.time_limit_seconds), now, now + self.expiry)
             await record_challenge_event(conn, "challenge-created", made)

@@ -113,7 +113,8 @@ class Games:
                            self._prove_deal, settings.race_deal_wait_seconds,
                            RaceDealQueue(settings.race_deal_queue_max, settings.race_deals_per_player),
                            self.ratings.rate_race)
-        self.challenges = Challenges(store.pool, self.accounts, self.races, clock, settings.challenge_expiry_seconds)
+        self.challenges = Challenges(store.pool, self.accounts, self.races, clock, settings.challenge_expiry_seconds,
+                                     settings.challenges_per_player)
         self.checkpoints = Checkpoints(store)  # past states fold from the nearest stored checkpoint
         self.moves = Moves(self.repository, clock, self.races, self.checkpoints)
 

@@ -342,7 +342,7 @@ class RaceStore:
     async def open_races(self, limit: int, before: tuple[datetime, uuid.UUID] | None = None) -> list[tuple[Any, ...]]:
         """The open races, newest first, strictly before the ``before`` key (created, id), in the order
         of the open races' own index (migration 0010): (id, creator, creator's name, ruleset id,
-        version, deal source, seats, time limit, created, entrants)."""
+        version, deal source, seats, time limit, created, entrants, rated, the creator a bot)."""
         after_key = "" if before is None else " AND (r.created_at, r.id) < (%(created)s, %(id)s)"
         parameters = {"status": OPEN, "limit": limit, "created": None, "id": None}
         if before is not None:
@@ -350,7 +350,8 @@ class RaceStore:
         async with self.reads.connection() as conn:
             cursor = await conn.execute(
                 "SELECT r.id, r.creator_id, p.name, r.ruleset_id, r.ruleset_version, r.deal->>'source', r.max_entrants,"
-                " r.time_limit_seconds, r.created_at, (SELECT count(*) FROM race_entrants e WHERE e.race_id = r.id)"
+                " r.time_limit_seconds, r.created_at, (SELECT count(*) FROM race_entrants e WHERE e.race_id = r.id),"
+                " r.rated, p.bot"
                 f" FROM races r JOIN players p ON p.id = r.creator_id WHERE r.status = %(status)s{after_key}"
                 " ORDER BY r.created_at DESC, r.id DESC LIMIT %(limit)s",
                 parameters,

@@ -97,7 +97,8 @@ class LobbyRace:
     entrants: int
     time_limit_seconds: int | None
     created_at: datetime
-    creator_bot: bool = False
+    rated: bool = False
+    creator_bot: bool = False  # the creator is a bot account
 
 
 @dataclass(frozen=True, slots=True)
@@ -396,8 +397,10 @@ class Races:
         key = None if cursor is None else lobby_key(cursor)
         rows = await self.store.open_races(limit + 1, key)
         races = [
-            LobbyRace(race_id, creator, name, (ruleset_id, version), source, seats, entrants, time_limit, created_at)
-            for race_id, creator, name, ruleset_id, version, source, seats, time_limit, created_at, entrants in rows
+            LobbyRace(race_id, creator, name, (ruleset_id, version), source, seats, entrants, time_limit, created_at,
+                      rated, bot)
+            for race_id, creator, name, ruleset_id, version, source, seats, time_limit, created_at, entrants, rated, bot
+            in rows
         ]
         page = races[:limit]
         following = cursors.encode(_LOBBY_CURSOR, page[-1].created_at, page[-1].id) if len(races) > limit else None

@@ -130,6 +130,14 @@ def test_the_pending_list_pages_newest_first(client: httpx.Client, ann: Player) 
                    "invalid_request")
 
 
+def test_a_player_has_at_most_so_many_challenges_pending(client: httpx.Client, ann: Player, bob: Player) -> None:
+    made = [challenge(ann, bob)["id"] for _ in range(20)]  # CHALLENGES_PER_PLAYER: 20 by default
+    assert_problem(client.post("/challenges", json={"to": bob.id}, headers=ann.auth), 409, "too_many_challenges")
+    challenge(bob, ann)  # the cap is the sender's
+    assert client.post(f"/challenges/{made[0]}/cancel", headers=ann.auth).status_code == 200
+    challenge(ann, bob)
+
+
 def test_a_deleted_account_takes_its_challenges_with_it(client: httpx.Client, ann: Player, bob: Player) -> None:
     made = challenge(ann, bob)
     assert client.delete("/players/me", headers=ann.auth).status_code == 204

@@ -202,6 +202,9 @@ def test_a_rated_race_needs_a_secret_deal(client: httpx.Client, ann: Player) -> 
     assert "secret deal" in named.json()["detail"]
     assert client.get("/races/open").json()["races"] == [], "nothing was created"
     assert create_race(ann, deal={"seed": 7})["rated"] is False
+    rated = create_race(ann, rated=True)
+    assert (rated["rated"], rated["deal"]) == (True, {"source": "secret"})
+    assert {race["id"]: race["rated"] for race in client.get("/races/open").json()["races"]}[rated["id"]] is True
 
 
 @pytest.mark.parametrize(

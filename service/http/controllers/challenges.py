@@ -33,9 +33,9 @@ class ChallengeController(Controller):
         "/", operation_id="createChallenge", status_code=201,
         summary="Challenge a player to a race of two (pending until they accept or decline it, you cancel it, or "
         "it expires); 403 challenge_refused when they accept no challenges (or none from bots), 400 "
-        "challenge_to_self for yourself",
-        responses=with_codes(keyed_responses(400, 401, 404, 413, 415, 429, 503, forbidden="challenge_refused"),
-                             400, "challenge_to_self"),
+        "challenge_to_self for yourself, 409 too_many_challenges past CHALLENGES_PER_PLAYER pending ones",
+        responses=with_codes(keyed_responses(400, 401, 404, 409, 413, 415, 429, 503, forbidden="challenge_refused",
+                                             conflicts="too_many_challenges"), 400, "challenge_to_self"),
         response_headers=response_headers("Location", "Idempotent-Replayed"), security=_TOKEN,
     )
     async def create(

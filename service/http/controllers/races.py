@@ -52,7 +52,7 @@ def _lobby(page: LobbyPage) -> OpenRaces:
             {"id": str(race.id), "creator": player_ref(race.creator, race.creator_name, race.creator_bot),
              "ruleset": {"id": race.ruleset[0], "version": race.ruleset[1]}, "deal": {"source": race.source},
              "maxEntrants": race.max_entrants, "entrants": race.entrants,
-             "timeLimitSeconds": race.time_limit_seconds, "createdAt": race.created_at}
+             "timeLimitSeconds": race.time_limit_seconds, "createdAt": race.created_at, "rated": race.rated}
             for race in page.races
         ],
         "next": page.next_before,

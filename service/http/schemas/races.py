@@ -126,6 +126,7 @@ class OpenRace(Body):
     entrants: Annotated[int, Meta(description="players in it so far, the creator included")]
     time_limit_seconds: int | None
     created_at: datetime
+    rated: Annotated[bool, Meta(description="finishing the race rates its entrants (docs/ratings.md)")] = False
 
 
 class OpenRaces(Body):
