@@ -39,14 +39,14 @@ def race_line(database_url: str, race_id: str) -> list[dict[str, Any]]:
 
 
 def cards_after(database_url: str, race_id: str) -> list[int]:
-    """The cards on the foundations after each move of the race's winning line."""
+    """The cards on the foundations as dealt, then after each move of the race's winning line."""
     with psycopg.connect(database_url) as conn:
         row = conn.execute("SELECT deck FROM races WHERE id = %s", (race_id,)).fetchone()
         line = conn.execute("SELECT deal_proof->>'line' FROM races WHERE id = %s", (race_id,)).fetchone()
     assert row is not None
     assert line is not None
     state = initial_state(deal(get_ruleset("classic"), parse_deck(row[0]), race_source(uuid.UUID(race_id))))
-    counts = []
+    counts = [state.cards_on_foundations]
     for command in decode_line(line[0]):
         state, _ = apply(state, command)
         counts.append(state.cards_on_foundations)
@@ -57,8 +57,8 @@ def play_to_strength(database_url: str, view: dict[str, Any], ranked: list[Playe
     """Play the race so that ``ranked`` finish in that order: the first wins the deal, each next one
     stops with fewer cards on the foundations and resigns (the last at once)."""
     line = race_line(database_url, view["id"])
-    counts = cards_after(database_url, view["id"])
-    targets = sorted({c for c in counts if 0 < c < 52}, reverse=True)
+    dealt, *counts = cards_after(database_url, view["id"])
+    targets = sorted({c for c in counts if dealt < c < 52}, reverse=True)  # more than resigning at once has
     # distinct card counts, spread out: each weaker entrant stops at fewer cards
     step = max(1, len(targets) // len(ranked))
     stops = [targets[i * step] for i in range(len(ranked) - 2)] + [0]

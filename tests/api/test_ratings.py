@@ -6,6 +6,8 @@ rating list only; the rebuild from the event log gives the same numbers to the l
 
 from __future__ import annotations
 
+import itertools
+from functools import partial
 from typing import Any
 
 import httpx
@@ -17,6 +19,7 @@ from service.ratings.rebuild import rebuild_ratings
 from .conftest import Player, play
 from .race_support import POOL_DEAL, create_race, entrant, game_of, race, tamper_with_a_draw
 from .rating_support import play_to_strength, race_line, rated_race
+from .test_races_processes import at_once
 
 
 def bot(client: httpx.Client, name: str) -> Player:
@@ -189,6 +192,27 @@ def test_the_rebuild_gives_the_same_numbers(client: httpx.Client, clean_database
         conn.execute("DELETE FROM rating_changes WHERE place = 1")
     summary = rebuild_ratings(clean_database)
     assert (summary["ratedRaces"], summary["ratingChanges"], summary["ratedPlayers"]) == (3, 12, 4)
+    assert stored_ratings(clean_database) == live
+
+
+def test_rated_races_finishing_at_once_are_rated_one_after_the_other(
+    client: httpx.Client, clean_database: str, field: list[Player]
+) -> None:
+    ann, bob, cid, dan = field
+    races = [rated_race(ann, [bob]), rated_race(ann, [cid]), rated_race(dan, [bob])]
+    for view, other in zip(races, (bob, cid, dan), strict=True):
+        play(other, game_of(view, other), [{"type": "resign"}])
+    last = [(ann, races[0]), (ann, races[1]), (bob, races[2])]  # Ann's two races and Bob's second end together
+    at_once([partial(player.move, game_of(view, player), {"type": "resign"}) for player, view in last])
+    assert all(race(client, view["id"])["status"] == "finished" for view in races)
+    for player, count in ((ann, 2), (bob, 2), (cid, 1), (dan, 1)):
+        points = client.get(f"/players/{player.id}/ratings/classic/history").json()["items"]
+        assert len(points) == count
+        chained = [(newer["ratingBefore"], older["ratingAfter"]) for newer, older in itertools.pairwise(points)]
+        assert all(before == after for before, after in chained), "each race starts from the one before"
+        assert ratings_of(client, player)[0]["races"] == count
+    live = stored_ratings(clean_database)
+    rebuild_ratings(clean_database)
     assert stored_ratings(clean_database) == live
 
 
