@@ -16,9 +16,9 @@ import pytest
 
 from service.ratings.rebuild import rebuild_ratings
 
-from .conftest import Player, play
+from .conftest import Clock, Player, play
 from .race_support import POOL_DEAL, create_race, entrant, game_of, race, tamper_with_a_draw
-from .rating_support import play_to_strength, race_line, rated_race
+from .rating_support import cards_after, play_to_strength, race_line, rated_race
 from .test_races_processes import at_once
 
 
@@ -214,6 +214,25 @@ def test_rated_races_finishing_at_once_are_rated_one_after_the_other(
     live = stored_ratings(clean_database)
     rebuild_ratings(clean_database)
     assert stored_ratings(clean_database) == live
+
+
+def test_a_rated_race_cut_at_its_time_limit_rebuilds_from_the_cut_logs(
+    clocked: httpx.Client, clock: Clock, clean_database: str
+) -> None:
+    ann, bob = Player(clocked, "Ann"), Player(clocked, "Bob")
+    view = rated_race(ann, [bob], timeLimitSeconds=60)
+    line = race_line(clean_database, view["id"])
+    dealt, *counts = cards_after(clean_database, view["id"])
+    play(ann, game_of(view, ann), line[: next(i for i, c in enumerate(counts) if c > dealt) + 1])  # one card more
+    clock.advance(seconds=61)
+    play(bob, game_of(view, bob), line)  # a win, but after the time limit: it does not count
+    final = race(clocked, view["id"])
+    assert (final["status"], final["finishedAt"]) == ("finished", final["endsAt"])
+    assert [e["player"] for e in final["entrants"]] == [ann.id, bob.id]
+    assert entrant(final, ann)["ratingAfter"] > 1500 > entrant(final, bob)["ratingAfter"]
+    live = stored_ratings(clean_database)
+    rebuild_ratings(clean_database)
+    assert stored_ratings(clean_database) == live, "the rebuild cuts the logs where the race did"
 
 
 def test_a_rated_race_needs_a_secret_deal(client: httpx.Client, ann: Player) -> None:
