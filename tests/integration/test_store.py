@@ -154,3 +154,14 @@ async def test_a_stale_cached_game_in_another_process_is_reloaded_not_trusted(
     drawn = await other_process.moves.play(game_id, token, DRAW, if_match=15)
     assert drawn.version == 16
     assert [v for v, _ in stored_events(clean_database, game_id)] == list(range(1, 17))
+
+
+async def test_a_player_reference_names_the_player_and_says_bot(games: Games, clean_database: str) -> None:
+    person = await games.create_player("Ann")
+    robot = await games.create_player("Robo", bot=True)
+    unknown = uuid.uuid4()
+    found = await games.players.references([person["id"], robot["id"], unknown])
+    assert found == {
+        person["id"]: {"id": str(person["id"]), "name": "Ann", "bot": False},
+        robot["id"]: {"id": str(robot["id"]), "name": "Robo", "bot": True},
+    }
