@@ -14,8 +14,8 @@ from domain import GameState, game_view, public_data
 
 from ..deals.daily import reveals_hidden_cards, shown_source
 from ..errors import CursorInvalid
-from ..players.references import player_ref
 from ..races.races import race_of
+from ..store.players import player_reference
 from .lessons import lesson_progress
 
 JSON = dict[str, Any]
@@ -23,7 +23,7 @@ JSON = dict[str, Any]
 
 def player_of(game: Any) -> JSON:
     """A stored game's player as every view names one (a ``GameRow`` or a move's ``Game``)."""
-    return player_ref(_text(game.player_id), game.player_name, game.player_bot)
+    return player_reference(_text(game.player_id), game.player_name, game.player_bot)
 
 
 def view_of(game_id: uuid.UUID | str, player: JSON, deal_source: JSON, started_at: Any,

@@ -42,11 +42,11 @@ from domain.verify import Unverified
 from .. import cursors
 from ..deals.daily import Prover
 from ..deals.deal_secret import DealSecret
-from ..errors import BadRequest, CursorInvalid, Forbidden, NotFound, RatedRaceDeal, Unavailable
+from ..errors import CursorInvalid, Forbidden, NotFound, RatedRaceDeal, Unavailable
 from ..players.accounts import Accounts
-from ..players.references import player_ref
 from ..players.tokens import Scope
 from ..store.game_records import GameRow, NewEvent
+from ..store.players import player_reference
 from .race_deals import SECRET_SOURCE, RaceDealQueue, secret_deal
 from .race_store import (
     CANCELLED,
@@ -211,7 +211,7 @@ def race_view(race: RaceRow) -> JSON:
         shown_places = [None] * len(race.entrants)
     entrants = [
         {
-            "player": player_ref(e.player_id, e.name, e.bot),
+            "player": player_reference(e.player_id, e.name, e.bot),
             "joinedAt": e.joined_at,
             "game": None if e.game_id is None else str(e.game_id),
             "status": None if s is None else s.status,
@@ -232,7 +232,7 @@ def race_view(race: RaceRow) -> JSON:
         entrants = [entrants[i] for i in order]
     return {
         "id": str(race.id),
-        "creator": player_ref(race.creator_id, race.creator_name, race.creator_bot),
+        "creator": player_reference(race.creator_id, race.creator_name, race.creator_bot),
         # stored as finished with its reason (which the previous release reads); shown as cancelled
         "status": CANCELLED if race.status == FINISHED and race.cancelled_reason is not None else race.status,
         "ruleset": {"id": race.ruleset[0], "version": race.ruleset[1]},

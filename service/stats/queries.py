@@ -108,7 +108,7 @@ FROM ruleset_stats r
 
 
 _BOARD_COLUMNS = (
-    "l.player_id, p.name, l.game_id, l.status, l.assisted, l.unranked, l.moves, l.seconds, l.finished_at"
+    "l.player_id, p.name, l.game_id, l.status, l.assisted, l.unranked, l.moves, l.seconds, l.finished_at, p.bot"
 )
 _RANK_KEY = "(l.moves, l.seconds, l.finished_at, l.game_id)"
 _FINISH_KEY = "(l.finished_at, l.game_id)"
@@ -281,14 +281,14 @@ class Stats:
             if after is None or after.ranked:
                 counted = after is not None and after.rank is None  # a cursor without a rank: count
                 rows = await _ranked_rows(cursor, day, limit + 1, after, counted)
-                if after is not None and not counted and rows and rows[0][9] != after.wins:
+                if after is not None and not counted and rows and rows[0][10] != after.wins:
                     counted = True  # the board has changed since the cursor's rank was read: count
                     rows = await _ranked_rows(cursor, day, limit + 1, after, counted)
                 if rows:
-                    wins = rows[0][9]
+                    wins = rows[0][10]
                     if after is not None:
-                        better = rows[0][10] if counted else after.rank or 0
-                    rows = [row[:9] for row in rows]
+                        better = rows[0][11] if counted else after.rank or 0
+                    rows = [row[:10] for row in rows]
             if len(rows) <= limit:
                 unranked_after = after if after is not None and not after.ranked else None
                 await cursor.execute(_board_query(_UNRANKED, unranked_after),
@@ -297,8 +297,8 @@ class Stats:
         ranks = iter(range(better + 1, better + len(rows) + 1))
         entries = [
             BoardEntry(None if unranked else next(ranks), player, name, game, status, assisted, unranked, moves,
-                       seconds, finished_at)
-            for player, name, game, status, assisted, unranked, moves, seconds, finished_at in rows[:limit]
+                       seconds, finished_at, bot)
+            for player, name, game, status, assisted, unranked, moves, seconds, finished_at, bot in rows[:limit]
         ]
         return BoardPage(entries, _key_of(day, entries[-1], wins) if len(rows) > limit else None)
 

@@ -49,7 +49,8 @@ class DailyEntryTaken(Exception):
 
 
 GAME_COLUMNS = (f"g.id, g.player_id, g.deal, g.version, s.snapshot, g.started_at, g.finished_at, {TAIL}, "
-                "(SELECT p.name FROM players p WHERE p.id = g.player_id)")
+                "(SELECT p.name FROM players p WHERE p.id = g.player_id), "
+                "(SELECT p.bot FROM players p WHERE p.id = g.player_id)")
 """A ``GameRow``'s columns, from ``games g JOIN game_snapshots s``."""
 
 _LOAD_GAME = f"SELECT {GAME_COLUMNS} FROM games g JOIN game_snapshots s ON s.game_id = g.id WHERE g.id = %s"
@@ -273,9 +274,9 @@ class EventStore(CheckpointStore):
             )
             row = await cursor.fetchone()
         assert row is not None
-        game = None if row[0] is None else GameRow(*row[:9])
-        caller = None if row[9] is None else TokenRow(row[9], row[10], row[11], tuple(row[12]), row[13], row[14])
-        return Loaded(game, caller, row[15], row[16])
+        game = None if row[0] is None else GameRow(*row[:10])
+        caller = None if row[10] is None else TokenRow(row[10], row[11], row[12], tuple(row[13]), row[14], row[15])
+        return Loaded(game, caller, row[16], row[17])
 
     async def player_games(
         self, player_id: uuid.UUID, ended: bool | None, before: tuple[datetime, uuid.UUID] | None, limit: int

@@ -10,6 +10,7 @@ import hashlib
 import uuid
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from psycopg.rows import tuple_row
 from psycopg_pool import AsyncConnectionPool
@@ -53,8 +54,9 @@ class PlayerRow:
         return self.name == DELETED_NAME
 
 
-def player_reference(player_id: uuid.UUID, name: str, bot: bool) -> dict[str, object]:
-    """A player as every new view names one (docs/versions.md, the next version): ``{"id", "name", "bot"}``."""
+def player_reference(player_id: uuid.UUID | str, name: str, bot: bool) -> dict[str, Any]:
+    """A player as every view names one: ``{"id", "name", "bot"}`` (a deleted player keeps the id and
+    shows the deleted name)."""
     return {"id": str(player_id), "name": name, "bot": bot}
 
 

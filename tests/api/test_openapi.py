@@ -60,9 +60,11 @@ def test_the_first_versions_document_is_still_the_one_it_was() -> None:
 
 
 def shapes(document: object) -> object:
-    """A document without its prose (descriptions and summaries may be reworded or say more)."""
+    """A document without its prose (descriptions and summaries may be reworded or say more), its
+    ``required`` lists as sets (a reply may gain a member it always has)."""
     if isinstance(document, dict):
-        return {key: shapes(value) for key, value in document.items() if key not in ("description", "summary")}
+        return {key: dict.fromkeys(value, True) if key == "required" and isinstance(value, list) else shapes(value)
+                for key, value in document.items() if key not in ("description", "summary")}
     if isinstance(document, list):
         return [shapes(value) for value in document]
     return document

@@ -19,7 +19,7 @@ from domain.lessons import LESSONS, lesson_deal
 from service.deals.deal_pools import decode_line, load_deal_pool, start_state
 from service.games.views import public_event, view_of
 from service.http.schemas import MoveResult
-from service.players.references import player_ref
+from service.store.players import player_reference
 
 NOW = datetime(2026, 12, 1, 21, 0, tzinfo=UTC)
 GAME, PLAYER = uuid.UUID(int=1), uuid.UUID(int=2)
@@ -35,7 +35,7 @@ def _reply(state: GameState, events: list[Any], version: int, source: dict[str, 
     source = _jsonb_order(source)
     reveal = not state.playing
     shown = [public_event(version + i + 1, event_type(e), event_data(e), NOW, reveal) for i, e in enumerate(events)]
-    ann = player_ref(PLAYER, "Ann", False)
+    ann = player_reference(PLAYER, "Ann", False)
     view = view_of(GAME, ann, source, NOW, None if state.playing else NOW, state, withhold=False)
     return {"game": view, "events": shown}
 

@@ -14,8 +14,8 @@ from ...deals.choice import deal_pool_of, parse_day, pool_summary
 from ...deals.daily import closes_at, is_over
 from ...deals.deal_pools import load_deal_pool
 from ...errors import NotFound
-from ...players.references import player_ref
 from ...stats.queries import BoardEntry, board_key
+from ...store.players import player_reference
 from ..openapi.patterns import DAILY_DATE, RULESET_IDS
 from ..pages import LIMIT_DEFAULT, Cursor, Limit, next_link
 from ..problems import documented, problem_response
@@ -141,7 +141,7 @@ class DealController(Controller):
 
 def _entry(entry: BoardEntry) -> dict[str, Any]:
     return {
-        "rank": entry.rank, "player": player_ref(entry.player, entry.name, entry.bot), "game": str(entry.game),
+        "rank": entry.rank, "player": player_reference(entry.player, entry.name, entry.bot), "game": str(entry.game),
         "status": entry.status, "assisted": entry.assisted, "unranked": entry.unranked, "moveCount": entry.moves,
         "seconds": entry.seconds, "finishedAt": entry.finished_at,
     }

@@ -12,9 +12,9 @@ from litestar.params import Body, PathParameter, SkipValidation
 from litestar.response import Response, Stream
 
 from ...errors import BadRequest
-from ...players.references import player_ref
 from ...races.race_store import RaceRow
 from ...races.races import LobbyPage, race_view
+from ...store.players import player_reference
 from ...streams.hub import MEDIA_TYPE
 from ...streams.race_streams import DESCRIPTION, race_messages
 from ..idempotency import IdempotencyKeyHeader, keyed_responses, replayable
@@ -49,7 +49,7 @@ def race_view_of(race: RaceRow) -> RaceView:
 def _lobby(page: LobbyPage) -> OpenRaces:
     return msgspec.convert({
         "items": [
-            {"id": str(race.id), "creator": player_ref(race.creator, race.creator_name, race.creator_bot),
+            {"id": str(race.id), "creator": player_reference(race.creator, race.creator_name, race.creator_bot),
              "ruleset": {"id": race.ruleset[0], "version": race.ruleset[1]}, "deal": {"source": race.source},
              "maxEntrants": race.max_entrants, "entrants": race.entrants,
              "timeLimitSeconds": race.time_limit_seconds, "createdAt": race.created_at, "rated": race.rated}
