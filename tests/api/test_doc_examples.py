@@ -16,6 +16,8 @@ from pathlib import Path
 import httpx
 import pytest
 
+from service.http.versions import NEWEST
+
 ROOT = Path(__file__).resolve().parents[2]
 FROM_REPLY = re.compile(r'^(\w+)=\.\.\.\s+# the "(\w+)" from the reply')
 ASSIGNMENT = re.compile(r"^(\w+)=(.*)$")
@@ -83,6 +85,10 @@ def test_the_curl_walk_through_plays(client: httpx.Client, document: str) -> Non
     moves = [r for r in replies if r.request.method == "POST" and r.request.url.path.endswith("/moves")]
     assert moves
     assert all(r.json()["events"] for r in moves), "every move of the walk-through appends events"
+    assert {r.headers["api-version"] for r in replies} == {NEWEST.name}, "the walk-through is of the newest version"
+    pages = [r.json() for r in replies if r.request.url.path.endswith("/events") and "cursor" in str(r.request.url)]
+    assert pages
+    assert all("items" in page for page in pages)
 
 
 def test_an_illegal_example_is_caught(client: httpx.Client) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..version_changes import VersionChange
-from . import BOARD, GAME_VIEWS, JSON, LOBBY, RACE_VIEWS, game_view_of, replaced, schema_of, with_view
+from . import BOARD, GAME_VIEWS, JSON, LOBBY, PLAYER_STATS, RACE_VIEWS, game_view_of, replaced, schema_of, with_view
 
 
 def _id(reference: Any) -> Any:
@@ -33,9 +33,9 @@ def _split(item: Any, key: str, name: str) -> Any:
 class PlayerReferences(VersionChange):
     description = (
         "A player is {\"id\", \"name\", \"bot\"} in every view: a game's player, a race's creator and "
-        "entrants, the lobby's creators and a leaderboard's entries."
+        "entrants, the lobby's creators, a leaderboard's entries and a player's stats."
     )
-    operations = (*GAME_VIEWS, *RACE_VIEWS, LOBBY, BOARD)
+    operations = (*GAME_VIEWS, *RACE_VIEWS, LOBBY, BOARD, PLAYER_STATS)
 
     def downgrade_reply(self, operation: str, status: int, body: Any) -> Any:
         if status >= 300 or not isinstance(body, dict):
@@ -44,6 +44,8 @@ class PlayerReferences(VersionChange):
             return self._race(body)
         if operation == LOBBY and isinstance(body.get("items"), list):
             return replaced(body, "items", [_split(race, "creator", "creatorName") for race in body["items"]])
+        if operation == PLAYER_STATS:
+            return replaced(body, "player", _id(body.get("player")))
         if operation == BOARD and isinstance(body.get("items"), list):
             return replaced(body, "items", [_split(entry, "player", "name") for entry in body["items"]])
         return self._game(operation, body)
@@ -71,6 +73,7 @@ class PlayerReferences(VersionChange):
         uuid = {"format": "uuid", "type": "string"}
         schema_of(document, "GameView")["properties"]["player"] = dict(uuid)
         schema_of(document, "RaceView")["properties"]["creator"] = dict(uuid)
+        schema_of(document, "PlayerStats")["properties"]["player"] = dict(uuid)
         for name, key, beside in (("RaceEntrant", "player", "name"), ("LeaderboardEntry", "player", "name"),
                                   ("OpenRace", "creator", "creatorName")):
             schema = schema_of(document, name)

@@ -16,8 +16,9 @@ from litestar.params import PathParameter
 from domain import ALL_RULESETS
 
 from ...errors import NotFound
+from ...store.players import player_reference
 from ..problems import documented
-from ..schemas import GlobalStats, PlayerStats, RaceRecord, RulesetStats
+from ..schemas import GlobalStats, PlayerRef, PlayerStats, RaceRecord, RulesetStats
 from .common import games_of, to_wire
 
 
@@ -40,8 +41,12 @@ async def player_stats(
     if rulesets is None:
         raise NotFound(f"no player {player_id}")
     races = await games.races.record(player_id)  # races played and won
+    found = await games.players.get_player(player_id)
+    if found is None:
+        raise NotFound(f"no player {player_id}")
     return PlayerStats(
-        player=player_id, rulesets=to_wire(rulesets, list[RulesetStats]), races=to_wire(races, RaceRecord)
+        player=to_wire(player_reference(found.id, found.name, found.bot), PlayerRef),
+        rulesets=to_wire(rulesets, list[RulesetStats]), races=to_wire(races, RaceRecord),
     )
 
 

@@ -9,8 +9,7 @@ from uuid import UUID
 
 from msgspec import Meta, field
 
-from .common import Body, RequestBody, RulesetId
-from .players import PlayerRef
+from .common import Body, PlayerRef, RequestBody, RulesetId
 
 ChallengePolicy = Literal["everyone", "humans", "nobody"]
 

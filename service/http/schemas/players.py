@@ -52,14 +52,6 @@ class Player(Body):
     bot: Annotated[bool, Meta(description="a bot account")]
 
 
-class PlayerRef(Body):
-    """A player as every new view names one."""
-
-    id: UUID
-    name: str
-    bot: bool
-
-
 class TokenView(Body):
     """A token as listed: never its secret."""
 

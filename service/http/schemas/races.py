@@ -107,7 +107,7 @@ class RaceView(Body):
     cancelled_reason: Annotated[
         str, Meta(description="why a race that never started was ended, in words; null otherwise")
     ] | None = None
-    rated: Annotated[bool, Meta(description="finishing the race rates its entrants (GET /players/{id}/ratings)")] = False
+    rated: Annotated[bool, Meta(description="finishing the race rates its entrants (their ratings)")] = False
 
 
 class RaceRecord(Body):
@@ -126,7 +126,7 @@ class OpenRace(Body):
     entrants: Annotated[int, Meta(description="players in it so far, the creator included")]
     time_limit_seconds: int | None
     created_at: datetime
-    rated: Annotated[bool, Meta(description="finishing the race rates its entrants (GET /players/{id}/ratings)")] = False
+    rated: Annotated[bool, Meta(description="finishing the race rates its entrants (their ratings)")] = False
 
 
 class OpenRaces(Body):

@@ -8,8 +8,7 @@ from uuid import UUID
 
 from msgspec import Meta
 
-from .common import Body, RulesetId
-from .players import PlayerRef
+from .common import Body, PlayerRef, RulesetId
 
 NEXT = Annotated[str, Meta(description="the cursor of the next page (pass it as ?cursor=); null on the last page")]
 

@@ -33,7 +33,7 @@ class RulesetStats(Body):
 
 
 class PlayerStats(Body):
-    player: UUID
+    player: PlayerRef
     rulesets: list[RulesetStats]
     races: RaceRecord  # races branch
 
