@@ -44,7 +44,7 @@ from domain import (
 from domain.analysis import WON, Analysis, positions
 from domain.codec import state_to_snapshot
 
-from .harness.client import call
+from .harness.client import call, seed_deal
 from .harness.database import bench_database
 from .harness.env import RESULTS_DIR, float_env, quick
 from .harness.load import new_service_game, run_load
@@ -129,7 +129,7 @@ async def _queue_games(port: int, count: int) -> None:
     assert status == 201, player
     token = player["token"]
     for seed in range(1, count + 1):
-        status, view = await call(port, "POST", "/games", {"ruleset": "open-runs", "deal": {"seed": seed}}, token)
+        status, view = await call(port, "POST", "/games", {"ruleset": "open-runs", "deal": seed_deal(seed)}, token)
         assert status == 201, view
         for command in random_game(seed, 100)[1]:
             status, body = await call(port, "POST", f"/games/{view['id']}/moves", command_to_api(command), token)

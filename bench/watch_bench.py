@@ -97,14 +97,14 @@ class Watcher:
 
 
 async def _run(port: int) -> list[tuple[int, float, float, float, float, float, float]]:
-    from .harness.client import call
+    from .harness.client import call, seed_deal
 
     status, player = await call(port, "POST", "/players", {"name": "Watched"})
     assert status == 201, player
     token = player["token"]
     games = []
     for seed in range(GAMES):
-        status, game = await call(port, "POST", "/games", {"ruleset": "classic", "deal": {"seed": seed}}, token)
+        status, game = await call(port, "POST", "/games", {"ruleset": "classic", "deal": seed_deal(seed)}, token)
         assert status == 201, game
         games.append(game["id"])
     versions = dict.fromkeys(games, 1)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import socket
 from typing import Any
 
@@ -10,11 +11,22 @@ import msgspec
 
 from .env import HOST
 
+API_VERSION = os.environ.get("BENCH_API_VERSION", "").strip()
+"""``BENCH_API_VERSION=<date>``: every request names that API version (default: none, so the
+oldest served, as a client that sends none gets)."""
+
+
+def seed_deal(seed: int) -> dict[str, Any]:
+    """A deal by seed as the version the requests name writes it (tagged from 2026-12-05 on)."""
+    return {"source": "seed", "seed": seed} if API_VERSION > "2026-12-04" else {"seed": seed}
+
 
 def build_request(method: str, path: str, port: int, body: Any = None, token: str | None = None,
                   headers: dict[str, str] | None = None) -> bytes:
     """The complete request bytes (built once, written as is for every repetition)."""
     lines = [f"{method} {path} HTTP/1.1", f"Host: {HOST}:{port}"]
+    if API_VERSION:
+        lines.append(f"Api-Version: {API_VERSION}")
     if token is not None:
         lines.append(f"Authorization: Bearer {token}")
     for name, value in (headers or {}).items():

@@ -16,7 +16,7 @@ from typing import Any
 
 import msgspec
 
-from .client import Connection, build_request, call
+from .client import Connection, build_request, call, seed_deal
 from .stats import CpuMeter, machine_busy_seconds, percentile
 
 GAME_MOVES = int(os.environ.get("BENCH_GAME_MOVES", "300"))
@@ -65,7 +65,7 @@ async def new_service_game(port: int, seed: int) -> Game:
         raise RuntimeError(f"POST /players answered {status}: {player}")
     token = player["token"]
     status, view = await call(
-        port, "POST", "/games", {"ruleset": "open-runs", "deal": {"seed": seed}}, token
+        port, "POST", "/games", {"ruleset": "open-runs", "deal": seed_deal(seed)}, token
     )
     if status != 201:
         raise RuntimeError(f"POST /games answered {status}: {view}")
@@ -87,7 +87,7 @@ async def redeal(conn: Connection, game: Game) -> Game | None:
     """The client's next game, dealt on its own connection (None if the service refused)."""
     if not game.real:
         return new_ceiling_game(conn.port, game.path)
-    deal = {"ruleset": "open-runs", "deal": {"seed": next(_SEEDS)}}
+    deal = {"ruleset": "open-runs", "deal": seed_deal(next(_SEEDS))}
     status, body = await conn.request(build_request("POST", "/games", conn.port, deal, game.token))
     if status != 201:
         return None

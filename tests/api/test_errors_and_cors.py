@@ -104,4 +104,4 @@ def test_health_says_the_database_answers(client: httpx.Client) -> None:
 def test_options_lists_every_method_of_a_path(client: httpx.Client) -> None:
     """Several handlers share ``/players/me/tokens``: ``OPTIONS`` names all their methods."""
     assert client.options("/players/me/tokens").headers["allow"] == "DELETE, GET, OPTIONS, POST"
-    assert client.options("/players/me").headers["allow"] == "DELETE, GET, OPTIONS"
+    assert client.options("/players/me").headers["allow"] == "DELETE, GET, OPTIONS, PATCH"

@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from ..version_changes import VersionChange
@@ -81,4 +82,5 @@ class PlayerReferences(VersionChange):
             schema["properties"][beside] = {"type": "string"}
             schema["properties"] = dict(sorted(schema["properties"].items()))
             schema["required"] = sorted({*schema["required"], beside})
-        document["components"]["schemas"].pop("PlayerRef")
+        if '"#/components/schemas/PlayerRef"' not in json.dumps(document):  # later endpoints may name it
+            document["components"]["schemas"].pop("PlayerRef")
