@@ -173,6 +173,25 @@ class Settings:
     analysis_jobs_per_player: int = 3
     analysis_jobs_per_address: int = 10
     analysis_job_seconds: float = 20.0
+    # Following an account (service.following): account events are kept this long (a stream resumed
+    # after older ones gets eventsDropped first), and a job removes older ones every
+    # account_events_sweep_seconds (it also finishes races whose time is up that nobody looked at).
+    account_events_retention_seconds: float = 7 * 86400.0
+    account_events_sweep_seconds: float = 60.0
+    # Webhooks (service.following.webhooks, .delivery): hooks per account; deliveries in flight per
+    # process (0: none from this process), each attempt's time limit, how often idle workers look for
+    # work; retries from webhook_retry_first_seconds doubling up to webhook_retry_max_seconds, for
+    # webhook_retry_seconds, then the hook is disabled; a hook further behind than webhook_backlog_max
+    # events skips the oldest; webhooks_allow_private lets hooks point at private addresses (tests).
+    webhooks_per_player: int = 10
+    webhook_concurrency: int = 8
+    webhook_timeout_seconds: float = 10.0
+    webhook_poll_seconds: float = 1.0
+    webhook_retry_first_seconds: float = 5.0
+    webhook_retry_max_seconds: float = 3600.0
+    webhook_retry_seconds: float = 86400.0
+    webhook_backlog_max: int = 1000
+    webhooks_allow_private: bool = False
     # Operations: how long a stopping server waits for requests in flight before cancelling them
     # (service.http.server), and OpenTelemetry tracing of every request (service.http.tracing).
     shutdown_timeout_seconds: int = 20
@@ -231,6 +250,17 @@ class Settings:
             analysis_jobs_per_player=_int("ANALYSIS_JOBS_PER_PLAYER", 3, least=0),
             analysis_jobs_per_address=_int("ANALYSIS_JOBS_PER_ADDRESS", 10, least=0),
             analysis_job_seconds=_float("ANALYSIS_JOB_SECONDS", 20.0, least=1.0),
+            account_events_retention_seconds=_float("ACCOUNT_EVENTS_RETENTION_SECONDS", 7 * 86400.0, least=1.0),
+            account_events_sweep_seconds=_float("ACCOUNT_EVENTS_SWEEP_SECONDS", 60.0, least=1.0),
+            webhooks_per_player=_int("WEBHOOKS_PER_PLAYER", 10, least=1),
+            webhook_concurrency=_int("WEBHOOK_CONCURRENCY", 8, least=0),
+            webhook_timeout_seconds=_float("WEBHOOK_TIMEOUT_SECONDS", 10.0, least=0.1),
+            webhook_poll_seconds=_float("WEBHOOK_POLL_SECONDS", 1.0, least=0.01),
+            webhook_retry_first_seconds=_float("WEBHOOK_RETRY_FIRST_SECONDS", 5.0, least=0.01),
+            webhook_retry_max_seconds=_float("WEBHOOK_RETRY_MAX_SECONDS", 3600.0, least=0.01),
+            webhook_retry_seconds=_float("WEBHOOK_RETRY_SECONDS", 86400.0, least=0.0),
+            webhook_backlog_max=_int("WEBHOOK_BACKLOG_MAX", 1000, least=1),
+            webhooks_allow_private=_flag("WEBHOOKS_ALLOW_PRIVATE"),
             shutdown_timeout_seconds=_int("SHUTDOWN_TIMEOUT_SECONDS", 20, least=1),
             otel_tracing=_flag("OTEL_TRACING"),
             metrics=_switch("METRICS", True),
@@ -250,4 +280,7 @@ class Settings:
                 f"GET /metrics is open to anyone who reaches {self.host}:{self.port}: set METRICS_TOKEN "
                 "(Prometheus then sends it as a bearer token) or METRICS=off"
             )
+        if self.webhooks_allow_private:
+            found.append("WEBHOOKS_ALLOW_PRIVATE is on: webhooks may point at private, loopback and link-local "
+                         "addresses (this machine's and its network's services); meant for tests only")
         return found

@@ -25,6 +25,7 @@ from psycopg_pool import AsyncConnectionPool
 
 from domain.analysis import STARTS_A_MOVE
 
+from ..store import outbox
 from ..store.event_store import CHANNEL
 
 QUEUED, RUNNING, DONE, FAILED = "queued", "running", "done", "failed"
@@ -139,6 +140,10 @@ transaction-level ``CLAIM_LOCK``, so the next claim (in any process) sees this o
 stays safe (SKIP LOCKED), just not fair."""
 _OURS = "WHERE game_id = %(id)s AND attempt = %(attempt)s AND status = 'running'"
 _NOTIFY = f"RETURNING pg_notify('{CHANNEL}', game_id::text || ':' || version::text)"
+_ENDED = (
+    f"RETURNING pg_notify('{CHANNEL}', game_id::text || ':' || version::text), status, requester,"
+    " (SELECT player_id FROM games g WHERE g.id = analysis_jobs.game_id)"
+)
 
 
 class AnalysisQueue:
@@ -208,18 +213,32 @@ class AnalysisQueue:
         )
 
     async def finish(self, job: Claimed, result: dict[str, Any], done: int) -> bool:
-        return await self._ours(
+        return await self._ended(
             "UPDATE analysis_jobs SET status = 'done', result = %(result)s, done = %(done)s, lease_until = NULL, "
-            f"finished_at = now() {_OURS} {_NOTIFY}",
+            f"finished_at = now() {_OURS} {_ENDED}",
             job, result=Jsonb(result), done=done,
         )
 
     async def fail(self, job: Claimed, error: str) -> bool:
-        return await self._ours(
+        return await self._ended(
             "UPDATE analysis_jobs SET status = 'failed', error = %(error)s, lease_until = NULL, finished_at = now() "
-            f"{_OURS} {_NOTIFY}",
+            f"{_OURS} {_ENDED}",
             job, error=error[:2000],
         )
+
+    async def _ended(self, statement: str, job: Claimed, **values: Any) -> bool:
+        """The job's end, and in its transaction the ``analysisDone`` event of the game's player and
+        of the player who asked (service.store.outbox)."""
+        async with self.pool.connection() as conn, conn.transaction():
+            cursor = await conn.execute(statement, {"id": job.game_id, "attempt": job.attempt, **values})
+            row = await cursor.fetchone()
+            if row is None:
+                return False
+            status, requester, player = row[1], row[2], row[3]
+            told = {player} | ({uuid.UUID(requester[7:])} if (requester or "").startswith("player:") else set())
+            data = {"game": str(job.game_id), "status": status}
+            await outbox.append_all(conn, [outbox.AccountEvent(who, outbox.ANALYSIS_DONE, data) for who in told])
+            return True
 
     async def release(self, job: Claimed) -> bool:
         """Give a job back (this process is stopping): queued again, for any worker to take at once."""

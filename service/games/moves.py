@@ -42,7 +42,8 @@ from ..metrics import CONFLICTS_AT_IF_MATCH, CONFLICTS_AT_WRITE, MOVES_APPLIED, 
 from ..players.tokens import Credentials, Scope, TokenCache
 from ..races.races import race_of
 from ..stats import projections
-from ..store.event_store import ConcurrencyConflict, EventStore, IdempotencyRace
+from ..store import outbox
+from ..store.event_store import ConcurrencyConflict, EventStore, IdempotencyRace, OnCommit
 from ..store.game_records import Figures, GameRow, NewEvent, PendingAppend
 from ..store.snapshots import snapshot_due
 from .batching import AppendBatcher, Deciding
@@ -123,6 +124,37 @@ class Change(NamedTuple):
         return projections.Finish(game.id, game.player_id, state.ruleset.id, game.deal, state.status.value,
                                   state.move_count, state.undo_count, state.assisted, game.started_at,
                                   game.finished_at or self.now)
+
+    def on_end(self) -> OnCommit | None:
+        """What the transaction of the move that ends the game also writes: the stats projections
+        (``finish``) and the ``gameEnded`` event of the player's account (service.store.outbox)."""
+        if self.after.state.playing:
+            return None
+        finish = self.finish()
+        project = None if finish is None else projections.game_finished(finish)
+        player, told = self.after.player_id, game_ended(self)
+
+        async def run(conn: Any) -> None:
+            if project is not None:
+                await project(conn)
+            await outbox.append(conn, player, outbox.GAME_ENDED, told)
+
+        return run
+
+
+ABANDONED = "abandoned"
+"""The ``reason`` of a ``gameEnded`` event whose game the service ended (``GameAbandoned``)."""
+
+
+def game_ended(change: Change) -> JSON:
+    """The ``gameEnded`` event's data: the game, its end status (won, stalled or resigned) and why
+    (the status, or ``abandoned``), its move count and its race, if any. No card."""
+    state, game = change.after.state, change.after
+    abandoned = bool(change.events) and change.events[-1].type == "GameAbandoned"
+    race = race_of(game.deal)
+    status = state.status.value
+    return {"game": str(game.id), "status": status, "reason": ABANDONED if abandoned else status,
+            "moveCount": state.move_count, "race": None if race is None else str(race)}
 
 
 def change_of(game: Game, state: GameState, events: list[Event], now: datetime) -> Change:
@@ -302,7 +334,6 @@ class GameRepository:
         return reply
 
     async def _append_alone(self, change: Change, idempotent: Idempotent | None, reply: JSON) -> None:
-        finish = change.finish()
         after = change.after
         await self.store.append(
             after.id,
@@ -315,7 +346,7 @@ class GameRepository:
             idempotency_key=None if idempotent is None else idempotent.key,
             request_hash=None if idempotent is None else idempotent.request_hash,
             response=reply if idempotent is not None else None,
-            on_finish=None if finish is None else projections.game_finished(finish),
+            on_finish=change.on_end(),
             token_id=change.token_id,
         )
 

@@ -20,6 +20,9 @@ from psycopg_pool import AsyncConnectionPool
 from ..analysis.analyses import Analyses
 from ..analysis.runner import AnalysisRunner
 from ..errors import UnsupportedMediaType
+from ..following.delivery import Deliverer
+from ..following.sweeper import Sweeper, sweep_forever
+from ..following.webhooks import Webhooks
 from ..games.abandon import Abandoner, abandon_forever
 from ..games.games import Games, utc_now
 from ..settings import Settings
@@ -34,6 +37,7 @@ from .controllers.analysis import AnalysisController
 from .controllers.challenges import ChallengeController
 from .controllers.common import check_json_body, check_parameters
 from .controllers.deals import DealController
+from .controllers.following import Following, FollowingController
 from .controllers.games import GameController, document_move
 from .controllers.health import health, livez, readyz
 from .controllers.lessons import LessonController
@@ -143,7 +147,7 @@ def _route_handlers() -> list[ControllerRouterHandler]:
     return [
         AccountController, PlayerController, RulesetController, GameController, make_move, StreamController,
         DealController, player_stats, stats, health, livez, readyz, LessonController, RaceController, *web_routes(),
-        AnalysisController, versions, WatchController, RatingController, ChallengeController,
+        AnalysisController, versions, WatchController, RatingController, ChallengeController, FollowingController,
     ]
 
 
@@ -171,7 +175,7 @@ def _lifespan(
         app.state.analyses = Analyses(games, analysis.queue, analysis.wake)
         analysis.start()
         expiry = asyncio.create_task(expire_keys_forever(app.state.request_keys, clock, settings.idempotency_key_hours))
-        jobs = [expiry, *_abandon_job(app, settings, games, clock)]
+        jobs = [expiry, *_abandon_job(app, settings, games, clock), *_following_jobs(app, settings, pool, games)]
         app.state.pool_gauges = gauges = PoolGauges(pool) if settings.metrics else None
         if gauges is not None:
             jobs.append(asyncio.create_task(gauges.sample_forever()))
@@ -185,6 +189,7 @@ def _lifespan(
             for job in jobs:
                 job.cancel()
             await asyncio.gather(*jobs, return_exceptions=True)
+            await app.state.deliverer.close()
             await analysis.stop()  # its jobs go back to the queue
             await games.daily.close()
             await streams.stop()
@@ -237,6 +242,21 @@ def _abandon_job(
         return []
     app.state.abandoner = abandoner = Abandoner(games.moves, clock, settings.abandon_after_days)
     return [asyncio.create_task(abandon_forever(abandoner, settings.abandon_check_seconds))]
+
+
+def _following_jobs(
+    app: Litestar, settings: Settings, pool: AsyncConnectionPool, games: Games
+) -> list[asyncio.Task[None]]:
+    """Following an account (service.following): the webhooks service, the delivery worker (none
+    when WEBHOOK_CONCURRENCY is 0) and the outbox's periodic job (``app.state.sweeper``)."""
+    webhooks = Webhooks(pool, settings.webhooks_per_player, settings.webhooks_allow_private)
+    app.state.following = Following(webhooks, settings.account_events_retention_seconds)
+    app.state.deliverer = deliverer = Deliverer(pool, settings)
+    app.state.sweeper = sweeper = Sweeper(pool, games.races, settings.account_events_retention_seconds)
+    jobs = [asyncio.create_task(sweep_forever(sweeper, settings.account_events_sweep_seconds))]
+    if settings.webhook_concurrency > 0:
+        jobs.append(asyncio.create_task(deliverer.run_forever()))
+    return jobs
 
 
 def _cors(settings: Settings) -> CORSConfig:

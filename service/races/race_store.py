@@ -21,6 +21,7 @@ from psycopg.types.json import Jsonb
 from psycopg_pool import AsyncConnectionPool
 
 from ..errors import Conflict, Forbidden, NotFound
+from ..store import outbox
 from ..store.event_store import CHANNEL, insert_game
 from ..store.game_records import NewEvent
 from ..store.replica import ReadPool
@@ -201,8 +202,10 @@ async def _insert_race(conn: AsyncConnection[Any], row: NewRaceRow) -> None:
 async def _deal_and_run(
     conn: AsyncConnection[Any], race: RaceRow, now: datetime, deal_games: Callable[[RaceRow], list[DealtGame]]
 ) -> None:
-    """Deal every entrant their game, all at ``now``, and set the race running (the race row locked)."""
-    for game in deal_games(race):
+    """Deal every entrant their game, all at ``now``, and set the race running (the race row locked);
+    each entrant's account hears of it, with their own game (``raceStarted``)."""
+    dealt = deal_games(race)
+    for game in dealt:
         await insert_game(conn, game.game_id, game.player_id, race.ruleset, game.deal, game.status,
                           game.snapshot, game.events, now)
         await conn.execute(
@@ -214,6 +217,23 @@ async def _deal_and_run(
         ", status = %s, started_at = %s, ends_at = %s + make_interval(secs => time_limit_seconds)",
         (RUNNING, now, now),
     )
+    await outbox.append_all(conn, [
+        outbox.AccountEvent(game.player_id, outbox.RACE_STARTED, {
+            "race": str(race.id), "game": str(game.game_id), "entrants": len(dealt),
+            "timeLimitSeconds": race.time_limit_seconds,
+        })
+        for game in dealt
+    ])
+
+
+def _race_finished(race: RaceRow, result: Result, ending: Ending) -> outbox.AccountEvent:
+    """The ``raceFinished`` event of one entrant: their place (None: unranked) among how many, and
+    whether the time limit ended the race."""
+    game = next((e.game_id for e in race.entrants if e.player_id == result.player_id), None)
+    return outbox.AccountEvent(result.player_id, outbox.RACE_FINISHED, {
+        "race": str(race.id), "game": None if game is None else str(game), "place": result.place,
+        "entrants": len(race.entrants), "timeUp": ending.cutoff is not None, "rated": race.rated,
+    })
 
 
 class RaceStore:
@@ -314,7 +334,17 @@ class RaceStore:
             if race.rated and rate is not None:
                 await rate(conn, race, results, ending.finished_at)
             await _bump(conn, race_id, ", status = %s, finished_at = %s", (FINISHED, ending.finished_at))
+            await outbox.append_all(conn, [_race_finished(race, result, ending) for result in results])
             return True
+
+    async def due(self, now: datetime, limit: int) -> list[uuid.UUID]:
+        """Running races whose time limit has passed at ``now`` (the periodic job finishes them)."""
+        async with self.pool.connection() as conn:
+            cursor = await conn.execute(
+                "SELECT id FROM races WHERE status = %s AND ends_at <= %s ORDER BY ends_at LIMIT %s",
+                (RUNNING, now, limit),
+            )
+            return [row[0] for row in await cursor.fetchall()]
 
     async def record_standing(
         self, race_id: uuid.UUID, game_id: uuid.UUID, judge_one: Callable[[RaceRow, EntrantRow, list[LogRow]], Result]

@@ -374,6 +374,14 @@ class Races:
         """Finish the race if it is due; safe to call from any process at any time."""
         return await self.store.settle(race_id, lambda race: ending(race, self.clock()), judge, self.rate)
 
+    async def settle_due(self, limit: int = 50) -> int:
+        """Finish the running races whose time is up that no request has looked at (the periodic job
+        of service.following.sweeper): their entrants hear ``raceFinished`` without asking. How many."""
+        finished = 0
+        for race_id in await self.store.due(self.clock(), limit):
+            finished += await self.settle(race_id)
+        return finished
+
     async def guard(self, game: GameRow, token: str | None) -> bool:
         """May the bearer of ``token`` see ``game`` (a race game)? Raises Forbidden while its race has
         not finished and they are not its player. Returns whether its hidden cards must stay hidden

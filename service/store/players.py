@@ -167,9 +167,9 @@ class PlayerStore:
 
     async def erase(self, player_id: uuid.UUID, now: datetime) -> None:
         """Erase the person: revoke every token (the notice reaches every process's cache), then
-        delete the token rows, hashes and all, and the replies kept for their Idempotency-Keys
-        (the registration's included), and replace the name. The players row stays, under
-        its random id, because games, stats, leaderboards and races refer to it."""
+        delete the token rows, hashes and all, the replies kept for their Idempotency-Keys
+        (the registration's included), their webhooks and account events, and replace the name.
+        The players row stays, under its random id, because games, stats, leaderboards and races refer to it."""
         await self.revoke(player_id, None, now)
         async with self.pool.connection() as conn, conn.transaction():
             await conn.execute("DELETE FROM tokens WHERE player_id = %s", (player_id,))
@@ -178,6 +178,9 @@ class PlayerStore:
             await conn.execute(
                 "DELETE FROM request_keys WHERE scope = %s OR player_id = %s", (f"player:{player_id}", player_id)
             )
+            # their webhooks (URLs, signing secrets, delivery logs) and their account's events (migrations 0021, 0022)
+            await conn.execute("DELETE FROM webhooks WHERE player_id = %s", (player_id,))
+            await conn.execute("DELETE FROM account_events WHERE player_id = %s", (player_id,))
             await conn.execute("UPDATE players SET name = %s WHERE id = %s", (DELETED_NAME, player_id))
             await conn.execute("SELECT pg_notify(%s, %s)", (TOKENS_CHANNEL, str(player_id)))
 

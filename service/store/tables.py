@@ -37,6 +37,8 @@ players = Table(
     # whom the player accepts challenges from: everyone, humans or nobody (migration 0020)
     Column("accept_challenges", Text, nullable=False, server_default=text("'everyone'")),
     CheckConstraint("accept_challenges IN ('everyone', 'humans', 'nobody')", name="players_accept_challenges_check"),
+    # the number of the account's last event (service.following.outbox; migration 0021)
+    Column("event_seq", BigInteger, nullable=False, server_default=text("0")),
 )
 
 tokens = Table(
@@ -297,6 +299,8 @@ races = Table(
     CheckConstraint("max_entrants BETWEEN 2 AND 8", name="races_max_entrants_check"),
     Index("races_open", "created_at", "id", postgresql_where=text("status = 'open'")),  # the lobby (migration 0010)
     Index("races_live_fingerprint", "fingerprint", postgresql_where=text("status = 'running'")),
+    # running races by deadline: the periodic job finishes those whose time is up (migration 0021)
+    Index("races_running_ends_at", "ends_at", postgresql_where=text("status = 'running'")),
 )
 
 race_entrants = Table(
@@ -423,4 +427,57 @@ analysis_verdicts = Table(  # the solver's verdicts on tables, kept across jobs 
     CheckConstraint("verdict IN ('won', 'lost', 'unknown')", name="analysis_verdicts_verdict_check"),
     CheckConstraint("(verdict = 'won') = (line IS NOT NULL)", name="analysis_verdicts_line_check"),
     CheckConstraint("(verdict = 'unknown') = (budget_ms IS NOT NULL)", name="analysis_verdicts_budget_check"),
+)
+
+# ---------------------------------------------------------------- following an account (migrations 0021, 0022)
+
+account_events = Table(  # the account outbox (service.following.outbox): events, numbered per account
+    "account_events",
+    metadata,
+    Column("player_id", UUID(as_uuid=True), ForeignKey("players.id", ondelete="CASCADE"), nullable=False),
+    Column("seq", BigInteger, nullable=False),
+    Column("type", Text, nullable=False),
+    Column("data", JSONB, nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False, server_default=func.now()),
+    PrimaryKeyConstraint("player_id", "seq", name="account_events_pkey"),
+    Index("account_events_created_at", "created_at"),  # the retention job
+)
+
+webhooks = Table(  # an account's hooks and where each one's delivery stands (service.following.webhooks)
+    "webhooks",
+    metadata,
+    Column("id", UUID(as_uuid=True), nullable=False),
+    Column("player_id", UUID(as_uuid=True), ForeignKey("players.id", ondelete="CASCADE"), nullable=False),
+    Column("url", Text, nullable=False),
+    Column("events", ARRAY(Text), nullable=False),
+    Column("secret", Text, nullable=False),  # signs every delivery; shown once, at creation
+    Column("api_version", Text, nullable=False),  # the payloads' shapes (service.http.versions)
+    Column("created_at", DateTime(timezone=True), nullable=False, server_default=func.now()),
+    Column("cursor_seq", BigInteger, nullable=False),  # the owner's last event handled
+    Column("attempt", Integer, nullable=False, server_default=text("0")),
+    Column("next_attempt_at", DateTime(timezone=True), nullable=False, server_default=func.now()),
+    Column("failing_since", DateTime(timezone=True), nullable=True),
+    Column("lease_until", DateTime(timezone=True), nullable=True),
+    Column("disabled_at", DateTime(timezone=True), nullable=True),
+    Column("disabled_reason", Text, nullable=True),
+    PrimaryKeyConstraint("id", name="webhooks_pkey"),
+    Index("webhooks_player", "player_id", "created_at", "id"),
+    Index("webhooks_due", "next_attempt_at", postgresql_where=text("disabled_at IS NULL")),
+)
+
+webhook_deliveries = Table(  # one row per delivery attempt (GET /players/me/webhooks/{id}/deliveries)
+    "webhook_deliveries",
+    metadata,
+    Column("id", BigInteger, Identity(always=False), nullable=False),
+    Column("webhook_id", UUID(as_uuid=True), ForeignKey("webhooks.id", ondelete="CASCADE"), nullable=False),
+    Column("message_id", Text, nullable=False),
+    Column("event_type", Text, nullable=False),
+    Column("attempt", Integer, nullable=False),
+    Column("attempted_at", DateTime(timezone=True), nullable=False, server_default=func.now()),
+    Column("status", Integer, nullable=True),  # the receiver's HTTP status; NULL: no answer (error says why)
+    Column("latency_ms", DOUBLE_PRECISION, nullable=False),
+    Column("error", Text, nullable=True),
+    PrimaryKeyConstraint("id", name="webhook_deliveries_pkey"),
+    Index("webhook_deliveries_hook", "webhook_id", "id"),
+    Index("webhook_deliveries_attempted_at", "attempted_at"),
 )

@@ -21,6 +21,10 @@ While it listens there it also listens on ``canfield_games``: every new game not
 A watch keeps one slot however many games it follows, keyed by an id of its own; the hub tells it
 which of its games were notified (``changed``), so it reads only those.
 
+Account streams (``GET /players/me/stream``: service.following.feed) subscribe by their player's
+id and are woken the same way by ``canfield_account_events`` (``<player id>:<event number>``,
+service.store.outbox), listened to alongside the games' channels.
+
 The same connection always listens on ``canfield_tokens``: a revoked token's player is named
 there, and this process forgets that player's cached tokens (``TokenCache.forget``); after a
 reconnection it forgets every cached token, since a revocation may have gone by unheard.
@@ -52,6 +56,7 @@ from ..players.tokens import TokenCache
 from ..settings import Settings
 from ..store.connections import connect_timeout, primary_of
 from ..store.event_store import CHANNEL, GAMES_CHANNEL, EventStore
+from ..store.outbox import ACCOUNT_CHANNEL
 from ..store.players import TOKENS_CHANNEL
 from ..tasks import cancel_and_wait
 from .shared_reads import SharedReads
@@ -323,7 +328,7 @@ class StreamHub:
         try:
             while True:
                 if self.by_game and not self.listening.is_set():
-                    await conn.execute(f"LISTEN {CHANNEL}; LISTEN {GAMES_CHANNEL}")
+                    await conn.execute(f"LISTEN {CHANNEL}; LISTEN {GAMES_CHANNEL}; LISTEN {ACCOUNT_CHANNEL}")
                     self.listening.set()
                     self._wake_all()  # catch up on anything appended before LISTEN took effect
                 kick: asyncio.Future[None] = loop.create_future()  # a stream wants LISTEN, or the connection broke
@@ -352,7 +357,7 @@ class StreamHub:
                     kick.result()  # raises if the connection broke
                     continue  # a stream opened: LISTEN
                 if self.listening.is_set() and not self.by_game:
-                    await conn.execute(f"UNLISTEN {CHANNEL}; UNLISTEN {GAMES_CHANNEL}")
+                    await conn.execute(f"UNLISTEN {CHANNEL}; UNLISTEN {GAMES_CHANNEL}; UNLISTEN {ACCOUNT_CHANNEL}")
                     self.listening.clear()
                 await conn.execute("SELECT 1")  # a dead connection raises here
         finally:

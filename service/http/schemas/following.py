@@ -1,0 +1,75 @@
+"""Following an account: its stream's events and its webhooks (service.following)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any, Literal
+from uuid import UUID
+
+from msgspec import Meta
+
+from .common import Body, RequestBody
+
+AccountEventType = Literal[
+    "raceStarted", "raceFinished", "gameEnded", "analysisDone", "webhookDisabled",
+    "challenge", "tournamentStarted", "tournamentFinished",
+]
+
+
+class AccountEvent(Body):
+    """One event of an account (a stream's message, a webhook's ``data``). ``data`` by type:
+    raceStarted ``{race, game, entrants, timeLimitSeconds}``; raceFinished ``{race, game, place,
+    entrants, timeUp}``; gameEnded ``{game, status, reason, moveCount, race}``; analysisDone ``{game,
+    status}``; webhookDisabled ``{webhook, url, reason}``; eventsDropped (streams only) ``{after,
+    resumedAfter, retentionSeconds}``. challenge, tournamentStarted and tournamentFinished are reserved."""
+
+    id: Annotated[int, Meta(ge=0, description="the event's number on the account, in commit order")]
+    type: Annotated[str, Meta(description="an account event type, or eventsDropped")]
+    created_at: datetime
+    data: dict[str, Any]
+
+
+class NewWebhookRequest(RequestBody):
+    """``POST /players/me/webhooks``."""
+
+    url: Annotated[str, Meta(min_length=1, max_length=4000, description="an http(s) URL of a public address, "
+                                                                          "at most 2000 characters")]
+    events: Annotated[list[AccountEventType], Meta(min_length=1, max_length=16,
+                                                   description="the event types to deliver")]
+
+
+class WebhookView(Body):
+    id: UUID
+    url: str
+    events: list[str]
+    api_version: Annotated[str, Meta(description="the API version whose shapes its payloads have")]
+    created_at: datetime
+    status: Literal["active", "disabled"]
+    failing_since: datetime | None
+    disabled_at: datetime | None
+    disabled_reason: str | None
+
+
+class WebhookCreated(WebhookView):
+    secret: Annotated[str, Meta(description="the signing secret (whsec_...), shown only in this reply")]
+
+
+class WebhookList(Body):
+    items: list[WebhookView]
+    next: Annotated[str | None, Meta(description="the cursor of the next page; null: this is the last")]
+
+
+class WebhookDelivery(Body):
+    id: int
+    message_id: Annotated[str, Meta(description="the webhook-id header sent: the same for every attempt at one event")]
+    event_type: str
+    attempt: Annotated[int, Meta(ge=1, description="1 for the first attempt at this event, then 2, 3, ...")]
+    attempted_at: datetime
+    status: Annotated[int | None, Meta(description="the receiver's HTTP status; null: no answer (see error)")]
+    latency_ms: float
+    error: str | None
+
+
+class WebhookDeliveryList(Body):
+    items: list[WebhookDelivery]
+    next: Annotated[str | None, Meta(description="the cursor of the next page; null: this is the last")]
