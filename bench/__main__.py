@@ -22,6 +22,7 @@ from . import (
     cpu_bench,
     domain_bench,
     failover_bench,
+    following_bench,
     movepath_bench,
     primary_down_bench,
     profile_bench,
@@ -48,7 +49,8 @@ ON_REQUEST = {"profile": profile_bench.main, "cpu": cpu_bench.main, "movepath": 
               "primary-down": primary_down_bench.main,  # the database stopped: how soon a move and /readyz say 503
               "ratings": ratings_bench.main,  # rating models on simulated races (docs/ratings.md)
               "watch": watch_bench.main,  # many games on many GET/POST /watch connections (docs/performance.md)
-              "rating-scale": rating_scale_bench.main}  # a rating update and the rating list at 100,000 players
+              "rating-scale": rating_scale_bench.main,  # a rating update and the rating list at 100,000 players
+              "following": following_bench.main}  # account streams, webhooks (docs/streams-and-webhooks.md)
 
 
 def main(argv: list[str]) -> None:

@@ -6,7 +6,7 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 T = TypeVar("T")
@@ -90,6 +90,22 @@ def connect_timeout_seconds() -> int:
     """``DB_CONNECT_TIMEOUT_SECONDS`` (default 2; libpq's least is 2): also read by ``canfield
     migrate``, which takes no other setting."""
     return _int("DB_CONNECT_TIMEOUT_SECONDS", 2, least=1)
+
+def _following_from_env() -> dict[str, Any]:
+    """The settings of following an account (account events, webhooks), from the environment."""
+    return {
+        "account_events_retention_seconds": _float("ACCOUNT_EVENTS_RETENTION_SECONDS", 7 * 86400.0, least=1.0),
+        "account_events_sweep_seconds": _float("ACCOUNT_EVENTS_SWEEP_SECONDS", 60.0, least=1.0),
+        "webhooks_per_player": _int("WEBHOOKS_PER_PLAYER", 10, least=1),
+        "webhook_concurrency": _int("WEBHOOK_CONCURRENCY", 8, least=0),
+        "webhook_timeout_seconds": _float("WEBHOOK_TIMEOUT_SECONDS", 10.0, least=0.1),
+        "webhook_poll_seconds": _float("WEBHOOK_POLL_SECONDS", 1.0, least=0.01),
+        "webhook_retry_first_seconds": _float("WEBHOOK_RETRY_FIRST_SECONDS", 5.0, least=0.01),
+        "webhook_retry_max_seconds": _float("WEBHOOK_RETRY_MAX_SECONDS", 3600.0, least=0.01),
+        "webhook_retry_seconds": _float("WEBHOOK_RETRY_SECONDS", 86400.0, least=0.0),
+        "webhook_backlog_max": _int("WEBHOOK_BACKLOG_MAX", 1000, least=1),
+        "webhooks_allow_private": _flag("WEBHOOKS_ALLOW_PRIVATE"),
+    }
 
 
 @dataclass(frozen=True)
@@ -250,17 +266,7 @@ class Settings:
             analysis_jobs_per_player=_int("ANALYSIS_JOBS_PER_PLAYER", 3, least=0),
             analysis_jobs_per_address=_int("ANALYSIS_JOBS_PER_ADDRESS", 10, least=0),
             analysis_job_seconds=_float("ANALYSIS_JOB_SECONDS", 20.0, least=1.0),
-            account_events_retention_seconds=_float("ACCOUNT_EVENTS_RETENTION_SECONDS", 7 * 86400.0, least=1.0),
-            account_events_sweep_seconds=_float("ACCOUNT_EVENTS_SWEEP_SECONDS", 60.0, least=1.0),
-            webhooks_per_player=_int("WEBHOOKS_PER_PLAYER", 10, least=1),
-            webhook_concurrency=_int("WEBHOOK_CONCURRENCY", 8, least=0),
-            webhook_timeout_seconds=_float("WEBHOOK_TIMEOUT_SECONDS", 10.0, least=0.1),
-            webhook_poll_seconds=_float("WEBHOOK_POLL_SECONDS", 1.0, least=0.01),
-            webhook_retry_first_seconds=_float("WEBHOOK_RETRY_FIRST_SECONDS", 5.0, least=0.01),
-            webhook_retry_max_seconds=_float("WEBHOOK_RETRY_MAX_SECONDS", 3600.0, least=0.01),
-            webhook_retry_seconds=_float("WEBHOOK_RETRY_SECONDS", 86400.0, least=0.0),
-            webhook_backlog_max=_int("WEBHOOK_BACKLOG_MAX", 1000, least=1),
-            webhooks_allow_private=_flag("WEBHOOKS_ALLOW_PRIVATE"),
+            **_following_from_env(),
             shutdown_timeout_seconds=_int("SHUTDOWN_TIMEOUT_SECONDS", 20, least=1),
             otel_tracing=_flag("OTEL_TRACING"),
             metrics=_switch("METRICS", True),

@@ -149,7 +149,8 @@ def test_idle_streams_keep_alive(http: httpx.Client) -> None:
             assert time.monotonic() < deadline
     with sse(http, bot) as stream:
         message = stream.next()
-        assert message is not None and message.comments == ["keep-alive"]
+        assert message is not None
+        assert message.comments == ["keep-alive"]
 
 
 def test_a_cut_stream_resumes_with_last_event_id_across_a_restart(database_url: str, clean_database: str) -> None:
