@@ -6,7 +6,7 @@ with by ``Accept`` (``ALSO``). ``complete`` (service.http.openapi.document) puts
 
 from __future__ import annotations
 
-from litestar.openapi.spec import OpenAPIType, Reference, Schema
+from litestar.openapi.spec import OpenAPIFormat, OpenAPIType, Reference, Schema
 
 from .patterns import COMPONENTS, EVENT_STREAM, NDJSON
 
@@ -112,8 +112,44 @@ _WATCH_MESSAGE = _message(
     'JSON: {"games", "players", "unavailable"} for watching, {"game", "view": <GameView>} for '
     'view and end, {"game", "event": <EventView>} for game-event, {"detail"} for shutdown',
 )
+_ACCOUNT_TYPES = [
+    "raceStarted", "raceFinished", "gameEnded", "analysisDone", "webhookDisabled", "challenge", "tournamentStarted",
+    "tournamentFinished", "eventsDropped",
+]
+_ACCOUNT_EVENT = Schema(
+    type=OpenAPIType.OBJECT,
+    title="AccountEvent",
+    description="One event of an account (GET /players/me/stream; a webhook's `data`). `data` by type: raceStarted "
+    "{race, game, entrants, timeLimitSeconds}; raceFinished {race, game, place, entrants, timeUp}; gameEnded {game, "
+    "status, reason, moveCount, race}; analysisDone {game, status}; webhookDisabled {webhook, url, reason}; "
+    "eventsDropped (streams only) {after, resumedAfter, retentionSeconds}. challenge, tournamentStarted and "
+    "tournamentFinished are reserved.",
+    required=["id", "type", "createdAt", "data"],
+    properties={
+        "id": Schema(type=OpenAPIType.INTEGER, minimum=0, description="the event's number on the account, in "
+                     "commit order (Last-Event-ID resumes after it)"),
+        "type": Schema(type=OpenAPIType.STRING, enum=_ACCOUNT_TYPES),
+        "createdAt": Schema(type=OpenAPIType.STRING, format=OpenAPIFormat.DATE_TIME),
+        "data": Schema(type=OpenAPIType.OBJECT, additional_properties=True),
+    },
+)
+_ACCOUNT_STREAM_MESSAGE = _message(
+    "AccountStreamMessage",
+    "One Server-Sent Events message of an account's stream: `event` is the AccountEvent's type and `id` its "
+    "number; `shutdown` (the server is stopping: the last message, with `retry` and without `id`).",
+    [*_ACCOUNT_TYPES, "shutdown"],
+    "^[0-9]+$",
+    [Reference(COMPONENTS + "AccountEvent"), _SHUTDOWN_DATA],
+    'JSON: an AccountEvent, or {"detail"} for shutdown',
+)
+_ACCOUNT_EVENT_LINES = Schema(
+    type=OpenAPIType.STRING,
+    description="one AccountEvent (#/components/schemas/AccountEvent) per line, oldest first; an empty line "
+    "every keep-alive interval of silence",
+)
 MESSAGES = {"StreamMessage": _STREAM_MESSAGE, "RaceStreamMessage": _RACE_STREAM_MESSAGE,
-            "WatchMessage": _WATCH_MESSAGE}
+            "WatchMessage": _WATCH_MESSAGE, "AccountStreamMessage": _ACCOUNT_STREAM_MESSAGE,
+            "AccountEvent": _ACCOUNT_EVENT}
 
 
 def _event_stream(message: str) -> Schema:
@@ -149,6 +185,7 @@ ALSO: dict[str, dict[str, Schema]] = {
     "exportEvents": {"text/plain": _LINES},
     "exportPlayerGames": {"text/plain": _GAME_LINES},
     "exportMe": {"text/plain": _ACCOUNT_LINES},
+    "streamMyEvents": {NDJSON: _ACCOUNT_EVENT_LINES},
 }
 # The schema of each non-JSON body (Litestar gives them none).
 BODIES = {NDJSON: _LINES, EVENT_STREAM: _event_stream("StreamMessage")}
@@ -157,6 +194,7 @@ OWN_BODIES = {
     "streamRace": {EVENT_STREAM: _event_stream("RaceStreamMessage")},
     "watchGames": {EVENT_STREAM: _event_stream("WatchMessage")},
     "watchGamesPost": {EVENT_STREAM: _event_stream("WatchMessage")},
+    "streamMyEvents": {EVENT_STREAM: _event_stream("AccountStreamMessage")},
     "exportPlayerGames": {NDJSON: _GAME_LINES},
     "exportMe": {NDJSON: _ACCOUNT_LINES},
 }

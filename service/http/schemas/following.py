@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 from uuid import UUID
 
 from msgspec import Meta
@@ -14,19 +14,6 @@ AccountEventType = Literal[
     "raceStarted", "raceFinished", "gameEnded", "analysisDone", "webhookDisabled",
     "challenge", "tournamentStarted", "tournamentFinished",
 ]
-
-
-class AccountEvent(Body):
-    """One event of an account (a stream's message, a webhook's ``data``). ``data`` by type:
-    raceStarted ``{race, game, entrants, timeLimitSeconds}``; raceFinished ``{race, game, place,
-    entrants, timeUp}``; gameEnded ``{game, status, reason, moveCount, race}``; analysisDone ``{game,
-    status}``; webhookDisabled ``{webhook, url, reason}``; eventsDropped (streams only) ``{after,
-    resumedAfter, retentionSeconds}``. challenge, tournamentStarted and tournamentFinished are reserved."""
-
-    id: Annotated[int, Meta(ge=0, description="the event's number on the account, in commit order")]
-    type: Annotated[str, Meta(description="an account event type, or eventsDropped")]
-    created_at: datetime
-    data: dict[str, Any]
 
 
 class NewWebhookRequest(RequestBody):
