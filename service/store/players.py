@@ -196,9 +196,11 @@ class PlayerStore:
             return [row[0] for row in await cursor.fetchall()]
 
     async def personal_rows(self, player_id: uuid.UUID) -> list[tuple[str, dict[str, object]]]:
-        """The rows of the player's stats, race entries, daily leaderboard entries and ratings, as
-        stored (each with its kind: ``stats``, ``race-entry``, ``daily-entry``, ``rating``,
-        ``rating-change``)."""
+        """The rows of the player's stats, race entries, daily leaderboard entries, ratings and
+        webhooks, as stored (each with its kind: ``stats``, ``race-entry``, ``daily-entry``,
+        ``rating``, ``rating-change``, ``webhook``). Account events are not among them:
+        notifications of what the games and races already show, kept a week, and an export of an
+        older version's shape must not grow lines for accounts without hooks."""
         found: list[tuple[str, dict[str, object]]] = []
         async with self.pool.connection() as conn:
             for kind, table, order in _PERSONAL_TABLES:
@@ -215,4 +217,7 @@ _PERSONAL_TABLES = (
     ("daily-entry", "daily_leaderboard", "t.day"),
     ("rating", "player_ratings", "t.ruleset_id"),  # service.ratings (migration 0019)
     ("rating-change", "rating_changes", "t.sequence"),
+    # migration 0022, without the signing secret (shown once, never exported)
+    ("webhook", ("(SELECT id, player_id, url, events, api_version, created_at, failing_since, disabled_at,"
+                " disabled_reason FROM webhooks)"), "t.created_at, t.id"),
 )

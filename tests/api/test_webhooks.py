@@ -3,6 +3,7 @@ retried after a 500 and across a server restart with the same webhook-id; and ev
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from collections.abc import Iterator
@@ -280,3 +281,16 @@ def test_webhooks_need_a_token_with_the_account_scope(http: httpx.Client) -> Non
     body = {"url": "http://127.0.0.1:9/x", "events": ["gameEnded"]}
     assert_problem(http.post("/players/me/webhooks", headers=playing, json=body), 403, "forbidden")
     assert_problem(http.post("/players/me/webhooks", json=body), 401, "unauthorized")
+
+
+def test_the_account_export_has_the_hooks_without_their_secrets_and_the_events(http: httpx.Client) -> None:
+    bot = Player(http, "Robo")
+    hook = make_hook(bot, "http://127.0.0.1:9/x")
+    end_a_game(bot, 1)
+    lines = [json.loads(line) for line in http.get("/players/me/export", headers=bot.auth).text.splitlines()]
+    (exported,) = [line for line in lines if line["type"] == "webhook"]
+    assert exported["id"] == hook["id"]
+    assert exported["url"] == "http://127.0.0.1:9/x"
+    assert "secret" not in exported
+    assert hook["secret"] not in json.dumps(lines)
+    assert [line["type"] for line in lines if line["type"] == "account-event"] == ["account-event"]

@@ -75,7 +75,7 @@ class AccountController(Controller):
          summary="Everything stored about the player as application/x-ndjson, one object per line with its "
          "'type': player, token (never its secret or hash), game (its view and whole event log; a daily deck "
          "withheld until its date is over, a race deck until the race has finished), stats, race-entry, daily-entry, "
-         "rating, rating-change",
+         "rating, rating-change, webhook (never its secret)",
          responses=documented(400, 401, 403, 429, 503), media_type=NDJSON, security=_ME)
     async def export(self, request: Request[Any, Any, Any], state: State) -> Stream:
         lines = await games_of(state).account_export(bearer_token(request))
