@@ -82,3 +82,15 @@ REFUSED_READS = RATE_LIMITED.labels("reads")
 REFUSED_WRITES = RATE_LIMITED.labels("writes")
 REFUSED_SOLVER_HINTS = RATE_LIMITED.labels("solver_hints")
 REFUSED_STREAMS = RATE_LIMITED.labels("streams")
+
+WEBHOOK_ATTEMPTS = Counter(
+    "canfield_webhook_attempts",
+    "Webhook delivery attempts by outcome: delivered (a 2xx answer), failed (anything else; retried), disabled "
+    "(failed, and the hook has been failing past WEBHOOK_RETRY_SECONDS: disabled)",
+    ("outcome",),
+)
+WEBHOOK_SECONDS = Histogram(
+    "canfield_webhook_attempt_duration_seconds",
+    "Webhook delivery attempts, from resolving the address to the receiver's answer (or the error)",
+    buckets=(0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0),
+)

@@ -40,6 +40,7 @@ from psycopg.rows import tuple_row
 from psycopg_pool import AsyncConnectionPool
 from standardwebhooks.webhooks import Webhook
 
+from ..metrics import WEBHOOK_ATTEMPTS, WEBHOOK_SECONDS
 from ..settings import Settings
 from ..store import outbox
 from ..store.outbox import StoredAccountEvent
@@ -152,10 +153,10 @@ class Deliverer:
     async def run_forever(self) -> None:
         """Keep up to ``concurrency`` deliveries in flight: claim as many hooks as there are free
         places, again as soon as one attempt ends, else every ``poll`` seconds."""
-        in_flight: set[asyncio.Task[None]] = set()
+        in_flight: dict[asyncio.Task[None], uuid.UUID] = {}
 
         def done(task: asyncio.Task[None]) -> None:
-            in_flight.discard(task)
+            in_flight.pop(task, None)
             self.wake.set()
 
         try:
@@ -170,15 +171,27 @@ class Deliverer:
                         log.warning("webhook deliveries failed: %r", error)
                 for hook in claimed:
                     task = asyncio.create_task(self._handle(hook), name="canfield-webhook-delivery")
-                    in_flight.add(task)
+                    in_flight[task] = hook.id
                     task.add_done_callback(done)
                 if not claimed or len(in_flight) >= self.concurrency:
                     with contextlib.suppress(TimeoutError):
                         await asyncio.wait_for(self.wake.wait(), self.poll)
         finally:
-            for task in in_flight:
-                task.cancel()
-            await asyncio.gather(*in_flight, return_exceptions=True)
+            await self._give_back(in_flight)
+
+    async def _give_back(self, in_flight: dict[asyncio.Task[None], uuid.UUID]) -> None:
+        """The process is stopping: cancel the attempts in flight and end their leases, so another
+        process takes the hooks up at once (an attempt cut short is made again: at least once)."""
+        hooks = list(in_flight.values())
+        for task in list(in_flight):
+            task.cancel()
+        await asyncio.gather(*in_flight, return_exceptions=True)
+        if hooks:
+            try:
+                async with self.pool.connection() as conn:
+                    await conn.execute("UPDATE webhooks SET lease_until = NULL WHERE id = ANY(%s)", (hooks,))
+            except Exception as error:  # their leases run out instead
+                log.warning("webhook leases not given back: %r", error)
 
     async def round(self) -> int:
         """Claim the due hooks (at most ``concurrency``) and deliver each one's next event; how many."""
@@ -241,18 +254,22 @@ class Deliverer:
 
     async def _record(self, hook: Claimed, event: StoredAccountEvent, outcome: Outcome) -> None:
         attempt = hook.attempt + 1
+        WEBHOOK_SECONDS.observe(outcome.latency_ms / 1000)
         async with self.pool.connection() as conn, conn.transaction():
             await conn.execute(_LOG, (hook.id, message_id(hook.player_id, event.seq), event.type, attempt,
                                       outcome.status, outcome.latency_ms, outcome.error))
             if outcome.delivered:
                 await conn.execute(_DELIVERED, {"id": hook.id, "seq": event.seq, "cursor": hook.cursor})
+                WEBHOOK_ATTEMPTS.labels("delivered").inc()
                 return
             row = await (await conn.execute(_FAILED, {
                 "id": hook.id, "cursor": hook.cursor, "window": self.window,
                 "delay": backoff(attempt, self.first, self.most),
             })).fetchone()
-            if row is not None and row[0]:
+            disabled = row is not None and bool(row[0])
+            if disabled:
                 await self._disable(conn, hook, outcome)
+        WEBHOOK_ATTEMPTS.labels("disabled" if disabled else "failed").inc()
 
     async def _disable(self, conn: Any, hook: Claimed, outcome: Outcome) -> None:
         reason = (f"deliveries kept failing for {self.window:g} seconds (the last: "
