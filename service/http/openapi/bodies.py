@@ -178,8 +178,8 @@ _GAME_LINES = Schema(
 _ACCOUNT_LINES = Schema(
     type=OpenAPIType.STRING,
     description='one JSON object per line, each with a "type": "player" first, then each "token", each "game" '
-    '({"game": <GameView>, "events": [<EventView>, ...]}), each "stats", "race-entry", "daily-entry", '
-    '"account-event" and "webhook" (no secret) row',
+    '({"game": <GameView>, "events": [<EventView>, ...]}), each "stats", "race-entry", "daily-entry" '
+    'and "webhook" (no secret) row',
 )
 ALSO: dict[str, dict[str, Schema]] = {
     "listEvents": {NDJSON: _LINES},
