@@ -44,7 +44,7 @@ from ..metrics import WEBHOOK_ATTEMPTS, WEBHOOK_SECONDS
 from ..settings import Settings
 from ..store import outbox
 from ..store.outbox import StoredAccountEvent
-from .addresses import WebhookRefused, resolve
+from .addresses import Target, WebhookRefused, resolve
 from .feed import account_event
 
 log = logging.getLogger("canfield")
@@ -240,17 +240,27 @@ class Deliverer:
             "webhook-timestamp": str(int(now.timestamp())),
             "webhook-signature": Webhook(hook.secret).sign(msg_id, now, body),
         }
-        extensions = {"sni_hostname": target.host} if target.scheme == "https" else {}
         try:
-            response = await asyncio.wait_for(
-                self.http.post(target.address_url(target.addresses[0]), content=body, headers=headers,
-                               extensions=extensions),
-                self.timeout,
-            )
+            status = await asyncio.wait_for(self._post_to(target, body, headers), self.timeout)
         except (httpx.HTTPError, TimeoutError, OSError) as error:
             said = f"{type(error).__name__}: {error}"
             return Outcome(None, (time.monotonic() - started) * 1000, said[:ERROR_LENGTH])
-        return Outcome(response.status_code, (time.monotonic() - started) * 1000, None)
+        return Outcome(status, (time.monotonic() - started) * 1000, None)
+
+    async def _post_to(self, target: Target, body: bytes, headers: dict[str, str]) -> int:
+        """Post to the checked addresses in the resolver's order until one takes the connection
+        (``localhost`` may resolve to ::1 first while the receiver listens on 127.0.0.1 only)."""
+        extensions = {"sni_hostname": target.host} if target.scheme == "https" else {}
+        for address in target.addresses[:-1]:
+            try:
+                response = await self.http.post(target.address_url(address), content=body, headers=headers,
+                                                extensions=extensions)
+            except httpx.ConnectError:
+                continue
+            return response.status_code
+        response = await self.http.post(target.address_url(target.addresses[-1]), content=body, headers=headers,
+                                        extensions=extensions)
+        return response.status_code
 
     async def _record(self, hook: Claimed, event: StoredAccountEvent, outcome: Outcome) -> None:
         attempt = hook.attempt + 1

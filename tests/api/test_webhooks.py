@@ -121,6 +121,18 @@ def end_a_game(player: Player, seed: int) -> str:
     return game_id
 
 
+def logged(player: Player, hook: dict[str, Any], count: int) -> list[dict[str, Any]]:
+    """The hook's delivery log once it holds ``count`` attempts (each is logged after its answer)."""
+    deadline = time.monotonic() + WAIT
+    while True:
+        items: list[dict[str, Any]] = player.client.get(f"/players/me/webhooks/{hook['id']}/deliveries",
+                                                        headers=player.auth).json()["items"]
+        if len(items) >= count:
+            return items
+        assert time.monotonic() < deadline, f"{len(items)} attempts logged, not {count}"
+        time.sleep(0.05)
+
+
 def verified(hook: dict[str, Any], delivery: tuple[dict[str, str], bytes, int]) -> dict[str, Any]:
     headers, body, _ = delivery
     payload: dict[str, Any] = Webhook(hook["secret"]).verify(body, headers)  # raises if the signature is wrong
@@ -147,9 +159,9 @@ def test_a_delivery_answered_500_is_retried_with_the_same_id_and_both_are_logged
         third = site.wait_for(3)[2]
         assert third[0]["webhook-id"] != first[0]["webhook-id"]
         assert verified(hook, third)["data"]["id"] == 2
-    log = http.get(f"/players/me/webhooks/{hook['id']}/deliveries", headers=bot.auth).json()
-    assert [(d["status"], d["attempt"]) for d in log["items"]] == [(204, 1), (204, 2), (500, 1)]
-    assert all(d["latencyMs"] >= 0 and d["eventType"] == "gameEnded" for d in log["items"])
+    log = logged(bot, hook, 3)
+    assert [(d["status"], d["attempt"]) for d in log] == [(204, 1), (204, 2), (500, 1)]
+    assert all(d["latencyMs"] >= 0 and d["eventType"] == "gameEnded" for d in log)
     paged = http.get(f"/players/me/webhooks/{hook['id']}/deliveries", headers=bot.auth, params={"limit": 2})
     assert len(paged.json()["items"]) == 2
     assert 'rel="next"' in paged.headers["link"]
@@ -175,11 +187,7 @@ def test_a_delivery_failing_when_the_server_stops_is_made_by_the_next_one(
         with running_server(hook_settings(database_url)) as url, httpx.Client(base_url=url, timeout=30) as client:
             deliveries = site.wait_for(failed + 1)
             bot.client = client
-            deadline = time.monotonic() + WAIT
-            while client.get(f"/players/me/webhooks/{hook['id']}/deliveries", headers=bot.auth).json()["items"][0][
-                    "status"] != 200:
-                assert time.monotonic() < deadline
-                time.sleep(0.05)
+            assert logged(bot, hook, failed + 1)[0]["status"] == 200
         assert [status for _, _, status in deliveries] == [503] * failed + [200]
         assert len({headers["webhook-id"] for headers, _, _ in deliveries}) == 1  # one event, however many attempts
         assert all(verified(hook, delivery) == verified(hook, deliveries[0]) for delivery in deliveries)
@@ -294,3 +302,16 @@ def test_the_account_export_has_the_hooks_without_their_secrets(http: httpx.Clie
     assert exported["url"] == "http://127.0.0.1:9/x"
     assert "secret" not in exported
     assert hook["secret"] not in json.dumps(lines)
+
+
+def test_a_redirect_is_not_followed_and_a_host_name_is_sent_as_host(http: httpx.Client) -> None:
+    bot = Player(http, "Robo")
+    with receiver([302, 200]) as site:
+        named = site.url.replace("127.0.0.1", "localhost")
+        hook = make_hook(bot, named)
+        end_a_game(bot, 1)
+        redirected, delivered = site.wait_for(2)
+        assert redirected[0]["host"] == delivered[0]["host"] == named.split("/")[2]  # the name, not the address
+        assert verified(hook, redirected) == verified(hook, delivered)
+    log = logged(bot, hook, 2)
+    assert [(d["status"], d["attempt"]) for d in log] == [(200, 2), (302, 1)]  # a 3xx is a failed attempt

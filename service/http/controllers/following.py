@@ -15,6 +15,7 @@ from litestar.response import Response, Stream
 from ...following.feed import Feed, feed_messages, resume_point
 from ...following.webhooks import Delivery, Hook, Page, Webhooks, event_names
 from ...players.tokens import Scope
+from ..openapi.document import response_headers
 from ..openapi.patterns import NDJSON
 from ..problems import documented, with_codes
 from ..schemas.following import (
@@ -136,6 +137,7 @@ class FollowingController(Controller):
                        "webhook_url_too_long", "webhook_url_private", "webhook_url_unresolvable", "unknown_event_type"),
             409, "too_many_webhooks",
         ),
+        response_headers=response_headers("Location"),
         security=_ME,
     )
     async def create(
@@ -152,7 +154,7 @@ class FollowingController(Controller):
         return Response(created, status_code=201, headers={"Location": f"/players/me/webhooks/{hook.id}"})
 
     @get("/webhooks", operation_id="listWebhooks", summary="The account's webhooks, newest first (never a secret)",
-         responses=documented(400, 401, 403, 429, 503), security=_ME)
+         responses=documented(400, 401, 403, 429, 503), response_headers=response_headers("Link"), security=_ME)
     async def list(
         self, request: Request[Any, Any, Any], state: State,
         limit: Annotated[int, _LIMIT] = 50, cursor: Annotated[str | None, _CURSOR] = None,
@@ -173,7 +175,8 @@ class FollowingController(Controller):
 
     @get("/webhooks/{hook_id:uuid}/deliveries", operation_id="listWebhookDeliveries",
          summary="A webhook's delivery attempts, newest first: time, HTTP status or error, latency, attempt",
-         responses=documented(400, 401, 403, 404, 429, 503), security=_ME)
+         responses=documented(400, 401, 403, 404, 429, 503), response_headers=response_headers("Link"),
+         security=_ME)
     async def deliveries(
         self, request: Request[Any, Any, Any], state: State, hook_id: Annotated[UUID, _HOOK_ID],
         limit: Annotated[int, _LIMIT] = 50, cursor: Annotated[str | None, _CURSOR] = None,

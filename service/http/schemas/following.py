@@ -19,7 +19,7 @@ AccountEventType = Literal[
 class NewWebhookRequest(RequestBody):
     """``POST /players/me/webhooks``."""
 
-    url: Annotated[str, Meta(min_length=1, max_length=4000, description="an http(s) URL of a public address, "
+    url: Annotated[str, Meta(min_length=1, max_length=8000, description="an http(s) URL of a public address, "
                                                                           "at most 2000 characters")]
     events: Annotated[list[AccountEventType], Meta(min_length=1, max_length=16,
                                                    description="the event types to deliver")]
