@@ -2,7 +2,7 @@
 
 A URL is checked when the hook is made and again before every delivery (a name that resolved to a
 public address at creation may resolve to 127.0.0.1 later: DNS rebinding); the delivery then
-connects to the very address that was checked (``Target.addresses``), with the URL's host name as
+connects to the very addresses that were checked (``Target.addresses``), with the URL's host name as
 the ``Host`` header and the TLS server name. Private, loopback, link-local, shared, multicast,
 reserved and unspecified addresses are refused unless ``WEBHOOKS_ALLOW_PRIVATE`` is set (tests).
 """
