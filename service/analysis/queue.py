@@ -235,7 +235,7 @@ class AnalysisQueue:
             if row is None:
                 return False
             status, requester, player = row[1], row[2], row[3]
-            told = {player} | ({uuid.UUID(requester[7:])} if (requester or "").startswith("player:") else set())
+            told = {player} | _player_of(requester)
             data = {"game": str(job.game_id), "status": status}
             await outbox.append_all(conn, [outbox.AccountEvent(who, outbox.ANALYSIS_DONE, data) for who in told])
             return True
@@ -249,3 +249,13 @@ class AnalysisQueue:
         async with self.pool.connection() as conn:
             cursor = await conn.execute(statement, {"id": job.game_id, "attempt": job.attempt, **values})
             return await cursor.fetchone() is not None
+
+
+def _player_of(requester: str | None) -> set[uuid.UUID]:
+    """The player who asked for a job (``player:<uuid>``), if a player did."""
+    if requester is None or not requester.startswith("player:"):
+        return set()
+    try:
+        return {uuid.UUID(requester.removeprefix("player:"))}
+    except ValueError:
+        return set()

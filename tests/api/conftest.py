@@ -70,6 +70,10 @@ def server_settings(database_url: str, **changes: Any) -> Settings:
         "rate_limit_write_burst": 100_000,
         "rate_limit_reads_per_second": 100_000,
         "rate_limit_read_burst": 100_000,
+        # The account events' round also finishes races whose time is up by the server's clock: a
+        # session server whose clock a test moved must not finish another test's races meanwhile
+        # (tests/api/test_account_stream.py runs it often, on a server of its own).
+        "account_events_sweep_seconds": 3600.0,
     }
     return Settings(**{**defaults, **changes})
 
