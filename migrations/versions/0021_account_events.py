@@ -7,7 +7,8 @@
   ``gameEnded``, ``analysisDone``, ...; never one per move), written in the transaction of the
   change it tells of, kept for ``ACCOUNT_EVENTS_RETENTION_SECONDS`` and then removed by a job.
 - ``races_running_ends_at``: running races by deadline, for the job that finishes a race whose
-  time is up (and tells its entrants) when no request has looked at it.
+  time is up (and tells its entrants) when no request has looked at it; built ``CONCURRENTLY``
+  (writes to races go on meanwhile; a build that failed halfway is made again).
 
 Why the previous release keeps working: it never reads the new column or table, the column has a
 default (a new player made by it starts at 0, as one made by this release does), and it never
@@ -42,10 +43,13 @@ def upgrade() -> None:
         """
     )
     op.execute("CREATE INDEX account_events_created_at ON account_events (created_at)")
-    op.execute("CREATE INDEX races_running_ends_at ON races (ends_at) WHERE status = 'running'")
+    with op.get_context().autocommit_block():  # writes to races go on while it builds
+        op.execute("DROP INDEX CONCURRENTLY IF EXISTS races_running_ends_at")  # a build that failed halfway
+        op.execute("CREATE INDEX CONCURRENTLY races_running_ends_at ON races (ends_at) WHERE status = 'running'")
 
 
 def downgrade() -> None:
-    op.execute("DROP INDEX races_running_ends_at")
+    with op.get_context().autocommit_block():
+        op.execute("DROP INDEX CONCURRENTLY IF EXISTS races_running_ends_at")
     op.execute("DROP TABLE account_events")
     op.execute("ALTER TABLE players DROP COLUMN event_seq")
