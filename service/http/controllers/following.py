@@ -51,7 +51,7 @@ are kept 7 days (ACCOUNT_EVENTS_RETENTION_SECONDS): resuming after an older one 
 `eventsDropped` event (resync from the lists), then what is kept. An id the account never had
 is `400 unknown_event_id`. Idle: a `: keep-alive` comment (SSE) or an empty line (NDJSON) every
 15 s. Any scope of token will do. The stream takes a slot of the player's and of the client
-address's open streams (shared with game and race streams): one more is `429`. When the server
+address's open streams (shared with game, race and watch streams): one more is `429`. When the server
 stops, an SSE stream's last message is `event: shutdown` (no `id`); reconnect with `Last-Event-ID`.
 """
 
