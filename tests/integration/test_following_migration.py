@@ -1,4 +1,4 @@
-"""Migrations 0017 and 0018: the account outbox and webhooks. What the previous release writes
+"""Migrations 0021 and 0022: the account outbox and webhooks. What the previous release writes
 (a player without an event number) still goes in and starts at 0; the downgrade drops it all."""
 
 from __future__ import annotations
@@ -13,14 +13,14 @@ from service.store.migrations import alembic_config
 from .test_snapshot_migration import scratch_url  # noqa: F401 (a fixture)
 
 
-def test_0017_and_0018_add_the_outbox_and_webhooks_beside_the_previous_release(scratch_url: str) -> None:  # noqa: F811
+def test_0021_and_0022_add_the_outbox_and_webhooks_beside_the_previous_release(scratch_url: str) -> None:  # noqa: F811
     config = alembic_config(scratch_url)
-    command.upgrade(config, "0016")
+    command.upgrade(config, "0020")
     before, after = uuid.uuid4(), uuid.uuid4()
     with psycopg.connect(scratch_url, autocommit=True) as conn:
         conn.execute("INSERT INTO players (id, name) VALUES (%s, 'Ann')", (before,))
 
-    command.upgrade(config, "0018")
+    command.upgrade(config, "0022")
     with psycopg.connect(scratch_url, autocommit=True) as conn:
         conn.execute("INSERT INTO players (id, name) VALUES (%s, 'Bob')", (after,))  # as the previous release does
         rows = conn.execute("SELECT event_seq FROM players WHERE id IN (%s, %s)", (before, after)).fetchall()
@@ -31,7 +31,7 @@ def test_0017_and_0018_add_the_outbox_and_webhooks_beside_the_previous_release(s
                      " VALUES (%s, %s, 'https://example.com', '{gameEnded}', 'whsec_x', '2026-12-04', 0)",
                      (uuid.uuid4(), before))
 
-    command.downgrade(config, "0016")
+    command.downgrade(config, "0020")
     with psycopg.connect(scratch_url, autocommit=True) as conn:
         tables = {row[0] for row in conn.execute("SELECT tablename FROM pg_tables WHERE schemaname = 'public'")}
         assert not tables & {"account_events", "webhooks", "webhook_deliveries"}
