@@ -44,8 +44,8 @@ EVENT_TYPES = (
     RACE_STARTED, RACE_FINISHED, GAME_ENDED, ANALYSIS_DONE, WEBHOOK_DISABLED,
     CHALLENGE, TOURNAMENT_STARTED, TOURNAMENT_FINISHED,
 )
-"""Every type an account event may have; ``challenge`` and the tournaments' are reserved for the
-features that will write them."""
+"""Every type an account event may have; the tournaments' are reserved for the feature that will
+write them."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -127,6 +127,29 @@ def test_a_bot_hears_its_race_start_and_finish_its_game_end_and_its_analysis(htt
         assert [started["id"], ended["id"], finished["id"], done["id"]] == [1, 2, 3, 4]
 
 
+def test_a_bot_hears_it_was_challenged_and_the_race_the_acceptance_started(http: httpx.Client) -> None:
+    ann, bot = Player(http, "Ann"), Player(http, "Robo")
+    with sse(http, bot) as stream, sse(http, ann) as sender:
+        made = http.post("/challenges", json={"to": bot.id, "ruleset": "classic"}, headers=ann.auth)
+        assert made.status_code == 201, made.text
+        received = event_of(stream)
+        assert received["type"] == "challenge"
+        assert received["data"]["challenge"] == made.json()["id"]
+        assert received["data"]["action"] == "created"
+        assert received["data"]["from"] == {"id": ann.id, "name": "Ann", "bot": False}
+        accepted = http.post(f"/challenges/{made.json()['id']}/accept", headers=bot.auth)
+        assert accepted.status_code == 201, accepted.text
+        race = accepted.json()
+        told = [event_of(stream), event_of(stream)]
+        assert {e["type"] for e in told} == {"raceStarted", "challenge"}  # one transaction: the race, and why
+        started = next(e for e in told if e["type"] == "raceStarted")
+        assert started["data"]["game"] == game_of(race, bot)
+        assert next(e for e in told if e["type"] == "challenge")["data"]["action"] == "accepted"
+        assert [e["id"] for e in [received, *told]] == [1, 2, 3]
+        # the sender hears the acceptance and its own race, never the making of its own challenge
+        assert {event_of(sender)["type"], event_of(sender)["type"]} == {"raceStarted", "challenge"}
+
+
 def test_a_race_whose_time_runs_out_finishes_on_its_own_and_says_so(http: httpx.Client, clock: Clock) -> None:
     ann, bot = Player(http, "Ann"), Player(http, "Robo")
     with sse(http, bot) as stream:

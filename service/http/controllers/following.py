@@ -41,8 +41,9 @@ The account's events, as Server-Sent Events (`text/event-stream`) or, with
 `{"id", "type", "createdAt", "data"}` (`AccountEvent`); in SSE it is `event: <type>`, `id: <id>`,
 `data: <the object>`. Types: `raceStarted` (with the player's game), `raceFinished` (the place),
 `gameEnded` (won, stalled or resigned, and why: `abandoned` when the service ended it),
-`analysisDone`, `webhookDisabled`; `challenge`, `tournamentStarted` and `tournamentFinished` are
-reserved. A move that does not end a game sends nothing.
+`analysisDone`, `webhookDisabled`, `challenge` (made to the player; accepted, declined or
+cancelled, to both players); `tournamentStarted` and `tournamentFinished` are reserved. A move that
+does not end a game sends nothing.
 
 Ids are the account's event numbers, in commit order. Without `Last-Event-ID` the stream starts
 with the next event; with it (EventSource sends it when it reconnects; NDJSON clients send the

@@ -120,10 +120,11 @@ _ACCOUNT_EVENT = Schema(
     type=OpenAPIType.OBJECT,
     title="AccountEvent",
     description="One event of an account (GET /players/me/stream; a webhook's `data`). `data` by type: raceStarted "
-    "{race, game, entrants, timeLimitSeconds}; raceFinished {race, game, place, entrants, timeUp}; gameEnded {game, "
-    "status, reason, moveCount, race}; analysisDone {game, status}; webhookDisabled {webhook, url, reason}; "
-    "eventsDropped (streams only) {after, resumedAfter, retentionSeconds}. challenge, tournamentStarted and "
-    "tournamentFinished are reserved.",
+    "{race, game, entrants, timeLimitSeconds}; raceFinished {race, game, place, entrants, timeUp, rated}; gameEnded "
+    "{game, status, reason, moveCount, race}; analysisDone {game, status}; webhookDisabled {webhook, url, reason}; "
+    "challenge {challenge, action (created, accepted, declined, cancelled), from, to, ruleset, rated, "
+    "timeLimitSeconds, expiresAt, race}; eventsDropped (streams only) {after, resumedAfter, retentionSeconds}. "
+    "tournamentStarted and tournamentFinished are reserved.",
     required=["id", "type", "createdAt", "data"],
     properties={
         "id": Schema(type=OpenAPIType.INTEGER, minimum=0, description="the event's number on the account, in "
