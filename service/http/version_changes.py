@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import partial
 from typing import Any
 from urllib.parse import parse_qs, urlencode
 
@@ -66,6 +67,10 @@ class VersionChange:
     def downgrade_headers(self, operation: str, status: int, headers: list[tuple[bytes, bytes]]) -> None:
         """A reply's headers of the newer version as the older version gives them, changed in place."""
 
+    @property
+    def rewrites_headers(self) -> bool:
+        return _overrides(self, "downgrade_headers")
+
     def downgrade_message(self, operation: str, event: str, data: Any) -> Any:
         """A stream message's (decoded JSON) data of the newer version in the older version's shape:
         a Server-Sent Event's (``event``: its name) or an NDJSON line's (``event``: ``""``)."""
@@ -76,10 +81,9 @@ class VersionChange:
         request and reply shapes this change changes, as the older version has them."""
 
 
-def _pattern(operation: str) -> tuple[bytes, re.Pattern[str]]:
+def _pattern(operation: str) -> tuple[str, str]:
     method, _, template = operation.partition(" ")
-    path = re.sub(r"\\\{[^}]*\\\}", "[^/]+", re.escape(template))
-    return method.encode("ascii"), re.compile(f"^{path}$")
+    return method, re.sub(r"\\\{[^}]*\\\}", "[^/]+", re.escape(template))
 
 
 class Translation:
@@ -88,19 +92,28 @@ class Translation:
     def __init__(self, changes: Sequence[VersionChange], etag_suffix: str | None) -> None:
         self.changes = list(changes)  # oldest first
         self.suffix = None if etag_suffix is None else (";" + etag_suffix).encode("ascii")
-        self._operations: list[tuple[bytes, re.Pattern[str], str]] = []
-        for change in self.changes:
-            for operation in change.operations:
-                if all(operation != known for _, _, known in self._operations):
-                    method, pattern = _pattern(operation)
-                    self._operations.append((method, pattern, operation))
+        operations = list(dict.fromkeys(operation for change in self.changes for operation in change.operations))
+        self._touched: dict[str, tuple[list[VersionChange], list[VersionChange], Any]] = {}
+        for operation in operations:  # each operation's changes that upgrade a request (oldest first), its replies'
+            touching = [change for change in self.changes if operation in change.operations]
+            upgrading = [change for change in touching if _overrides(change, "upgrade_request")]
+            downgrading = touching[::-1]  # newest first
+            plain = partial(self.downgraded, operation, downgrading) if operation in PLAIN_BODIES else None
+            self._touched[operation] = (upgrading, downgrading, plain)
+        by_method: dict[str, list[str]] = {}
+        for index, operation in enumerate(operations):
+            method, path = _pattern(operation)
+            by_method.setdefault(method, []).append(f"(?P<o{index}>{path})")
+        self._names = {f"o{index}": operation for index, operation in enumerate(operations)}
+        self._patterns = {  # one pattern per method: a request's operation in one match
+            method: re.compile("^(?:" + "|".join(paths) + ")$") for method, paths in by_method.items()
+        }
 
-    def operation_of(self, method: bytes, path: str) -> str | None:
+    def operation_of(self, method: str, path: str) -> str | None:
         """The operation some change touches that a request is, if any."""
-        for wanted, pattern, operation in self._operations:
-            if wanted == method and pattern.match(path):
-                return operation
-        return None
+        pattern = self._patterns.get(method)
+        found = None if pattern is None else pattern.match(path)
+        return None if found is None or found.lastgroup is None else self._names[found.lastgroup]
 
     # ---------------------------------------------------------------- ETags
 
@@ -130,51 +143,61 @@ class Translation:
     # ---------------------------------------------------------------- the ASGI side
 
     async def __call__(self, app: Any, scope: Any, receive: Any, send: Any) -> None:
-        if any(name in (b"if-match", b"if-none-match") for name, _ in scope["headers"]):
-            scope["headers"] = [
-                (name, self.untagged(value)) if name in (b"if-match", b"if-none-match") else (name, value)
-                for name, value in scope["headers"]
-            ]
-        operation = self.operation_of(scope["method"].encode("ascii"), scope["path"])
+        headers = scope["headers"]
+        for name, _ in headers:
+            if name == b"if-match" or name == b"if-none-match":
+                scope["headers"] = headers = [
+                    (n, self.untagged(v)) if n in (b"if-match", b"if-none-match") else (n, v) for n, v in headers
+                ]
+                break
+        operation = self.operation_of(scope["method"], scope["path"])
         if operation is None:
             await app(scope, receive, self._tagging(send))
             return
-        changes = [change for change in self.changes if operation in change.operations]
-        query = parse_qs(scope.get("query_string", b"").decode("latin-1"), keep_blank_values=True)
+        upgrading, downgrading, plain = self._touched[operation]
+        if plain is not None and not upgrading:  # a move: the route downgrades its reply (see PLAIN_BODIES)
+            scope[DOWNGRADE] = plain
+            await app(scope, receive, self._downgrading(operation, downgrading, scope, send))
+            return
+        query_string = scope.get("query_string", b"")
+        query = parse_qs(query_string.decode("latin-1"), keep_blank_values=True) if query_string else {}
         before = {k: list(v) for k, v in query.items()}
-        headers = scope["headers"]
-        if scope["method"] in ("POST", "PUT", "PATCH") and operation not in PLAIN_BODIES:
-            body = await _whole_body(receive)
-            decoded: Any = None
-            if body:
-                try:
-                    decoded = msgspec.json.decode(body)
-                except (msgspec.DecodeError, RecursionError):
-                    decoded = _UNREADABLE  # the app refuses it in its own words
-            if decoded is not _UNREADABLE:
-                given = decoded
-                try:
-                    for change in changes:
-                        decoded = change.upgrade_request(operation, query, decoded, headers)
-                except ServiceError as refusal:  # refused in the older version's own words
-                    await _refuse(refusal, self._tagging(send))
-                    return
-                if decoded is not given:  # else the bytes as sent (the app refuses a key given twice)
-                    body = msgspec.json.encode(decoded)
-            receive = _replaying(body, receive)
-        else:
-            try:
-                for change in changes:
+        try:
+            if plain is not None:  # the route downgrades its own reply (see PLAIN_BODIES)
+                for change in upgrading:
                     change.upgrade_request(operation, query, None, headers)
-            except ServiceError as refusal:
-                await _refuse(refusal, self._tagging(send))
-                return
+                scope[DOWNGRADE] = plain
+            elif scope["method"] in ("POST", "PUT", "PATCH"):
+                receive = await self._upgraded_body(operation, upgrading, query, headers, receive)
+            else:
+                for change in upgrading:
+                    change.upgrade_request(operation, query, None, headers)
+        except ServiceError as refusal:  # refused in the older version's own words
+            await _refuse(refusal, self._tagging(send))
+            return
         if query != before:
             scope["query_string"] = urlencode(query, doseq=True).encode("latin-1")
-        newest_first = changes[::-1]
-        if operation in PLAIN_BODIES:  # the route downgrades its reply before encoding it (see PLAIN_BODIES)
-            scope[DOWNGRADE] = lambda status, body: self.downgraded(operation, newest_first, status, body)
-        await app(scope, receive, self._downgrading(operation, newest_first, scope, send))
+        await app(scope, receive, self._downgrading(operation, downgrading, scope, send))
+
+    async def _upgraded_body(
+        self, operation: str, changes: list[VersionChange], query: dict[str, list[str]],
+        headers: Sequence[tuple[bytes, bytes]], receive: Any,
+    ) -> Any:
+        """A ``receive`` giving the request's JSON body as the newer version takes it (the bytes
+        as sent when no change changed it: the app refuses a key given twice, say)."""
+        body = await _whole_body(receive)
+        decoded: Any = None
+        if body:
+            try:
+                decoded = msgspec.json.decode(body)
+            except (msgspec.DecodeError, RecursionError):
+                return _replaying(body, receive)  # the app refuses it in its own words
+        given = decoded
+        for change in changes:
+            decoded = change.upgrade_request(operation, query, decoded, headers)
+        if decoded is not given:
+            body = msgspec.json.encode(decoded)
+        return _replaying(body, receive)
 
     @staticmethod
     def downgraded(operation: str, changes: Sequence[VersionChange], status: int, body: Any) -> Any:
@@ -203,11 +226,16 @@ class Translation:
         async def downgrading(message: Any) -> None:
             if message["type"] == "http.response.start":
                 headers = self._retagged(message.get("headers", ()))
-                for change in changes:
-                    change.downgrade_headers(operation, message["status"], headers)
-                kind = _content_type(headers)
                 message["headers"] = headers
-                held["kind"] = b"" if scope.get(SHAPED) else kind  # a route that downgraded its own reply
+                if scope.get(SHAPED):  # a route that downgraded its own reply: passed as it is
+                    held["kind"] = b""
+                    await send(message)
+                    return
+                for change in changes:
+                    if change.rewrites_headers:
+                        change.downgrade_headers(operation, message["status"], headers)
+                kind = _content_type(headers)
+                held["kind"] = kind
                 if held["kind"] in JSON_TYPES:
                     held["start"] = message  # sent with the changed body and its length
                     return
@@ -250,15 +278,16 @@ class Translation:
         return downgrading
 
 
-_UNREADABLE = object()
-
-
 async def _refuse(refusal: ServiceError, send: Any) -> None:
     body = msgspec.json.encode(problem_document(refusal.status, refusal.code, refusal.detail))
     await send({"type": "http.response.start", "status": refusal.status, "headers": [
         (b"content-type", PROBLEM_JSON.encode()), (b"content-length", b"%d" % len(body)),
     ]})
     await send({"type": "http.response.body", "body": body})
+
+
+def _overrides(change: VersionChange, method: str) -> bool:
+    return getattr(type(change), method) is not getattr(VersionChange, method)
 
 
 def _content_type(headers: Sequence[tuple[bytes, bytes]]) -> bytes:

@@ -53,11 +53,14 @@ class DailyDate(VersionChange):
         if operation == EVENTS_NDJSON or body.get("type") == "GameDealt":
             return _event(body)
         view = game_view_of(operation, body)
-        if isinstance(body.get("events"), list):  # a move's reply, an export's game line
-            body = replaced(body, "events", [_event(event) for event in body["events"]])
+        events = body.get("events")
+        if isinstance(events, list) and any(_event(event) is not event for event in events):  # a GameDealt in them
+            body = replaced(body, "events", [_event(event) for event in events])
         if isinstance(body.get("event"), dict):  # a watch's game-event message
             body = replaced(body, "event", _event(body["event"]))
-        return body if view is None else with_view(operation, body, _with_deal(view))
+        if view is None or _source(view.get("deal")) is view.get("deal"):  # not a daily game
+            return body
+        return with_view(operation, body, _with_deal(view))
 
     def downgrade_message(self, operation: str, event: str, data: Any) -> Any:
         if operation == EVENTS:  # an NDJSON page of the event log, by Accept
