@@ -15,7 +15,7 @@ JSON = dict[str, Any]
 def lesson_info(lesson: Lesson) -> JSON:
     ruleset = lesson.ruleset
     return {"id": lesson.id, "title": lesson.title, "teaches": lesson.teaches, "goal": lesson.goal,
-            "ruleset": ruleset.id, "rulesetVersion": ruleset.version}
+            "ruleset": {"id": ruleset.id, "version": ruleset.version}}
 
 
 def lesson_list() -> JSON:

@@ -31,12 +31,12 @@ from litestar import get
 
 from .changes.cancelled_races import CancelledRaces
 from .changes.daily_date import DailyDate
-from .changes.daily_ruleset import DailyRuleset
 from .changes.entrant_status import EntrantStatus
 from .changes.leaderboard_move_count import LeaderboardMoveCount
 from .changes.move_key_reused import MoveKeyReused
 from .changes.one_list_style import OneListStyle
 from .changes.player_references import PlayerReferences
+from .changes.ruleset_references import RulesetReferences
 from .changes.tagged_deal_requests import TaggedDealRequests
 from .problems import PROBLEM_JSON, documented, problem_document
 from .schemas.versions import ApiVersionList, ApiVersionView
@@ -88,7 +88,7 @@ FIRST_CHANGES = (
     "replies that every later release gives this version again."
 )
 ONE_STYLE: tuple[VersionChange, ...] = (
-    OneListStyle(), PlayerReferences(), EntrantStatus(), LeaderboardMoveCount(), DailyRuleset(), DailyDate(),
+    OneListStyle(), PlayerReferences(), EntrantStatus(), LeaderboardMoveCount(), RulesetReferences(), DailyDate(),
     TaggedDealRequests(), MoveKeyReused(), CancelledRaces(),
 )
 VERSIONS: tuple[Version, ...] = (

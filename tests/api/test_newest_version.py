@@ -174,6 +174,14 @@ def test_a_daily_names_its_ruleset_and_date_once(client: httpx.Client, ann: Play
     assert (board["ruleset"], board["items"], board["next"]) == ({"id": "open-runs", "version": 1}, [], None)
 
 
+def test_a_lesson_names_its_ruleset_as_a_game_does(client: httpx.Client) -> None:
+    newest_lessons = client.get("/lessons", headers=V2).json()["lessons"]
+    assert {lesson["ruleset"]["id"] for lesson in newest_lessons} == {"classic"}
+    assert all("rulesetVersion" not in lesson for lesson in newest_lessons)
+    first = client.get("/lessons/wrapping", headers=V1).json()
+    assert (first["ruleset"], first["rulesetVersion"]) == ("classic", newest_lessons[0]["ruleset"]["version"])
+
+
 def test_a_reused_move_key_is_idempotency_key_reused(client: httpx.Client, ann: Player) -> None:
     game = deal(ann, {"deal": {"source": "seed", "seed": 100}})
     key = {"Idempotency-Key": "draw-once"}

@@ -31,6 +31,8 @@ LOBBY = "GET /races/open"
 DAILY = "GET /deals/daily"
 DAILY_OF = "GET /deals/daily/{day}"
 BOARD = "GET /deals/daily/{day}/leaderboard"
+LESSONS = "GET /lessons"
+LESSON = "GET /lessons/{lesson_id}"
 WATCH = "GET /watch"
 WATCH_POSTED = "POST /watch"
 

@@ -9,7 +9,7 @@ from msgspec import Meta
 
 from domain.lessons import BY_ID as LESSONS
 
-from .common import Body, RulesetId
+from .common import Body, RulesetRef
 
 
 # A new lesson of domain/lessons.py is a new member here too (checked below).
@@ -32,8 +32,7 @@ class LessonInfo(Body):
     title: str
     teaches: Annotated[str, Meta(description="what the lesson is about")]
     goal: Annotated[str, Meta(description="the goal in words; reaching it records a LessonCompleted event")]
-    ruleset: Annotated[RulesetId, Meta(description="the ruleset a lesson game is dealt under (classic)")]
-    ruleset_version: int
+    ruleset: Annotated[RulesetRef, Meta(description="the ruleset a lesson game is dealt under (classic)")]
 
 
 class LessonList(Body):
