@@ -69,6 +69,7 @@ class Walk:
 
     client: httpx.Client
     clock: Clock
+    version: str | None = None  # the Api-Version every request names (none: the default, the oldest)
     names: dict[str, str] = field(default_factory=dict)
     seen: list[Exchange] = field(default_factory=list)
 
@@ -101,6 +102,8 @@ class Walk:
         """Send a request a second after the one before (so lists ordered by time have one order),
         record its exchange under ``name``, and return the response."""
         self.clock.advance(seconds=1)
+        if self.version is not None:
+            kwargs["headers"] = {"Api-Version": self.version, **kwargs.get("headers", {})}
         if stream_lines:
             with self.client.stream(method, path, **kwargs) as response:
                 lines: list[str] = []
@@ -151,10 +154,26 @@ def _register(walk: Walk, name: str) -> Player:
     return player
 
 
-def walk(client: httpx.Client, clock: Clock) -> list[Exchange]:
-    """Every endpoint, in one fixed order (see the module's docstring)."""
-    w = Walk(client, clock)
+def walk(client: httpx.Client, clock: Clock, version: str | None = None) -> list[Exchange]:
+    """Every endpoint, in one fixed order (see the module's docstring), each request written in
+    ``version``'s shapes (none: the oldest's, without an ``Api-Version``)."""
+    w = Walk(client, clock, version)
     auth = lambda p: {"Authorization": f"Bearer {p.token}"}  # noqa: E731
+    tagged = version is not None and version > "2026-12-04"  # deal requests tagged, one list style
+
+    def deal(source: str, value: Any) -> dict[str, Any]:
+        if not tagged:
+            return {source: value}
+        return {"source": source, ("date" if source == "daily" else source): value}
+
+    def page(after: int, limit: int) -> dict[str, Any]:
+        if not tagged:
+            return {"after": after, "limit": limit}
+        return {"limit": limit, **({"cursor": str(after)} if after else {})}
+
+    def player_id(entrant: dict[str, Any]) -> Any:
+        player = entrant.get("player")
+        return player.get("id") if isinstance(player, dict) else player
 
     # the service
     for path in ("/livez", "/readyz", "/health"):
@@ -189,11 +208,11 @@ def walk(client: httpx.Client, clock: Clock) -> list[Exchange]:
 
     # a game: deal, look, ask, move
     dealt = w.send("deal by seed", "POST", "/games", headers=auth(ann),
-                   json={"ruleset": "classic", "deal": {"seed": 100}})
+                   json={"ruleset": "classic", "deal": deal("seed", 100)})
     game = w.name(dealt.json()["id"], "game:seed-100")
     w.send("deal an unknown ruleset", "POST", "/games", headers=auth(ann),
-           json={"ruleset": "nope", "deal": {"seed": 1}})
-    w.send("deal without a token", "POST", "/games", json={"deal": {"seed": 1}})
+           json={"ruleset": "nope", "deal": deal("seed", 1)})
+    w.send("deal without a token", "POST", "/games", json={"deal": deal("seed", 1)})
     w.send("the game", "GET", f"/games/{game}")
     w.send("the game, not modified", "GET", f"/games/{game}", headers={"If-None-Match": dealt.headers["etag"]})
     w.send("legal moves", "GET", f"/games/{game}/legal-moves")
@@ -214,8 +233,8 @@ def walk(client: httpx.Client, clock: Clock) -> list[Exchange]:
            json={"type": "draw"})
     w.send("a move by another player", "POST", f"/games/{game}/moves", headers=auth(bob), json={"type": "draw"})
     w.send("a move of no type", "POST", f"/games/{game}/moves", headers=auth(ann), json={"card": "AS"})
-    w.send("the events", "GET", f"/games/{game}/events", params={"after": 0, "limit": 3})
-    w.send("the events, next page", "GET", f"/games/{game}/events", params={"after": 3, "limit": 100})
+    w.send("the events", "GET", f"/games/{game}/events", params=page(0, 3))
+    w.send("the events, next page", "GET", f"/games/{game}/events", params=page(3, 100))
     w.send("the events as NDJSON", "GET", f"/games/{game}/events.ndjson")
     w.send("the events as NDJSON by Accept", "GET", f"/games/{game}/events",
            headers={"Accept": "application/x-ndjson"}, params={"limit": 2})
@@ -226,7 +245,7 @@ def walk(client: httpx.Client, clock: Clock) -> list[Exchange]:
     w.send("solver hints", "GET", f"/games/{game}/hints", params={"solver": "true"}, headers=auth(ann), shape=True)
     w.send("resign", "POST", f"/games/{game}/moves", headers=auth(ann), json={"type": "resign"})
     w.send("a move after the end", "POST", f"/games/{game}/moves", headers=auth(ann), json={"type": "draw"})
-    w.send("the ended game's events", "GET", f"/games/{game}/events", params={"after": 0, "limit": 1})
+    w.send("the ended game's events", "GET", f"/games/{game}/events", params=page(0, 1))
 
     # analysis of the ended game
     w.send("ask for an analysis", "POST", f"/games/{game}/analysis", headers=auth(ann), shape=True)
@@ -239,10 +258,10 @@ def walk(client: httpx.Client, clock: Clock) -> list[Exchange]:
     w.send("the analysis of a game in play", "GET", "/games/00000000-0000-4000-8000-000000000000/analysis")
 
     # deals: other sources
-    for source, deal in (("deck", {"deck": ordered_deck()}), ("pool", {"pool": 1}), ("lesson", {"lesson": "wrapping"})):
+    for source, value in (("deck", ordered_deck()), ("pool", 1), ("lesson", "wrapping")):
         ruleset = "open-runs" if source == "pool" else "classic"
         reply = w.send(f"deal by {source}", "POST", "/games", headers=auth(bob),
-                       json={"ruleset": ruleset, "deal": deal})
+                       json={"ruleset": ruleset, "deal": deal(source, value)})
         if reply.status_code == 201:
             w.name(reply.json()["id"], f"game:{source}")
     w.send("pools", "GET", "/deals/pool")
@@ -252,7 +271,7 @@ def walk(client: httpx.Client, clock: Clock) -> list[Exchange]:
     day = clock.now.date().isoformat()
     w.send("the daily", "GET", "/deals/daily")
     w.send("the daily by date", "GET", f"/deals/daily/{day}")
-    daily = w.send("deal the daily", "POST", "/games", headers=auth(cy), json={"deal": {"daily": "today"}})
+    daily = w.send("deal the daily", "POST", "/games", headers=auth(cy), json={"deal": deal("daily", "today")})
     if daily.status_code == 201:
         daily_game = w.name(daily.json()["id"], "game:daily")
         w.send("the daily game, to someone else", "GET", f"/games/{daily_game}")
@@ -263,7 +282,8 @@ def walk(client: httpx.Client, clock: Clock) -> list[Exchange]:
 
     # races
     created = w.send("create a race", "POST", "/races", headers=auth(ann),
-                     json={"ruleset": "classic", "deal": {"seed": 90210}, "maxEntrants": 3, "timeLimitSeconds": 600})
+                     json={"ruleset": "classic", "deal": deal("seed", 90210), "maxEntrants": 3,
+                           "timeLimitSeconds": 600})
     race = w.name(created.json()["id"], "race")
     w.send("the lobby", "GET", "/races/open")
     w.send("join", "POST", f"/races/{race}/entries", headers=auth(bob))
@@ -271,13 +291,13 @@ def walk(client: httpx.Client, clock: Clock) -> list[Exchange]:
     w.send("start by another", "POST", f"/races/{race}/start", headers=auth(bob))
     started = w.send("start", "POST", f"/races/{race}/start", headers=auth(ann))
     for entrant in started.json().get("entrants", []):
-        player = "Ann" if entrant.get("player") == ann.id else "Bob"
+        player = "Ann" if player_id(entrant) == ann.id else "Bob"
         if entrant.get("game"):
             w.name(entrant["game"], f"game:race-{player}")
     w.send("the race", "GET", f"/races/{race}")
     w.send("the race stream", "GET", f"/races/{race}/stream", stream_lines=1)
     for entrant in started.json().get("entrants", []):
-        owner = ann if entrant.get("player") == ann.id else bob
+        owner = ann if player_id(entrant) == ann.id else bob
         if entrant.get("game"):
             w.send("a race game, to another", "GET", f"/games/{entrant['game']}", headers=auth(cy))
             w.send("resign a race game", "POST", f"/games/{entrant['game']}/moves", headers=auth(owner),
