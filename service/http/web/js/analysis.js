@@ -33,7 +33,7 @@ export async function mountAnalysis(root, { id }) {
   const latest = await readOrExplain(root, id);
   if (!latest) return;
   const me = currentPlayer();
-  const mine = Boolean(me && me.id === latest.player);
+  const mine = Boolean(me && me.id === latest.player.id);
   const ruleset = await rulesetOf(latest.ruleset);
   const drawCount = ruleset.drawCount || 3;
   const states = new Map([[latest.version, latest]]);

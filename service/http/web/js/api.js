@@ -1,7 +1,16 @@
 // The public HTTP API, as any client sees it: JSON in and out, problem+json errors, and the
-// server's Retry-After honoured on 429 (rate limited) and 503 (unavailable).
+// server's Retry-After honoured on 429 (rate limited) and 503 (unavailable). Every request names
+// the API version whose shapes this page is written for (API_VERSION).
 
 import { randomKey, sleep } from "./dom.js";
+
+/**
+ * The API version this page reads and writes (docs/versions.md): sent as `Api-Version` on every
+ * request and stream, because the page's code knows this version's shapes and no other. A newer
+ * version may rename what the page reads, so the page moves to it only with its code; a test
+ * (tests/api/test_web_version.py) fails once the server's newest version is not this one.
+ */
+export const API_VERSION = "2026-12-05";
 
 const MAX_WAITS = 6; // how many times one request waits for Retry-After before giving up
 const LONGEST_WAIT_SECONDS = 60;
@@ -59,7 +68,7 @@ export function retryAfterSeconds(header) {
  */
 export async function request(path, { method = "GET", body, token, headers = {}, retry, signal } = {}) {
   const mode = retry || (method === "GET" ? "safe" : "once");
-  const sent = { Accept: "application/json", ...headers };
+  const sent = { Accept: "application/json", "Api-Version": API_VERSION, ...headers };
   if (body !== undefined) sent["Content-Type"] = "application/json";
   if (token) sent.Authorization = `Bearer ${token}`;
   for (let waits = 0; ; waits++) {
@@ -112,9 +121,10 @@ export const api = {
   register: (name) => request("/players", { method: "POST", body: { name, tokenName: "web table" } }),
   player: (id) => request(`/players/${id}`),
   stats: (playerId) => request(`/players/${playerId}/stats`),
-  games: (playerId, { limit = 20, before, status } = {}) => {
+  /** A page of a player's games, newest first: `{ items, next }`; `cursor` is the `next` of the page before. */
+  games: (playerId, { limit = 20, cursor, status } = {}) => {
     const query = new URLSearchParams({ limit: String(limit) });
-    if (before) query.set("before", before);
+    if (cursor) query.set("cursor", cursor);
     if (status) query.set("status", status);
     return request(`/players/${playerId}/games?${query}`);
   },
@@ -122,20 +132,24 @@ export const api = {
   rulesetVersion: (id, version) => request(`/rulesets/${encodeURIComponent(id)}/versions/${version}`),
   pools: () => request("/deals/pool"),
   daily: (day = "today") => request(day === "today" ? "/deals/daily" : `/deals/daily/${day}`),
-  leaderboard: (day) => request(`/deals/daily/${day}/leaderboard`),
+  /** A page of a daily leaderboard: `{ items, next, closed, ... }`. */
+  leaderboard: (day, limit = 200) => request(`/deals/daily/${day}/leaderboard?limit=${limit}`),
   deal: (token, ruleset, deal) => request("/games", { method: "POST", token,
     body: deal ? { ruleset, deal } : { ruleset } }),
   game: (id) => readGame(`/games/${id}`),
   legalMoves: (id) => readGame(`/games/${id}/legal-moves`),
   hints: (id) => readGame(`/games/${id}/hints`),
   solverHint: (id, token) => request(`/games/${id}/hints?solver=true`, { token }),
-  events: (id, after = 0, limit = 1000) => readGame(`/games/${id}/events?after=${after}&limit=${limit}`),
+  /** A page of a game's event log: `{ items, next }`; `cursor` is the `next` of the page before. */
+  events: (id, cursor = null, limit = 200) => readGame(`/games/${id}/events?limit=${limit}`
+    + (cursor ? `&cursor=${encodeURIComponent(cursor)}` : "")),
   stateAt: (id, version) => readGame(`/games/${id}/states/${version}`),
   analysis: (id) => readGame(`/games/${id}/analysis`),
   /** Ask for a game's analysis: asking again answers the same job, so it is safe to resend. */
   requestAnalysis: (id, token) => request(`/games/${id}/analysis`, { method: "POST", token, retry: "safe" }),
   lessons: () => request("/lessons"),
   lesson: (id) => request(`/lessons/${encodeURIComponent(id)}`),
+  /** A page of the open races, newest first: `{ items, next }`. */
   openRaces: (limit = 20) => request(`/races/open?limit=${limit}`),
   race: (id) => request(`/races/${id}`),
   createRace: (token, body) => request("/races", { method: "POST", token, body }),

@@ -3,7 +3,7 @@
 import { api } from "./api.js";
 import { startGame } from "./dealing.js";
 import { duration, fill, h, when } from "./dom.js";
-import { currentPlayer } from "./player.js";
+import { botMark, currentPlayer } from "./player.js";
 import { rulesetTitle } from "./rulesets.js";
 import { go } from "./router.js";
 
@@ -19,15 +19,15 @@ function shiftDay(date, days) {
  */
 async function dailyGameOf(player, date) {
   const dayStart = `${date}T00:00:00`;
-  let before;
+  let cursor;
   for (;;) {
-    const { data } = await api.games(player.id, { limit: 100, before });
-    for (const game of data.games) {
+    const { data } = await api.games(player.id, { limit: 100, cursor });
+    for (const game of data.items) {
       if (game.startedAt < dayStart) return null;
-      if (game.deal.source === "daily" && game.deal.daily === date && !game.deal.practice) return game.id;
+      if (game.deal.source === "daily" && game.deal.date === date && !game.deal.practice) return game.id;
     }
-    if (!data.nextBefore) return null;
-    before = data.nextBefore;
+    if (!data.next) return null;
+    cursor = data.next;
   }
 }
 
@@ -48,7 +48,7 @@ export async function mountDaily(root, { date }) {
     onclick: async () => {
       const game = await mine;
       if (game) return go(`#/game/${game}`);
-      return startGame(daily.ruleset, { daily: daily.date }, message, playButton);
+      return startGame(daily.ruleset.id, { source: "daily", date: daily.date }, message, playButton);
     } },
   isToday ? "Play today's deal" : `Play the deal of ${daily.date}`) : null;
   mine.then((game) => { if (game && playButton) playButton.textContent = "Continue your game of today's deal"; });
@@ -56,7 +56,7 @@ export async function mountDaily(root, { date }) {
   fill(root, h("section", { class: "card-panel daily", "aria-labelledby": "daily-title", "data-date": daily.date },
     h("h1", { id: "daily-title" }, isToday ? "Today's daily deal" : "Daily deal", " ",
       h("span", { class: "date" }, daily.date)),
-    h("p", {}, `${rulesetTitle(daily.ruleset)} rules (v${daily.rulesetVersion}). One deal for everyone on this UTC date`,
+    h("p", {}, `${rulesetTitle(daily.ruleset.id)} rules (v${daily.ruleset.version}). One deal for everyone on this UTC date`,
       daily.verified === false ? "." : ", proved winnable by the solver before it was served.",
       ` ${daily.plays ?? 0} games started, ${daily.wins ?? 0} won.`),
     h("p", { class: "small" }, "One game per player while the date is on: it is the one that is ranked, and playing "
@@ -72,7 +72,7 @@ export async function mountDaily(root, { date }) {
 
   try {
     const { data } = await api.leaderboard(daily.date);
-    fill(board, leaderboard(data.entries || [], player, data.closed));
+    fill(board, leaderboard(data.items, player, data.closed));
   } catch (error) {
     fill(board, h("p", { class: "problem" }, error.message));
   }
@@ -84,13 +84,13 @@ function leaderboard(entries, player, closed) {
   return h("table", { class: "leaderboard" },
     h("thead", {}, h("tr", {}, ["Place", "Player", "Result", "Moves", "Time", ""].map((title) => h("th", { scope: "col" }, title)))),
     h("tbody", {}, entries.map((entry) => {
-      const me = player && entry.player === player.id;
+      const me = player && entry.player.id === player.id;
       const result = entry.status || (entry.finishedAt ? "won" : "in play");
-      return h("tr", { "data-player": entry.player, "data-me": me ? "" : undefined },
+      return h("tr", { "data-player": entry.player.id, "data-me": me ? "" : undefined },
         h("td", {}, entry.rank ?? "–"),
-        h("th", { scope: "row" }, entry.name, me ? " (you)" : ""),
+        h("th", { scope: "row" }, entry.player.name, me ? " (you)" : "", botMark(entry.player)),
         h("td", {}, result + (entry.practice ? " (practice)" : "") + (entry.assisted ? " (assisted)" : "")),
-        h("td", {}, String(entry.moves ?? entry.moveCount ?? "")),
+        h("td", {}, String(entry.moveCount ?? "")),
         h("td", { title: when(entry.finishedAt) }, entry.seconds != null ? duration(entry.seconds) : ""),
         h("td", {}, entry.game && (closed || me) ? h("a", { href: `#/replay/${entry.game}` }, "Replay") : ""));
     })));

@@ -35,7 +35,7 @@ export function dealTitle(deal) {
   switch (deal?.source) {
     case "seed": return `Seed ${deal.seed}`;
     case "pool": return `Pool deal ${deal.pool}`;
-    case "daily": return `Daily deal of ${deal.daily}${deal.practice ? " (practice)" : ""}`;
+    case "daily": return `Daily deal of ${deal.date}${deal.practice ? " (practice)" : ""}`;
     case "deck": return "A dealt deck";
     case "lesson": return `Lesson: ${deal.lesson.replace(/-/g, " ")}`;
     case "race": return "Race";

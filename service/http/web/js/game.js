@@ -8,7 +8,7 @@ import { ask, duration, fill, h, plural, say } from "./dom.js";
 import { enableDrag } from "./drag.js";
 import { lessonPanel } from "./lessons.js";
 import { follow } from "./live.js";
-import { currentPlayer } from "./player.js";
+import { botMark, currentPlayer } from "./player.js";
 import { raceStrip } from "./races.js";
 import { rulesetOf, rulesetTitle } from "./rulesets.js";
 import { go, highlight } from "./router.js";
@@ -37,7 +37,7 @@ export async function mountGame(root, { id }) {
   highlight(MENU_OF_SOURCE[view.deal?.source] || "play");
   const ruleset = await rulesetOf(view.ruleset);
   const drawCount = ruleset.drawCount || 3;
-  const mine = Boolean(me && me.id === view.player);
+  const mine = Boolean(me && me.id === view.player.id);
   let legal = { version: 0, moves: [] };
   let legalLoading = 0;
   let selected = null; // a card code
@@ -85,9 +85,7 @@ export async function mountGame(root, { id }) {
   if (!mine) {
     say(status, me ? "You are watching someone else's game: it updates as they play."
       : "Pick a name on the Play page to deal your own games. This game updates as its player plays.");
-    api.player(view.player).then(({ data }) => {
-      if (!stopped) badges.prepend(h("span", { class: "badge" }, `${data.name}'s game`));
-    }).catch(() => {});
+    badges.prepend(h("span", { class: "badge" }, `${view.player.name}'s game`, botMark(view.player)));
   }
 
   // ------------------------------------------------------------ showing a view

@@ -106,7 +106,7 @@ function dealForm(player, rulesets, poolSize) {
         form.elements[source].focus();
         return say(message, `Type the ${source} as a whole number.`, "error");
       }
-      deal = { [source]: Number(text) };
+      deal = { source, [source]: Number(text) };
     }
     await startGame(ruleset.id, deal, message, form.querySelector("[data-action=deal]"));
   }
@@ -124,14 +124,14 @@ function gamesList(player) {
   const message = h("p", { class: "status-line", role: "status", "aria-live": "polite" });
   let cursor = null;
 
-  async function load(before) {
+  async function load(from) {
     more.disabled = true;
     try {
-      const { data } = await api.games(player.id, { before });
-      for (const game of data.games) list.append(gameRow(game));
-      cursor = data.nextBefore;
+      const { data } = await api.games(player.id, { cursor: from });
+      for (const game of data.items) list.append(gameRow(game));
+      cursor = data.next;
       more.hidden = !cursor;
-      if (!before && data.games.length === 0) say(message, "No games yet: deal one above.");
+      if (!from && data.items.length === 0) say(message, "No games yet: deal one above.");
     } catch (error) {
       say(message, error.message, "error");
     } finally {

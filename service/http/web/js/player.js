@@ -1,6 +1,7 @@
 // Who plays in this browser: the player registered once, kept (with the token) in localStorage.
 
 import { api } from "./api.js";
+import { h } from "./dom.js";
 
 const KEY = "canfield.player";
 const listeners = new Set();
@@ -13,6 +14,11 @@ export function currentPlayer() {
   } catch {
     return null;
   }
+}
+
+/** " bot" beside a player reference `{ id, name, bot }` of a bot account; null for a person. */
+export function botMark(reference) {
+  return reference?.bot ? h("span", { class: "small bot", title: "a bot account" }, " bot") : null;
 }
 
 /** Register `name` with the server and keep the token (the server shows it only once). */

@@ -7,14 +7,16 @@ import { api, ApiError } from "./api.js";
 import { dealTitle } from "./dealing.js";
 import { duration, fill, h, plural, say, when } from "./dom.js";
 import { followRace } from "./live.js";
-import { currentPlayer } from "./player.js";
+import { botMark, currentPlayer } from "./player.js";
 import { allRulesets, rulesetTitle } from "./rulesets.js";
 import { go } from "./router.js";
 
 const LOBBY_REFRESH_MS = 15000;
 const TIME_LIMITS = [[0, "No time limit"], [180, "3 minutes"], [300, "5 minutes"], [600, "10 minutes"],
   [900, "15 minutes"], [1800, "30 minutes"], [3600, "1 hour"]];
-const STATUS_WORDS = { open: "Open", running: "Running", finished: "Finished" };
+const STATUS_WORDS = { open: "Open", running: "Running", finished: "Finished", cancelled: "Cancelled" };
+/** A race that will not change again: finished, or cancelled before its start. */
+const over = (race) => race.status === "finished" || race.status === "cancelled";
 
 /** "1st", "2nd", "3rd", "4th" ... */
 export function ordinal(n) {
@@ -23,7 +25,7 @@ export function ordinal(n) {
   return `${n}${suffix}`;
 }
 
-const entrantOf = (race, player) => (player ? race.entrants.find((e) => e.player === player.id) : undefined);
+const entrantOf = (race, player) => (player ? race.entrants.find((e) => e.player.id === player.id) : undefined);
 
 /** Seconds of the race left (null without a time limit or before the start). */
 function secondsLeft(race) {
@@ -41,18 +43,18 @@ function summary(race, me) {
   const mine = entrantOf(race, me);
   if (race.status === "open") {
     const seats = race.maxEntrants - race.entrants.length;
-    const creator = race.entrants.find((e) => e.player === race.creator);
-    if (mine && race.creator === me.id) {
+    if (mine && race.creator.id === me.id) {
       return seats > 0 ? `Start the race now, or wait for more players (${plural(seats, "seat")} left).`
         : "Every seat is taken: start the race when you are ready.";
     }
-    if (mine) return `You are in. Waiting for ${creator?.name || "its creator"} to start the race.`;
+    if (mine) return `You are in. Waiting for ${race.creator.name} to start the race.`;
     return seats > 0 ? `${plural(seats, "seat")} left: join to race.` : "Every seat is taken.";
   }
   if (race.status === "running") {
     return mine ? "The race is on: play your game; the standings follow every move." : "The race is on.";
   }
-  const winners = race.entrants.filter((e) => e.place === 1).map((e) => e.name);
+  if (race.status === "cancelled") return "Cancelled before it started.";
+  const winners = race.entrants.filter((e) => e.place === 1).map((e) => e.player.name);
   const result = mine?.place ? `You placed ${ordinal(mine.place)} of ${race.entrants.length}.` : "";
   return `Finished. ${winners.length ? `First: ${winners.join(" and ")}.` : ""} ${result}`.trim();
 }
@@ -73,14 +75,14 @@ export function standingsTable(race, me, { compact = false } = {}) {
   return h("table", { class: `standings${compact ? " compact" : ""}`, "data-status": race.status },
     h("thead", {}, h("tr", {}, columns.map(([title, , kind]) => h("th", { scope: "col", class: kind }, title)))),
     h("tbody", {}, race.entrants.map((entrant) => h("tr", {
-      "data-player": entrant.player, "data-place": entrant.place ?? "", "data-game-status": entrant.gameStatus ?? "",
-      "data-moves": entrant.moveCount, "data-me": me && entrant.player === me.id ? "" : undefined,
+      "data-player": entrant.player.id, "data-place": entrant.place ?? "", "data-game-status": entrant.status ?? "",
+      "data-moves": entrant.moveCount, "data-me": me && entrant.player.id === me.id ? "" : undefined,
     }, columns.map(([, cell, kind], index) => h(index === 1 ? "th" : "td", { scope: index === 1 ? "row" : undefined, class: kind },
       cell(entrant)))))));
 }
 
 function gameWords(entrant) {
-  const words = { playing: "playing", won: "won", stalled: "stalled", resigned: "resigned" }[entrant.gameStatus] || "–";
+  const words = { playing: "playing", won: "won", stalled: "stalled", resigned: "resigned" }[entrant.status] || "–";
   const notes = [];
   if (entrant.assisted) notes.push("assisted");
   if (entrant.verified === false) notes.push("log failed its check: no place");
@@ -89,9 +91,9 @@ function gameWords(entrant) {
 
 /** The entrant's name: a link to their replay once the race is over (their games are public then). */
 function playerCell(race, entrant, me, compact) {
-  const name = [entrant.name, me && entrant.player === me.id ? " (you)" : ""];
-  if (compact || !entrant.game || race.status !== "finished") return name;
-  return h("a", { href: `#/replay/${entrant.game}`, title: `Replay ${entrant.name}'s game` }, name);
+  const name = [entrant.player.name, me && entrant.player.id === me.id ? " (you)" : "", botMark(entrant.player)];
+  if (compact || !entrant.game || !over(race)) return name;
+  return h("a", { href: `#/replay/${entrant.game}`, title: `Replay ${entrant.player.name}'s game` }, name);
 }
 
 // ---------------------------------------------------------------- the Races page
@@ -141,8 +143,8 @@ export async function mountRaces(root) {
   async function refresh() {
     try {
       const { data } = await api.openRaces();
-      fill(list, data.races.map((race) => openRaceRow(race, player)));
-      say(listMessage, data.races.length ? "" : "No open race right now: create one above and share its link.");
+      fill(list, data.items.map((race) => openRaceRow(race, player)));
+      say(listMessage, data.items.length ? "" : "No open race right now: create one above and share its link.");
     } catch (error) {
       say(listMessage, error.message, "error");
     }
@@ -162,10 +164,10 @@ function openRaceRow(race, player) {
   const seats = `${race.entrants}/${race.maxEntrants} players`;
   const limit = race.timeLimitSeconds ? `${duration(race.timeLimitSeconds)} limit` : "no time limit";
   return h("li", { "data-race": race.id },
-    h("span", { class: "what" }, h("strong", {}, `${race.creatorName}'s race · ${rulesetTitle(race.ruleset.id)}`), " ",
+    h("span", { class: "what" }, h("strong", {}, `${race.creator.name}'s race · ${rulesetTitle(race.ruleset.id)}`), botMark(race.creator), " ",
       h("span", { class: "small" }, `${seats} · ${limit} · ${when(race.createdAt)}`)),
     h("span", { class: "links" }, h("a", { class: "button", href: `#/race/${race.id}` },
-      player && race.creator === player.id ? "Open" : "See and join")));
+      player && race.creator.id === player.id ? "Open" : "See and join")));
 }
 
 // ---------------------------------------------------------------- one race
@@ -228,7 +230,7 @@ export async function mountRace(root, { id }) {
     if (race.status === "open" && me && !mine && race.entrants.length < race.maxEntrants) {
       buttons.push(h("button", { type: "button", class: "primary", "data-action": "join-race", onclick: join }, "Join the race"));
     }
-    if (race.status === "open" && me && race.creator === me.id) {
+    if (race.status === "open" && me && race.creator.id === me.id) {
       buttons.push(h("button", { type: "button", class: "primary", "data-action": "start-race", onclick: start },
         race.entrants.length > 1 ? `Start the race (${race.entrants.length} players)` : "Start alone (a time trial)"));
     }
@@ -274,7 +276,7 @@ export async function mountRace(root, { id }) {
   }
 
   draw();
-  const stop = race.status === "finished" ? null : followRace(id, {
+  const stop = over(race) ? null : followRace(id, {
     onRace: accept,
     onRefused: (error) => say(message, `Live standings stopped: ${error.message}`, "error"),
   });
@@ -301,7 +303,7 @@ export function raceStrip(raceId) {
     fill(heading, h("strong", {}, "Race"), " · ",
       h("span", { "data-race-status": race.status }, STATUS_WORDS[race.status]),
       left !== null ? ` · ${duration(left)} left` : "",
-      race.status === "finished" ? ` · ${summary(race, me)}` : "",
+      over(race) ? ` · ${summary(race, me)}` : "",
       " ", h("a", { href: `#/race/${raceId}`, "data-action": "race-page" }, "Race page"));
     element.dataset.status = race.status;
     fill(board, standingsTable(race, me, { compact: true }));

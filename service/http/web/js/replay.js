@@ -43,7 +43,7 @@ export async function mountReplay(root, { id }) {
   const latest = await readOrExplain(root, id);
   if (!latest) return;
   const me = currentPlayer();
-  const mine = Boolean(me && me.id === latest.player);
+  const mine = Boolean(me && me.id === latest.player.id);
   if (latest.status === "playing" && !mine) {
     fill(root, h("section", { class: "card-panel" }, h("h1", {}, "This game is still being played"),
       h("p", {}, "Its replay opens when it ends. ", h("a", { href: `#/game/${id}` }, "Watch it live"), " meanwhile.")));
@@ -160,11 +160,11 @@ export async function mountReplay(root, { id }) {
 /** Every event of game `id`, page by page. */
 export async function allEvents(id) {
   const events = [];
-  let after = 0;
-  while (after !== null && events.length < MOST_EVENTS) {
-    const { data } = await api.events(id, after, 1000);
-    events.push(...data.events);
-    after = data.nextAfter ?? null;
-  }
+  let cursor = null;
+  do {
+    const { data } = await api.events(id, cursor);
+    events.push(...data.items);
+    cursor = data.next;
+  } while (cursor && events.length < MOST_EVENTS);
   return events;
 }

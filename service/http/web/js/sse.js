@@ -3,7 +3,7 @@
 // this reader fetches the stream with the token, parses the text/event-stream body itself, and
 // reconnects as EventSource would (Last-Event-ID, backoff), honouring a 429's or 503's Retry-After.
 
-import { ApiError, retryAfterSeconds } from "./api.js";
+import { API_VERSION, ApiError, retryAfterSeconds } from "./api.js";
 import { sleep } from "./dom.js";
 
 const BACKOFF_MS = [1000, 2000, 5000, 10000, 30000]; // after the 1st, 2nd, ... failure in a row
@@ -33,7 +33,7 @@ export function readEvents(path, { token = () => null, resume = true, onMessage,
 
   /** One connection: resolves to `{ done: true }` or `{ waitMs }` before the next attempt. */
   async function connect() {
-    const headers = { Accept: "text/event-stream" };
+    const headers = { Accept: "text/event-stream", "Api-Version": API_VERSION };
     const bearer = token();
     if (bearer) headers.Authorization = `Bearer ${bearer}`;
     if (resume && lastId !== null) headers["Last-Event-ID"] = lastId;
