@@ -113,6 +113,13 @@ async function readBody(response) {
 
 // ------------------------------------------------------------------ the calls the page makes
 
+/**
+ * The ETag of a game at `version` in this page's API version: a later version's tags carry its
+ * name, `"12;2026-12-05"` (docs/versions.md), so a tag of one version never matches in another.
+ * The page knows a game's version from views and stream messages alike, which carry no ETag.
+ */
+const gameTag = (version) => `"${version};${API_VERSION}"`;
+
 /** A read of a game's data, with the player's token (private games answer only to it). */
 const readGame = (path) => request(path, { token: readerToken() });
 
@@ -158,6 +165,6 @@ export const api = {
   /** A move at the version the player saw (If-Match), safe to resend (Idempotency-Key). */
   move: (id, token, move, version) => request(`/games/${id}/moves`, {
     method: "POST", token, body: move, retry: "safe",
-    headers: { "If-Match": `"${version}"`, "Idempotency-Key": randomKey() },
+    headers: { "If-Match": gameTag(version), "Idempotency-Key": randomKey() },
   }),
 };
