@@ -65,11 +65,16 @@ MAPS = {"Foundations"}  # documented as maps: their keys are additional_properti
 @pytest.fixture(scope="module")
 def generated(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ModuleType]:
     """The generated package, imported from a temporary folder (and forgotten afterwards)."""
+    yield from generate(DOCUMENT, PACKAGE, tmp_path_factory)
+
+
+def generate(document: Path, package: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ModuleType]:
+    """Generate ``document``'s client as ``package``, import it, and forget it when done."""
     folder = tmp_path_factory.mktemp("generated")
     environment = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
     result = subprocess.run(
-        [sys.executable, "-m", "openapi_python_client", "generate", "--path", str(DOCUMENT), "--meta", "none",
-         "--output-path", str(folder / PACKAGE)],
+        [sys.executable, "-m", "openapi_python_client", "generate", "--path", str(document), "--meta", "none",
+         "--output-path", str(folder / package)],
         capture_output=True, text=True, env=environment, timeout=300, cwd=folder, check=False,
     )  # fmt: skip
     said = result.stdout + result.stderr
@@ -78,10 +83,10 @@ def generated(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ModuleType]:
     assert "error" not in said.lower(), f"openapi-python-client warned:\n{said}"
     sys.path.insert(0, str(folder))
     try:
-        yield importlib.import_module(PACKAGE)
+        yield importlib.import_module(package)
     finally:
         sys.path.remove(str(folder))
-        for name in [name for name in sys.modules if name == PACKAGE or name.startswith(PACKAGE + ".")]:
+        for name in [name for name in sys.modules if name == package or name.startswith(package + ".")]:
             del sys.modules[name]
 
 
@@ -91,23 +96,28 @@ class Api:
 
     package: ModuleType
     url: str
+    version: str = PINNED.name  # the version the document was made for, which the client sends
     seen: set[str] = field(default_factory=set)  # model classes parsed
 
     def operation(self, tag: str, name: str) -> Any:
-        return importlib.import_module(f"{PACKAGE}.api.{tag}.{name}")
+        return importlib.import_module(f"{self.package.__name__}.api.{tag}.{name}")
 
     @property
     def models(self) -> Any:
-        return importlib.import_module(f"{PACKAGE}.models")
+        return importlib.import_module(f"{self.package.__name__}.models")
+
+    def tag(self, version: int) -> str:
+        """A game's ETag at ``version`` in this client's API version (a later version's carries its name)."""
+        return f'"{version}"' if self.version == OLDEST.name else f'"{version};{self.version}"'
 
     # The API version is set once, on the client object, as Stripe's libraries do: every request sends it.
-    def anonymous(self, version: str = PINNED.name) -> Any:
+    def anonymous(self, version: str | None = None) -> Any:
         return self.package.Client(base_url=self.url, raise_on_unexpected_status=True,
-                                   headers={"Api-Version": version})
+                                   headers={"Api-Version": version or self.version})
 
     def authenticated(self, token: str) -> Any:
         return self.package.AuthenticatedClient(base_url=self.url, token=token, raise_on_unexpected_status=True,
-                                                headers={"Api-Version": PINNED.name})
+                                                headers={"Api-Version": self.version})
 
     def call(
         self, tag: str, name: str, *args: Any, expect: type | None = None, http_status: int = 200, **kwargs: Any
@@ -115,7 +125,7 @@ class Api:
         """One operation through its generated ``sync_detailed``: the status, a complete parse."""
         response = self.operation(tag, name).sync_detailed(*args, **kwargs)
         assert response.status_code == http_status, (name, response.status_code, response.content[:300])
-        assert response.headers["api-version"] == PINNED.name, name
+        assert response.headers["api-version"] == self.version, name
         parsed = response.parsed
         if expect is not None:
             assert isinstance(parsed, expect), (name, type(parsed), response.content[:300])
@@ -175,14 +185,14 @@ class Player:
         )
         game = created.parsed
         assert created.headers["location"] == f"/games/{game.id}"
-        assert created.headers["etag"] == f'"{game.version}"'
+        assert created.headers["etag"] == self.api.tag(game.version)
         assert isinstance(game.deal, models.SeedSource)
         assert game.deal.seed == seed
         return game
 
     def legal_moves(self, game: Any) -> list[Any]:
         found = self.api.call("games", "list_legal_moves", game.id, client=self.http, expect=self.api.models.LegalMoves)
-        assert found.headers["etag"] == f'"{found.parsed.version}"'
+        assert found.headers["etag"] == self.api.tag(found.parsed.version)
         return list(found.parsed.moves)
 
     def move(self, game: Any, move: Any, **headers: Any) -> Any:
@@ -190,10 +200,24 @@ class Player:
         done = self.api.call("games", "make_move", game.id, client=self.http, body=move,
                              expect=self.api.models.MoveResult, **headers)  # fmt: skip
         result = done.parsed
-        assert done.headers["etag"] == f'"{result.game.version}"'
+        assert done.headers["etag"] == self.api.tag(result.game.version)
         assert [event.version for event in result.events] == list(range(result.game.version - len(result.events) + 1,
                                                                         result.game.version + 1))  # fmt: skip
         return done
+
+
+def walk(page: Callable[[dict[str, Any]], Any], names: tuple[str, str, str]) -> list[Any]:
+    """Every item of a paged list, page by page: ``page(arguments)`` is one parsed page, ``names``
+    its cursor's query argument, where a page says the next one, and where it holds its items."""
+    asked, following, held = names
+    items: list[Any] = []
+    arguments: dict[str, Any] = {}
+    while True:
+        found = page(arguments)
+        items.extend(getattr(found, held))
+        if getattr(found, following) is None:
+            return items
+        arguments = {asked: getattr(found, following)}
 
 
 def MOVES(models: Any) -> tuple[type, ...]:  # noqa: N802  (the generated move classes, a tuple for isinstance)
@@ -438,17 +462,10 @@ def test_a_generated_client_plays_the_daily_deal_and_finds_its_games(api: Api) -
         "deals", "get_daily_leaderboard", "today", client=api.anonymous(), expect=models.Leaderboard
     ).parsed
     assert [entry.game for entry in board.entries] == [first.id]  # one entry per player: the first game
-    seen: list[UUID] = []
-    before = None
-    while True:
-        arguments = {"limit": 1} if before is None else {"limit": 1, "before": before}
-        page = api.call("players", "list_player_games", player.id, client=player.http, expect=models.GameList,
-                        **arguments).parsed  # fmt: skip
-        seen.extend(summary.id for summary in page.games)
-        if page.next_before is None:
-            break
-        before = page.next_before
-    assert seen == [games[1].id, games[0].id]  # newest first
+    seen = walk(lambda arguments: api.call("players", "list_player_games", player.id, client=player.http, limit=1,
+                                           expect=models.GameList, **arguments).parsed,
+                ("before", "next_before", "games"))  # fmt: skip
+    assert [summary.id for summary in seen] == [games[1].id, games[0].id]  # newest first
     playing = api.call("players", "list_player_games", player.id, client=player.http, expect=models.GameList,
                        status=models.ListPlayerGamesStatus("playing")).parsed  # fmt: skip
     assert [summary.id for summary in playing.games] == [games[1].id]
