@@ -1,7 +1,12 @@
-"""TypeScript clients: types generated from ``openapi/openapi.json`` by openapi-typescript and by
-@hey-api/openapi-ts, a small client written against each (``ts/client.ts``, ``ts/hey-client.ts``)
-checked by ``tsc --strict``, then run against a real server: it sends a listed legal move back as
-it came. And the document passes Redocly's recommended lint with no error and no warning.
+"""TypeScript clients: types generated from ``openapi/openapi.json`` (the oldest version) by
+openapi-typescript and by @hey-api/openapi-ts, and from the newest version's document
+(``openapi/2026-12-05.json``) by openapi-typescript, a small client written against each
+(``ts/client.ts``, ``ts/hey-client.ts``, ``ts/newest-client.ts``) checked by ``tsc --strict`` in one
+run, then run against a real server with ``Api-Version`` set once: the oldest's sends a listed legal
+move back as it came; the newest's deals by a tagged seed request, plays moves from the legal
+moves, pages the log by ``cursor``/``next`` and reads its race in the lobby and the race's view with
+player references. And every version's document passes Redocly's recommended lint with no error
+and no warning.
 
 The npm packages are pinned in ``ts/package.json`` and its lock; ``npm ci`` installs them when
 ``ts/node_modules`` is missing or older than the lock. Without ``node`` and ``npm`` these tests are
@@ -17,15 +22,18 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import httpx
 import pytest
 
-from service.http.versions import OLDEST
+from service.http.versions import NEWEST, OLDEST, SERVED
 from tests.api.conftest import Player
 
 HERE = Path(__file__).resolve().parent / "ts"
 PINNED = OLDEST
 """The version of openapi/openapi.json (the oldest served, which a request without Api-Version gets)."""
-DOCUMENT = Path(__file__).resolve().parents[2] / "openapi" / "openapi.json"
+OPENAPI = Path(__file__).resolve().parents[2] / "openapi"
+DOCUMENT = OPENAPI / "openapi.json"
+NEWEST_DOCUMENT = OPENAPI / f"{NEWEST.name}.json"
 BIN = HERE / "node_modules" / ".bin"
 STAMP = HERE / "node_modules" / ".canfield-lock-sha256"
 INSTALL_LOCK = HERE / ".npm-install.lock"
@@ -63,11 +71,13 @@ def node_modules() -> Path:
 
 @pytest.fixture(scope="module")
 def compiled(node_modules: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Both generators' output and both clients, compiled by tsc --strict in a temporary folder."""
+    """Both generators' output of the oldest document, openapi-typescript's of the newest, and the
+    three clients, compiled by one tsc --strict run in a temporary folder."""
     folder = tmp_path_factory.mktemp("typescript")
-    for name in ("client.ts", "hey-client.ts", "tsconfig.json"):
+    for name in ("client.ts", "hey-client.ts", "newest-client.ts", "tsconfig.json"):
         shutil.copy(HERE / name, folder / name)
     run([str(node_modules / "openapi-typescript"), str(DOCUMENT), "--output", "generated/openapi.ts"], folder)
+    run([str(node_modules / "openapi-typescript"), str(NEWEST_DOCUMENT), "--output", "generated/newest.ts"], folder)
     hey = run([str(node_modules / "openapi-ts"), "--input", str(DOCUMENT), "--output", "hey", "--plugins",
                "@hey-api/typescript", "--no-log-file"], folder)  # fmt: skip
     assert "warn" not in hey.lower(), hey
@@ -82,6 +92,10 @@ def test_the_typescript_clients_type_check_against_both_generators(compiled: Pat
     assert '"/games/{game_id}/events.ndjson"' in types
     assert (compiled / "out" / "client.js").exists()
     assert (compiled / "out" / "hey-client.js").exists()
+    newest = (compiled / "generated" / "newest.ts").read_text()
+    assert 'source: "seed"' in newest  # the newest's deal requests are tagged
+    assert "PlayerRef: {" in newest
+    assert (compiled / "out" / "newest-client.js").exists()
 
 
 def test_the_typescript_client_sends_a_listed_move_back(compiled: Path, ann: Player, server_url: str) -> None:
@@ -97,10 +111,37 @@ def test_the_typescript_client_sends_a_listed_move_back(compiled: Path, ann: Pla
     assert listed["version"] == reply["version"]
 
 
-def test_the_document_passes_redocly_lint_without_a_warning(node_modules: Path) -> None:
-    said = run([str(node_modules / "redocly"), "lint", str(DOCUMENT), "--format", "json"], HERE)
-    report = json.loads(said[said.index("{") : said.rindex("}") + 1])
-    problems = [(p["ruleId"], p["severity"], p["message"]) for p in report["problems"]]
-    assert problems == [], problems
-    assert report["totals"] == {"errors": 0, "warnings": 0, "ignored": 0}
+def test_the_newest_typescript_client_plays_pages_and_reads_a_race(
+    compiled: Path, server_url: str, client: httpx.Client  # ``client``: an emptied database
+) -> None:
+    said = run(["node", str(compiled / "out" / "newest-client.js"), server_url, NEWEST.name], compiled, timeout=60)
+    seen = json.loads(said.strip().splitlines()[-1])
+    assert seen["versions"] == [NEWEST.name]  # set once on the client, answered in it by every request
+    assert seen["dealt"] == {"source": "seed", "seed": 7}
+    assert seen["gamePlayer"] == {"id": seen["player"], "name": "Typed Newest", "bot": False}
+    assert seen["gameVersion"] > 1, "no move was played"
+    assert seen["events"] == list(range(1, seen["gameVersion"] + 1))  # every event once, page by page
+    assert len(seen["links"]) == -(-seen["gameVersion"] // 5)
+    assert all('rel="next"' in link for link in seen["links"][:-1])
+    assert seen["links"][-1] is None
+    assert seen["lobby"] == ["Typed Newest"]
+    assert seen["lobbyNext"] is None
+    race = seen["race"]
+    assert race["creator"] == seen["gamePlayer"]
+    assert race["standings"] == ["- Typed Newest: not dealt"]
+    assert (race["over"], race["deal"]) == (False, {"source": "secret"})
+
+
+def test_every_versions_document_passes_redocly_lint_without_a_warning(node_modules: Path) -> None:
+    documents = [DOCUMENT, *(OPENAPI / f"{version.name}.json" for version in SERVED.all)]
+    said = run([str(node_modules / "redocly"), "lint", *map(str, documents), "--format", "json"], HERE)
+    reports, text, at = [], said[said.index("{") : said.rindex("}") + 1], 0
+    while at < len(text):  # one JSON report per document, one after another
+        report, at = json.JSONDecoder().raw_decode(text, at)
+        reports.append(report)
+    assert len(reports) == len(documents)
+    for document, report in zip(documents, reports, strict=True):
+        problems = [(p["ruleId"], p["severity"], p["message"]) for p in report["problems"]]
+        assert problems == [], (document.name, problems)
+        assert report["totals"] == {"errors": 0, "warnings": 0, "ignored": 0}, document.name
 
