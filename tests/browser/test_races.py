@@ -118,3 +118,24 @@ def test_two_players_race_on_one_deal_and_each_page_follows_the_other_live(
 
 def ordinal(n: int) -> str:
     return f"{n}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(n if n < 20 else n % 10, 'th') }"
+
+
+def test_a_race_cancelled_before_its_start_shows_as_cancelled(
+    open_page: Callable[..., Page], web: ServerProcess
+) -> None:
+    """A race whose creator deleted their account before anyone joined is ``cancelled`` in the
+    page's version (2026-12-04 showed it as ``finished``): said so with the server's reason, with
+    nothing to join or start."""
+    newest = {"Api-Version": "2026-12-05"}
+    made = httpx.post(f"{web.url}/players", json={"name": "Gone"}, headers=newest, timeout=10).json()
+    auth = {**newest, "Authorization": f"Bearer {made['token']}"}
+    race = httpx.post(f"{web.url}/races", json={"maxEntrants": 2}, headers=auth, timeout=10).json()
+    assert httpx.delete(f"{web.url}/players/me", headers=auth, timeout=10).status_code == 204
+    page = open_page()
+    page.register("Late")
+    page.driver.get(f"{web.url}/#/race/{race['id']}")
+    page.wait_for(lambda: page.js("return document.querySelector('[data-race-status]')?.dataset.raceStatus")
+                  == "cancelled", "the cancelled race's page")  # fmt: skip
+    assert page.text("[data-race-status]") == "Cancelled"
+    assert page.text("[data-summary]").startswith("Cancelled before it started: "), page.text("[data-summary]")
+    assert page.js("return !document.querySelector('[data-action=join-race], [data-action=start-race]')")

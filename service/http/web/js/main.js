@@ -2,7 +2,7 @@
 // for the server (a 429's or 503's Retry-After).
 
 import { mountAnalysis } from "./analysis.js";
-import { authenticateReads, onWait } from "./api.js";
+import { API_VERSION, authenticateReads, onWait } from "./api.js";
 import { mountDaily } from "./daily.js";
 import { ask, fill, h } from "./dom.js";
 import { mountGame } from "./game.js";
@@ -57,6 +57,8 @@ function drawNotice(seconds, reason) {
   if (seconds > 0) notice.textContent = `Waiting ${Math.ceil(seconds)} s: ${reason}.`;
 }
 
+// the footer's link: the document of the version this page speaks
+document.getElementById("schema-link").href = `/schema/openapi.json?version=${API_VERSION}`;
 authenticateReads(() => currentPlayer()?.token ?? null);
 onWait(drawNotice);
 onPlayerChange((player) => {

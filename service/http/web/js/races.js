@@ -35,6 +35,7 @@ function secondsLeft(race) {
 
 function raceDeal(race) {
   if (race.deal.seed !== undefined || race.deal.pool !== undefined) return dealTitle(race.deal);
+  if (race.deal.source === "secret") return "A secret deal, picked at random and never named";
   return race.deal.source === "pool" ? "A pool deal, named once the race is over" : "A deal named once the race is over";
 }
 
@@ -53,7 +54,7 @@ function summary(race, me) {
   if (race.status === "running") {
     return mine ? "The race is on: play your game; the standings follow every move." : "The race is on.";
   }
-  if (race.status === "cancelled") return "Cancelled before it started.";
+  if (race.status === "cancelled") return `Cancelled before it started${race.cancelledReason ? `: ${race.cancelledReason}` : ""}.`;
   const winners = race.entrants.filter((e) => e.place === 1).map((e) => e.player.name);
   const result = mine?.place ? `You placed ${ordinal(mine.place)} of ${race.entrants.length}.` : "";
   return `Finished. ${winners.length ? `First: ${winners.join(" and ")}.` : ""} ${result}`.trim();
