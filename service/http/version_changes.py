@@ -43,6 +43,9 @@ DOWNGRADE = "canfield.downgrade"
 SHAPED = "canfield.shaped"
 """Set in the scope by a route of PLAIN_BODIES once its reply is in the older shape."""
 _TAG = re.compile(rb'(W/)?"([^"]*)"')
+_NEVER = b'"0"'
+"""Another version's tag as the code compares it: version 0, which no game is ever at (an
+``If-Match`` with it is a 412 ``version_conflict``; an ``If-None-Match`` never matches)."""
 
 
 class VersionChange:
@@ -133,10 +136,10 @@ class Translation:
         def one(match: re.Match[bytes]) -> bytes:
             weak, tag = match.group(1) or b"", match.group(2)
             if self.suffix is None:
-                return weak + (b'"' + tag + b'"' if b";" not in tag else b'"-"')
+                return weak + (b'"' + tag + b'"' if b";" not in tag else _NEVER)
             if tag.endswith(self.suffix):
                 return weak + b'"' + tag[: -len(self.suffix)] + b'"'
-            return weak + b'"-"'
+            return weak + _NEVER
 
         return _TAG.sub(one, value)
 

@@ -210,3 +210,13 @@ def test_each_version_has_its_own_etags(client: httpx.Client, ann: Player) -> No
     assert new.headers["etag"] == f'"1;{NEWEST.name}"'
     assert client.get(f"/games/{game['id']}", headers={**V2, "If-None-Match": new.headers["etag"]}).status_code == 304
     assert client.get(f"/games/{game['id']}", headers={**V2, "If-None-Match": old.headers["etag"]}).status_code == 200
+
+
+def test_another_versions_tag_never_matches(client: httpx.Client, ann: Player) -> None:
+    game = deal(ann, {"deal": {"source": "seed", "seed": 100}})
+    stale = newest(ann, "POST", f"/games/{game['id']}/moves", json={"type": "draw"}, headers={"If-Match": '"1"'})
+    assert_problem(stale, 412, "version_conflict")  # "1" is 2026-12-04's tag of version 1, never this version's
+    fresh = newest(ann, "POST", f"/games/{game['id']}/moves", json={"type": "draw"},
+                   headers={"If-Match": f'"1;{NEWEST.name}"'})
+    assert fresh.status_code == 200, fresh.text
+
