@@ -19,7 +19,7 @@ from .conftest import Clock, Player, play, running_server, server_settings
 from .race_support import create_race, game_of, join, start
 from .test_streams import EventStream
 
-WAIT = 10.0  # the longest any event may take to arrive (an analysis runs in between)
+WAIT = 20.0  # the longest any event may take to arrive (an analysis runs in between; a loaded machine)
 KEEPALIVE = 0.3
 
 

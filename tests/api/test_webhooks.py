@@ -20,7 +20,7 @@ from tests.support import assert_problem
 
 from .conftest import Player, play, running_server, server_settings
 
-WAIT = 10.0
+WAIT = 20.0  # the longest a delivery may take to arrive (a loaded machine)
 
 
 class Receiver:
@@ -70,8 +70,9 @@ def receiver(statuses: list[int]) -> Iterator[Receiver]:
 
 
 def hook_settings(database_url: str, **changes: Any) -> Any:
+    # the receiver answers at once: a generous timeout, so a loaded machine never turns an answer into a retry
     shortened = {"webhooks_allow_private": True, "webhook_poll_seconds": 0.05, "webhook_retry_first_seconds": 0.1,
-                 "webhook_retry_max_seconds": 0.4, "webhook_timeout_seconds": 2.0, "webhooks_per_player": 3}
+                 "webhook_retry_max_seconds": 0.4, "webhook_timeout_seconds": 10.0, "webhooks_per_player": 3}
     return server_settings(database_url, **{**shortened, **changes})
 
 
