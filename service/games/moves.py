@@ -279,7 +279,8 @@ class GameRepository:
         PLAYER.set(caller.player_id)
         if caller.player_id != game.player_id:  # neither a game's player nor a token's owner ever changes
             raise Forbidden("this game belongs to another player")
-        return game._replace(confirmed=False)
+        return Game(game.id, game.player_id, game.deal, game.started_at, game.finished_at, game.state, False,
+                    game.player_name, game.player_bot)
 
     async def load(
         self, game_id: uuid.UUID, token: str, idempotent: Idempotent | None
