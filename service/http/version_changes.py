@@ -125,6 +125,8 @@ class Translation:
         suffix = self.suffix
         if suffix is None:
             return value
+        if value.count(b'"') == 2 and value.endswith(b'"'):  # one tag, "12" or W/"12": every ETag the code sets
+            return value[:-1] + suffix + b'"'
         return _TAG.sub(lambda m: (m.group(1) or b"") + b'"' + m.group(2) + suffix + b'"', value)
 
     def untagged(self, value: bytes) -> bytes:
