@@ -215,3 +215,10 @@ class ChallengeRefused(Forbidden):
 
     code = "challenge_refused"
     title = "Challenge refused"
+
+
+class NotRaceCreator(Forbidden):
+    """A change only a race's creator may make (cancelling it), asked by another player."""
+
+    code = "not_race_creator"
+    title = "Not the race's creator"

@@ -20,7 +20,7 @@ from psycopg.rows import tuple_row
 from psycopg.types.json import Jsonb
 from psycopg_pool import AsyncConnectionPool
 
-from ..errors import Conflict, Forbidden, NotFound
+from ..errors import Conflict, Forbidden, NotFound, NotRaceCreator
 from ..store import outbox
 from ..store.event_store import CHANNEL, insert_game
 from ..store.game_records import NewEvent
@@ -236,6 +236,30 @@ def _race_finished(race: RaceRow, result: Result, ending: Ending) -> outbox.Acco
     })
 
 
+async def _locked(conn: AsyncConnection[Any], race_id: uuid.UUID) -> RaceRow:
+    """The race with its row locked (``_load``), or 404."""
+    race = await _load(conn, race_id, lock=True)
+    if race is None:
+        raise NotFound(f"no race {race_id}")
+    return race
+
+
+def _still_open(race: RaceRow, what: str) -> None:
+    """Refuse (409 race_not_open) to change a race that is no longer open."""
+    if race.status == RUNNING:
+        raise Conflict(f"the race has started: it can no longer be {what}", "race_not_open")
+    if race.status != OPEN:
+        ended = "was cancelled" if race.cancelled_reason is not None else "has finished"
+        raise Conflict(f"the race {ended}: it can no longer be {what}", "race_not_open")
+
+
+async def _cancel(conn: AsyncConnection[Any], race_id: uuid.UUID, now: datetime, reason: str) -> None:
+    """End the open race, never started, with ``reason`` (the race row locked). Stored as finished with
+    its reason: a status value of its own would reach the processes of the release before this one,
+    and the clients of the API versions served, as one they do not know. Its streams end (``_bump``)."""
+    await _bump(conn, race_id, ", status = %s, finished_at = %s, cancelled_reason = %s", (FINISHED, now, reason))
+
+
 class RaceStore:
     def __init__(self, pool: AsyncConnectionPool, reads: ReadPool | None = None) -> None:
         self.pool = pool
@@ -274,9 +298,7 @@ class RaceStore:
     async def join(self, race_id: uuid.UUID, player_id: uuid.UUID, now: datetime) -> None:
         """A new entrant, if the race is open, has a free seat and does not have them yet."""
         async with self.pool.connection() as conn, conn.transaction():
-            race = await _load(conn, race_id, lock=True)
-            if race is None:
-                raise NotFound(f"no race {race_id}")
+            race = await _locked(conn, race_id)
             if race.status != OPEN:
                 raise Conflict(f"the race has {'started' if race.status == RUNNING else 'finished'}: "
                                "entries are closed", "race_not_open")
@@ -295,9 +317,7 @@ class RaceStore:
     ) -> None:
         """Deal every entrant their game, all at ``now``, and set the race running: one transaction."""
         async with self.pool.connection() as conn, conn.transaction():
-            race = await _load(conn, race_id, lock=True)
-            if race is None:
-                raise NotFound(f"no race {race_id}")
+            race = await _locked(conn, race_id)
             if caller != race.creator_id:
                 raise Forbidden("only the player who created the race can start it")
             if race.status != OPEN:
@@ -425,11 +445,36 @@ class RaceStore:
             if others:
                 await _bump(conn, race_id, ", creator_id = %s", (others[0].player_id,))
                 return "handed"
-            # stored as finished with its reason: a status value of its own would reach the processes of
-            # the release before this one, and the clients of the API versions served, as one they do not know
-            await _bump(conn, race_id, ", status = %s, finished_at = %s, cancelled_reason = %s",
-                        (FINISHED, now, reason))
+            await _cancel(conn, race_id, now, reason)
             return "cancelled"
+
+    async def leave(self, race_id: uuid.UUID, player_id: uuid.UUID, now: datetime, reason: str) -> str:
+        """``player_id`` leaves the open race (``DELETE /races/{id}/entries/me``); a creator who leaves
+        cancels it, with ``reason``. What happened: "left" or "cancelled". Refused, changing nothing,
+        for a race they are not in (409 not_in_race) or one that has started (409 race_not_open)."""
+        async with self.pool.connection() as conn, conn.transaction():
+            race = await _locked(conn, race_id)
+            if all(e.player_id != player_id for e in race.entrants):
+                raise Conflict("you are not an entrant of this race: there is no entry of yours to take back",
+                               "not_in_race")
+            _still_open(race, "left")
+            await conn.execute("DELETE FROM race_entrants WHERE race_id = %s AND player_id = %s", (race_id, player_id))
+            if race.creator_id != player_id:
+                await _bump(conn, race_id)
+                return "left"
+            await _cancel(conn, race_id, now, reason)
+            return "cancelled"
+
+    async def cancel(self, race_id: uuid.UUID, caller: uuid.UUID, now: datetime, reason: str) -> None:
+        """The creator cancels the open race (``POST /races/{id}/cancel``): it ends, never started, with
+        ``reason``. Refused, changing nothing, for anyone else (403 not_race_creator) and once it has
+        started (409 race_not_open)."""
+        async with self.pool.connection() as conn, conn.transaction():
+            race = await _locked(conn, race_id)
+            if caller != race.creator_id:
+                raise NotRaceCreator("only the player who created the race can cancel it")
+            _still_open(race, "cancelled")
+            await _cancel(conn, race_id, now, reason)
 
     async def record(self, player_id: uuid.UUID) -> tuple[int, int]:
         """(races played, races won) of a player: finished races they were dealt a game in; won: place 1."""

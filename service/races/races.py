@@ -69,6 +69,12 @@ JSON = dict[str, Any]
 SOURCE = "race"
 log = logging.getLogger("canfield")
 
+LEFT_REASON = "its creator left before the start"
+"""A race whose creator left it while open (``cancelledReason``): the race was theirs to hold, so it
+ends with their leaving (an account deletion hands it on instead: service.games.leaving)."""
+CANCELLED_REASON = "its creator cancelled it before the start"
+"""A race its creator cancelled while open (``cancelledReason``)."""
+
 Dealer = Callable[[Ruleset, Mapping[str, Any]], tuple[tuple[int, ...], JSON]]
 
 
@@ -354,6 +360,19 @@ class Races:
     async def start(self, race_id: uuid.UUID, token: str | None) -> RaceRow:
         caller = await self._player(token, Scope.PLAY)
         await self.store.start(race_id, caller, self.clock(), _deal_games)
+        return await self._load(race_id)
+
+    async def leave(self, race_id: uuid.UUID, token: str | None) -> RaceRow:
+        """``DELETE /races/{id}/entries/me``: the caller leaves the open race; its creator leaving
+        cancels it (``LEFT_REASON``), and every entrant's race stream ends with that view."""
+        player = await self._player(token, Scope.PLAY)
+        await self.store.leave(race_id, player, self.clock(), LEFT_REASON)
+        return await self._load(race_id)
+
+    async def cancel(self, race_id: uuid.UUID, token: str | None) -> RaceRow:
+        """``POST /races/{id}/cancel``: the creator cancels the open race (``CANCELLED_REASON``)."""
+        caller = await self._player(token, Scope.PLAY)
+        await self.store.cancel(race_id, caller, self.clock(), CANCELLED_REASON)
         return await self._load(race_id)
 
     async def current(self, race_id: uuid.UUID) -> RaceRow:

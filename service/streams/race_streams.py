@@ -33,9 +33,9 @@ Server-Sent Events (`text/event-stream`), in this order:
   entrant's game ending), from any server process; `id` grows with every change;
 * `: keep-alive` comment lines when nothing else was sent for a while (15 s by default);
 * `event: end`, `data: <the final view>` once the race has finished (every game ended, or the time
-  limit passed: the standings are frozen and the places final), or was cancelled (an open race whose
-  creator deleted their account with nobody else entered: `status` `finished`, never started,
-  `cancelledReason` set);
+  limit passed: the standings are frozen and the places final), or was cancelled before its start
+  (its creator cancelled it or left it, or deleted their account with nobody else entered: `status`
+  `cancelled`, never started, `cancelledReason` set);
   then the server closes the stream;
 * `event: shutdown`, `retry: 1000`, `data: {"detail": "..."}` (no `id`) when the server stops: the
   stream's last message.

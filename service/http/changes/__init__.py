@@ -25,6 +25,8 @@ NEW_RACE = "POST /races"
 RACE = "GET /races/{race_id}"
 JOIN = "POST /races/{race_id}/entries"
 START = "POST /races/{race_id}/start"
+LEAVE = "DELETE /races/{race_id}/entries/me"
+CANCEL = "POST /races/{race_id}/cancel"
 RACE_STREAM = "GET /races/{race_id}/stream"
 ACCEPT = "POST /challenges/{challenge_id}/accept"
 LOBBY = "GET /races/open"
@@ -38,7 +40,7 @@ WATCH_POSTED = "POST /watch"
 
 GAME_VIEWS = (NEW_GAME, GAME, MOVE, STATE, GAME_STREAM, GAMES_EXPORT, ACCOUNT_EXPORT, WATCH, WATCH_POSTED)
 """The operations whose replies, messages or lines hold a game's view."""
-RACE_VIEWS = (NEW_RACE, RACE, JOIN, START, RACE_STREAM, ACCEPT)
+RACE_VIEWS = (NEW_RACE, RACE, JOIN, START, RACE_STREAM, ACCEPT, LEAVE, CANCEL)
 """The operations whose replies or messages are a race's view."""
 
 JSON = dict[str, Any]

@@ -1,4 +1,5 @@
-"""Races (service/races/races.py): create, join, start, view, and the live standings as Server-Sent Events."""
+"""Races (service/races/races.py): create, join, leave, start, cancel, view, and the live standings
+(Server-Sent Events)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from typing import Annotated, Any
 from uuid import UUID
 
 import msgspec
-from litestar import Controller, Request, get, post
+from litestar import Controller, Request, delete, get, post
 from litestar.datastructures import State
 from litestar.params import Body, PathParameter, SkipValidation
 from litestar.response import Response, Stream
@@ -20,7 +21,7 @@ from ...streams.race_streams import DESCRIPTION, race_messages
 from ..idempotency import IdempotencyKeyHeader, keyed_responses, replayable
 from ..openapi.document import response_headers
 from ..pages import LIMIT_DEFAULT, Cursor, Limit, next_link
-from ..problems import documented, problem_response
+from ..problems import documented, problem_response, with_codes
 from ..schemas import NewRaceRequest, OpenRaces, RaceView
 from .common import bearer_token, games_of, parse_new_race
 from .streams import event_stream, stream_address, stream_owner, streams_of
@@ -138,6 +139,40 @@ class RaceController(Controller):
             return Response(race_view_of(await games_of(state).races.start(race_id, bearer_token(request))))
 
         return await replayable(request, state, idempotency, start)
+
+    @delete(
+        "/{race_id:uuid}/entries/me",
+        operation_id="leaveRace",
+        summary="Leave an open race (its creator leaving cancels it: every entrant's race stream ends)",
+        status_code=200,
+        responses=with_codes(documented(400, 401, 404, 409, 429, 503), 409, "not_in_race", "race_not_open"),
+        security=[{"bearer": []}],
+    )
+    async def leave(
+        self, request: Request[Any, Any, Any], state: State, race_id: Annotated[UUID, _RACE_ID]
+    ) -> RaceView:
+        return race_view_of(await games_of(state).races.leave(race_id, bearer_token(request)))
+
+    @post(
+        "/{race_id:uuid}/cancel",
+        operation_id="cancelRace",
+        summary="Cancel an open race (its creator only): it ends, never started, and its streams say so",
+        status_code=200,
+        responses=keyed_responses(400, 401, 403, 404, 413, 415, 429, 503, conflicts="race_not_open",
+                                  forbidden="not_race_creator"),
+        response_headers=response_headers("Idempotent-Replayed"),
+        security=[{"bearer": []}],
+    )
+    async def cancel(
+        self, request: Request[Any, Any, Any], state: State, race_id: Annotated[UUID, _RACE_ID],
+        idempotency: IdempotencyKeyHeader = None,
+    ) -> Response[RaceView]:
+        await no_body(request)
+
+        async def cancel() -> Response[RaceView]:
+            return Response(race_view_of(await games_of(state).races.cancel(race_id, bearer_token(request))))
+
+        return await replayable(request, state, idempotency, cancel)
 
     @get(
         "/open",  # not "/": Litestar's automatic OPTIONS would then name only one of GET and POST in Allow
