@@ -222,3 +222,14 @@ class NotRaceCreator(Forbidden):
 
     code = "not_race_creator"
     title = "Not the race's creator"
+
+
+class TournamentOutOfRange(BadRequest):
+    """A tournament asked for out of range: ``tournament_deals_out_of_range``,
+    ``tournament_minutes_out_of_range``, ``tournament_start_passed`` or ``tournament_start_too_far``."""
+
+    title = "Tournament out of range"
+
+    def __init__(self, detail: str, code: str) -> None:
+        super().__init__(detail)
+        self.code = code

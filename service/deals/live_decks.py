@@ -3,7 +3,8 @@ on shared deals").
 
 A deal is in play while others play it for a place: a daily deal until its UTC date is over (its
 deck is stored ahead, so tomorrow's counts too), a race's while it runs (an open race has dealt
-no card to anyone yet; a finished or cancelled one is over). Each
+no card to anyone yet; a finished or cancelled one is over), and a tournament's deals from the
+moment they are proven until it has finished (``tournament_deals.fingerprint``, migration 0021). Each
 such deck's canonical fingerprint (``domain.fingerprint``: the same for all 2,496 relabelled
 copies of a deal) is stored with it, ``daily_deals.fingerprint`` and ``races.fingerprint``
 (migration 0013), and a lookup is two index reads: the daily deals from today on (a range of the
@@ -27,7 +28,7 @@ from psycopg_pool import AsyncConnectionPool
 from domain import parse_deck
 from domain.fingerprint import fingerprint
 
-DAILY, RACE = "daily", "race"
+DAILY, RACE, TOURNAMENT = "daily", "race", "tournament"
 
 _HOLDERS = """
 SELECT 'daily', day::text, deck, fingerprint FROM daily_deals
@@ -35,6 +36,10 @@ WHERE day >= %(today)s AND (fingerprint = %(fingerprint)s OR fingerprint IS NULL
 UNION ALL
 SELECT 'race', id::text, deck, fingerprint FROM races
 WHERE status = 'running' AND (fingerprint = %(fingerprint)s OR fingerprint IS NULL)
+UNION ALL
+SELECT 'tournament', d.tournament_id::text, d.deck, d.fingerprint FROM tournament_deals d
+JOIN tournaments t ON t.id = d.tournament_id
+WHERE d.fingerprint = %(fingerprint)s AND t.finished_at IS NULL
 """
 _FILL = {
     DAILY: "UPDATE daily_deals SET fingerprint = %s WHERE day = %s AND fingerprint IS NULL",
@@ -46,9 +51,10 @@ _FILL = {
 class LiveDeal:
     """A shared deal in play whose deck a looked-up deck is a copy of: a daily deal (by date) or a race."""
 
-    kind: str  # DAILY or RACE
+    kind: str  # DAILY, RACE or TOURNAMENT
     day: date | None
     race_id: uuid.UUID | None
+    tournament_id: uuid.UUID | None = None
 
 
 def deck_fingerprint(codes: Sequence[str]) -> str:
@@ -74,6 +80,13 @@ class LiveDecks:
                 if stored is None:  # stored before migration 0013, or by the release before it
                     await conn.execute(_FILL[kind], (held, date.fromisoformat(key) if kind == DAILY else key))
                 if held == wanted:
-                    found.append(LiveDeal(DAILY, date.fromisoformat(key), None) if kind == DAILY
-                                 else LiveDeal(RACE, None, uuid.UUID(key)))
+                    found.append(_live(kind, key))
         return found
+
+
+def _live(kind: str, key: str) -> LiveDeal:
+    if kind == DAILY:
+        return LiveDeal(DAILY, date.fromisoformat(key), None)
+    if kind == TOURNAMENT:
+        return LiveDeal(TOURNAMENT, None, None, uuid.UUID(key))
+    return LiveDeal(RACE, None, uuid.UUID(key))

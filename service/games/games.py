@@ -51,7 +51,7 @@ from ..deals.daily import (
 from ..deals.daily_deals import DailyDeals
 from ..deals.deal_pools import load_deal_pool
 from ..deals.deal_secret import DealSecret
-from ..deals.live_decks import DAILY, LiveDeal, LiveDecks
+from ..deals.live_decks import DAILY, TOURNAMENT, LiveDeal, LiveDecks
 from ..deals.solver_workers import SolverWorkers
 from ..errors import BadRequest, Conflict, DailyAlreadyPlayed, Forbidden, NotFound, Unauthorized
 from ..metrics import SHARED_DEAL_COPIES_DEALT, SHARED_DEAL_COPIES_REFUSED
@@ -68,6 +68,9 @@ from ..stats.queries import Stats
 from ..store.event_store import DailyEntryTaken, EventStore
 from ..store.game_records import GameRow, NewEvent
 from ..store.players import PlayerRow, PlayerStore
+from ..tournaments.standings import tournament_of
+from ..tournaments.tournament_store import TournamentStore
+from ..tournaments.tournaments import Tournaments
 from .batching import AppendBatcher
 from .leaving import leave_races
 from .lessons import lesson_deal, lesson_ruleset_id
@@ -115,8 +118,10 @@ class Games:
                            self.ratings.rate_race)
         self.challenges = Challenges(store.pool, self.accounts, self.races, clock, settings.challenge_expiry_seconds,
                                      settings.challenges_per_player)
+        self.tournaments = Tournaments(TournamentStore(store.pool), clock, self.accounts, self.deal_secret,
+                                       self._prove_deal, self.ratings.rate_tournament)
         self.checkpoints = Checkpoints(store)  # past states fold from the nearest stored checkpoint
-        self.moves = Moves(self.repository, clock, self.races, self.checkpoints)
+        self.moves = Moves(self.repository, clock, self.races, self.checkpoints, self.tournaments)
 
     # ------------------------------------------------------------ players
 
@@ -278,6 +283,8 @@ class Games:
                 raise Forbidden(reason)
         if race_of(game.deal) is not None:
             return await self.races.guard(game, token)
+        if tournament_of(game.deal) is not None:
+            return await self.tournaments.guard(game, token)
         return not reveals_hidden_cards(game.deal, True, now)
 
     async def view(self, game_id: uuid.UUID, token: str | None = None) -> JSON:
@@ -329,12 +336,17 @@ class Games:
         if race_id is not None and (await self.races.current(race_id)).status != FINISHED:
             raise Conflict(f"{what} off in a race until it has finished: the solver sees the hidden cards, "
                            "which every entrant shares", "shared_deal")
+        tournament_id = tournament_of(game.deal)
+        if tournament_id is not None and (await self.tournaments.current(tournament_id)).tournament.finished_at is None:
+            raise Conflict(f"{what} off in a tournament until it has finished: the solver sees the hidden cards, "
+                           "which every entrant shares", "shared_deal")
         live = await self._live_deal_of(await self._deck_of(game.id), now)
         if live is not None:
             SHARED_DEAL_COPIES_REFUSED.inc()
             log.warning("the solver refused game %s of player %s: its deck is a copy of %s", game.id, game.player_id,
                         _named(live))
-            until = f"its date ({live.day}, UTC) is over" if live.kind == DAILY else "the race has finished"
+            until = {DAILY: f"its date ({live.day}, UTC) is over", TOURNAMENT: "the tournament has finished"}.get(
+                live.kind, "the race has finished")
             raise Conflict(f"{what} off on this deck until {until}: it is a copy of a deal in play now "
                            f"({_shared(live)}), perhaps with its ranks rotated, its suits swapped by colour or its "
                            "columns reordered, and the solver would tell what its hidden cards allow", "shared_deal")
@@ -343,7 +355,10 @@ class Games:
         """The shared deal in play that ``deck`` is a copy of, if any (a race due to finish is
         finished first, and then no longer counts)."""
         for live in await self.live_decks.holders(deck, now.astimezone(UTC).date()):
-            if live.race_id is None or (await self.races.current(live.race_id)).status != FINISHED:
+            if live.tournament_id is not None:
+                if (await self.tournaments.current(live.tournament_id)).tournament.finished_at is None:
+                    return live
+            elif live.race_id is None or (await self.races.current(live.race_id)).status != FINISHED:
                 return live
         return None
 
@@ -481,13 +496,17 @@ class Games:
 
 
 def _shared(live: LiveDeal) -> str:
-    """A deal in play as its copy's player is told it (a race by kind only: not which race)."""
-    return f"the daily deal of {live.day}" if live.kind == DAILY else "a race still running"
+    """A deal in play as its copy's player is told it (a race or tournament by kind only: not which)."""
+    if live.kind == DAILY:
+        return f"the daily deal of {live.day}"
+    return "a tournament still running" if live.kind == TOURNAMENT else "a race still running"
 
 
 def _named(live: LiveDeal) -> str:
     """A deal in play as the operator's log names it."""
-    return f"the daily deal of {live.day}" if live.kind == DAILY else f"race {live.race_id}"
+    if live.kind == DAILY:
+        return f"the daily deal of {live.day}"
+    return f"tournament {live.tournament_id}" if live.kind == TOURNAMENT else f"race {live.race_id}"
 
 
 def _name_and_bot(player: PlayerRow | None) -> tuple[str, bool]:

@@ -46,6 +46,7 @@ from ..store import outbox
 from ..store.event_store import ConcurrencyConflict, EventStore, IdempotencyRace, OnCommit
 from ..store.game_records import Figures, GameRow, NewEvent, PendingAppend
 from ..store.snapshots import snapshot_due
+from ..tournaments.standings import tournament_of
 from .batching import AppendBatcher, Deciding
 from .past_states import Checkpoints
 from .views import move_reply, player_of
@@ -364,6 +365,12 @@ class RaceReferee(Protocol):
     async def game_ended(self, race_id: uuid.UUID, game_id: uuid.UUID) -> None: ...
 
 
+class TournamentReferee(Protocol):
+    """Who hears of a tournament game that a move ended (``service.tournaments.tournaments.Tournaments``)."""
+
+    async def game_ended(self, tournament_id: uuid.UUID, game_id: uuid.UUID) -> None: ...
+
+
 class _Turns:
     """The moves on one game waiting in this process, and the lock they take turns on."""
 
@@ -379,11 +386,12 @@ class Moves:
 
     def __init__(
         self, games: GameRepository, clock: Callable[[], datetime], races: RaceReferee | None = None,
-        checkpoints: Checkpoints | None = None,
+        checkpoints: Checkpoints | None = None, tournaments: TournamentReferee | None = None,
     ) -> None:
         self.games = games
         self.clock = clock
         self.races = races
+        self.tournaments = tournaments
         self.checkpoints = checkpoints
         self._turns: dict[uuid.UUID, _Turns] = {}
 
@@ -434,6 +442,13 @@ class Moves:
         """A race game has ended: its race may be over now. The move is already committed, so a
         failure here is only logged: the race's finish checks every log again, and the next look
         at the race settles it."""
+        tournament_id = tournament_of(game.deal)
+        if tournament_id is not None and self.tournaments is not None:
+            try:
+                await self.tournaments.game_ended(tournament_id, game.id)
+            except Exception as error:
+                log.warning("tournament %s: not settled after its game ended (%r); the next request will",
+                            tournament_id, error)
         race_id = race_of(game.deal)
         if race_id is None or self.races is None:
             return

@@ -47,6 +47,7 @@ from .controllers.ratings import RatingController
 from .controllers.rulesets import RulesetController
 from .controllers.stats import player_stats, stats
 from .controllers.streams import StreamController
+from .controllers.tournaments import TournamentController
 from .controllers.watch import WatchController
 from .controllers.web import web_routes
 from .idempotency import expire_keys_forever
@@ -147,7 +148,8 @@ def _route_handlers() -> list[ControllerRouterHandler]:
     return [
         AccountController, PlayerController, RulesetController, GameController, make_move, StreamController,
         DealController, player_stats, stats, health, livez, readyz, LessonController, RaceController, *web_routes(),
-        AnalysisController, versions, WatchController, RatingController, ChallengeController, FollowingController,
+        TournamentController, AnalysisController, versions, WatchController, RatingController, ChallengeController,
+        FollowingController,
     ]
 
 
@@ -192,6 +194,7 @@ def _lifespan(
             await app.state.deliverer.close()
             await analysis.stop()  # its jobs go back to the queue
             await games.daily.close()
+            await games.tournaments.close()
             await streams.stop()
             await games.batcher.close()
             games.solver.close()

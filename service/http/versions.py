@@ -38,6 +38,7 @@ from .changes.one_list_style import OneListStyle
 from .changes.player_references import PlayerReferences
 from .changes.ruleset_references import RulesetReferences
 from .changes.tagged_deal_requests import TaggedDealRequests
+from .changes.tournament_sources import TournamentSources
 from .problems import PROBLEM_JSON, documented, problem_document
 from .schemas.versions import ApiVersionList, ApiVersionView
 from .version_changes import Translation, VersionChange
@@ -89,7 +90,7 @@ FIRST_CHANGES = (
 )
 ONE_STYLE: tuple[VersionChange, ...] = (
     OneListStyle(), PlayerReferences(), EntrantStatus(), LeaderboardMoveCount(), RulesetReferences(), DailyDate(),
-    TaggedDealRequests(), MoveKeyReused(), CancelledRaces(),
+    TaggedDealRequests(), MoveKeyReused(), CancelledRaces(), TournamentSources(),
 )
 VERSIONS: tuple[Version, ...] = (
     Version(

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import logging
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache
@@ -73,8 +73,15 @@ class SecretDeal:
 
 async def secret_deal(secret: str, ruleset: Ruleset, race_id: uuid.UUID, prover: Prover) -> SecretDeal:
     """The race's first candidate proven winnable (the line re-checked through the rules)."""
+    return await proven_deal(ruleset, lambda candidate: race_candidate_seed(secret, ruleset.id, race_id, candidate),
+                             prover, f"race {race_id}")
+
+
+async def proven_deal(ruleset: Ruleset, seed_of: Callable[[int], int], prover: Prover, what: str) -> SecretDeal:
+    """The first candidate (``seed_of(0)``, ``seed_of(1)``, ...) in no pool file that the solver
+    wins, its line re-checked through the rules: the secret deal of ``what`` (a race, a tournament's deal)."""
     for candidate in range(MAX_CANDIDATES):
-        seed = race_candidate_seed(secret, ruleset.id, race_id, candidate)
+        seed = seed_of(candidate)
         if seed in published_seeds():
             continue
         proof = await prover(ruleset, seed)
@@ -82,10 +89,10 @@ async def secret_deal(secret: str, ruleset: Ruleset, race_id: uuid.UUID, prover:
             continue
         deck = shuffled_deck(seed)
         if not line_wins(ruleset, deck, proof.line):  # a verdict is a proof: never deal an unchecked one
-            log.error("race %s: the solver's line for candidate %d does not replay to a win", race_id, candidate)
+            log.error("%s: the solver's line for candidate %d does not replay to a win", what, candidate)
             continue
         return SecretDeal(deck, candidate, proof.line, proof.states)
-    raise Unavailable("no winnable deal was found for the race: try again", retry_after=5)
+    raise Unavailable(f"no winnable deal was found for the {what.split()[0]}: try again", retry_after=5)
 
 
 class RaceDealQueue:

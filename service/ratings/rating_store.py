@@ -81,16 +81,17 @@ def changes_of(placed: Sequence[tuple[uuid.UUID, int]], current: dict[uuid.UUID,
 
 async def record_race(
     conn: AsyncConnection[Any], race_id: uuid.UUID, ruleset_id: str, placed: Sequence[tuple[uuid.UUID, int]],
-    now: datetime,
+    now: datetime, tournament: bool = False,
 ) -> list[Change]:
-    """Rate a finished race in the caller's transaction: its place in the order of rated races, then,
-    with at least two rated entrants, their new ratings and the changes. Nothing if it was rated."""
+    """Rate a finished race (``tournament``: a finished tournament, by its id) in the caller's
+    transaction: its place in the order of rated races, then, with at least two rated entrants,
+    their new ratings and the changes. Nothing if it was rated."""
     await conn.execute(LOCK, (lock_name(ruleset_id),))
     cursor = conn.cursor(row_factory=tuple_row)
     await cursor.execute(
-        "INSERT INTO rated_races (race_id, ruleset_id, rated_at) VALUES (%s, %s, %s)"
+        "INSERT INTO rated_races (race_id, ruleset_id, rated_at, tournament) VALUES (%s, %s, %s, %s)"
         " ON CONFLICT (race_id) DO NOTHING RETURNING sequence",
-        (race_id, ruleset_id, now),
+        (race_id, ruleset_id, now, tournament),
     )
     row = await cursor.fetchone()
     if row is None or len(placed) < 2:

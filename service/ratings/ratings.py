@@ -75,6 +75,14 @@ class Ratings:
         """Rate a rated race that is finishing, in its transaction (service.races.RaceStore.settle)."""
         return await record_race(conn, race.id, race.ruleset[0], placed_entrants(results), finished_at)
 
+    async def rate_tournament(
+        self, conn: AsyncConnection[Any], tournament_id: uuid.UUID, ruleset_id: str,
+        placed: Sequence[tuple[uuid.UUID, int]], finished_at: datetime,
+    ) -> list[Change]:
+        """Rate a rated tournament that is finishing, from its final places (one per verified
+        entrant), in its transaction (service.tournaments): in the same order as rated races."""
+        return await record_race(conn, tournament_id, ruleset_id, placed, finished_at, tournament=True)
+
     async def of_player(self, player_id: uuid.UUID) -> JSON:
         """``GET /players/{id}/ratings``: the player's rating in every ruleset they were rated in."""
         await self._existing(player_id)

@@ -325,9 +325,10 @@ rated_races = Table(  # the recorded order in which rated races finished (not a 
     "rated_races",
     metadata,
     Column("sequence", BigInteger, Identity(always=False), primary_key=True),
-    Column("race_id", UUID(as_uuid=True), ForeignKey("races.id"), nullable=False),
+    Column("race_id", UUID(as_uuid=True), nullable=False),  # a race's id, or a tournament's (migration 0022)
     Column("ruleset_id", Text, nullable=False),
     Column("rated_at", DateTime(timezone=True), nullable=False),
+    Column("tournament", Boolean, nullable=False, server_default=false()),  # race_id names a tournament
     UniqueConstraint("race_id", name="rated_races_race_id_key"),
 )
 
@@ -349,7 +350,7 @@ player_ratings = Table(  # a projection: a player's rating in a ruleset
 rating_changes = Table(  # a projection: each entrant's rating before and after each rated race
     "rating_changes",
     metadata,
-    Column("race_id", UUID(as_uuid=True), ForeignKey("races.id"), nullable=False),
+    Column("race_id", UUID(as_uuid=True), nullable=False),  # the rated race's or tournament's id
     Column("player_id", UUID(as_uuid=True), ForeignKey("players.id"), nullable=False),
     Column("ruleset_id", Text, nullable=False),
     Column("sequence", BigInteger, ForeignKey("rated_races.sequence"), nullable=False),
@@ -362,6 +363,63 @@ rating_changes = Table(  # a projection: each entrant's rating before and after 
     Column("rated_at", DateTime(timezone=True), nullable=False),
     PrimaryKeyConstraint("race_id", "player_id", name="rating_changes_pkey"),
     Index("rating_changes_history", "player_id", "ruleset_id", "sequence"),  # a player's history
+)
+
+# ---------------------------------------------------------------- tournaments (service/tournaments, migration 0021)
+
+tournaments = Table(
+    "tournaments",
+    metadata,
+    Column("id", UUID(as_uuid=True), primary_key=True),
+    Column("creator_id", UUID(as_uuid=True), ForeignKey("players.id"), nullable=False),
+    Column("ruleset_id", Text, nullable=False),
+    Column("ruleset_version", Integer, nullable=False),
+    Column("deal_count", Integer, nullable=False),
+    Column("starts_at", DateTime(timezone=True), nullable=False),
+    Column("minutes", Integer, nullable=False),
+    Column("ends_at", DateTime(timezone=True), nullable=False),  # starts_at + minutes
+    Column("rated", Boolean, nullable=False),
+    Column("version", Integer, nullable=False),  # +1 with every change (its stream's ids)
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("prepared_at", DateTime(timezone=True), nullable=True),  # every deal proven; null: preparing
+    Column("finished_at", DateTime(timezone=True), nullable=True),
+    CheckConstraint("deal_count BETWEEN 2 AND 12", name="tournaments_deal_count_check"),
+    CheckConstraint("minutes BETWEEN 1 AND 1440", name="tournaments_minutes_check"),
+    Index("tournaments_unfinished", "ends_at", postgresql_where=text("finished_at IS NULL")),
+)
+
+tournament_deals = Table(  # the secret deals, in order (never shown while the tournament runs)
+    "tournament_deals",
+    metadata,
+    Column("tournament_id", UUID(as_uuid=True), ForeignKey("tournaments.id"), nullable=False),
+    Column("number", Integer, nullable=False),  # 1..deal_count
+    Column("deck", JSONB, nullable=False),
+    Column("fingerprint", Text, nullable=False),  # service.deals.live_decks
+    Column("proof", JSONB, nullable=False),  # the solver's winning line (never shown)
+    PrimaryKeyConstraint("tournament_id", "number", name="tournament_deals_pkey"),
+    Index("tournament_deals_fingerprint", "fingerprint"),
+)
+
+tournament_entrants = Table(
+    "tournament_entrants",
+    metadata,
+    Column("tournament_id", UUID(as_uuid=True), ForeignKey("tournaments.id"), nullable=False),
+    Column("player_id", UUID(as_uuid=True), ForeignKey("players.id"), nullable=False),
+    Column("joined_at", DateTime(timezone=True), nullable=False),
+    Column("standing", JSONB, nullable=True),  # frozen at the finish, from the replayed logs
+    Column("place", Integer, nullable=True),  # final; null when unplaced
+    PrimaryKeyConstraint("tournament_id", "player_id", name="tournament_entrants_pkey"),
+)
+
+tournament_games = Table(  # the game each entrant was dealt for each deal
+    "tournament_games",
+    metadata,
+    Column("tournament_id", UUID(as_uuid=True), ForeignKey("tournaments.id"), nullable=False),
+    Column("player_id", UUID(as_uuid=True), ForeignKey("players.id"), nullable=False),
+    Column("number", Integer, nullable=False),
+    Column("game_id", UUID(as_uuid=True), ForeignKey("games.id"), nullable=False),
+    PrimaryKeyConstraint("tournament_id", "player_id", "number", name="tournament_games_pkey"),
+    UniqueConstraint("game_id", name="tournament_games_game_id_key"),
 )
 
 # ---------------------------------------------------------------- challenges (service/challenges, migration 0020)

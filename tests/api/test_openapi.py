@@ -248,8 +248,9 @@ def test_the_schemas_name_every_event_move_target_and_ruleset_of_the_domain() ->
     from domain.lessons import BY_ID as LESSONS
     from domain.lessons import SOURCE as LESSON_SOURCE
     from service.races.races import SOURCE as RACE_SOURCE
+    from service.tournaments.standings import SOURCE as TOURNAMENT_SOURCE
 
-    assert tags(schemas.DealSource) == {"seed", "deck", "pool", "daily", LESSON_SOURCE, RACE_SOURCE}
+    assert tags(schemas.DealSource) == {"seed", "deck", "pool", "daily", LESSON_SOURCE, RACE_SOURCE, TOURNAMENT_SOURCE}
     assert set(schemas.DEAL_REQUESTS) == {"seed", "deck", "pool", "daily", LESSON_SOURCE}
     assert {lesson.value for lesson in schemas.LessonId} == set(LESSONS)
     # A race's deal is one a game could be dealt by too, or (none named) the server's secret deal, and
@@ -277,5 +278,6 @@ def test_request_types_are_named_as_requests_and_keep_their_component_names() ->
     assert [kind.__name__ for kind in requests if not kind.__name__.endswith("Request")] == []
     assert {component_name(kind) for kind in requests} <= components
     renamed = {kind.__name__: component_name(kind) for kind in requests if component_name(kind) != kind.__name__}
-    assert set(renamed.values()) == {"NewPlayer", "NewGame", "NewRace", "Draw", "Recycle", "Undo", "Resign", "MoveCard"}
+    assert set(renamed.values()) == {
+        "NewPlayer", "NewGame", "NewRace", "NewTournament", "Draw", "Recycle", "Undo", "Resign", "MoveCard"}
     assert not set(renamed) & components

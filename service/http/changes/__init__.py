@@ -8,6 +8,7 @@ lists, per version, the changes it introduced. The operations below are the ones
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 NEW_GAME = "POST /games"
@@ -96,3 +97,33 @@ def rename_property(schema: JSON, newer: str, older: str) -> JSON:
     schema["properties"] = dict(sorted(properties.items()))
     schema["required"] = sorted(older if name == newer else name for name in schema["required"])
     return moved
+
+
+def with_deal_sources(operation: str, body: Any, source: Callable[[Any], Any]) -> Any:
+    """``body`` (a reply or message of ``GAME_VIEWS``, ``EVENTS``, ``EVENTS_NDJSON`` or
+    ``PLAYER_GAMES``) with every deal source it shows passed through ``source``: a game view's
+    ``deal``, a listed game's, a GameDealt event's ``data.deal``."""
+    def event(item: Any) -> Any:
+        if not isinstance(item, dict) or item.get("type") != "GameDealt" or not isinstance(item.get("data"), dict):
+            return item
+        data = item["data"]
+        return replaced(item, "data", replaced(data, "deal", source(data.get("deal")))) if "deal" in data else item
+
+    def with_deal(item: Any) -> Any:
+        return replaced(item, "deal", source(item["deal"])) if isinstance(item, dict) and "deal" in item else item
+
+    if not isinstance(body, dict):
+        return body
+    if operation in (EVENTS, PLAYER_GAMES) and isinstance(body.get("items"), list):
+        return replaced(body, "items", [(event if operation == EVENTS else with_deal)(item) for item in body["items"]])
+    if operation == EVENTS_NDJSON or body.get("type") == "GameDealt":
+        return event(body)
+    view = game_view_of(operation, body)
+    events = body.get("events")
+    if isinstance(events, list) and any(event(item) is not item for item in events):  # a move's reply, an export line
+        body = replaced(body, "events", [event(item) for item in events])
+    if isinstance(body.get("event"), dict):  # a watch's game-event message
+        body = replaced(body, "event", event(body["event"]))
+    if view is None or source(view.get("deal")) is view.get("deal"):  # nothing to change: no copy
+        return body
+    return with_view(operation, body, with_deal(view))

@@ -67,6 +67,7 @@ from .deals import (
     RaceSource,
     SeedDealRequest,
     SeedSource,
+    TournamentSource,
 )
 from .events import (
     CardsMovedData,
@@ -177,6 +178,7 @@ from .stats import (
     SourceTotals,
     WinRate,
 )
+from .tournaments import NewTournamentRequest, TournamentStanding, TournamentView
 
 __all__ = [
     "CARD_CODE",
@@ -251,6 +253,7 @@ __all__ = [
     "NewPlayerRequest",
     "NewRaceRequest",
     "NewTokenRequest",
+    "NewTournamentRequest",
     "NoData",
     "OpenRace",
     "OpenRaces",
@@ -313,6 +316,9 @@ __all__ = [
     "TokenCreated",
     "TokenList",
     "TokenView",
+    "TournamentSource",
+    "TournamentStanding",
+    "TournamentView",
     "TurningPoint",
     "UndoRequest",
     "Version",

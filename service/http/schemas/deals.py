@@ -127,8 +127,17 @@ class RaceSource(Body, tag_field="source", tag="race"):
     race: UUID
 
 
+class TournamentSource(Body, tag_field="source", tag="tournament"):
+    """An entrant's game of a tournament's deal ``deal`` (1 ..): never its deck (GET /tournaments/{id})."""
+
+    tournament: UUID
+    deal: Annotated[int, Meta(ge=1)]
+
+
 # Where a game's cards came from, tagged by ``source``.
-DealSource = Union[SeedSource, DeckSource, PoolSource, DailySource, LessonSource, RaceSource]  # noqa: UP007 (see Body)
+DealSource = Union[  # noqa: UP007 (see Body)
+    SeedSource, DeckSource, PoolSource, DailySource, LessonSource, RaceSource, TournamentSource
+]
 
 
 class LineLength(Body):

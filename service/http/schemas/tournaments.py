@@ -1,0 +1,63 @@
+"""Tournaments (service/tournaments): creating one and the tournament view with its standings."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, ClassVar, Literal
+from uuid import UUID
+
+from msgspec import Meta
+
+from .common import Body, PlayerRef, RequestBody, RulesetId, RulesetRef
+
+
+class NewTournamentRequest(RequestBody):
+    __schema_name__: ClassVar[str] = "NewTournament"  # see RequestBody
+
+    deals: Annotated[int, Meta(description="how many deals every entrant plays, in the same order: 2 .. 12 "
+                               "(else 400 tournament_deals_out_of_range)")]
+    starts_at: Annotated[datetime, Meta(description="when dealing starts (with a UTC offset); not in the past "
+                                        "(400 tournament_start_passed), at most 30 days ahead")]
+    minutes: Annotated[int, Meta(description="how long it runs from startsAt: 1 .. 1440 "
+                                 "(else 400 tournament_minutes_out_of_range)")]
+    ruleset: RulesetId | None = None
+    rated: Annotated[bool, Meta(description="its final standings change the entrants' ratings (default false)")] = False
+
+
+class TournamentStanding(Body):
+    """An entrant's figures: live while the tournament runs, replay-verified once it has finished."""
+
+    player: PlayerRef
+    place: Annotated[int, Meta(description="by deals won, then fewer seconds of the won games, then fewer moves; "
+                               "null when unplaced (a log that does not replay through the rules)")] | None
+    deals_played: Annotated[int, Meta(description="deals dealt to the entrant so far")]
+    deals_won: int
+    won_seconds: Annotated[float, Meta(description="the seconds of the won games together (deal to winning move)")]
+    move_count: Annotated[int, Meta(description="moves over every game dealt (an undo and the move it took back "
+                                    "both count)")]
+    playing: Annotated[bool, Meta(description="a game of the entrant is in play now")]
+    verified: Annotated[bool, Meta(description="once finished: every log of the entrant replayed through the "
+                                   "rules; null while live")] | None
+    games: Annotated[list[UUID], Meta(description="the entrant's games in deal order, once the tournament has "
+                                      "finished (null before: they are private to their player)")] | None
+
+
+class TournamentView(Body):
+    id: UUID
+    creator: PlayerRef
+    status: Annotated[
+        Literal["preparing", "upcoming", "running", "finished"],
+        Meta(description="preparing while its deals are proven winnable, upcoming until startsAt, running until "
+             "endsAt or until every entrant has finished every deal, then finished"),
+    ]
+    ruleset: RulesetRef
+    deals: int
+    starts_at: datetime
+    minutes: int
+    ends_at: datetime
+    rated: bool
+    created_at: datetime
+    prepared_at: datetime | None
+    finished_at: datetime | None
+    entrants: int
+    standings: Annotated[list[TournamentStanding], Meta(description="best first")]
