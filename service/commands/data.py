@@ -24,12 +24,14 @@ def _projections_arguments(parser: argparse.ArgumentParser) -> None:
 def projections_command(args: argparse.Namespace) -> int:
     from service.ratings.rebuild import rebuild_ratings
     from service.stats.rebuild import rebuild_projections
+    from service.tournaments.rebuild import tournament_places
 
     settings = Settings.from_env()
     with database(settings) as (url, description):
         apply_migrations(url)
         summary = rebuild_projections(url)
-        summary["ratings"] = rebuild_ratings(url)  # after the stats: a race's places do not depend on them
+        # after the stats: a race's places do not depend on them
+        summary["ratings"] = rebuild_ratings(url, tournament_places)
         print(f"canfield: projections rebuilt in {mask_password(url)} ({description})", file=sys.stderr)
     print(json.dumps(summary, sort_keys=True, default=str))
     return 0

@@ -57,6 +57,7 @@ class HistoryRow:
     entrants: int
     before: Skill
     after: Skill
+    tournament: bool = False  # race_id names a tournament
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,15 +157,18 @@ class RatingStore:
         """The player's rated races in the ruleset, newest first, strictly before sequence ``before``."""
         async with self.reads.connection() as conn:
             cursor = await conn.execute(
-                "SELECT sequence, race_id, rated_at, place, entrants, mu_before, sigma_before, mu_after, sigma_after"
+                "SELECT sequence, race_id, rated_at, place, entrants, mu_before, sigma_before, mu_after, sigma_after,"
+                " (SELECT rr.tournament FROM rated_races rr WHERE rr.sequence = rating_changes.sequence)"
                 " FROM rating_changes WHERE player_id = %(player)s AND ruleset_id = %(ruleset)s"
                 " AND (%(before)s::bigint IS NULL OR sequence < %(before)s::bigint)"
                 " ORDER BY sequence DESC LIMIT %(limit)s",
                 {"player": player_id, "ruleset": ruleset_id, "before": before, "limit": limit},
             )
             return [
-                HistoryRow(sequence, race, at, place, entrants, Skill(mu0, sigma0), Skill(mu1, sigma1))
-                for sequence, race, at, place, entrants, mu0, sigma0, mu1, sigma1 in await cursor.fetchall()
+                HistoryRow(sequence, race, at, place, entrants, Skill(mu0, sigma0), Skill(mu1, sigma1),
+                           bool(tournament))
+                for sequence, race, at, place, entrants, mu0, sigma0, mu1, sigma1, tournament
+                in await cursor.fetchall()
             ]
 
     async def rating_list(

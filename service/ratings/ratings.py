@@ -51,6 +51,7 @@ def history_point(row: HistoryRow) -> JSON:
         "ratingBefore": row.before.rating,
         "ratingAfter": row.after.rating,
         "deviationAfter": row.after.deviation,
+        "tournament": row.tournament,
     }
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -40,9 +40,13 @@ from .rating_store import (
 from .ratings import RULESETS
 
 _RATED = """
-SELECT rr.sequence, r.id, r.ruleset_id, r.ruleset_version, r.deck, r.ends_at, r.finished_at, rr.rated_at
-FROM rated_races rr JOIN races r ON r.id = rr.race_id ORDER BY rr.sequence
+SELECT rr.sequence, rr.race_id, rr.tournament, rr.ruleset_id, r.ruleset_version, r.deck, r.ends_at, r.finished_at,
+       rr.rated_at
+FROM rated_races rr LEFT JOIN races r ON r.id = rr.race_id AND NOT rr.tournament ORDER BY rr.sequence
 """
+TournamentPlaces = Callable[[psycopg.Connection[Any], uuid.UUID], list[tuple[uuid.UUID, int]]]
+"""A rated tournament's verified entrants and places, decided again from their logs
+(service.tournaments.rebuild.tournament_places: the ratings may not import the tournaments)."""
 
 
 def cutoff_of(finished_at: datetime, ends_at: datetime | None) -> datetime | None:
@@ -70,10 +74,11 @@ def placed_in(
     return [(player, place) for (player, _), place in zip(entrants, ranked, strict=True) if place is not None]
 
 
-def rebuild_ratings(url: str) -> dict[str, Any]:
-    """Empty the ratings and recompute them from the rated races, in one transaction (holding every
-    ruleset's ratings lock, so a race finishing meanwhile is rated after the rebuild, on its numbers).
-    Returns counts: ratedRaces, ratingChanges, ratedPlayers, seconds."""
+def rebuild_ratings(url: str, tournament_places: TournamentPlaces | None = None) -> dict[str, Any]:
+    """Empty the ratings and recompute them from the rated races and tournaments (``tournament_places``
+    decides a tournament's places; without it a rated tournament is left out), in one transaction
+    (holding every ruleset's ratings lock, so a race finishing meanwhile is rated after the rebuild,
+    on its numbers). Returns counts: ratedRaces (tournaments included), ratingChanges, ratedPlayers, seconds."""
     started = time.perf_counter()
     use_msgspec_for_json()
     skills: dict[tuple[str, uuid.UUID], tuple[Skill, int]] = {}
@@ -86,8 +91,11 @@ def rebuild_ratings(url: str) -> dict[str, Any]:
         conn.execute("DELETE FROM rating_changes")
         conn.execute("DELETE FROM player_ratings")
         races = conn.execute(_RATED).fetchall()
-        for sequence, race_id, ruleset_id, version, deck, ends_at, finished_at, rated_at in races:
-            placed = placed_in(conn, race_id, (ruleset_id, version), deck, cutoff_of(finished_at, ends_at))
+        for sequence, race_id, tournament, ruleset_id, version, deck, ends_at, finished_at, rated_at in races:
+            if tournament:
+                placed = [] if tournament_places is None else tournament_places(conn, race_id)
+            else:
+                placed = placed_in(conn, race_id, (ruleset_id, version), deck, cutoff_of(finished_at, ends_at))
             current = {player: skills[ruleset_id, player][0] for player, _ in placed if (ruleset_id, player) in skills}
             rated = changes_of(placed, current)
             for change in rated:

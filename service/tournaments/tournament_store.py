@@ -122,6 +122,8 @@ SELECT tg.player_id, tg.number, g.id, g.status, g.move_count, g.started_at, g.fi
 FROM tournament_games tg JOIN games g ON g.id = tg.game_id
 WHERE tg.tournament_id = %s ORDER BY tg.player_id, tg.number
 """
+ENTRANT_ORDER = "SELECT player_id FROM tournament_entrants WHERE tournament_id = %s ORDER BY joined_at, player_id"
+"""The entrants in the order the finish rates them (the rebuild reads them in it too: same floats)."""
 _NOTIFY = f"SELECT pg_notify('{CHANNEL}', %s::text || ':' || %s::text)"
 
 
@@ -298,15 +300,14 @@ class TournamentStore:
                 return False
             games = await _games(conn, tournament_id)
             cursor = conn.cursor(row_factory=tuple_row)
-            await cursor.execute("SELECT player_id FROM tournament_entrants WHERE tournament_id = %s",
-                                 (tournament_id,))
+            await cursor.execute(ENTRANT_ORDER, (tournament_id,))
             players = [row[0] for row in await cursor.fetchall()]
             finished_at = due(tournament, games, len(players))
             if finished_at is None:
                 return False
             cutoff = tournament.ends_at if finished_at >= tournament.ends_at else None
             logs: Logs = {player: [] for player in players}
-            for game in games:
+            for game in games:  # by player, then deal number
                 await cursor.execute(LOG_QUERY, {"game": game.game_id, "cutoff": cutoff})
                 logs[game.player_id].append((game.number, list(await cursor.fetchall())))
             await cursor.execute("SELECT number, deck FROM tournament_deals WHERE tournament_id = %s",

@@ -4,6 +4,7 @@ tournament runs, ratings from the final standings, and the refusals."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
@@ -12,9 +13,13 @@ import psycopg
 
 from domain import replay
 from domain.codec import event_from_data
+from service.ratings.rebuild import rebuild_ratings
+from service.tournaments.rebuild import tournament_places
 from tests.support import assert_problem
 
 from .conftest import Clock, Player, play
+from .race_support import CARD
+from .test_streams import EventStream
 from .test_watch import watching
 from .tournament_support import NEWEST, bot, create_tournament, dealt, decks, enter, lines, next_game, ready, tournament
 
@@ -110,6 +115,10 @@ def test_six_bots_on_three_deals_end_with_standings_every_replay_confirms(
     assert all(len(r) == 1 and r[0]["races"] == 1 for r in ratings)
     assert [r[0]["rating"] for r in ratings] == sorted((r[0]["rating"] for r in ratings), reverse=True)
     assert ratings[0][0]["rating"] > ratings[-1][0]["rating"]
+    history = clocked.get(f"/players/{bots[0].id}/ratings/classic/history", headers=NEWEST).json()["items"]
+    assert [(point["race"], point["tournament"], point["place"]) for point in history] == [(view["id"], True, 1)]
+    rebuild_ratings(clean_database, tournament_places)  # a projection: the rebuild gives the same numbers
+    assert [clocked.get(f"/players/{entrant.id}/ratings").json()["ratings"] for entrant in bots] == ratings
 
 
 def test_a_game_of_a_running_tournament_answers_only_to_its_player(
@@ -187,3 +196,38 @@ def test_moves_after_the_end_count_for_nothing(clocked: httpx.Client, clean_data
     play(ann, game["id"], line[3:])  # the game is ordinary: it goes on, but the tournament is over
     row = tournament(clocked, view["id"])["standings"][0]
     assert (row["dealsWon"], row["moveCount"], row["verified"]) == (0, 3, True)
+
+
+def test_the_stream_sends_the_view_each_change_and_the_end(
+    clocked: httpx.Client, clocked_server_url: str, clean_database: str, clock: Clock
+) -> None:
+    ann = Player(clocked, "Ann")
+    view = create_tournament(ann, clock, deals=2, minutes=30)
+    assert enter(ann, view["id"]).status_code == 201
+    ready(clocked, view["id"])
+    proven = lines(clean_database, view["id"])
+    with httpx.Client(base_url=clocked_server_url, timeout=30) as watcher, watcher.stream(
+        "GET", f"/tournaments/{view['id']}/stream", timeout=httpx.Timeout(30)
+    ) as response:
+        assert response.status_code == 200
+        stream = EventStream(response)
+        first = stream.next_event()
+        assert first.event == "tournament"
+        assert first.json()["status"] == "running"
+        _play_deal(ann, clock, view["id"], proven[1], win=True, seconds=3)
+        assert _until(stream, lambda e: e.json()["standings"][0]["dealsWon"] == 1).event == "tournament"
+        _play_deal(ann, clock, view["id"], proven[2], win=False)  # every deal played: it ends early
+        end = _until(stream, lambda e: e.event == "end")
+        assert end.json()["status"] == "finished"
+        assert end.json()["standings"][0]["verified"] is True
+        stream.assert_closed()
+
+
+def _until(stream: EventStream, wanted: Callable[[Any], bool]) -> Any:
+    """The stream's next message that is ``wanted`` (figures only on the way, never a card)."""
+    while True:
+        message = stream.next_event()
+        assert message.data is not None
+        assert not CARD.search(message.data)
+        if wanted(message):
+            return message

@@ -26,13 +26,15 @@ class PlayerRatings(Body):
 
 
 class RatingPoint(Body):
-    race: Annotated[UUID, Meta(description="the rated race")]
+    race: Annotated[UUID, Meta(description="the rated race (a tournament's id when tournament is true)")]
     rated_at: Annotated[datetime, Meta(description="when the race finished")]
     place: Annotated[int, Meta(description="the player's verified place")]
     entrants: Annotated[int, Meta(description="the entrants the race rated (those with a verified place)")]
     rating_before: int
     rating_after: int
     deviation_after: int
+    tournament: Annotated[bool, Meta(description="the point is a rated tournament's (GET /tournaments/{id}), "
+                                     "its place from the final standings")] = False
 
 
 class RatingHistory(Body):
