@@ -34,6 +34,7 @@ from . import (
     solver_bench,
     states_bench,
     store_bench,
+    tournament_bench,
     watch_bench,
 )
 
@@ -50,7 +51,8 @@ ON_REQUEST = {"profile": profile_bench.main, "cpu": cpu_bench.main, "movepath": 
               "ratings": ratings_bench.main,  # rating models on simulated races (docs/ratings.md)
               "watch": watch_bench.main,  # many games on many GET/POST /watch connections (docs/performance.md)
               "rating-scale": rating_scale_bench.main,  # a rating update and the rating list at 100,000 players
-              "following": following_bench.main}  # account streams, webhooks (docs/streams-and-webhooks.md)
+              "following": following_bench.main,  # account streams, webhooks (docs/streams-and-webhooks.md)
+              "tournament": tournament_bench.main}  # a tournament's standings read at 1,000 entrants
 
 
 def main(argv: list[str]) -> None:

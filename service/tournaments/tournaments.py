@@ -257,7 +257,8 @@ class Tournaments:
         board = await self.board(tournament_id)
         tournament = board.tournament
         if tournament.finished_at is None:
-            if await self.settle(tournament_id):
+            due = ending(tournament, board.games, len(board.entrants), self.clock()) is not None
+            if due and await self.settle(tournament_id):  # the lock only when the read says it is due
                 board = await self.board(tournament_id)
             elif tournament.prepared_at is None:
                 self._start_preparing(tournament_id)
