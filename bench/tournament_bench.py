@@ -48,7 +48,8 @@ INSERT INTO games (id, player_id, ruleset_id, ruleset_version, deal, status, ver
                    updated_at, move_count)
 SELECT md5(t || '-' || n || '-' || k)::uuid, md5('entrant-' || n)::uuid, 'classic', 1,
        jsonb_build_object('source', 'tournament', 'tournament', md5(t)::uuid, 'deal', k),
-       CASE WHEN t = 'live' AND k = 12 AND n %% 2 = 0 THEN 'playing' WHEN (n + k) %% 3 = 0 THEN 'resigned' ELSE 'won' END,
+       CASE WHEN t = 'live' AND k = 12 AND n %% 2 = 0 THEN 'playing'
+            WHEN (n + k) %% 3 = 0 THEN 'resigned' ELSE 'won' END,
        100, now() - interval '90 min' + k * interval '5 min',
        CASE WHEN t = 'live' AND k = 12 AND n %% 2 = 0 THEN NULL
             ELSE now() - interval '90 min' + k * interval '5 min' + (n %% 200) * interval '1 second' END,
