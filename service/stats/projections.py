@@ -91,6 +91,11 @@ class Finish:
         return self.won and not self.assisted
 
 
+UNLISTED_SOURCES = frozenset({"tournament"})
+"""Deal sources whose games count for their players but get no ``source_stats`` row: the release
+before tournaments reads every row of that table into ``GET /stats``, whose sources it lists by name."""
+
+
 def counted(deal: Mapping[str, Any]) -> bool:
     """Whether a game counts in the stats at all: lesson games never do (API.md, Lessons)."""
     return deal.get("source") != "lesson"
@@ -134,8 +139,8 @@ WITH player AS (
         undos = s.undos + EXCLUDED.undos
 ), source AS (
     INSERT INTO source_stats AS s (source, ruleset_id, played, won, fewest_moves, fastest_seconds, undos)
-    VALUES (%(source)s::text, %(ruleset)s::text, 1, %(won)s::int, %(moves)s::int, %(seconds)s::float8,
-            %(undos)s::bigint)
+    SELECT %(source)s::text, %(ruleset)s::text, 1, %(won)s::int, %(moves)s::int, %(seconds)s::float8,
+           %(undos)s::bigint WHERE %(listed)s::bool
     ON CONFLICT (source, ruleset_id) DO UPDATE SET
         played = s.played + 1,
         won = s.won + EXCLUDED.won,
@@ -182,6 +187,7 @@ def _finish_params(finish: Finish) -> JSON:
         "player": finish.player_id,
         "ruleset": finish.ruleset_id,
         "source": str(source.get("source", "seed")),
+        "listed": str(source.get("source", "seed")) not in UNLISTED_SOURCES,
         "won": int(finish.won),
         "moves": finish.moves if finish.record else None,
         "seconds": finish.seconds if finish.record else None,

@@ -29,7 +29,15 @@ from domain.events import GameDealt
 from ..deals.daily import DailyDeal, daily_day_of, is_entry, public_source
 from ..deals.daily_deals import read_all_deals
 from ..store.connections import use_msgspec_for_json
-from .projections import ENTRY_COLUMNS, PROJECTION_TABLES, Finish, counted, leaderboard_entry, pool_number_of
+from .projections import (
+    ENTRY_COLUMNS,
+    PROJECTION_TABLES,
+    UNLISTED_SOURCES,
+    Finish,
+    counted,
+    leaderboard_entry,
+    pool_number_of,
+)
 
 log = logging.getLogger("canfield")
 
@@ -115,7 +123,8 @@ class _Rebuild:
         for _, _, finish, log_rows in sorted(self.finishes, key=lambda item: (item[0], item[1])):
             source = public_source(finish.deal)
             players.setdefault((finish.player_id, finish.ruleset_id), _Totals()).add(finish)
-            sources.setdefault((str(source.get("source", "seed")), finish.ruleset_id), _Totals()).add(finish)
+            if str(source.get("source", "seed")) not in UNLISTED_SOURCES:
+                sources.setdefault((str(source.get("source", "seed")), finish.ruleset_id), _Totals()).add(finish)
             number, day = pool_number_of(source), daily_day_of(source)
             if finish.won and number is not None:
                 self.deals.setdefault((finish.ruleset_id, number), [0, 0])[1] += 1

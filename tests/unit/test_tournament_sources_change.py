@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from service.http.changes import EVENTS, GAME, PLAYER_GAMES, STATS
+from service.http.changes import EVENTS, GAME, PLAYER_GAMES
 from service.http.changes.tournament_sources import TournamentSources
 
 TOURNAMENT = {"source": "tournament", "tournament": "6f1c2f4e-5f55-4f3a-9d49-2b8f2b0c1d10", "deal": 2}
@@ -18,11 +18,6 @@ def test_a_tournament_games_deal_is_a_deck_in_every_place_it_shows() -> None:
     dealt = {"type": "GameDealt", "data": {"deal": TOURNAMENT, "deck": []}}
     assert CHANGE.downgrade_reply(EVENTS, 200, {"items": [dealt]})["items"][0]["data"]["deal"] == {"source": "deck"}
     assert dealt["data"]["deal"] == TOURNAMENT  # never changed in place
-
-
-def test_the_stats_leave_the_tournament_source_out() -> None:
-    body = {"rulesets": [], "sources": [{"source": "race"}, {"source": "tournament"}]}
-    assert CHANGE.downgrade_reply(STATS, 200, body)["sources"] == [{"source": "race"}]
 
 
 def test_a_refusal_is_left_as_it_is() -> None:

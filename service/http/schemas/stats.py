@@ -52,7 +52,7 @@ class RulesetTotals(Body):
 
 
 class SourceTotals(Body):
-    source: Literal["seed", "deck", "pool", "daily", "race", "tournament"]
+    source: Literal["seed", "deck", "pool", "daily", "race"]
     played: int
     won: int
     win_rate: WinRate | None
