@@ -4,7 +4,7 @@ on shared deals").
 A deal is in play while others play it for a place: a daily deal until its UTC date is over (its
 deck is stored ahead, so tomorrow's counts too), a race's while it runs (an open race has dealt
 no card to anyone yet; a finished or cancelled one is over), and a tournament's deals from the
-moment they are proven until it has finished (``tournament_deals.fingerprint``, migration 0021). Each
+moment they are proven until it has finished (``tournament_deals.fingerprint``, migration 0023). Each
 such deck's canonical fingerprint (``domain.fingerprint``: the same for all 2,496 relabelled
 copies of a deal) is stored with it, ``daily_deals.fingerprint`` and ``races.fingerprint``
 (migration 0013), and a lookup is two index reads: the daily deals from today on (a range of the

@@ -44,8 +44,7 @@ EVENT_TYPES = (
     RACE_STARTED, RACE_FINISHED, GAME_ENDED, ANALYSIS_DONE, WEBHOOK_DISABLED,
     CHALLENGE, TOURNAMENT_STARTED, TOURNAMENT_FINISHED,
 )
-"""Every type an account event may have; the tournaments' are reserved for the feature that will
-write them."""
+"""Every type an account event may have."""
 
 
 @dataclass(frozen=True, slots=True)

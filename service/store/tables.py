@@ -325,7 +325,7 @@ rated_races = Table(  # the recorded order in which rated races finished (not a 
     "rated_races",
     metadata,
     Column("sequence", BigInteger, Identity(always=False), primary_key=True),
-    Column("race_id", UUID(as_uuid=True), nullable=False),  # a race's id, or a tournament's (migration 0022)
+    Column("race_id", UUID(as_uuid=True), nullable=False),  # a race's id, or a tournament's (migration 0024)
     Column("ruleset_id", Text, nullable=False),
     Column("rated_at", DateTime(timezone=True), nullable=False),
     Column("tournament", Boolean, nullable=False, server_default=false()),  # race_id names a tournament
@@ -365,7 +365,7 @@ rating_changes = Table(  # a projection: each entrant's rating before and after 
     Index("rating_changes_history", "player_id", "ruleset_id", "sequence"),  # a player's history
 )
 
-# ---------------------------------------------------------------- tournaments (service/tournaments, migration 0021)
+# ---------------------------------------------------------------- tournaments (service/tournaments, migration 0023)
 
 tournaments = Table(
     "tournaments",

@@ -1,5 +1,5 @@
 """Tournaments in PostgreSQL: ``tournaments``, ``tournament_deals``, ``tournament_entrants`` and
-``tournament_games`` (migration 0021).
+``tournament_games`` (migration 0023).
 
 Every write that changes a tournament takes its row lock first (``SELECT ... FOR UPDATE``) and
 checks it under the lock, in one transaction: a join against the finish, two requests for an
@@ -23,6 +23,7 @@ from psycopg_pool import AsyncConnectionPool
 
 from ..errors import Conflict, NotFound
 from ..races.race_store import LOG_QUERY
+from ..store import outbox
 from ..store.event_store import CHANNEL, insert_game
 from ..store.game_records import NewEvent
 
@@ -274,6 +275,10 @@ class TournamentStore:
             await conn.execute(
                 "INSERT INTO tournament_games (tournament_id, player_id, number, game_id) VALUES (%s, %s, %s, %s)",
                 (tournament_id, player_id, number, game.game_id))
+            if number == 1:  # the account stream: the entrant's tournament has begun for them
+                await outbox.append(conn, player_id, outbox.TOURNAMENT_STARTED, {
+                    "tournament": str(tournament_id), "game": str(game.game_id), "deals": tournament.deal_count,
+                    "endsAt": tournament.ends_at.isoformat()})
             await _bump(conn, tournament_id)
             return game.game_id
 
@@ -319,6 +324,9 @@ class TournamentStore:
                 [(Jsonb(final.standing), final.place, tournament_id, final.player_id) for final in finals])
             if tournament.rated and rate is not None:
                 await rate(conn, tournament, finals, finished_at)
+            await outbox.append_all(conn, [outbox.AccountEvent(final.player_id, outbox.TOURNAMENT_FINISHED, {
+                "tournament": str(tournament_id), "place": final.place, "entrants": len(finals),
+                "dealsWon": final.standing["dealsWon"], "rated": tournament.rated}) for final in finals])
             await _bump(conn, tournament_id, ", finished_at = %s", (min(finished_at, tournament.ends_at),))
             return True
 

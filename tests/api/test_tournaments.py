@@ -105,6 +105,14 @@ def test_six_bots_on_three_deals_end_with_standings_every_replay_confirms(
         assert row["wonSeconds"] == sum(seconds for _, seconds, _ in replays)
         assert row["moveCount"] == sum(moves for _, _, moves in replays)
     assert [row["dealsWon"] for row in standings] == [3, 3, 3, 2, 1, 0]
+    with psycopg.connect(clean_database) as conn:  # each bot's account stream was told, in order
+        told = conn.execute("SELECT player_id, type, data FROM account_events WHERE type LIKE 'tournament%%'"
+                            " ORDER BY player_id, seq").fetchall()
+    for entrant, row in zip(bots, standings, strict=True):
+        mine = [(kind, data) for player, kind, data in told if str(player) == entrant.id]
+        assert [kind for kind, _ in mine] == ["tournamentStarted", "tournamentFinished"]
+        assert mine[0][1]["game"] == games[entrant.id][0]
+        assert (mine[1][1]["place"], mine[1][1]["entrants"]) == (row["place"], 6)
     sources = clocked.get("/stats").json()["sources"]  # kept out: the previous release lists sources by name
     assert "tournament" not in [row["source"] for row in sources]
     # every bot played the same deck for each deal

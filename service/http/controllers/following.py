@@ -42,7 +42,8 @@ The account's events, as Server-Sent Events (`text/event-stream`) or, with
 `data: <the object>`. Types: `raceStarted` (with the player's game), `raceFinished` (the place),
 `gameEnded` (won, stalled or resigned, and why: `abandoned` when the service ended it),
 `analysisDone`, `webhookDisabled`, `challenge` (made to the player; accepted, declined or
-cancelled, to both players); `tournamentStarted` and `tournamentFinished` are reserved. A move that
+cancelled, to both players), `tournamentStarted` (the player's first deal of a tournament was dealt),
+`tournamentFinished` (the place). A move that
 does not end a game sends nothing.
 
 Ids are the account's event numbers, in commit order. Without `Last-Event-ID` the stream starts

@@ -124,7 +124,8 @@ _ACCOUNT_EVENT = Schema(
     "{game, status, reason, moveCount, race}; analysisDone {game, status}; webhookDisabled {webhook, url, reason}; "
     "challenge {challenge, action (created, accepted, declined, cancelled), from, to, ruleset, rated, "
     "timeLimitSeconds, expiresAt, race}; eventsDropped (streams only) {after, resumedAfter, retentionSeconds}. "
-    "tournamentStarted and tournamentFinished are reserved.",
+    "tournamentStarted {tournament, game, deals, endsAt}; tournamentFinished {tournament, place, entrants, dealsWon, "
+    "rated}.",
     required=["id", "type", "createdAt", "data"],
     properties={
         "id": Schema(type=OpenAPIType.INTEGER, minimum=0, description="the event's number on the account, in "

@@ -15,15 +15,15 @@ everything; the new column has a default it never needs to write. Its rating reb
 from the new release only (docs/ratings.md).
 The downgrade deletes the tournament rows and their changes, then restores both keys.
 
-Revision ID: 0022
-Revises: 0021
+Revision ID: 0024
+Revises: 0023
 """
 
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0022"
-down_revision = "0021"
+revision = "0024"
+down_revision = "0023"
 branch_labels = None
 depends_on = None
 
