@@ -453,12 +453,12 @@ class Games:
 
     async def _owner_withholds(self, game: GameRow) -> bool:
         """Whether the player's own read of their game withholds its face-down cards: a daily deck
-        until its date is over, a race deck until the race has finished."""
+        until its date is over, a race's or a tournament's deck until it has finished."""
         try:
-            race_withholds = await self.races.guard(game, None)
-        except Forbidden:  # the race still runs
+            shared_withholds = await self.races.guard(game, None) or await self.tournaments.guard(game, None)
+        except Forbidden:  # the race or tournament still runs
             return True
-        return race_withholds or not reveals_hidden_cards(game.deal, True, self.clock())
+        return shared_withholds or not reveals_hidden_cards(game.deal, True, self.clock())
 
     async def account_export(self, token: str | None) -> AsyncIterator[dict[str, Any]]:
         """Everything stored about the player behind the token (scope ``account``), line by line."""

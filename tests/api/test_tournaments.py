@@ -4,6 +4,7 @@ tournament runs, ratings from the final standings, and the refusals."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any
@@ -155,6 +156,11 @@ def test_a_game_of_a_running_tournament_answers_only_to_its_player(
     copy = ann.new_game(ruleset="classic", deal={"deck": deck})  # a copy dealt by hand: the solver refuses it
     assert_problem(clocked.get(f"/games/{copy['id']}/hints", params={"solver": "true"}, headers=ann.auth),
                    409, "shared_deal")
+    assert ann.move(game["id"], RESIGN).status_code == 200  # ended, but others may not have played deal 1
+    assert game["id"] not in clocked.get(f"/players/{ann.id}/games/export").text  # not public yet
+    own = [json.loads(line) for line in clocked.get("/players/me/export", headers=ann.auth).text.splitlines()]
+    mine = next(line for line in own if line.get("type") == "game" and line["game"]["id"] == game["id"])
+    assert "deck" not in mine["events"][0]["data"]  # withheld from its player too until the end
     clock.advance(minutes=31)  # the tournament is over: its games are public
     assert tournament(clocked, view["id"])["status"] == "finished"
     assert clocked.get(f"/games/{game['id']}", headers=bob.auth).status_code == 200
