@@ -8,7 +8,8 @@ to run replaced by names:
 * the ids the walk made (players, games, races, tokens) by the name the walk gave them
   (``<game:seed-100>``), any other UUID by ``<uuid>``;
 * secrets (``token``) by ``<secret>``, request ids (``instance``, ``requestId``) by
-  ``<request-id>``, an opaque page cursor (a string ``nextBefore`` or ``nextAfter``) by
+  ``<request-id>``, an opaque page cursor (a string ``nextBefore``, ``nextAfter`` or ``next``, and
+  a ``cursor=`` in a ``Link`` header; the event log's, a version, stays) by
   ``<cursor>``, a problem's ``detail`` (words for people, which may be improved) by
   ``<words>``, and a daily deal's ``verifiedAt`` (when this process happened to prove it) by
   ``<time>``;
@@ -46,6 +47,8 @@ MASKED_MEMBERS = {
     "token": "<secret>", "nextBefore": "<cursor>", "nextAfter": "<cursor>",
     "instance": "<request-id>", "requestId": "<request-id>", "detail": "<words>", "verifiedAt": "<time>",
 }
+OPAQUE_CURSOR = re.compile(r"cursor=(?![0-9]+(?:&|>|$))[A-Za-z0-9_-]+")
+"""An opaque cursor in a Link header (the event log's, a version, stays)."""
 
 
 @dataclass
@@ -78,12 +81,15 @@ class Walk:
         return value
 
     def mask(self, text: str) -> str:
+        text = OPAQUE_CURSOR.sub("cursor=<cursor>", text)  # in a Link header
         return UUID.sub(lambda m: self.names.get(m.group(0), "<uuid>"), text)
 
     def masked(self, value: Any) -> Any:
         """``value`` with ids, secrets, request ids, words and the database's times replaced."""
         if isinstance(value, dict):
-            return {k: MASKED_MEMBERS[k] if k in MASKED_MEMBERS and isinstance(v, str) else self.masked(v)
+            return {k: MASKED_MEMBERS[k] if k in MASKED_MEMBERS and isinstance(v, str)
+                    else "<cursor>" if k == "next" and isinstance(v, str) and not v.isdigit()  # an event log's stays
+                    else self.masked(v)
                     for k, v in value.items()}
         if isinstance(value, list):
             return [self.masked(v) for v in value]
