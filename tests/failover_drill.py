@@ -47,6 +47,8 @@ import psycopg
 from service.store import embedded_db, embedded_replica
 from service.store.migrations import migrate
 
+from . import failover_accounts as accounts
+from .failover_accounts import AccountFollower
 from .live import ServerProcess
 
 RULESET = "classic"
@@ -63,6 +65,7 @@ def failover_url(primary: embedded_db.EmbeddedDatabase, standby: embedded_db.Emb
 
 @dataclass
 class Ack:
+    game_id: str
     key: str
     move_type: str
     versions: list[int]
@@ -78,6 +81,11 @@ class Mover:
     game_id: str
     base_version: int  # the game's version when created: moves start after it
     stock: int
+    player_id: str = ""
+    ends_games: bool = False  # resigns after accounts.END_EVERY moves of a game and deals a new one
+    games: dict[str, int] = field(default_factory=dict)  # every game it played: its base version
+    moves_in_game: int = 0
+    may_end: threading.Event | None = None  # set once its account stream is open
     acks: list[Ack] = field(default_factory=list)
     errors: Counter[str] = field(default_factory=Counter)  # each unanswered try: "503", "connection", ...
     refused: Counter[str] = field(default_factory=Counter)  # 4xx a correct run never sees
@@ -117,6 +125,14 @@ class DrillResult:
     stream_resumes: int  # streams reopened with Last-Event-ID, all readers together
     streams_never_resumed: int  # readers that never reopened their stream with Last-Event-ID
     server_restarted: bool
+    game_ends: int = 0  # acknowledged resignations, each of which writes a gameEnded account event
+    game_ends_after: int = 0  # of them, sent after the kill
+    account_events_lost: list[str] = field(default_factory=list)  # told of (acknowledged or streamed), not stored
+    account_events_doubled: list[str] = field(default_factory=list)
+    account_stream_problems: list[str] = field(default_factory=list)  # gaps, repeats, misreads on the streams
+    account_events_streamed: int = 0
+    account_resumes: int = 0  # account streams reopened with Last-Event-ID, all together
+    accounts_never_resumed: int = 0
     server_log: str = ""
 
     @property
@@ -128,9 +144,12 @@ class Drill:
     """The clients and stream readers of a drill, on the service at ``url``. ``transport`` makes
     each client's httpx transport (tests/integration/test_deploy.py passes a load balancer's)."""
 
-    def __init__(self, url: str, clients: int, transport: Callable[[], httpx.BaseTransport] | None = None) -> None:
+    def __init__(self, url: str, clients: int, transport: Callable[[], httpx.BaseTransport] | None = None,
+                 enders: int = 0, end_every: int = accounts.END_EVERY) -> None:
         self.url = url
         self.clients = clients
+        self.ender_count = enders
+        self.end_every = end_every
         self.transport = transport
         self.stop_moving = threading.Event()
         self.give_up = threading.Event()
@@ -138,16 +157,22 @@ class Drill:
         self.kill_at: float | None = None
         self.movers: list[Mover] = []
         self.watchers: list[Watcher] = []
+        self.enders: list[Mover] = []  # clients that also end games, each following its account stream
+        self.followers: list[AccountFollower] = []
+
+    @property
+    def everyone(self) -> list[Mover]:
+        return self.movers + self.enders
 
     # ------------------------------------------------------------ clients
 
-    def _client(self, timeout: float) -> httpx.Client:
+    def client(self, timeout: float) -> httpx.Client:
         return httpx.Client(base_url=self.url, timeout=httpx.Timeout(timeout, connect=2.0),
                             transport=None if self.transport is None else self.transport())
 
     def setup(self) -> None:
-        with self._client(10.0) as http:
-            for index in range(self.clients):
+        with self.client(10.0) as http:
+            for index in range(self.clients + self.ender_count):
                 player = http.post("/players", json={"name": f"Mover {index}"})
                 assert player.status_code == 201, player.text
                 token = player.json()["token"]
@@ -155,16 +180,27 @@ class Drill:
                                  headers={"Authorization": f"Bearer {token}"})
                 assert game.status_code == 201, game.text
                 view = game.json()
-                self.movers.append(Mover(token, view["id"], view["version"], view["table"]["stock"]["count"]))
-                self.watchers.append(Watcher(view["id"]))
+                mover = Mover(token, view["id"], view["version"], view["table"]["stock"]["count"],
+                              player_id=player.json()["id"], games={view["id"]: view["version"]})
+                if index < self.clients:
+                    self.movers.append(mover)
+                    self.watchers.append(Watcher(view["id"]))
+                    continue
+                follower = AccountFollower(mover.player_id, token)
+                mover.ends_games, mover.may_end = True, follower.opened
+                self.enders.append(mover)
+                self.followers.append(follower)
 
     def move_loop(self, mover: Mover) -> None:
-        with self._client(10.0) as http:
+        with self.client(10.0) as http:
             while not self.stop_moving.is_set():
                 self._one_move(http, mover)
 
     def _one_move(self, http: httpx.Client, mover: Mover) -> None:
         move_type = "draw" if mover.stock else "recycle"
+        if mover.ends_games and mover.moves_in_game >= self.end_every and mover.may_end is not None \
+                and mover.may_end.is_set():
+            move_type = "resign"
         key = str(uuid.uuid4())
         sent_at = time.monotonic()
         while True:
@@ -177,9 +213,12 @@ class Drill:
                 continue
             if reply.status_code == 200:
                 body = reply.json()
-                mover.acks.append(Ack(key, move_type, [e["version"] for e in body["events"]], sent_at,
-                                      time.monotonic()))
+                mover.acks.append(Ack(mover.game_id, key, move_type, [e["version"] for e in body["events"]],
+                                      sent_at, time.monotonic()))
                 mover.stock = body["game"]["table"]["stock"]["count"]
+                mover.moves_in_game += 1
+                if move_type == "resign":
+                    accounts.deal(self, http, mover, key=str(uuid.uuid4()))
                 return
             if reply.status_code in (502, 503, 504) or reply.status_code >= 500:
                 mover.errors[str(reply.status_code)] += 1
@@ -194,6 +233,10 @@ class Drill:
         while not self.stop_moving.is_set():
             with contextlib.suppress(httpx.TransportError):
                 view = http.get(f"/games/{mover.game_id}", headers=mover.auth)
+                gone = view.status_code == 404 or (view.status_code == 200 and view.json()["status"] != "playing")
+                if mover.ends_games and gone:  # its game was lost, or its resignation was: deal anew
+                    accounts.deal(self, http, mover, key=str(uuid.uuid4()))
+                    return
                 if view.status_code == 200:
                     mover.stock = view.json()["table"]["stock"]["count"]
                     return
@@ -202,7 +245,7 @@ class Drill:
     # ------------------------------------------------------------ streams
 
     def watch_loop(self, watcher: Watcher, final: dict[str, int]) -> None:
-        with self._client(STREAM_READ_TIMEOUT) as http:
+        with self.client(STREAM_READ_TIMEOUT) as http:
             while not self._watched_enough(watcher, final):
                 headers = {}
                 if watcher.base_version is not None:
@@ -266,20 +309,24 @@ def _wait_streaming(primary_url: str, synchronous: bool, timeout: float = 30.0) 
 
 def run_drill(work_dir: Path, *, synchronous: bool, clients: int = 4, before_seconds: float = 3.0,
               after_seconds: float = 2.0, recovery_limit: float = 60.0, env: dict[str, str] | None = None,
-              cut_standby_seconds: float = 0.0, log: Any = None) -> DrillResult:
+              cut_standby_seconds: float = 0.0, enders: int = 0, end_every: int = accounts.END_EVERY,
+              log: Any = None) -> DrillResult:
     """The drill in ``work_dir`` (two clusters, the server's log), start to audit; see the module.
 
     ``cut_standby_seconds``: that long before the kill the standby stops streaming (its
     ``primary_conninfo`` emptied): with asynchronous replication the primary goes on acknowledging
     commits the standby never receives, the window in which a failover loses them, made long
-    enough to see; with synchronous replication every commit waits instead."""
+    enough to see; with synchronous replication every commit waits instead. ``enders``: clients
+    more that resign their game after ``end_every`` moves of it, deal a new one and follow their
+    account streams (tests/failover_accounts.py)."""
     say = log or (lambda *_: None)
     primary = embedded_db.start(work_dir / "primary")
     standby: embedded_db.EmbeddedDatabase | None = None
     server: ServerProcess | None = None
     threads: list[threading.Thread] = []
     drill: Drill | None = None
-    final: dict[str, int] = {}
+    final: dict[str, int] = {}  # each watched game's last version, once the moves stopped
+    final_accounts: dict[str, int] = {}  # each ender's newest account event number, likewise
     try:
         migrate(primary.url)
         standby = embedded_replica.start_replica(primary.admin_url, work_dir / "standby", name="s1")
@@ -289,15 +336,18 @@ def run_drill(work_dir: Path, *, synchronous: bool, clients: int = 4, before_sec
         server = ServerProcess(failover_url(primary, standby), work_dir / "server.log", env=env)
         server.wait_until_up()
         pid = server.process.pid
-        drill = Drill(server.url, clients)
+        drill = Drill(server.url, clients, enders=enders, end_every=end_every)
         drill.setup()
-        threads = [threading.Thread(target=drill.move_loop, args=(m,), daemon=True) for m in drill.movers]
-        threads += [threading.Thread(target=drill.watch_loop, args=(w, final), daemon=True) for w in drill.watchers]
+        moving = [threading.Thread(target=drill.move_loop, args=(m,), daemon=True) for m in drill.everyone]
+        reading = [threading.Thread(target=drill.watch_loop, args=(w, final), daemon=True) for w in drill.watchers]
+        reading += [threading.Thread(target=accounts.follow_loop, args=(drill, f, final_accounts), daemon=True)
+                    for f in drill.followers]
+        threads = moving + reading
         for thread in threads:
             thread.start()
         started = time.monotonic()
         time.sleep(before_seconds)
-        moves_before = sum(len(m.acks) for m in drill.movers)
+        moves_before = sum(len(m.acks) for m in drill.everyone)
         seconds_before = time.monotonic() - started
         say(f"  {moves_before} moves acknowledged in {seconds_before:.1f} s; killing the primary")
         if cut_standby_seconds:
@@ -316,34 +366,19 @@ def run_drill(work_dir: Path, *, synchronous: bool, clients: int = 4, before_sec
         if recovered_at is not None:
             time.sleep(after_seconds)
         drill.stop_moving.set()
-        for thread in threads[:clients]:
+        for thread in moving:
             thread.join(timeout=30)
         final.update(final_versions(standby.url, [m.game_id for m in drill.movers]))
-        for thread in threads[clients:]:
+        final_accounts.update(accounts.final_account_events(standby.url, [m.player_id for m in drill.enders]))
+        for thread in reading:
             thread.join(timeout=15)
         drill.give_up.set()
-        for thread in threads[clients:]:
+        for thread in reading:
             thread.join(timeout=STREAM_READ_TIMEOUT + 2)
         restarted = server.process.poll() is not None or server.process.pid != pid
-        lost, duplicated, gaps = audit_acknowledged(standby.url, drill.movers)
-        return DrillResult(
-            synchronous=synchronous,
-            moves_before=moves_before,
-            seconds_before=seconds_before,
-            recovery_seconds=recovery,
-            promote_seconds=promote_seconds,
-            moves_after=sum(1 for m in drill.movers for a in m.acks if a.sent_at > kill_at),
-            errors=sum((m.errors for m in drill.movers), Counter()),
-            refused=sum((m.refused for m in drill.movers), Counter()),
-            lost=lost,
-            duplicated=duplicated,
-            gaps=gaps,
-            stream_problems=[p for w in drill.watchers for p in stream_problems(w, final)],
-            stream_resumes=sum(w.resumed_with_last_event_id for w in drill.watchers),
-            streams_never_resumed=sum(1 for w in drill.watchers if not w.resumed_with_last_event_id),
-            server_restarted=restarted,
-            server_log=server.log_text(),
-        )
+        return _audit(drill, standby.url, final, synchronous=synchronous, moves_before=moves_before,
+                      seconds_before=seconds_before, recovery_seconds=recovery, promote_seconds=promote_seconds,
+                      server_restarted=restarted, server_log=server.log_text())
     finally:
         if drill is not None:
             drill.stop_moving.set()
@@ -355,6 +390,33 @@ def run_drill(work_dir: Path, *, synchronous: bool, clients: int = 4, before_sec
         if standby is not None:
             standby.stop()
         primary.stop()
+
+
+def _audit(drill: Drill, url: str, final: dict[str, int], **measured: Any) -> DrillResult:
+    """What the promoted database at ``url`` holds against what the clients were told."""
+    kill_at = drill.kill_at or 0.0
+    lost, duplicated, gaps = audit_acknowledged(url, drill.everyone)
+    told = accounts.audit_accounts(url, drill.enders, drill.followers)
+    return DrillResult(
+        **measured,
+        moves_after=sum(1 for m in drill.everyone for a in m.acks if a.sent_at > kill_at),
+        errors=sum((m.errors for m in drill.everyone), Counter()),
+        refused=sum((m.refused for m in drill.everyone), Counter()),
+        lost=lost,
+        duplicated=duplicated,
+        gaps=gaps,
+        stream_problems=[p for w in drill.watchers for p in stream_problems(w, final)],
+        stream_resumes=sum(w.resumed_with_last_event_id for w in drill.watchers),
+        streams_never_resumed=sum(1 for w in drill.watchers if not w.resumed_with_last_event_id),
+        game_ends=told.game_ends,
+        game_ends_after=sum(1 for m in drill.enders for a in m.acks if a.move_type == "resign" and a.sent_at > kill_at),
+        account_events_lost=told.lost,
+        account_events_doubled=told.doubled,
+        account_stream_problems=told.problems,
+        account_events_streamed=sum(len(f.events) for f in drill.followers),
+        account_resumes=sum(f.resumed_with_last_event_id for f in drill.followers),
+        accounts_never_resumed=sum(1 for f in drill.followers if not f.resumed_with_last_event_id),
+    )
 
 
 def _stop_streaming(standby_url: str) -> None:
@@ -371,7 +433,7 @@ def _stop_streaming(standby_url: str) -> None:
 def _first_ack_after(drill: Drill, kill_at: float, limit: float) -> float | None:
     deadline = kill_at + limit
     while time.monotonic() < deadline:
-        times = [a.acked_at for m in drill.movers for a in m.acks[-5:] if a.sent_at > kill_at]
+        times = [a.acked_at for m in drill.everyone for a in m.acks[-5:] if a.sent_at > kill_at]
         if times:
             return min(times)
         time.sleep(0.01)
@@ -385,35 +447,38 @@ def final_versions(url: str, games: list[str]) -> dict[str, int]:
 
 
 def audit_acknowledged(url: str, movers: list[Mover]) -> tuple[list[str], list[str], list[str]]:
-    """(lost, duplicated, gaps) by the promoted database's events and idempotency keys."""
-    lost: list[str] = []
-    duplicated: list[str] = []
-    gaps: list[str] = []
+    """(lost, duplicated, gaps) by the promoted database's events and idempotency keys, game by game."""
+    found: tuple[list[str], list[str], list[str]] = ([], [], [])
     with psycopg.connect(url, autocommit=True) as conn:
         for mover in movers:
-            events = dict(conn.execute("SELECT version, type FROM events WHERE game_id = %s", [mover.game_id])
-                          .fetchall())
-            keys = dict(conn.execute(
-                "SELECT key, response FROM idempotency_keys WHERE game_id = %s", [mover.game_id]).fetchall())
-            stored = sorted(events)
-            if stored != list(range(1, len(stored) + 1)):
-                gaps.append(f"{mover.game_id}: versions {stored[:3]}..{stored[-3:]} are not 1..{len(stored)}")
-            claimed: Counter[int] = Counter()
-            for ack in mover.acks:
-                claimed.update(ack.versions)
-                response = keys.get(ack.key)
-                if response is None:
-                    lost.extend(f"{mover.game_id}:{v}" for v in ack.versions)
-                    continue
-                if [e["version"] for e in response["events"]] != ack.versions:
-                    duplicated.append(f"{mover.game_id}: key {ack.key} stored for other versions")
-                if any(v not in events for v in ack.versions):
-                    lost.extend(f"{mover.game_id}:{v}" for v in ack.versions if v not in events)
-            duplicated += [f"{mover.game_id}:{v}" for v, n in claimed.items() if n > 1]
-            unclaimed = [v for v in stored if v > mover.base_version and v not in claimed]
-            if unclaimed and not lost:
-                gaps.append(f"{mover.game_id}: versions {unclaimed[:5]} no acknowledged move made")
-    return lost, duplicated, gaps
+            for game_id, base_version in (mover.games or {mover.game_id: mover.base_version}).items():
+                _audit_game(conn, game_id, base_version, [a for a in mover.acks if a.game_id == game_id], found)
+    return found
+
+
+def _audit_game(conn: psycopg.Connection[Any], game_id: str, base_version: int, acks: list[Ack],
+                found: tuple[list[str], list[str], list[str]]) -> None:
+    lost, duplicated, gaps = found
+    events = dict(conn.execute("SELECT version, type FROM events WHERE game_id = %s", [game_id]).fetchall())
+    keys = dict(conn.execute("SELECT key, response FROM idempotency_keys WHERE game_id = %s", [game_id]).fetchall())
+    stored = sorted(events)
+    if stored != list(range(1, len(stored) + 1)):
+        gaps.append(f"{game_id}: versions {stored[:3]}..{stored[-3:]} are not 1..{len(stored)}")
+    claimed: Counter[int] = Counter()
+    for ack in acks:
+        claimed.update(ack.versions)
+        response = keys.get(ack.key)
+        if response is None:
+            lost.extend(f"{game_id}:{v}" for v in ack.versions)
+            continue
+        if [e["version"] for e in response["events"]] != ack.versions:
+            duplicated.append(f"{game_id}: key {ack.key} stored for other versions")
+        if any(v not in events for v in ack.versions):
+            lost.extend(f"{game_id}:{v}" for v in ack.versions if v not in events)
+    duplicated += [f"{game_id}:{v}" for v, n in claimed.items() if n > 1]
+    unclaimed = [v for v in stored if v > base_version and v not in claimed]
+    if unclaimed and not lost:
+        gaps.append(f"{game_id}: versions {unclaimed[:5]} no acknowledged move made")
 
 
 def stream_problems(watcher: Watcher, final: dict[str, int]) -> list[str]:
