@@ -6,9 +6,9 @@ moves; soak 5 s; cpu one round of 20 moves; movepath one round of 30 moves; stor
 moves among 100 others, one round; profile 3 s; scale 0 and 5,000 games, 40 requests a read;
 solver seeds 2-3 with a 1 s budget (a part run: the stored summaries of seeds 1..N are left
 alone); analysis one game per size at 0.5 s a position, a 3 s load window; analysis-fair one
-victim after 2 s of flood; failover 2 clients, one repetition a mode, 1.5 s before the kill. A variable given
-explicitly still wins. It checks that a scenario runs and what it reports; its figures are not
-ones to quote.
+victim after 2 s of flood; failover 2 clients and 1 ender, one repetition a mode, 1.5 s before
+the kill. A variable given explicitly still wins. It checks that a scenario runs and what it
+reports; its figures are not ones to quote.
 """
 
 from __future__ import annotations

@@ -7,7 +7,10 @@ embedded primary and a streaming standby ``s1`` (with ``synchronous_standby_name
 synchronous runs), the service in a subprocess with its default settings on the multi-host URL
 ``...?target_session_attrs=read-write``, ``FAILOVER_CLIENTS`` (8) clients each moving on a game of
 its own with Idempotency-Keys (a move is sent again with the same key after a 503 or a connection
-error until it is acknowledged) and a stream per game resumed with ``Last-Event-ID``. After
+error until it is acknowledged) and a stream per game resumed with ``Last-Event-ID``, and
+``FAILOVER_ENDERS`` (2) clients more that also resign their game every 12 moves and deal a new one
+(Idempotency-Keys on both), each following its account stream (``GET /players/me/stream``, resumed
+with ``Last-Event-ID``; tests/failover_accounts.py). After
 ``FAILOVER_BEFORE_SECONDS`` (4) the primary's postmaster is SIGKILLed and the standby promoted at
 once (``pg_ctl promote``, as an orchestrator does once it has decided); the clients go on for 3 s
 more. ``FAILOVER_REPEATS`` (3) repetitions of each mode. A third mode shows the asynchronous loss
@@ -17,9 +20,12 @@ window on purpose: the standby stops streaming ``FAILOVER_CUT_SECONDS`` (1) befo
 Reported per mode: recovery (from the kill to the first acknowledged move sent after it; the
 promotion's own time within it), the client errors (tries that had to be sent again: 503s,
 connections dropped), the moves lost (acknowledged, missing from the promoted database), doubled
-or out of place, the streams that missed a version, the moves per second before the kill, and
-whether the server process restarted (never). Writes ``bench/results/failover.json``.
-``BENCH_QUICK=1``: 2 clients, 1 repetition, 1.5 s before the kill.
+or out of place, the streams that missed a version, the acknowledged game ends and the account
+events lost (a gameEnded a client was told of, by the reply to its resignation or on its stream,
+that the promoted database does not hold), the account streams that missed, repeated or misread an
+event, the moves per second before the kill, and whether the server process restarted (never).
+Writes ``bench/results/failover.json``. ``BENCH_QUICK=1``: 2 clients and 1 ender, 1 repetition,
+1.5 s before the kill.
 """
 
 from __future__ import annotations
@@ -38,12 +44,12 @@ from .harness.results import write_results
 RESULTS_FILE = RESULTS_DIR / "failover.json"
 
 
-def _one(synchronous: bool, clients: int, before: float, cut: float = 0.0) -> dict[str, Any]:
+def _one(synchronous: bool, clients: int, enders: int, before: float, cut: float = 0.0) -> dict[str, Any]:
     from tests.failover_drill import run_drill  # the tests' drill, imported on use
 
     work_dir = Path(tempfile.mkdtemp(prefix="canfield-failover-"))
     try:
-        result = run_drill(work_dir, synchronous=synchronous, clients=clients, before_seconds=before,
+        result = run_drill(work_dir, synchronous=synchronous, clients=clients, enders=enders, before_seconds=before,
                            after_seconds=3.0, cut_standby_seconds=cut, log=print,
                            env={"STREAM_KEEPALIVE_SECONDS": "1"})  # streams dropped at the kill: within 1 s
     finally:
@@ -59,6 +65,11 @@ def _one(synchronous: bool, clients: int, before: float, cut: float = 0.0) -> di
         "doubled_or_misplaced": len(result.duplicated) + len(result.gaps),
         "stream_problems": len(result.stream_problems),
         "stream_resumes": result.stream_resumes,
+        "game_ends": result.game_ends,
+        "account_events_lost": len(result.account_events_lost),
+        "account_events_doubled": len(result.account_events_doubled),
+        "account_stream_problems": len(result.account_stream_problems),
+        "account_resumes": result.account_resumes,
         "moves_before": result.moves_before,
         "moves_per_second_before": round(result.moves_per_second_before, 1),
         "moves_after": result.moves_after,
@@ -75,19 +86,22 @@ def _row(mode: str, runs: list[dict[str, Any]]) -> str:
     lost = "/".join(str(r["lost"]) for r in runs)
     refused = sum(sum(r["refused"].values()) for r in runs)
     streams = sum(r["stream_problems"] for r in runs)
+    ends = "/".join(str(r["game_ends"]) for r in runs)
+    events_lost = "/".join(str(r["account_events_lost"] + r["account_events_doubled"]) for r in runs)
+    accounts = sum(r["account_stream_problems"] for r in runs)
     rate = statistics.median(r["moves_per_second_before"] for r in runs)
     restarted = "yes" if any(r["server_restarted"] for r in runs) else "no"
     return (f"| {mode} | {recovery} | {promote:.2f} s | {errors} ({', '.join(kinds) or '-'}) | {lost} | "
-            f"{refused} | {streams} | {rate:.0f} | {restarted} |")
+            f"{refused} | {streams} | {ends} | {events_lost} | {accounts} | {rate:.0f} | {restarted} |")
 
 
 def report(results: dict[str, Any]) -> str:
     lines = [
-        (f"failover: {results['clients']} clients, {results['repeats']} repetitions a mode, "
-        f"{results['cpus']} CPUs (per repetition: errors, lost)"),
+        (f"failover: {results['clients']} clients + {results['enders']} ending games, {results['repeats']} repetitions "
+        f"a mode, {results['cpus']} CPUs (per repetition: errors, lost, game ends, account events lost)"),
         ("| replication | recovery (median) | promotion | client errors | lost | refused after | streams missing "
-        "| moves/s before | restarted |"),
-        "|---|---|---|---|---|---|---|---|---|",
+        "| game ends | account events lost | account streams wrong | moves/s before | restarted |"),
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     lines += [_row(mode, runs) for mode, runs in results["runs"].items()]
     return "\n".join(lines)
@@ -95,6 +109,7 @@ def report(results: dict[str, Any]) -> str:
 
 def main() -> None:
     clients = int(os.environ.get("FAILOVER_CLIENTS", quick(8, 2)))
+    enders = int(os.environ.get("FAILOVER_ENDERS", quick(2, 1)))
     repeats = int(os.environ.get("FAILOVER_REPEATS", quick(3, 1)))
     before = _float_env("FAILOVER_BEFORE_SECONDS", quick(4.0, 1.5))
     cut = _float_env("FAILOVER_CUT_SECONDS", 1.0)
@@ -102,10 +117,12 @@ def main() -> None:
     runs: dict[str, list[dict[str, Any]]] = {"async": [], "sync": [], behind: []}
     for repetition in range(repeats):
         for mode in runs:  # alternate, so every mode meets the same machine
-            print(f"  failover {mode} #{repetition + 1}: {clients} clients ...", flush=True)
-            runs[mode].append(_one(mode == "sync", clients, before, cut if mode == behind else 0.0))
-    results = {"clients": clients, "repeats": repeats, "cpus": os.cpu_count(), "runs": runs}
+            print(f"  failover {mode} #{repetition + 1}: {clients} clients, {enders} enders ...", flush=True)
+            runs[mode].append(_one(mode == "sync", clients, enders, before, cut if mode == behind else 0.0))
+    results = {"clients": clients, "enders": enders, "repeats": repeats, "cpus": os.cpu_count(), "runs": runs}
     write_results(results, report(results), RESULTS_FILE)
-    bad = [r for r in runs["sync"] if r["lost"] or r["doubled_or_misplaced"] or r["stream_problems"]]
+    bad = [r for r in runs["sync"] if r["lost"] or r["doubled_or_misplaced"] or r["stream_problems"]
+           or r["account_events_lost"] or r["account_events_doubled"] or r["account_stream_problems"]]
     if bad or any(r["server_restarted"] for mode in runs.values() for r in mode):
-        raise SystemExit("failover bench: synchronous replication lost a move or a streamed event, or a restart")
+        raise SystemExit("failover bench: synchronous replication lost a move, a streamed or an account event, "
+                         "or a restart")
