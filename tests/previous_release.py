@@ -97,7 +97,8 @@ def _git(*args: str) -> str:
 
 
 def _chain_head(commit: str) -> str | None:
-    """The newest migration at ``commit`` if its migrations form one chain, else None."""
+    """The newest migration at ``commit`` if its migrations form one chain (each revision once, each
+    ``down_revision`` present, one head), else None."""
     names = _git("ls-tree", "--name-only", f"{commit}:{MIGRATIONS}").split()
     links: dict[str, str | None] = {}
     for name in names:
@@ -106,7 +107,7 @@ def _chain_head(commit: str) -> str | None:
         text = _git("show", f"{commit}:{MIGRATIONS}/{name}")
         revision = re.search(r'^revision\s*=\s*"(\w+)"', text, re.M)
         down = re.search(r'^down_revision\s*=\s*(?:"(\w+)"|None)', text, re.M)
-        if revision is None or down is None:
+        if revision is None or down is None or revision.group(1) in links:  # none, or one given twice
             return None
         links[revision.group(1)] = down.group(1)
     if not links or any(down is not None and down not in links for down in links.values()):

@@ -103,6 +103,7 @@ SEMANTIC_400 = re.compile(
             r"must be a game version, 0 \.\. ",  # a version past 2^31 - 1
             r"is not a cursor of (this|your) ",  # a cursor the list or export did not give
             r"a rated race needs a secret deal",  # a rated race with a deal named
+            r"'startsAt' has passed|'startsAt' is more than",  # a tournament's start in the past, or too far ahead
             r"the lessons are played under",  # a lesson deal under another ruleset than classic
             r"a watch needs at least one game or player id",  # neither list has an id
             r"a watch takes at most \d+ distinct ids",  # both lists hold 300 at most, not together

@@ -71,6 +71,7 @@ async def test_decks_stored_before_0013_are_fingerprinted_when_met_and_the_relea
         opened = _race(conn, creator, 15, "open")
         assert conn.execute("SELECT count(*) FROM races WHERE fingerprint IS NOT NULL").fetchone() == (0,)
 
+    command.upgrade(config, "head")  # the code reads the live decks of later tables too (tournaments)
     pool = AsyncConnectionPool(scratch_url, kwargs={"autocommit": True}, open=False)
     await pool.open()
     try:

@@ -32,6 +32,7 @@ from ..schemas import (
     RaceDealRequest,
     RequestBody,
 )
+from ..schemas.tournaments import NewTournamentRequest
 from ..schemas.watch import UUID_PATTERN, WatchRequest
 from .patterns import SUITS
 
@@ -102,6 +103,18 @@ def _deck(schema: Schema, _: Any) -> None:
     deck.unique_items = True
 
 
+def _tournament(schema: Schema, _: Any) -> None:
+    """The bounds of ``deals`` and ``minutes``, documented for clients and generators; the service
+    checks them itself, to refuse each with its own code (service.tournaments)."""
+    from ...tournaments.tournaments import DEALS, MINUTES
+
+    assert schema.properties is not None
+    for name, (low, high) in (("deals", DEALS), ("minutes", MINUTES)):
+        field = schema.properties[name]
+        assert isinstance(field, Schema)
+        field.minimum, field.maximum = low, high
+
+
 def _foundations(schema: Schema, _: Any) -> None:
     """A map by suit, not four properties: openapi-python-client names a property ``D`` ``d``, the
     variable its parser reads the whole object into, and crashes on every game view."""
@@ -143,6 +156,7 @@ REFINEMENTS: dict[type[Any], Callable[[Schema, Any], None]] = {
     DEAL_REQUESTS["deck"]: _deck,
     Foundations: _foundations,
     WatchRequest: _watch,
+    NewTournamentRequest: _tournament,
 }
 ONE_OF: dict[type[Any], dict[str, type[RequestBody]]] = {
     DealRequest: DEAL_REQUESTS, RaceDealRequest: RACE_DEAL_REQUESTS,

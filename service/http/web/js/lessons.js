@@ -32,7 +32,7 @@ export async function mountLessons(root) {
 function lessonCard(lesson, player) {
   const message = h("p", { class: "status-line", role: "status", "aria-live": "polite" });
   const start = player ? h("button", { type: "button", class: "primary", "data-action": "start-lesson", "data-lesson": lesson.id,
-    onclick: () => startGame(lesson.ruleset, { source: "lesson", lesson: lesson.id }, message, start) }, "Start this lesson") : null;
+    onclick: () => startGame(lesson.ruleset.id, { source: "lesson", lesson: lesson.id }, message, start) }, "Start this lesson") : null;
   return h("li", { class: "card-panel lesson", "data-lesson": lesson.id },
     h("h2", {}, lesson.title),
     h("p", {}, lesson.teaches),
@@ -63,7 +63,7 @@ export function lessonPanel(lessonId) {
     const next = lessons[lessons.findIndex((one) => one.id === lessonId) + 1];
     const message = h("span", { class: "status-line" });
     const button = next ? h("button", { type: "button", "data-action": "next-lesson",
-      onclick: () => startGame(next.ruleset, { source: "lesson", lesson: next.id }, message, button) }, `Next lesson: ${next.title}`) : null;
+      onclick: () => startGame(next.ruleset.id, { source: "lesson", lesson: next.id }, message, button) }, `Next lesson: ${next.title}`) : null;
     fill(done, h("strong", {}, "✓ Lesson done."), " You can play this deal on, or ",
       next ? "go on to the next one. " : h("a", { href: "#/lessons" }, "pick another lesson."), button, message);
   }
