@@ -64,7 +64,9 @@ class VersionChange:
         return body
 
     def downgrade_reply(self, operation: str, status: int, body: Any) -> Any:
-        """A (decoded JSON) reply of the newer version in the older version's shape."""
+        """A (decoded JSON) reply of the newer version in the older version's shape: a new body, or
+        the one given changed in place (every body given is this request's own: decoded from its
+        reply, or, for ``PLAIN_BODIES``, the route's reply made for it)."""
         return body
 
     def downgrade_headers(self, operation: str, status: int, headers: list[tuple[bytes, bytes]]) -> None:

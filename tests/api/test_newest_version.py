@@ -170,6 +170,10 @@ def test_a_daily_names_its_ruleset_and_date_once(client: httpx.Client, ann: Play
     assert events[0]["data"]["deal"] == game["deal"]
     old = client.get(f"/games/{game['id']}", headers={**ann.auth, **V1}).json()
     assert old["deal"] == {"source": "daily", "daily": daily["date"], "practice": False}
+    moved_v1 = ann.move(game["id"], {"type": "draw"}).json()["game"]  # the move's own route, in place
+    assert (moved_v1["deal"], moved_v1["player"]) == (old["deal"], ann.id)
+    moved_v2 = newest(ann, "POST", f"/games/{game['id']}/moves", json={"type": "draw"}).json()["game"]
+    assert (moved_v2["deal"], moved_v2["player"]["id"]) == (game["deal"], ann.id)
     board = client.get(f"/deals/daily/{daily['date']}/leaderboard", headers=V2).json()
     assert (board["ruleset"], board["items"], board["next"]) == ({"id": "open-runs", "version": 1}, [], None)
 

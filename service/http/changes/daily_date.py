@@ -12,6 +12,7 @@ from . import (
     EVENTS_NDJSON,
     GAME_VIEWS,
     JSON,
+    MOVE,
     PLAYER_GAMES,
     game_view_of,
     rename_property,
@@ -45,6 +46,11 @@ class DailyDate(VersionChange):
 
     def downgrade_reply(self, operation: str, status: int, body: Any) -> Any:
         if status >= 300 or not isinstance(body, dict):
+            return body
+        if operation == MOVE:  # the move route's own reply, changed in place; a move appends no GameDealt
+            game = body.get("game")
+            if isinstance(game, dict) and _source(game.get("deal")) is not game.get("deal"):
+                game["deal"] = _source(game["deal"])
             return body
         if operation in (EVENTS, PLAYER_GAMES):
             items = body.get("items")

@@ -11,7 +11,19 @@ import json
 from typing import Any
 
 from ..version_changes import VersionChange
-from . import BOARD, GAME_VIEWS, JSON, LOBBY, PLAYER_STATS, RACE_VIEWS, game_view_of, replaced, schema_of, with_view
+from . import (
+    BOARD,
+    GAME_VIEWS,
+    JSON,
+    LOBBY,
+    MOVE,
+    PLAYER_STATS,
+    RACE_VIEWS,
+    game_view_of,
+    replaced,
+    schema_of,
+    with_view,
+)
 
 
 def _id(reference: Any) -> Any:
@@ -40,6 +52,11 @@ class PlayerReferences(VersionChange):
 
     def downgrade_reply(self, operation: str, status: int, body: Any) -> Any:
         if status >= 300 or not isinstance(body, dict):
+            return body
+        if operation == MOVE:  # the move route's own reply, made for this request: changed in place
+            game = body.get("game")
+            if isinstance(game, dict) and isinstance(game.get("player"), dict):
+                game["player"] = game["player"].get("id")
             return body
         if operation in RACE_VIEWS:
             return self._race(body)
