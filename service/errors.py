@@ -8,10 +8,14 @@ class ServiceError(Exception):
     code = "invalid_request"
     title = "Invalid request"
 
-    def __init__(self, detail: str, headers: dict[str, str] | None = None) -> None:
+    def __init__(self, detail: str, code: str | None = None, *, headers: dict[str, str] | None = None) -> None:
+        """``code``: the problem code when a class stands for several (a name refused as reserved or
+        as invisible); else the class's own."""
         super().__init__(detail)
         self.detail = detail
         self.headers = headers or {}
+        if code is not None:
+            self.code = code
 
 
 class BadRequest(ServiceError):
@@ -36,7 +40,7 @@ class Unauthorized(ServiceError):
     title = "Unauthorized"
 
     def __init__(self, detail: str) -> None:
-        super().__init__(detail, {"WWW-Authenticate": 'Bearer realm="canfield"'})
+        super().__init__(detail, headers={"WWW-Authenticate": 'Bearer realm="canfield"'})
 
 
 class Forbidden(ServiceError):
@@ -55,7 +59,7 @@ class TryLater(ServiceError):
     """A refusal that a later retry may pass: ``Retry-After`` says when, in seconds (at least 1)."""
 
     def __init__(self, detail: str, retry_after: int = 1) -> None:
-        super().__init__(detail, {"Retry-After": str(max(1, retry_after))})
+        super().__init__(detail, headers={"Retry-After": str(max(1, retry_after))})
 
 
 class Unavailable(TryLater):
@@ -81,10 +85,6 @@ class Conflict(ServiceError):
 
     status = 409
     title = "Conflict"
-
-    def __init__(self, detail: str, code: str) -> None:
-        super().__init__(detail)
-        self.code = code
 
 
 class IdempotencyKeyReused(ServiceError):
@@ -180,20 +180,12 @@ class NameRefused(BadRequest):
 
     title = "Name refused"
 
-    def __init__(self, detail: str, code: str) -> None:
-        super().__init__(detail)
-        self.code = code
-
 
 class WatchRefused(BadRequest):
     """A watch (``GET``/``POST /watch``) asked for wrongly: ``watch_bad_id``, ``watch_too_many_ids``,
     ``watch_nothing_to_watch``, ``watch_bad_position`` or ``watch_bad_body``; nothing is opened."""
 
     title = "Watch refused"
-
-    def __init__(self, detail: str, code: str) -> None:
-        super().__init__(detail)
-        self.code = code
 
 
 class RatedRaceDeal(BadRequest):
@@ -229,7 +221,3 @@ class TournamentOutOfRange(BadRequest):
     ``tournament_minutes_out_of_range``, ``tournament_start_passed`` or ``tournament_start_too_far``."""
 
     title = "Tournament out of range"
-
-    def __init__(self, detail: str, code: str) -> None:
-        super().__init__(detail)
-        self.code = code

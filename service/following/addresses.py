@@ -27,10 +27,6 @@ class WebhookRefused(BadRequest):
 
     title = "Webhook refused"
 
-    def __init__(self, detail: str, code: str) -> None:
-        super().__init__(detail)
-        self.code = code
-
 
 @dataclass(frozen=True, slots=True)
 class Target:
