@@ -255,7 +255,7 @@ class Deliverer:
             try:
                 response = await self.http.post(target.address_url(address), content=body, headers=headers,
                                                 extensions=extensions)
-            except httpx.ConnectError:
+            except (httpx.ConnectError, httpx.ConnectTimeout):  # nothing was sent: the next address may answer
                 continue
             return response.status_code
         response = await self.http.post(target.address_url(target.addresses[-1]), content=body, headers=headers,
