@@ -34,7 +34,7 @@ class ChallengeRow:
     ruleset_id: str
     rated: bool
     time_limit_seconds: int | None
-    status: str  # as stored: pending, accepted, declined, cancelled
+    status: str  # as stored: pending, accepted, declined, cancelled, expired
     created_at: datetime
     expires_at: datetime
     ended_at: datetime | None
@@ -67,6 +67,19 @@ async def load(conn: AsyncConnection[Any], challenge_id: uuid.UUID, lock: bool =
     await cursor.execute(_SELECT + " WHERE c.id = %s" + (" FOR UPDATE OF c" if lock else ""), (challenge_id,))
     row = await cursor.fetchone()
     return None if row is None else ChallengeRow(*row)
+
+
+async def expire_due(conn: AsyncConnection[Any], now: datetime, limit: int) -> list[ChallengeRow]:
+    """Store up to ``limit`` pending challenges past their time as expired (``ended_at`` is when
+    they expired); the rows as they are now. Rows another transaction holds are left for later."""
+    cursor = conn.cursor(row_factory=tuple_row)
+    await cursor.execute(
+        "UPDATE challenges SET status = 'expired', ended_at = expires_at WHERE id IN (SELECT id FROM challenges"
+        " WHERE status = 'pending' AND expires_at <= %s ORDER BY expires_at LIMIT %s FOR UPDATE SKIP LOCKED)"
+        " RETURNING id", (now, limit))
+    expired = [row[0] for row in await cursor.fetchall()]
+    rows = [await load(conn, challenge_id) for challenge_id in expired]
+    return [row for row in rows if row is not None]
 
 
 async def end(conn: AsyncConnection[Any], challenge_id: uuid.UUID, status: str, now: datetime,

@@ -38,6 +38,7 @@ from .challenge_store import (
     ChallengeRow,
     ChallengeStore,
     end,
+    expire_due,
     load,
 )
 from .outbox import record_challenge_event
@@ -171,6 +172,15 @@ class Challenges:
                 if locked is not None and locked.status == PENDING:
                     changed = await end(conn, challenge_id, CANCELLED, self.clock())
                     await record_challenge_event(conn, "challenge-cancelled", changed)
+
+    async def expire_due(self, batch: int = 500) -> int:
+        """Store the pending challenges past their time as expired and tell both players of each
+        (the account events' periodic job); how many expired."""
+        async with self.pool.connection() as conn, conn.transaction():
+            expired = await expire_due(conn, self.clock(), batch)
+            for row in expired:
+                await record_challenge_event(conn, "challenge-expired", row)
+        return len(expired)
 
     async def pending(self, token: str | None, cursor: str | None, limit: int) -> JSON:
         """``GET /challenges``: the caller's pending challenges, made and received, newest first."""

@@ -1,11 +1,12 @@
 """The one place a challenge's event is written to the account outbox (service.store.outbox).
 
 The account stream and webhooks (service.following) tell the recipient of a challenge that it
-was made, and both players when it was accepted, declined, cancelled or withdrawn: a ``challenge``
-event whose ``action`` says which. Every change of a challenge calls ``record_challenge_event`` in
-the transaction that makes the change, so the event commits with the change or not at all. An
-expiry is not a write (a pending challenge past its time simply is expired), so it has no event:
-the event of its making carries ``expiresAt``.
+was made, and both players when it was accepted, declined, cancelled (or withdrawn) or expired: a
+``challenge`` event whose ``action`` says which. Every change of a challenge calls
+``record_challenge_event`` in the transaction that makes the change, so the event commits with the
+change or not at all. An expiry is stored by the account events' periodic job
+(``Challenges.expire_due``), so its event comes within ``ACCOUNT_EVENTS_SWEEP_SECONDS`` of
+``expiresAt``; a pending challenge past its time reads as expired before that too.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ CREATED = "created"
 
 
 async def record_challenge_event(conn: AsyncConnection[Any], kind: str, challenge: ChallengeRow) -> None:
-    """Write the event ``kind`` (``challenge-created``, ``-accepted``, ``-declined`` or ``-cancelled``)
+    """Write the event ``kind`` (``challenge-created``, ``-accepted``, ``-declined``, ``-cancelled`` or ``-expired``)
     of ``challenge`` (as it is after the change), in the caller's transaction: to the recipient
     when it is made, to both players when it ends."""
     action = kind.removeprefix("challenge-")

@@ -6,6 +6,8 @@ process that takes a PostgreSQL advisory lock (``pg_try_advisory_lock``), as gam
 
 - finishes the running races whose time limit has passed that no request has looked at
   (``Races.settle_due``), so their entrants hear ``raceFinished`` when the time is up;
+- stores the pending challenges past their time as expired (``Challenges.expire_due``), so both
+  players hear ``challenge`` with the action ``expired``;
 - removes account events older than ``ACCOUNT_EVENTS_RETENTION_SECONDS`` and the delivery log
   rows of webhooks as old, ``BATCH`` rows a statement.
 """
@@ -18,6 +20,7 @@ from dataclasses import dataclass
 
 from psycopg_pool import AsyncConnectionPool
 
+from ..challenges.challenges import Challenges
 from ..races.races import Races
 from ..store import outbox
 
@@ -32,14 +35,17 @@ LOCK_KEY = 0x43414E46_41434556 & 0x7FFF_FFFF_FFFF_FFFF
 @dataclass(frozen=True, slots=True)
 class Swept:
     races: int
+    challenges: int
     events: int
     deliveries: int
 
 
 class Sweeper:
-    def __init__(self, pool: AsyncConnectionPool, races: Races, retention_seconds: float) -> None:
+    def __init__(self, pool: AsyncConnectionPool, races: Races, challenges: Challenges,
+                 retention_seconds: float) -> None:
         self.pool = pool
         self.races = races
+        self.challenges = challenges
         self.retention_seconds = retention_seconds
 
     async def run_once(self) -> Swept | None:
@@ -50,6 +56,7 @@ class Sweeper:
                 return None
             try:
                 races = await self.races.settle_due()
+                challenges = await self.challenges.expire_due()
                 events = deliveries = 0
                 for _ in range(MAX_BATCHES):
                     removed = await outbox.remove_older(conn, self.retention_seconds, BATCH)
@@ -65,7 +72,7 @@ class Sweeper:
                     deliveries += cursor.rowcount
                     if cursor.rowcount < BATCH:
                         break
-                return Swept(races, events, deliveries)
+                return Swept(races, challenges, events, deliveries)
             finally:
                 await conn.execute("SELECT pg_advisory_unlock(%s)", (LOCK_KEY,))
 
@@ -79,6 +86,7 @@ async def sweep_forever(sweeper: Sweeper, every_seconds: float) -> None:
         except Exception as error:  # the database may be down for a while: the next round tries again
             log.warning("the account events' round failed: %r", error)
         else:
-            if swept is not None and (swept.races or swept.events or swept.deliveries):
-                log.info("account events: %d race(s) finished by time, %d event(s) and %d delivery log row(s) "
-                         "past the retention removed", swept.races, swept.events, swept.deliveries)
+            if swept is not None and any((swept.races, swept.challenges, swept.events, swept.deliveries)):
+                log.info("account events: %d race(s) finished by time, %d challenge(s) expired, %d event(s) and %d "
+                         "delivery log row(s) past the retention removed", swept.races, swept.challenges,
+                         swept.events, swept.deliveries)

@@ -255,7 +255,8 @@ def _following_jobs(
     webhooks = Webhooks(pool, settings.webhooks_per_player, settings.webhooks_allow_private)
     app.state.following = Following(webhooks, settings.account_events_retention_seconds)
     app.state.deliverer = deliverer = Deliverer(pool, settings)
-    app.state.sweeper = sweeper = Sweeper(pool, games.races, settings.account_events_retention_seconds)
+    app.state.sweeper = sweeper = Sweeper(pool, games.races, games.challenges,
+                                           settings.account_events_retention_seconds)
     jobs = [asyncio.create_task(sweep_forever(sweeper, settings.account_events_sweep_seconds))]
     if settings.webhook_concurrency > 0:
         jobs.append(asyncio.create_task(deliverer.run_forever()))

@@ -433,15 +433,18 @@ challenges = Table(
     Column("ruleset_id", Text, nullable=False),
     Column("rated", Boolean, nullable=False),
     Column("time_limit_seconds", Integer, nullable=True),
-    Column("status", Text, nullable=False),  # pending, accepted, declined, cancelled (expired: past expires_at)
+    # pending, accepted, declined, cancelled, expired (0025; a pending one past expires_at reads as expired too)
+    Column("status", Text, nullable=False),
     Column("created_at", DateTime(timezone=True), nullable=False),
     Column("expires_at", DateTime(timezone=True), nullable=False),
     Column("ended_at", DateTime(timezone=True), nullable=True),
     Column("race_id", UUID(as_uuid=True), ForeignKey("races.id"), nullable=True),
-    CheckConstraint("status IN ('pending', 'accepted', 'declined', 'cancelled')", name="challenges_status_check"),
+    CheckConstraint("status IN ('pending', 'accepted', 'declined', 'cancelled', 'expired')",
+                    name="challenges_status_check"),
     CheckConstraint("from_id <> to_id", name="challenges_not_oneself_check"),
     Index("challenges_pending_from", "from_id", "created_at", "id", postgresql_where=text("status = 'pending'")),
     Index("challenges_pending_to", "to_id", "created_at", "id", postgresql_where=text("status = 'pending'")),
+    Index("challenges_pending_expiry", "expires_at", postgresql_where=text("status = 'pending'")),
 )
 
 # -------------------------------------------------------- game analysis (service/analysis, migrations 0009, 0015)

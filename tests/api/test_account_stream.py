@@ -162,6 +162,32 @@ def test_a_race_whose_time_runs_out_finishes_on_its_own_and_says_so(http: httpx.
         assert finished["data"]["timeUp"] is True
 
 
+def test_both_players_hear_a_challenge_expire_and_it_stays_expired(http: httpx.Client, clock: Clock) -> None:
+    ann, bot = Player(http, "Ann"), Player(http, "Robo")
+    with sse(http, bot) as stream, sse(http, ann) as sender:
+        made = http.post("/challenges", json={"to": bot.id, "ruleset": "classic"}, headers=ann.auth).json()
+        assert event_of(stream)["data"]["action"] == "created"
+        clock.advance(seconds=601)  # CHALLENGE_EXPIRY_SECONDS (600): nobody answers, the periodic job expires it
+        for told in (event_of(stream), event_of(sender)):
+            assert told["type"] == "challenge"
+            assert told["data"]["challenge"] == made["id"]
+            assert told["data"]["action"] == "expired"
+    for player in (ann, bot):
+        shown = http.get("/challenges", headers=player.auth).json()["items"]
+        assert shown == []
+    assert_problem(http.post(f"/challenges/{made['id']}/accept", headers=bot.auth), 409, "challenge_expired")
+    assert_problem(http.post(f"/challenges/{made['id']}/decline", headers=bot.auth), 409, "challenge_expired")
+    # told once: a later round finds nothing to expire, and the sender's stream holds just the one event
+    clock.advance(seconds=5)
+    with ndjson(http, ann, last_id="0") as lines:
+        assert lines.next_event()["data"]["action"] == "expired"
+        for line in lines.lines:  # three keep-alives (several rounds of the job) and no second event
+            assert line == "", line
+            lines.keepalives += 1
+            if lines.keepalives == 3:
+                break
+
+
 def test_idle_streams_keep_alive(http: httpx.Client) -> None:
     bot = Player(http, "Robo")
     with ndjson(http, bot) as lines:

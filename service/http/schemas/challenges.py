@@ -37,7 +37,7 @@ class ChallengeView(Body):
     time_limit_seconds: int | None
     created_at: datetime
     expires_at: datetime
-    ended_at: Annotated[datetime, Meta(description="when it was accepted, declined or cancelled")] | None
+    ended_at: Annotated[datetime, Meta(description="when it was accepted, declined, cancelled or expired")] | None
     race: Annotated[UUID, Meta(description="the race an accepted challenge started")] | None
 
 
