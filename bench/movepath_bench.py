@@ -1,7 +1,7 @@
 """A move's own Python work, without the HTTP server and the database: ``python -m bench movepath``.
 
 On request (not part of ``make bench``'s default list). It drives the real lean route
-(``service.http.move_route.make_move``) and the real move use case (``Games`` / ``Moves.play``) on
+(``service.http.move_route.make_move``) and the real move use case (``Moves.play``, built by ``service.bootstrap``) on
 the in-memory store of the unit tests (``tests/unit/fake_store.py``), whose ``append_many`` also
 builds and encodes the batch and its ids as ``EventStore.append_many`` does: ``MOVEPATH_CLIENTS`` games
 (default 16) played at once, draw/recycle, ``MOVEPATH_MOVES`` moves each per round (default 300),
@@ -44,7 +44,7 @@ def main() -> None:
 
 def _route_and_games() -> tuple[Any, list[tuple[uuid.UUID, str]]]:
     """The lean move route over the real use case on the in-memory store, and its games."""
-    from .harness.service_api import Games, Settings, event_store, fake_store, make_move
+    from .harness.service_api import Settings, build_services, event_store, fake_store, make_move
 
     class Store(fake_store()):  # type: ignore[misc]
         pool = None
@@ -61,7 +61,7 @@ def _route_and_games() -> tuple[Any, list[tuple[uuid.UUID, str]]]:
     store = Store()
     app = App()
     app.state = App()
-    app.state.games = Games(store, Settings.from_env())
+    app.state.services = build_services(store, Settings.from_env())
     app.state.max_body_bytes = 65536
 
     async def route(scope: Any, receive: Any, send: Any) -> None:

@@ -1,6 +1,6 @@
 """A past state of a long game: ``python -m bench states`` (on request).
 
-``GET /games/{id}/states/{v}``'s work, in process (``Games.state_at``) against a fresh database:
+``GET /games/{id}/states/{v}``'s work, in process (``Games.state_at``, service.games.games) against a fresh database:
 one ``STATES_EVENTS``-event game (default 9,800; classic, played at random with runs of undos, some
 deeper than the undo window), its state at each of ``STATES_VERSIONS`` (default 9,000 and 9,499:
 on a checkpoint, and 499 events past one) read ``STATES_READS`` times each (default 50). It prints
@@ -77,7 +77,8 @@ async def _run(url: str) -> tuple[dict[int, tuple[float, float]], float, int]:
     from domain import event_data, event_type
     from domain.codec import event_from_data, state_to_snapshot
     from domain.rules import replay
-    from service.games.games import Games, utc_now
+    from service.bootstrap import build_services, close
+    from service.clock import utc_now
     from service.settings import Settings
     from service.store.connections import open_pool
     from service.store.event_store import EventStore, NewEvent, insert_game
@@ -85,31 +86,30 @@ async def _run(url: str) -> tuple[dict[int, tuple[float, float]], float, int]:
     events = _long_game(1, EVENTS)
     pool = open_pool(url, 1, 4, 60_000)
     await pool.open()
-    games = Games(EventStore(pool), Settings(database_url=url))
+    services = build_services(EventStore(pool), Settings(database_url=url))
     try:
-        player = await games.create_player("bench")
+        player, _ = await services.accounts.create_player("bench")
         final = replay(events)  # type: ignore[arg-type]
         game_id = uuid.uuid4()
         stored = [NewEvent(n, event_type(e), event_data(e)) for n, e in enumerate(events, start=1)]  # type: ignore[arg-type]
         async with pool.connection() as conn, conn.transaction():
-            await insert_game(conn, game_id, uuid.UUID(str(player["id"])), (final.ruleset.id, final.ruleset.version),
+            await insert_game(conn, game_id, player.id, (final.ruleset.id, final.ruleset.version),
                               {"source": "seed", "seed": 1}, final.status.value, state_to_snapshot(final), stored,
                               utc_now())
 
         async def replay_from_deal(version: int) -> None:
-            rows = await games.store.read_events_upto(game_id, version)
+            rows = await services.store.read_events_upto(game_id, version)
             replay([event_from_data(row.type, row.data) for row in rows])
 
-        first = await _timed(games.state_at(game_id, VERSIONS[0]))
+        first = await _timed(services.games.state_at(game_id, VERSIONS[0]))
         figures = {}
         for version in VERSIONS:
             replayed = [await _timed(replay_from_deal(version)) for _ in range(READS)]
-            after = [await _timed(games.state_at(game_id, version)) for _ in range(READS)]
+            after = [await _timed(services.games.state_at(game_id, version)) for _ in range(READS)]
             figures[version] = (statistics.median(replayed), statistics.median(after))
         return figures, first, len(events)
     finally:
-        await games.batcher.close()
-        await games.daily.close()
+        await close(services)
         await pool.close()
 
 

@@ -131,8 +131,8 @@ def summary(node: dict[str, Any]) -> str:
 Read = Callable[[], Awaitable[Any]]
 
 
-def growing_reads(games: Any, stats: Any, player: uuid.UUID, day: date, after: Any) -> dict[str, Read]:
-    """Each read that grows with history, as the service's code runs it: ``games`` a ``Games`` and
+def growing_reads(services: Any, stats: Any, player: uuid.UUID, day: date, after: Any) -> dict[str, Read]:
+    """Each read that grows with history, as the service's code runs it: ``services`` the ``Services`` and
     ``stats`` a ``Stats`` on a ``RecordingPool``, ``player`` one with many games, ``day`` a date
     with a leaderboard and ``after`` a ranked ``BoardKey`` of it, with its rank."""
     return {
@@ -141,12 +141,12 @@ def growing_reads(games: Any, stats: Any, player: uuid.UUID, day: date, after: A
         "leaderboard, later page, its rank counted": lambda: stats.leaderboard(
             day, 100, dataclasses.replace(after, rank=None, wins=None)
         ),
-        "player's games": lambda: games.store.player_games(player, None, None, 101),
-        "player's ended games": lambda: games.store.player_games(player, True, None, 101),
-        "player's games in progress": lambda: games.store.player_games(player, False, None, 101),
-        "export page": lambda: games.store.player_game_keys(player, None, None, None, 20),
-        "lobby": lambda: games.races.store.open_races(21),
+        "player's games": lambda: services.store.player_games(player, None, None, 101),
+        "player's ended games": lambda: services.store.player_games(player, True, None, 101),
+        "player's games in progress": lambda: services.store.player_games(player, False, None, 101),
+        "export page": lambda: services.store.player_game_keys(player, None, None, None, 20),
+        "lobby": lambda: services.races.store.open_races(21),
         "stats over all players": lambda: stats.overall_stats(("classic", "draw-one", "open-runs")),
-        "a player's race record": lambda: games.races.store.record(player),
-        "personal export": lambda: games.players.personal_rows(player),
+        "a player's race record": lambda: services.races.store.record(player),
+        "personal export": lambda: services.accounts.store.personal_rows(player),
     }

@@ -211,16 +211,16 @@ async def _statements(url: str) -> dict[str, list[tuple[str, Any]]]:
     from service.stats.queries import Stats
     from tests.query_plans import RecordingPool, growing_reads
 
-    from .service_api import Games, Settings, open_pool
+    from .service_api import Settings, build_services, close, open_pool
     from .service_api import event_store as stores
 
     pool = open_pool(url, 1, 2, 60_000)
     await pool.open()
     recording = RecordingPool(pool)
-    games = Games(stores.EventStore(recording), Settings(database_url=url))  # type: ignore[arg-type]
+    services = build_services(stores.EventStore(recording), Settings(database_url=url))  # type: ignore[arg-type]
     found = ids(url)
     bot, today = uuid.UUID(found["bot"]), datetime.now(UTC).date()
-    calls = growing_reads(games, Stats(recording), bot, today, found["after"])  # type: ignore[arg-type]
+    calls = growing_reads(services, Stats(recording), bot, today, found["after"])  # type: ignore[arg-type]
     statements = {}
     try:
         for name, run in calls.items():
@@ -228,7 +228,6 @@ async def _statements(url: str) -> dict[str, list[tuple[str, Any]]]:
             await run()
             statements[name] = list(recording.seen)
     finally:
-        await games.batcher.close()
-        await games.daily.close()
+        await close(services)
         await pool.close()
     return statements

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from service.bootstrap import build_services, close
 from service.deals.pool_solving import solve_seed
 from service.games import moves as game_moves
-from service.games.games import Games
 from service.http.app import create_app
 from service.http.move_route import make_move
 from service.http.server import LOOP, uvicorn_arguments  # served as in production: see service/http/server.py
@@ -25,9 +25,10 @@ from service.store.migrations import migrate
 
 __all__ = [
     "LOOP",
-    "Games",
     "NewEvent",
     "Settings",
+    "build_services",
+    "close",
     "create_app",
     "embedded_db",
     "embedded_replica",

@@ -1,13 +1,13 @@
 """Game analysis as the API offers it: ask for one (``request``) and read it (``read``).
 
 Who may ask: the game's player, or any player once the game is public (the reads of the game
-decide, ``Games.readable``: a daily game answers only to its player until its date is over, a race
+decide, ``GameAccess.readable``: a daily game answers only to its player until its date is over, a race
 game while its race runs). What may be analysed: a game that has ended and whose hidden cards may
 be shown (a daily game after its date, a race game once every game of its race has ended): the
 analysis is public and tells what the face-down cards allowed. Otherwise ``409`` with a code of
 its own (``game_in_progress``, ``cards_hidden``), and ``shared_deal`` for a game whose deck is a
 copy of a deal in play (a daily deal whose date is not over, a race not finished): the solver
-refuses it however it was dealt (``Games.no_solver_on_a_shared_deal``).
+refuses it however it was dealt (``SharedDeals.refuse_the_solver``).
 
 How many: a player may have ``ANALYSIS_JOBS_PER_PLAYER`` jobs queued or running, and one client
 address ``ANALYSIS_JOBS_PER_ADDRESS`` (all its players together); one more new job is ``429
@@ -22,9 +22,11 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
+from ..deals.shared_deals import SharedDeals
 from ..errors import Conflict, NotFound, RateLimited, Unauthorized
 from ..games.games import Games
 from ..players.tokens import Scope
+from ..settings import Settings
 from ..store.game_records import GameRow
 from .queue import DONE, AnalysisQueue, Caps, JobRow, QueueFull
 
@@ -56,11 +58,13 @@ def progress_view(row: JobRow) -> JSON:
 
 
 class Analyses:
-    def __init__(self, games: Games, queue: AnalysisQueue, wake: Callable[[], None] = lambda: None) -> None:
+    def __init__(self, games: Games, shared: SharedDeals, queue: AnalysisQueue, settings: Settings,
+                 wake: Callable[[], None] = lambda: None) -> None:
         self.games = games
+        self.access = games.access
+        self.shared = shared
         self.queue = queue
         self.wake = wake  # this process's runner: a job is waiting
-        settings = games.settings
         self.caps = Caps(settings.analysis_jobs_per_player, settings.analysis_jobs_per_address)
         self.retry_after = max(1, math.ceil(settings.analysis_job_seconds))  # a running job ends within it
 
@@ -68,16 +72,16 @@ class Analyses:
         """Queue the game's analysis (asked again: the same job; a failed one is queued again) for the
         token's player, asking from ``address``."""
         game = await self.games.stored_game(game_id)
-        withhold = await self.games.readable(game, token)  # a private game: its player only
+        withhold = await self.access.readable(game, token)  # a private game: its player only
         if token is None:
             raise Unauthorized("asking for an analysis needs a player's bearer token")
-        player_id = await self.games.authenticate(token, Scope.PLAY)
+        player_id = await self.access.player(token, Scope.PLAY)
         return job_view(await self._queue(game, withhold, (f"player:{player_id}", address)))
 
     async def request_public(self, game_id: uuid.UUID) -> JobRow:
         """``request`` as the public may see the game, with no player asking (``canfield analyse``)."""
         game = await self.games.stored_game(game_id)
-        return await self._queue(game, await self.games.readable(game, None))
+        return await self._queue(game, await self.access.readable(game, None))
 
     async def _queue(self, game: GameRow, withhold: bool, asker: tuple[str, str | None] | None = None) -> JobRow:
         if game.finished_at is None:
@@ -86,7 +90,7 @@ class Analyses:
             raise Conflict("the game's face-down cards may not be shown yet (a daily game until its date is over, "
                            "a race game until every game of its race has ended), and an analysis would tell what "
                            "they allow: ask again then", "cards_hidden")
-        await self.games.no_solver_on_a_shared_deal(game, "analyses are")  # a copy of a deal in play: 409 shared_deal
+        await self.shared.refuse_the_solver(game, "analyses are")  # a copy of a deal in play: 409 shared_deal
         row = await self._enqueue(game, asker)
         self.wake()
         return row
@@ -110,7 +114,7 @@ class Analyses:
 
     async def read(self, game_id: uuid.UUID, token: str | None) -> JSON:
         game = await self.games.stored_game(game_id)
-        await self.games.readable(game, token)
+        await self.access.readable(game, token)
         row = await self.queue.get(game_id)
         if row is None:
             raise NotFound(f"game {game_id} has no analysis: ask for one with POST /games/{game_id}/analysis")

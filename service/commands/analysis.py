@@ -23,7 +23,7 @@ def analyse_command(args: argparse.Namespace) -> int:
     import asyncio
     import uuid
 
-    from service.analysis.command import analyse
+    from service.commands.analysing import analyse
     from service.errors import ServiceError
 
     try:

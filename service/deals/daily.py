@@ -11,7 +11,7 @@ The competition of a date runs during that UTC date: a player's game of the deal
 date is their entry and their only one (a second is refused while the date is on); games dealt
 after the date is over are practice.
 Until the date is over no response shows a face-down card of a daily game (not even a finished
-one's), and each daily game answers only to its own player (``Games`` checks that).
+one's), and each daily game answers only to its own player (``GameAccess`` checks that).
 """
 
 from __future__ import annotations

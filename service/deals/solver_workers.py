@@ -25,12 +25,13 @@ from concurrent.futures import ProcessPoolExecutor
 from functools import partial
 from typing import Any, TypeVar
 
-from domain import command_to_api
+from domain import Ruleset, command_to_api
 from domain.codec import snapshot_to_state
 from domain.solver import Budget, solve
 
 from ..errors import SolverBusy
 from ..metrics import SOLVER_HINTS, SOLVER_JOBS, SOLVER_WAITING
+from .daily import PROOF_MAX_SECONDS, PROOF_MAX_STATES, Proof, prove
 
 RETRY_AFTER_SECONDS = 2
 JOB_NAMES = {"next_move": "hint", "prove": "proof"}
@@ -152,3 +153,18 @@ class SolverWorkers:
         if self.executor is not None:
             self.executor.shutdown(wait=False, cancel_futures=True)
             self.executor = None
+
+
+class WorkerProver:
+    """A ``Prover`` (service.deals.daily) with a solver worker process of its own, started when
+    first needed: races' and tournaments' secret deals are proven here, so proving them never
+    holds up the daily deal's proof, nor it theirs."""
+
+    def __init__(self) -> None:
+        self.workers = SolverWorkers()
+
+    async def __call__(self, ruleset: Ruleset, seed: int) -> Proof:
+        return await self.workers.run(prove, ruleset.id, ruleset.version, seed, PROOF_MAX_STATES, PROOF_MAX_SECONDS)
+
+    def close(self) -> None:
+        self.workers.close()

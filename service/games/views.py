@@ -13,10 +13,10 @@ from typing import Any
 from domain import GameState, game_view, public_data
 
 from ..deals.daily import reveals_hidden_cards, shown_source
+from ..deals.lessons import lesson_progress
 from ..errors import CursorInvalid
 from ..races.races import race_of
 from ..store.players import player_reference
-from .lessons import lesson_progress
 
 JSON = dict[str, Any]
 

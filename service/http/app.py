@@ -17,27 +17,20 @@ from litestar.openapi.spec import Components, License, SecurityScheme
 from litestar.types import ControllerRouterHandler
 from psycopg_pool import AsyncConnectionPool
 
-from ..analysis.analyses import Analyses
-from ..analysis.runner import AnalysisRunner
+from ..bootstrap import build_services, start, stop
+from ..clock import utc_now
 from ..errors import UnsupportedMediaType
-from ..following.delivery import Deliverer
-from ..following.sweeper import Sweeper, sweep_forever
-from ..following.webhooks import Webhooks
-from ..games.abandon import Abandoner, abandon_forever
-from ..games.games import Games, utc_now
 from ..settings import Settings
 from ..store.connections import Primary, libpq_url, open_pool
 from ..store.event_store import EventStore
 from ..store.replica import ReadPool
-from ..store.request_keys import RequestKeys
-from ..streams.hub import StreamHub
 from .caching import ConditionalGets
 from .controllers.account import AccountController
 from .controllers.analysis import AnalysisController
 from .controllers.challenges import ChallengeController
 from .controllers.common import check_json_body, check_parameters
 from .controllers.deals import DealController
-from .controllers.following import Following, FollowingController
+from .controllers.following import FollowingController
 from .controllers.games import GameController, document_move
 from .controllers.health import health, livez, readyz
 from .controllers.lessons import LessonController
@@ -50,6 +43,7 @@ from .controllers.streams import StreamController
 from .controllers.tournaments import TournamentController
 from .controllers.watch import WatchController
 from .controllers.web import web_routes
+from .dependencies import dependencies
 from .idempotency import expire_keys_forever
 from .limits import install_rate_limits
 from .metrics import PoolGauges, RequestMetrics, forget_this_process, metrics_handler
@@ -112,10 +106,10 @@ def create_app(settings: Settings, clock: Callable[[], datetime] = utc_now) -> L
     )
     reads = _read_pool(settings, pool)
     store = EventStore(pool, reads)
-    streams = StreamHub(libpq_url(settings.database_url), store, settings, clock=clock)
     app = Litestar(
         route_handlers=_route_handlers() + ([metrics_handler(settings)] if settings.metrics else []),
-        lifespan=[_lifespan(settings, pool, store, streams, clock), _replica_lifespan(reads)],
+        dependencies=dependencies(),
+        lifespan=[_lifespan(settings, store, clock), _replica_lifespan(reads)],
         exception_handlers=EXCEPTION_HANDLERS,
         plugins=[ComponentNamePlugin(), DealUnionPlugin(), TaggedUnionPlugin()],
         before_request=_require_json,
@@ -126,7 +120,6 @@ def create_app(settings: Settings, clock: Callable[[], datetime] = utc_now) -> L
         debug=False,
     )
     app.state.max_body_bytes = settings.max_body_bytes  # the move route reads its body itself
-    app.state.request_keys = RequestKeys(pool)  # service.http.idempotency
     app.state.idempotency_key_hours = settings.idempotency_key_hours
     route_moves(app)
     document_move(app.openapi_schema)  # the move route's operation (an ASGI route is not documented)
@@ -154,31 +147,22 @@ def _route_handlers() -> list[ControllerRouterHandler]:
 
 
 def _lifespan(
-    settings: Settings,
-    pool: AsyncConnectionPool,
-    store: EventStore,
-    streams: StreamHub,
-    clock: Callable[[], datetime],
+    settings: Settings, store: EventStore, clock: Callable[[], datetime]
 ) -> Callable[[Litestar], AbstractAsyncContextManager[None]]:
-    """Startup and shutdown: the pool opens, the Games facade and the streams start, and each is
-    closed again in the reverse order."""
+    """Startup and shutdown: the pool opens, the composition root builds every service
+    (``app.state.services``, service.bootstrap) and starts its jobs; each is stopped and closed
+    again in the reverse order."""
 
     @asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
         for warning in settings.warnings():
             log.warning("canfield: %s", warning)
-        await pool.open(wait=False)
-        app.state.games = games = Games(store, settings, clock)
-        app.state.streams = streams
-        streams.tokens = games.tokens  # revocations reach this process's token cache
-        await streams.start()
-        games.daily.start()  # today's and tomorrow's daily deals, solved ahead of the first request
-        analysis = AnalysisRunner(store, settings)  # jobs off the request path (service.analysis)
-        app.state.analyses = Analyses(games, analysis.queue, analysis.wake)
-        analysis.start()
-        expiry = asyncio.create_task(expire_keys_forever(app.state.request_keys, clock, settings.idempotency_key_hours))
-        jobs = [expiry, *_abandon_job(app, settings, games, clock), *_following_jobs(app, settings, pool, games)]
-        app.state.pool_gauges = gauges = PoolGauges(pool) if settings.metrics else None
+        await store.pool.open(wait=False)
+        app.state.services = services = build_services(store, settings, clock)
+        jobs = await start(services)
+        jobs.append(asyncio.create_task(
+            expire_keys_forever(services.request_keys, clock, settings.idempotency_key_hours)))
+        app.state.pool_gauges = gauges = PoolGauges(store.pool) if settings.metrics else None
         if gauges is not None:
             jobs.append(asyncio.create_task(gauges.sample_forever()))
         # What startup made (routes, schemas, the rules' tables, caches) lives as long as the
@@ -188,18 +172,8 @@ def _lifespan(
         try:
             yield
         finally:
-            for job in jobs:
-                job.cancel()
-            await asyncio.gather(*jobs, return_exceptions=True)
-            await app.state.deliverer.close()
-            await analysis.stop()  # its jobs go back to the queue
-            await games.daily.close()
-            await games.tournaments.close()
-            await streams.stop()
-            await games.batcher.close()
-            games.solver.close()
-            games.race_solver.close()
-            await pool.close()
+            await stop(services, jobs)
+            await store.pool.close()
             forget_this_process()  # this process's live gauges leave the sums (several server processes)
 
     return lifespan
@@ -234,33 +208,6 @@ def _replica_lifespan(reads: ReadPool) -> Callable[[Litestar], AbstractAsyncCont
             await reads.replica.close()
 
     return lifespan
-
-
-def _abandon_job(
-    app: Litestar, settings: Settings, games: Games, clock: Callable[[], datetime]
-) -> list[asyncio.Task[None]]:
-    """The job ending games idle for ABANDON_AFTER_DAYS (none when it is 0); its ``Abandoner`` is
-    ``app.state.abandoner``."""
-    if not settings.abandon_after_days:
-        return []
-    app.state.abandoner = abandoner = Abandoner(games.moves, clock, settings.abandon_after_days)
-    return [asyncio.create_task(abandon_forever(abandoner, settings.abandon_check_seconds))]
-
-
-def _following_jobs(
-    app: Litestar, settings: Settings, pool: AsyncConnectionPool, games: Games
-) -> list[asyncio.Task[None]]:
-    """Following an account (service.following): the webhooks service, the delivery worker (none
-    when WEBHOOK_CONCURRENCY is 0) and the outbox's periodic job (``app.state.sweeper``)."""
-    webhooks = Webhooks(pool, settings.webhooks_per_player, settings.webhooks_allow_private)
-    app.state.following = Following(webhooks, settings.account_events_retention_seconds)
-    app.state.deliverer = deliverer = Deliverer(pool, settings)
-    app.state.sweeper = sweeper = Sweeper(pool, games.races, games.challenges,
-                                           settings.account_events_retention_seconds)
-    jobs = [asyncio.create_task(sweep_forever(sweeper, settings.account_events_sweep_seconds))]
-    if settings.webhook_concurrency > 0:
-        jobs.append(asyncio.create_task(deliverer.run_forever()))
-    return jobs
 
 
 def _cors(settings: Settings) -> CORSConfig:

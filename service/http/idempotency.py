@@ -69,7 +69,8 @@ from ..errors import (
 from ..players.accounts import quoted
 from ..players.tokens import ALL_SCOPES
 from ..store.request_keys import Owner, RequestKeys, StoredKey
-from .controllers.common import bearer_token, games_of, idempotency_key
+from .controllers.common import bearer_token, idempotency_key
+from .dependencies import services_of
 from .openapi.patterns import IDEMPOTENCY_KEY, header
 from .problems import documented, problem_response
 
@@ -154,7 +155,7 @@ def keyed_responses(
 
 
 def request_keys(state: State) -> RequestKeys:
-    keys: RequestKeys = state.request_keys
+    keys: RequestKeys = services_of(state).request_keys
     return keys
 
 
@@ -182,7 +183,7 @@ async def replayable(
     scope, owner = found_owner
     request_hash = _request_hash(request.method, request.scope["path"], await request.body())
     secret, key = key, hashlib.sha256(b"canfield key\0" + key.encode()).hexdigest()  # the row's name
-    keys, clock = request_keys(state), games_of(state).clock
+    keys, clock = request_keys(state), services_of(state).clock
     hours = state.idempotency_key_hours
     waited_until = time.monotonic() + WAIT_SECONDS
     while True:
@@ -308,7 +309,7 @@ async def _owner(request: Request[Any, Any, Any], state: State, anonymous: bool)
     token = bearer_token(request)
     if token is None:
         return None
-    credentials = await games_of(state).accounts.authenticate(token)
+    credentials = await services_of(state).accounts.authenticate(token)
     scopes = tuple(scope for scope in ALL_SCOPES if scope in credentials.scopes)
     return f"player:{credentials.player_id}", Owner(credentials.player_id, scopes)
 

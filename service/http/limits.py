@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import msgspec
 
@@ -68,6 +68,14 @@ def retry_after_header(seconds: float) -> str:
     return str(max(1, math.ceil(seconds)))
 
 
+class Spent(NamedTuple):
+    """What a request was counted against: the budget, its key (a player, an address) and its kind."""
+
+    budget: TokenBuckets
+    key: Any
+    kind: str  # reads or writes
+
+
 class PlayerKeys:
     """The write budget's key of an ``Authorization`` header: the player its bearer token speaks
     for, when this process's token cache (service.players.tokens) knows the token, so every token
@@ -79,10 +87,10 @@ class PlayerKeys:
 
     def _tokens(self) -> TokenCache | None:
         try:
-            games = self.app.state["games"]  # made when the app starts (its lifespan)
+            services = self.app.state["services"]  # made when the app starts (its lifespan)
         except KeyError:
             return None
-        tokens: TokenCache = games.tokens
+        tokens: TokenCache = services.players.tokens
         return tokens
 
     def __call__(self, authorization: bytes) -> int | None:
@@ -134,7 +142,7 @@ class RateLimiter:
             if self.reads is not None and not _page_file(path):
                 wait = self.reads.take(address)
                 if wait:
-                    await self._refuse(scope, send, headers, wait, self.reads, address, "reads")
+                    await self._refuse(scope, send, headers, wait, Spent(self.reads, address, "reads"))
                     return
                 await self.app(scope, receive, _with_limit_headers(send, self.reads, address, "reads"))
                 return
@@ -154,7 +162,7 @@ class RateLimiter:
         if authorization is None:
             wait = writes.take(address)
             if wait:
-                await self._refuse(scope, send, headers, wait, writes, address, "writes")
+                await self._refuse(scope, send, headers, wait, Spent(writes, address, "writes"))
                 return
             await self.app(scope, receive, _with_limit_headers(send, writes, address, "writes"))
             return
@@ -166,7 +174,7 @@ class RateLimiter:
         key: Any = address if player is None else player
         wait = writes.wait(("401", address)) or writes.take(key)
         if wait:
-            await self._refuse(scope, send, headers, wait, writes, key, "writes")
+            await self._refuse(scope, send, headers, wait, Spent(writes, key, "writes"))
             return
 
         async def watch(message: Any) -> None:
@@ -187,10 +195,8 @@ class RateLimiter:
 
         await self.app(scope, receive, watch)
 
-    async def _refuse(
-        self, scope: Any, send: Any, headers: dict[bytes, bytes], wait: float, budget: TokenBuckets, key: Any,
-        kind: str,
-    ) -> None:
+    async def _refuse(self, scope: Any, send: Any, headers: dict[bytes, bytes], wait: float, spent: Spent) -> None:
+        budget, key, kind = spent
         (REFUSED_READS if kind == "reads" else REFUSED_WRITES).inc()
         retry_after = retry_after_header(wait)
         error = RateLimited(

@@ -69,7 +69,7 @@ async def make_move(scope: Any, receive: Any, send: Any) -> None:
     expected = None if version is None else if_match(version.decode("latin-1"))
     key_text = None if key is None else idempotency_key(key.decode("latin-1"))
     game_id: uuid.UUID = scope["path_params"]["game_id"]
-    played = await scope["app"].state.games.moves.play(game_id, token, move, expected, key_text)
+    played = await scope["app"].state.services.moves.play(game_id, token, move, expected, key_text)
     reply = played.reply
     downgrade = scope.get(DOWNGRADE)
     if downgrade is not None:  # a request of an older API version (service.http.version_changes)

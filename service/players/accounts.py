@@ -114,6 +114,10 @@ class Accounts:
             raise Forbidden(f"this token may not do that: it lacks the '{scope}' scope")
         return credentials
 
+    async def player_id(self, token: str | None, scope: Scope | None = None) -> uuid.UUID:
+        """The player of a live token that has ``scope`` (``authenticate``)."""
+        return (await self.authenticate(token, scope)).player_id
+
     async def me(self, token: str | None) -> Me:
         credentials = await self.authenticate(token)
         player = await self.store.get_player(credentials.player_id)
@@ -163,6 +167,13 @@ class Accounts:
         if token_id is not None and not revoked:
             raise NotFound(f"the player has no live token {token_id}")
         return revoked
+
+    async def profile(self, player_id: uuid.UUID) -> PlayerRow:
+        """A player's profile; a deleted account has none (404), though its games remain."""
+        found = await self.store.get_player(player_id)
+        if found is None or found.deleted:
+            raise NotFound(f"no player {player_id}")
+        return found
 
     async def delete(self, token: str | None) -> None:
         """Erase the player behind the token (``PlayerStore.erase``): every token refused at once."""

@@ -32,6 +32,7 @@ from domain import ALL_RULESETS, Ruleset, shuffled_deck
 
 from ..deals.daily import MAX_CANDIDATES, Prover, line_wins, secret_seed
 from ..deals.deal_pools import load_deal_pool
+from ..deals.deal_secret import DealSecret
 from ..errors import RaceDealPending, RaceDealsBusy, Unavailable
 
 log = logging.getLogger("canfield")
@@ -55,6 +56,18 @@ def published_seeds() -> frozenset[int]:
             seeds.update(range(1, pool.seeds_tried + 1))
             seeds.update(item.seed for item in pool.deals)
     return frozenset(seeds)
+
+
+@dataclass(frozen=True, slots=True)
+class SecretDealing:
+    """What a race without a named deal needs for its secret one: the service's ``secret``, the
+    ``prover`` that proves a candidate winnable (a solver worker of its own), how long a creation
+    may wait for it (``wait_seconds``, RACE_DEAL_WAIT_SECONDS) and the ``queue`` it waits in."""
+
+    secret: DealSecret
+    prover: Prover
+    wait_seconds: float
+    queue: RaceDealQueue
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,7 +3,7 @@
 A race is created open, with its creator as the first entrant; players join until it starts or is
 full; the start deals every entrant a game of the race's deck at one moment, in one transaction
 (``RaceStore.start``). From then on each entrant's moves are ordinary moves on their own game
-(``Games.play``): the race only reads the games. When an entrant's game ends, its stored log is
+(``Moves.play``): the race only reads the games. When an entrant's game ends, its stored log is
 checked through the rules at once (``game_ended``). A race finishes when every game has ended or
 its time limit has passed, whichever comes first; any request that finds it due finishes it
 (``settle``: every log checked again, cut at the deadline, and the places decided from them,
@@ -40,14 +40,13 @@ from domain.rulesets import DEFAULT_RULESET_ID
 from domain.verify import Unverified
 
 from .. import cursors
-from ..deals.daily import Prover
-from ..deals.deal_secret import DealSecret
+from ..deals.sources import deal_from
 from ..errors import CursorInvalid, Forbidden, NotFound, RatedRaceDeal, Unavailable
 from ..players.accounts import Accounts
 from ..players.tokens import Scope
 from ..store.game_records import GameRow, NewEvent
 from ..store.players import player_reference
-from .race_deals import SECRET_SOURCE, RaceDealQueue, secret_deal
+from .race_deals import SECRET_SOURCE, SecretDealing, secret_deal
 from .race_store import (
     CANCELLED,
     FINISHED,
@@ -74,8 +73,6 @@ LEFT_REASON = "its creator left before the start"
 ends with their leaving (an account deletion hands it on instead: service.games.leaving)."""
 CANCELLED_REASON = "its creator cancelled it before the start"
 """A race its creator cancelled while open (``cancelledReason``)."""
-
-Dealer = Callable[[Ruleset, Mapping[str, Any]], tuple[tuple[int, ...], JSON]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -261,31 +258,21 @@ def revision(race: RaceRow) -> int:
 
 
 class Races:
-    """The race use cases. ``accounts`` checks tokens; ``dealer`` is the games service's one way of
-    turning a deal request into a deck; ``clock`` its clock. A race without a named deal gets a
-    secret deal (``secret``, proven by ``prover`` within ``deal_wait_seconds``, its creation
-    waiting in ``deal_queue``)."""
+    """The race use cases. ``accounts`` checks tokens; ``clock`` is the service's clock. A named
+    deal is dealt as a game's is (``service.deals.sources``); a race without one gets a secret
+    deal (``dealing``: proven by its prover, its creation waiting in its queue)."""
 
     def __init__(
-        self,
-        store: RaceStore,
-        clock: Callable[[], datetime],
-        accounts: Accounts,
-        dealer: Dealer,
-        secret: DealSecret,
-        prover: Prover,
-        deal_wait_seconds: float,
-        deal_queue: RaceDealQueue,
+        self, store: RaceStore, clock: Callable[[], datetime], accounts: Accounts, dealing: SecretDealing,
         rate: RateRace | None = None,
     ) -> None:
         self.store = store
         self.clock = clock
         self.accounts = accounts
-        self.dealer = dealer
-        self.secret = secret
-        self.prover = prover
-        self.deal_wait_seconds = deal_wait_seconds
-        self.deal_queue = deal_queue
+        self.secret = dealing.secret
+        self.prover = dealing.prover  # a test may replace it
+        self.deal_wait_seconds = dealing.wait_seconds
+        self.deal_queue = dealing.queue
         self.rate = rate  # what a rated race's finish does too (service.ratings), in its transaction
 
     async def _player(self, token: str | None, scope: Scope) -> uuid.UUID:
@@ -302,7 +289,7 @@ class Races:
                 "(a seed, pool deal or deck can be solved before the race)"
             )
         if request.deal:
-            deck, source = self.dealer(ruleset, request.deal)
+            deck, source = deal_from(ruleset, request.deal)
         else:
             deck, proof = await self._secret_deal(ruleset, race_id, creator)
             source = {"source": SECRET_SOURCE}
@@ -400,6 +387,17 @@ class Races:
         for race_id in await self.store.due(self.clock(), limit):
             finished += await self.settle(race_id)
         return finished
+
+    # ------------------------------------------------ as a contest on a shared deal (service.deals.contests)
+
+    kind = SOURCE
+
+    @staticmethod
+    def contest_of(deal_source: Mapping[str, Any]) -> uuid.UUID | None:
+        return race_of(deal_source)
+
+    async def over(self, race_id: uuid.UUID) -> bool:
+        return (await self.current(race_id)).status == FINISHED
 
     async def guard(self, game: GameRow, token: str | None) -> bool:
         """May the bearer of ``token`` see ``game`` (a race game)? Raises Forbidden while its race has

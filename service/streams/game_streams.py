@@ -33,7 +33,7 @@ def row_view(game: GameRow, withhold: bool) -> dict[str, Any]:
 
 def withholds(hub: StreamHub, game: GameRow, withhold: bool) -> bool:
     """Whether hidden cards stay hidden even if the game has ended: ``withhold`` (a race still
-    on, as ``Games.readable`` said when the stream opened), or a daily game whose date is not
+    on, as ``GameAccess.readable`` said when the stream opened), or a daily game whose date is not
     over yet (asked at every message: a stream can outlive a date)."""
     return withhold or not reveals_hidden_cards(game.deal, True, hub.clock())
 

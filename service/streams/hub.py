@@ -49,8 +49,8 @@ from typing import Any
 import msgspec
 import psycopg
 
+from ..clock import utc_now
 from ..errors import RateLimited, Unavailable
-from ..games.games import utc_now
 from ..metrics import REFUSED_STREAMS, STREAMS_OPEN
 from ..players.tokens import TokenCache
 from ..settings import Settings

@@ -68,7 +68,7 @@ class WatchRequest:
 @dataclass(slots=True)
 class Followed:
     """A game on the watch: the last version sent, and whether its hidden cards stay hidden even
-    once it has ended (``Games.readable``)."""
+    once it has ended (``GameAccess.readable``)."""
 
     last: int
     withhold: bool
@@ -161,7 +161,7 @@ class Watch:
         """None when the caller may not see ``row`` now; else whether its hidden cards stay hidden
         even once it has ended."""
         try:
-            return await self.games.readable(row, self.token)
+            return await self.games.access.readable(row, self.token)
         except (Unauthorized, Forbidden, NotFound):
             return None
 

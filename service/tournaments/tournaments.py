@@ -13,7 +13,7 @@ tournament due finishes it (``settle``: every log replayed through the rules, cu
 places decided, a rated tournament rated), so no process has to watch the clock.
 
 No leak between entrants: while the tournament runs, its games answer only to their players
-(``guard``, called by ``Games.readable`` as races' is) and keep their hidden cards withheld even
+(``guard``, called by ``GameAccess.readable`` as races' is) and keep their hidden cards withheld even
 once ended (another entrant may not have played that deal yet); the view shows figures only.
 """
 
@@ -22,7 +22,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import uuid
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import partial
@@ -290,6 +290,17 @@ class Tournaments:
         del game_id
         if not await self.settle(tournament_id):
             await self.store.touch(tournament_id)
+
+    # ------------------------------------------------ as a contest on a shared deal (service.deals.contests)
+
+    kind = "tournament"
+
+    @staticmethod
+    def contest_of(deal_source: Mapping[str, Any]) -> uuid.UUID | None:
+        return tournament_of(deal_source)
+
+    async def over(self, tournament_id: uuid.UUID) -> bool:
+        return (await self.current(tournament_id)).tournament.finished_at is not None
 
     async def guard(self, game: GameRow, token: str | None) -> bool:
         """May the bearer of ``token`` see ``game`` (a tournament game)? Forbidden while its tournament

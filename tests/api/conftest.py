@@ -15,7 +15,7 @@ import uvicorn
 from litestar import Litestar
 
 from domain import Command, command_to_api
-from service.games.games import utc_now
+from service.clock import utc_now
 from service.http.app import create_app
 from service.http.server import uvicorn_options
 from service.settings import Settings

@@ -287,7 +287,7 @@ def test_a_draining_process_is_not_ready_and_ends_its_streams_with_a_shutdown_me
             assert next_message(race_lines).startswith("event: race\n")
             assert next_message(watch_lines).startswith("event: watching\n")
             assert next_message(watch_lines).startswith(f"event: view\nid: {game}:1\n")
-            hub: Any = app.state.streams
+            hub: Any = app.state.services.streams
             hub.loop.call_soon_threadsafe(hub.close_all)  # what SIGTERM does first
             for lines in (game_lines, race_lines, watch_lines):
                 last = next_message(lines)

@@ -82,7 +82,7 @@ def stored_days(url: str) -> set[date]:
 
 def test_race_creations_waiting_for_a_deal_are_bounded(database_url: str, clean_database: str) -> None:
     with server(database_url, race_deal_queue_max=2, race_deals_per_player=1) as (http, app):
-        races = app.state.games.races
+        races = app.state.services.races
         queue = races.deal_queue
         gate = threading.Event()
         races.prover = gated(races.prover, gate)
@@ -123,7 +123,7 @@ def test_a_race_creation_that_times_out_gives_its_place_back(database_url: str, 
     with server(database_url, race_deal_queue_max=1, race_deals_per_player=1, race_deal_wait_seconds=0.3) as (
         http, app
     ):
-        races = app.state.games.races
+        races = app.state.services.races
         gate = threading.Event()
         races.prover = gated(races.prover, gate)
         ann = Player(http, "Ann")
@@ -138,7 +138,7 @@ def test_a_race_creation_that_times_out_gives_its_place_back(database_url: str, 
 
 def test_daily_deals_prepared_at_once_are_bounded(database_url: str, clean_database: str) -> None:
     with server(database_url, daily_preparing_max=1, daily_wait_seconds=60) as (http, app):
-        daily = app.state.games.daily
+        daily = app.state.services.daily
         today = datetime.now(UTC).date()
         until(lambda: stored_days(clean_database) >= {today, today + timedelta(days=1)} and not daily.preparing,
               "today's and tomorrow's deals are prepared ahead")

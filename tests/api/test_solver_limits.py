@@ -95,7 +95,7 @@ def test_a_full_queue_is_503_and_records_nothing(database_url: str, clean_databa
         first: list[httpx.Response] = []
         thread = threading.Thread(target=lambda: first.append(solver_hint(ann, busy)))
         thread.start()
-        solver = app.state.games.solver
+        solver = app.state.services.solver
         deadline = time.monotonic() + 10
         while solver.started == 0 and time.monotonic() < deadline:  # the worker is Ann's now
             time.sleep(0.01)
@@ -112,7 +112,7 @@ def test_abandoned_hints_never_run_and_do_not_delay_a_later_one(database_url: st
     with server(database_url, solver_queue_max=20, solver_hint_seconds=1.0) as (http, app):
         ann, bob = Player(http, "Ann"), Player(http, "Bob")
         hard, easy = new_game(ann, HARD_SEED), new_game(bob, EASY_SEED)
-        solver = app.state.games.solver
+        solver = app.state.services.solver
 
         def abandoned() -> None:
             try:

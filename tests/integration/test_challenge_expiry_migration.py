@@ -37,7 +37,8 @@ def test_the_expiry_migration_keeps_the_previous_release_working(scratch_url: st
         with pytest.raises(psycopg.errors.CheckViolation):
             conn.execute(_CHALLENGE, (uuid.uuid4(), ann, bob, "lapsed"))
         index = conn.execute("SELECT indexdef FROM pg_indexes WHERE indexname = 'challenges_pending_expiry'").fetchone()
-        assert index is not None and "WHERE (status = 'pending'::text)" in index[0]
+        assert index is not None
+        assert "WHERE (status = 'pending'::text)" in index[0]
 
     command.downgrade(config, "0024")
     with psycopg.connect(scratch_url, autocommit=True) as conn:

@@ -15,7 +15,7 @@ from service.deals.daily import Proof, candidate_seed, prove
 from service.deals.deal_pools import decode_line
 from service.errors import DailyAlreadyPlayed, Unavailable
 
-from .conftest import server_process
+from .conftest import register, server_process
 
 NOW = datetime(2030, 6, 15, 9, 0, tzinfo=UTC)
 DAY = NOW.date()
@@ -63,7 +63,7 @@ def stored_secret(url: str) -> str:
 
 
 async def test_processes_with_different_secrets_still_serve_the_one_stored_deal(clean_database: str) -> None:
-    async with server_process(clean_database, 4, clock=clock) as one, \
+    async with server_process(clean_database, 4, clock=clock) as one,\
             server_process(clean_database, 4, clock=clock, daily_secret="another secret") as two:
         first, second = await asyncio.gather(one.daily.deal(DAY), two.daily.deal(DAY))
     assert first.deck == second.deck
@@ -79,12 +79,12 @@ async def test_a_request_while_the_deal_is_prepared_gets_503_with_retry_after(cl
         solved.append(seed)
         return prove(ruleset.id, ruleset.version, seed, 200_000, 60.0)
 
-    async with server_process(clean_database, 4, clock=clock, daily_wait_seconds=0) as games:
-        games.daily.prover = slow_prover
-        player = await games.create_player("Ann")
+    async with server_process(clean_database, 4, clock=clock, daily_wait_seconds=0) as services:
+        services.daily.prover = slow_prover
+        player = await register(services, "Ann")
         for ask in (
-            lambda: games.daily.deal(DAY),
-            lambda: games.create_game(player["token"], None, {"daily": "today"}),
+            lambda: services.daily.deal(DAY),
+            lambda: services.games.create_game(player["token"], None, {"daily": "today"}),
         ):
             with pytest.raises(Unavailable) as refused:
                 await ask()
@@ -96,16 +96,16 @@ async def test_a_request_while_the_deal_is_prepared_gets_503_with_retry_after(cl
         with psycopg.connect(clean_database) as conn:
             assert conn.execute("SELECT count(*) FROM games").fetchone() == (0,)  # the refused game was not made
         released.set()
-        prepared = await games.daily.preparation(DAY)  # the one preparation both requests joined
-        assert await games.daily.deal(DAY) == prepared
+        prepared = await services.daily.preparation(DAY)  # the one preparation both requests joined
+        assert await services.daily.deal(DAY) == prepared
         assert len(solved) == prepared.candidate + 1  # each candidate once, though asked twice
 
 
 async def test_today_and_tomorrow_are_prepared_ahead_and_few_dates_at_once(clean_database: str) -> None:
-    async with server_process(clean_database, 4, clock=clock) as games:
-        assert await games.daily.prepare_ahead() == [DAY, DAY + timedelta(days=1)]
+    async with server_process(clean_database, 4, clock=clock) as services:
+        assert await services.daily.prepare_ahead() == [DAY, DAY + timedelta(days=1)]
         assert [row[0] for row in stored_rows(clean_database)] == [DAY, DAY + timedelta(days=1)]
-        assert await games.daily.prepare_ahead() == [DAY, DAY + timedelta(days=1)]  # stored: nothing to do
+        assert await services.daily.prepare_ahead() == [DAY, DAY + timedelta(days=1)]  # stored: nothing to do
 
         released = asyncio.Event()
 
@@ -113,15 +113,15 @@ async def test_today_and_tomorrow_are_prepared_ahead_and_few_dates_at_once(clean
             await released.wait()
             return Proof("lost", None, 1)
 
-        games.daily.prover = stuck
+        services.daily.prover = stuck
         past = [DAY - timedelta(days=n) for n in range(1, 6)]
         for day in past[:4]:
-            games.daily.preparation(day)
+            services.daily.preparation(day)
         with pytest.raises(Unavailable) as refused:
-            games.daily.preparation(past[4])
+            services.daily.preparation(past[4])
         assert refused.value.status == 503
         assert "being prepared" in refused.value.detail
-        await games.daily.close()  # cancels what is in flight
+        await services.daily.close()  # cancels what is in flight
         assert [row[0] for row in stored_rows(clean_database)] == [DAY, DAY + timedelta(days=1)]
 
 
@@ -136,9 +136,9 @@ async def test_a_candidate_is_stored_only_with_a_line_that_wins_through_the_rule
             return Proof("won", "D D D", 3)  # a claimed win whose line does not win: never stored
         return prove(ruleset.id, ruleset.version, seed, 200_000, 60.0)
 
-    async with server_process(clean_database, 4, clock=clock) as games:
-        games.daily.prover = prover
-        found = await games.daily.deal(DAY)
+    async with server_process(clean_database, 4, clock=clock) as services:
+        services.daily.prover = prover
+        found = await services.daily.deal(DAY)
     assert tried[:3] == [candidate_seed(stored_secret(clean_database), "open-runs", DAY, k) for k in range(3)]
     assert found.candidate == len(tried) - 1 >= 2
     assert found.seed == tried[-1]
@@ -150,10 +150,10 @@ async def test_one_game_per_player_and_date_even_when_two_processes_deal_at_once
         server_process(clean_database, 4, clock=clock) as one,
         server_process(clean_database, 4, clock=clock) as two,
     ):
-        player = await one.create_player("Ann")
+        player = await register(one, "Ann")
         await one.daily.deal(DAY)
         answers = await asyncio.gather(
-            *(games.create_game(player["token"], None, {"daily": "today"}) for games in (one, two, one, two)),
+            *(process.games.create_game(player["token"], None, {"daily": "today"}) for process in (one, two, one, two)),
             return_exceptions=True,
         )
     views = [answer for answer in answers if isinstance(answer, dict)]
@@ -168,12 +168,12 @@ async def test_one_game_per_player_and_date_even_when_two_processes_deal_at_once
 
 async def test_a_game_of_a_past_date_is_practice_and_tomorrow_is_not_dealt(clean_database: str) -> None:
     async with server_process(clean_database, 4, clock=clock) as process:
-        player = await process.create_player("Ann")
+        player = await register(process, "Ann")
         yesterday = DAY - timedelta(days=1)
-        view = await process.create_game(player["token"], None, {"daily": yesterday.isoformat()})
+        view = await process.games.create_game(player["token"], None, {"daily": yesterday.isoformat()})
         assert view["deal"] == {"source": "daily", "date": yesterday.isoformat(), "practice": True}
         with pytest.raises(Exception, match="not out yet"):
-            await process.create_game(
+            await process.games.create_game(
                 player["token"], None, {"daily": (DAY + timedelta(days=1)).isoformat()}
             )
 

@@ -34,13 +34,13 @@ async def test_two_processes_make_one_secret_and_a_restart_keeps_it(
 
 
 async def test_a_configured_daily_secret_wins(clean_database: str) -> None:
-    async with server_process(clean_database, 2, daily_secret="a-configured-secret-of-some-length") as games:
-        assert await games.deal_secret.value() == "a-configured-secret-of-some-length"
+    async with server_process(clean_database, 2, daily_secret="a-configured-secret-of-some-length") as services:
+        assert await services.deal_secret.value() == "a-configured-secret-of-some-length"
     assert stored(clean_database) == []  # nothing made
 
 
 async def test_a_secret_made_earlier_is_used_not_replaced(clean_database: str) -> None:
     with psycopg.connect(clean_database) as conn:
         conn.execute("INSERT INTO service_secrets (name, value) VALUES ('deal-secret', 'made-by-another-process')")
-    async with server_process(clean_database, 2) as games:
-        assert await games.deal_secret.value() == "made-by-another-process"
+    async with server_process(clean_database, 2) as services:
+        assert await services.deal_secret.value() == "made-by-another-process"

@@ -15,8 +15,8 @@ import pytest
 from alembic import command
 
 from service import cursors
+from service.bootstrap import Services, build_services, close
 from service.games import abandon
-from service.games.games import Games
 from service.settings import Settings
 from service.stats.queries import BoardKey, Stats, board_key
 from service.store.connections import open_pool
@@ -76,30 +76,29 @@ def _seed(url: str) -> None:
 
 
 @pytest.fixture
-async def recorded(clean_database: str) -> AsyncIterator[tuple[RecordingPool, Games]]:
+async def recorded(clean_database: str) -> AsyncIterator[tuple[RecordingPool, Services]]:
     _seed(clean_database)
     pool = open_pool(clean_database, 1, 2, 5000)
     await pool.open()
     recording = RecordingPool(pool)
-    games = Games(EventStore(recording), Settings(database_url=clean_database))  # type: ignore[arg-type]
+    services = build_services(EventStore(recording), Settings(database_url=clean_database))  # type: ignore[arg-type]
     try:
-        yield recording, games
+        yield recording, services
     finally:
-        await games.batcher.close()
-        await games.daily.close()
+        await close(services)
         await pool.close()
 
 
 async def test_every_growing_read_has_an_index_in_its_order(
-    clean_database: str, recorded: tuple[RecordingPool, Games]
+    clean_database: str, recorded: tuple[RecordingPool, Services]
 ) -> None:
-    recording, games = recorded
+    recording, services = recorded
     stats = Stats(recording)  # type: ignore[arg-type]
     first = await stats.leaderboard(DAY, 5)
     assert first.next is not None
     assert first.next.ranked  # the later page starts among the ranked entries
     assert first.next.rank == 5  # from the rank its key carries (without it, from the rank count)
-    reads = growing_reads(games, stats, PLAYER, DAY, first.next)
+    reads = growing_reads(services, stats, PLAYER, DAY, first.next)
     for name, read in reads.items():
         recording.seen.clear()
         await read()
@@ -110,7 +109,7 @@ async def test_every_growing_read_has_an_index_in_its_order(
 
 
 async def test_the_stats_over_all_players_count_no_player(
-    clean_database: str, recorded: tuple[RecordingPool, Games]
+    clean_database: str, recorded: tuple[RecordingPool, Services]
 ) -> None:
     """GET /stats: its counts come from the projections' rows (a row per ruleset and per deal
     source), and a longest streak is the last entry of an index: no statement aggregates over a

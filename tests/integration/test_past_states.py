@@ -19,13 +19,14 @@ from domain.commands import Resign, Undo
 from domain.events import Event
 from domain.rules import replay
 from domain.undo_stack import WINDOW
-from service.games.games import Games, utc_now
+from service.bootstrap import Services
+from service.clock import utc_now
 from service.games.past_states import Checkpoints
 from service.store.checkpoints import CHECKPOINT_EVERY
 from service.store.event_store import insert_game
 from service.store.game_records import NewEvent
 
-from .conftest import server_process
+from .conftest import register, server_process
 
 
 def long_game(seed: int, length: int, ruleset: str = "classic") -> list[Event]:
@@ -56,14 +57,14 @@ def long_game(seed: int, length: int, ruleset: str = "classic") -> list[Event]:
     return events
 
 
-async def _store(games: Games, events: list[Event]) -> tuple[uuid.UUID, str]:
+async def _store(services: Services, events: list[Event]) -> tuple[uuid.UUID, str]:
     """The game of ``events`` stored as the service stores a game (its snapshot at its last version),
     and its player's token."""
-    player = await games.create_player("long")
+    player = await register(services, "long")
     final = replay(events)
     game_id = uuid.uuid4()
     stored = [NewEvent(n, event_type(event), event_data(event)) for n, event in enumerate(events, start=1)]
-    async with games.store.pool.connection() as conn, conn.transaction():
+    async with services.store.pool.connection() as conn, conn.transaction():
         await insert_game(conn, game_id, uuid.UUID(str(player["id"])), (final.ruleset.id, final.ruleset.version),
                           {"source": "seed", "seed": 1}, final.status.value, state_to_snapshot(final), stored,
                           utc_now())
@@ -84,9 +85,9 @@ async def test_a_state_from_a_checkpoint_is_the_fold_from_the_deal(
     clean_database: str, seed: int, every: int, data: st.DataObject
 ) -> None:
     events = long_game(seed, 1300)
-    async with server_process(clean_database, 4) as games:
-        game_id, _ = await _store(games, events)
-        past = Checkpoints(games.store, every)
+    async with server_process(clean_database, 4) as services:
+        game_id, _ = await _store(services, events)
+        past = Checkpoints(services.store, every)
         last = len(events)
         asked = data.draw(st.lists(st.integers(1, last), min_size=5, max_size=25), label="versions")
         for version in [*asked, last, every, 2 * every - 1, 2 * every, 2 * every + 1]:
@@ -96,7 +97,7 @@ async def test_a_state_from_a_checkpoint_is_the_fold_from_the_deal(
         stored = _checkpoints(clean_database, game_id)
         assert stored == list(range(every, max([*asked, last]) // every * every + 1, every))
         # read again, now from the stored checkpoints alone
-        again = Checkpoints(games.store, every)
+        again = Checkpoints(services.store, every)
         for version in asked:
             assert await again.state_at(game_id, version) == replay(events[:version]), version
 
@@ -109,16 +110,16 @@ async def test_the_states_read_folds_from_the_nearest_checkpoint(clean_database:
     assert len(events) > 2 * CHECKPOINT_EVERY
     undone = [n for n, event in enumerate(events) if type(event).__name__ == "MoveUndone"]
     assert undone, "the game has undos"
-    async with server_process(clean_database, 4) as games:
-        game_id, _ = await _store(games, events)
+    async with server_process(clean_database, 4) as services:
+        game_id, _ = await _store(services, events)
         stored_snapshot_at = len(events)
         for version in range(1, stored_snapshot_at, 10):
-            view = await games.state_at(game_id, version)
+            view = await services.games.state_at(game_id, version)
             want = replay(events[:version])
             assert view["version"] == version
             assert view["moveCount"] == want.move_count
             assert view["undoCount"] == want.undo_count
-            assert await games.checkpoints.state_at(game_id, version) == want
+            assert await services.games.checkpoints.state_at(game_id, version) == want
         assert _checkpoints(clean_database, game_id) == [CHECKPOINT_EVERY, 2 * CHECKPOINT_EVERY]
 
 
@@ -127,15 +128,15 @@ async def test_a_move_reaching_a_multiple_stores_its_checkpoint(clean_database: 
     """The move that reaches version CHECKPOINT_EVERY stores that checkpoint (in the background)."""
     events = long_game(11, CHECKPOINT_EVERY + 40)
     assert len(events) > CHECKPOINT_EVERY
-    async with server_process(clean_database, 4) as games:
-        game_id, token = await _store(games, events[: CHECKPOINT_EVERY - 3])
+    async with server_process(clean_database, 4) as services:
+        game_id, token = await _store(services, events[: CHECKPOINT_EVERY - 3])
         log = events[: CHECKPOINT_EVERY - 3]
         state = replay(log)
         while state.version < CHECKPOINT_EVERY + 2:
             move = next(m for m in legal_moves(state) if not isinstance(m, Resign))
-            played = await games.moves.play(game_id, token, move)
+            played = await services.moves.play(game_id, token, move)
             state, made = apply(state, move, log)
             log = [*log, *made]
             assert played.version == state.version
-        await asyncio.gather(*games.checkpoints._writing)
+        await asyncio.gather(*services.games.checkpoints._writing)
         assert _checkpoints(clean_database, game_id) == [CHECKPOINT_EVERY]

@@ -118,7 +118,7 @@ def test_a_primary_behind_the_timeline_written_on_is_refused(clean_database: str
     with running_server(settings, app=app) as url, httpx.Client(base_url=url, timeout=30) as http:
         token, game = _player_and_game(http)
         assert _move(http, token, game, "first")[0].status_code == 200
-        pool = app.state.games.store.pool
+        pool = app.state.services.store.pool
         assert isinstance(pool, PrimaryPool)
         primary = pool.primary
         real = primary.timeline

@@ -31,16 +31,17 @@ from domain import (
 )
 from domain.codec import restore
 from domain.verify import Unverified
+from service.bootstrap import Services, build_services
 from service.deals.daily import DailyDeal, daily_source
 from service.deals.deal_pools import decode_line, load_deal_pool, start_state
 from service.errors import DailyAlreadyPlayed
-from service.games.games import Games
 from service.http.schemas import DealRequest
 from service.settings import Settings
 from service.stats import projections
 from service.stats.projections import PROJECTION_TABLES
 from service.stats.rebuild import rebuild_projections
 from service.store.event_store import EventStore
+from tests.integration.conftest import register
 
 POOL = load_deal_pool("open-runs")
 assert POOL is not None, "the repository ships an open-runs pool"
@@ -84,7 +85,7 @@ class TickingClock:
 
 
 @pytest.fixture
-async def games(clean_database: str) -> AsyncIterator[Games]:
+async def services(clean_database: str) -> AsyncIterator[Services]:
     # What is written is the point here, not its durability: commits need not wait for the disk.
     pool = AsyncConnectionPool(
         clean_database, min_size=1, max_size=4, open=False,
@@ -93,11 +94,12 @@ async def games(clean_database: str) -> AsyncIterator[Games]:
     await pool.open()
     # a fixed deal secret: the daily deck decides how many legal moves the random games choose
     # from, so with a random one the whole run (and whether a daily win is ranked) would vary
-    games = Games(EventStore(pool), Settings(database_url=clean_database, daily_secret="projections"), TickingClock())
+    settings = Settings(database_url=clean_database, daily_secret="projections")
+    services = build_services(EventStore(pool), settings, TickingClock())
     try:
-        yield games
+        yield services
     finally:
-        await games.daily.close()
+        await services.daily.close()
         await pool.close()
 
 
@@ -115,38 +117,40 @@ def projection_rows(url: str) -> dict[str, list[tuple[Any, ...]]]:
     return found
 
 
-async def start(games: Games, token: str, ruleset: str, deal: DealRequest) -> tuple[uuid.UUID, GameState]:
+async def start(services: Services, token: str, ruleset: str, deal: DealRequest) -> tuple[uuid.UUID, GameState]:
     given = {name: value for name, value in msgspec.structs.asdict(deal).items() if value is not None}
-    view = await games.create_game(token, ruleset, given)
-    return await _started(games, view)
+    view = await services.games.create_game(token, ruleset, given)
+    return await _started(services, view)
 
 
-async def start_someone(games: Games, token: str, ruleset: str, deal: DealRequest) -> tuple[str, uuid.UUID, GameState]:
+async def start_someone(
+    services: Services, token: str, ruleset: str, deal: DealRequest
+) -> tuple[str, uuid.UUID, GameState]:
     """``start`` by the token's player, or by a newcomer where they have played today's daily deal
     already (one game per player while its date is on): the token that plays the game, and the game."""
     try:
-        return token, *await start(games, token, ruleset, deal)
+        return token, *await start(services, token, ruleset, deal)
     except DailyAlreadyPlayed:
-        newcomer = (await games.create_player(f"newcomer {uuid.uuid4().hex[:8]}"))["token"]
-        return newcomer, *await start(games, newcomer, ruleset, deal)
+        newcomer = (await register(services, f"newcomer {uuid.uuid4().hex[:8]}"))["token"]
+        return newcomer, *await start(services, newcomer, ruleset, deal)
 
 
-async def _started(games: Games, view: dict[str, Any]) -> tuple[uuid.UUID, GameState]:
+async def _started(services: Services, view: dict[str, Any]) -> tuple[uuid.UUID, GameState]:
     game_id = uuid.UUID(view["id"])
-    row = await games.store.load_game(game_id)
+    row = await services.store.load_game(game_id)
     assert row is not None
     return game_id, restore(row.snapshot, row.tail, row.version)
 
 
-async def play(games: Games, token: str, game_id: uuid.UUID, state: GameState, command: Command) -> GameState:
+async def play(services: Services, token: str, game_id: uuid.UUID, state: GameState, command: Command) -> GameState:
     state, _ = apply(state, command)  # the same rules, locally, to know what is legal next
-    played = await games.moves.play(game_id, token, command)
+    played = await services.moves.play(game_id, token, command)
     assert played.version == state.version
     assert played.reply["game"]["status"] == state.status.value
     return state
 
 
-async def winning_deal(games: Games, rng: random.Random) -> tuple[str, DealRequest, list[Command]]:
+async def winning_deal(services: Services, rng: random.Random) -> tuple[str, DealRequest, list[Command]]:
     """A deal with a known winning line, from the pool, a daily deal (today's: each player's one
     game of it; earlier: practice) or the solver-found lines."""
     kind = rng.choice(["classic", "draw-one", "pool", "pool", "daily", "daily", "daily"])
@@ -157,7 +161,7 @@ async def winning_deal(games: Games, rng: random.Random) -> tuple[str, DealReque
         number = rng.randint(1, POOL.size)
         return "open-runs", DealRequest(pool=number), decode_line(POOL.deal(number).line)
     day = (START - timedelta(days=rng.choice([0, 0, 1]))).date()
-    return "open-runs", DealRequest(daily=day.isoformat()), decode_line((await games.daily.deal(day)).line)
+    return "open-runs", DealRequest(daily=day.isoformat()), decode_line((await services.daily.deal(day)).line)
 
 
 def random_deal(rng: random.Random) -> tuple[str, DealRequest]:
@@ -181,38 +185,40 @@ def test_the_winning_lines_win() -> None:
         assert report.state.status is Status.WON, ruleset
 
 
-async def test_incremental_projections_equal_a_rebuild_from_the_event_log(games: Games, clean_database: str) -> None:
+async def test_incremental_projections_equal_a_rebuild_from_the_event_log(
+    services: Services, clean_database: str
+) -> None:
     rng = random.Random(2026)
-    tokens = [(await games.create_player(f"player {i}"))["token"] for i in range(7)]
+    tokens = [(await register(services, f"player {i}"))["token"] for i in range(7)]
     outcomes: dict[str, int] = {"won": 0, "stalled": 0, "resigned": 0, "playing": 0, "assisted": 0}
     for number in range(320):
         token = rng.choice(tokens)
         if number % 22 == 0:  # a win (a known line), sometimes with a detour, sometimes assisted
-            ruleset, deal, line = await winning_deal(games, rng)
+            ruleset, deal, line = await winning_deal(services, rng)
             if deal.daily is not None and rng.random() < 0.5:  # a newcomer: today's deal is their entry
-                token = (await games.create_player(f"newcomer {number}"))["token"]
-            token, game_id, state = await start_someone(games, token, ruleset, deal)
+                token = (await register(services, f"newcomer {number}"))["token"]
+            token, game_id, state = await start_someone(services, token, ruleset, deal)
             if rng.random() < 0.4:
                 line = [Draw(), Undo(), *line] if state.stock else line
             if rng.random() < 0.2:
                 line = [UseSolverHint(), *line]
                 outcomes["assisted"] += 1
             for command in line:
-                state = await play(games, token, game_id, state, command)
+                state = await play(services, token, game_id, state, command)
         elif number % 22 == 11:  # draw-one: a pass through the stock without a real move stalls
-            game_id, state = await start(games, token, "draw-one", DealRequest(seed=rng.randint(0, 10**6)))
+            game_id, state = await start(services, token, "draw-one", DealRequest(seed=rng.randint(0, 10**6)))
             while state.playing:
-                state = await play(games, token, game_id, state, Draw() if state.stock else Recycle())
+                state = await play(services, token, game_id, state, Draw() if state.stock else Recycle())
         else:  # random legal moves (undo and recycle included), then often a resignation
             ruleset, deal = random_deal(rng)
-            token, game_id, state = await start_someone(games, token, ruleset, deal)
+            token, game_id, state = await start_someone(services, token, ruleset, deal)
             for _ in range(rng.randint(0, 14)):
                 moves = [m for m in legal_moves(state) if not isinstance(m, Resign)]
                 if not state.playing or not moves:
                     break
-                state = await play(games, token, game_id, state, rng.choice(moves))
+                state = await play(services, token, game_id, state, rng.choice(moves))
             if state.playing and rng.random() < 0.75:
-                state = await play(games, token, game_id, state, Resign())
+                state = await play(services, token, game_id, state, Resign())
         outcomes[state.status.value] += 1
     assert outcomes["won"] >= 12
     assert outcomes["stalled"] >= 10
@@ -243,13 +249,13 @@ async def test_incremental_projections_equal_a_rebuild_from_the_event_log(games:
     assert len({(row[1], row[2]) for row in board}) == len(board)  # one entry per player and date
 
 
-async def test_an_assisted_daily_win_counts_as_a_win_but_is_not_ranked(games: Games, clean_database: str) -> None:
-    token = (await games.create_player("Ann"))["token"]
+async def test_an_assisted_daily_win_counts_as_a_win_but_is_not_ranked(services: Services, clean_database: str) -> None:
+    token = (await register(services, "Ann"))["token"]
     day = START.date()
-    line = decode_line((await games.daily.deal(day)).line)
-    game_id, state = await start(games, token, "open-runs", DealRequest(daily="today"))
+    line = decode_line((await services.daily.deal(day)).line)
+    game_id, state = await start(services, token, "open-runs", DealRequest(daily="today"))
     for command in [UseSolverHint(), *line]:
-        state = await play(games, token, game_id, state, command)
+        state = await play(services, token, game_id, state, command)
     rows = projection_rows(clean_database)
     assert [(row[0], row[6], row[7], row[8]) for row in rows["daily_leaderboard"]] == [
         (game_id, "won", True, "assisted")
@@ -259,17 +265,17 @@ async def test_an_assisted_daily_win_counts_as_a_win_but_is_not_ranked(games: Ga
     assert rows["deal_stats"] == []  # a daily deal is no pool deal
 
 
-async def test_a_hand_edited_log_is_refused_by_the_rebuild(games: Games, clean_database: str) -> None:
-    ann = (await games.create_player("Ann"))["token"]
-    bob = (await games.create_player("Bob"))["token"]
-    line = decode_line((await games.daily.deal(START.date())).line)
-    honest, state = await start(games, ann, "open-runs", DealRequest(daily="today"))
+async def test_a_hand_edited_log_is_refused_by_the_rebuild(services: Services, clean_database: str) -> None:
+    ann = (await register(services, "Ann"))["token"]
+    bob = (await register(services, "Bob"))["token"]
+    line = decode_line((await services.daily.deal(START.date())).line)
+    honest, state = await start(services, ann, "open-runs", DealRequest(daily="today"))
     for command in line:
-        state = await play(games, ann, honest, state, command)
-    resigned, state = await start(games, bob, "open-runs", DealRequest(daily="today"))
+        state = await play(services, ann, honest, state, command)
+    resigned, state = await start(services, bob, "open-runs", DealRequest(daily="today"))
     for command in line[:20]:
-        state = await play(games, bob, resigned, state, command)
-    state = await play(games, bob, resigned, state, Resign())
+        state = await play(services, bob, resigned, state, command)
+    state = await play(services, bob, resigned, state, Resign())
     entries = {row[0]: row[8] for row in projection_rows(clean_database)["daily_leaderboard"]}
     assert entries == {honest: None, resigned: "not-won"}
 
@@ -362,14 +368,14 @@ def test_verification_refuses_each_kind_of_forgery() -> None:
 
 
 async def test_a_failing_projection_undoes_the_move_that_ended_the_game(
-    games: Games, clean_database: str, monkeypatch: pytest.MonkeyPatch
+    services: Services, clean_database: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    token = (await games.create_player("Ann"))["token"]
-    game_id, state = await start(games, token, "classic", DealRequest(seed=3))
-    state = await play(games, token, game_id, state, Draw())
+    token = (await register(services, "Ann"))["token"]
+    game_id, state = await start(services, token, "classic", DealRequest(seed=3))
+    state = await play(services, token, game_id, state, Draw())
     monkeypatch.setattr(projections, "_FINISHED", "SELECT 1 / 0")
     with pytest.raises(psycopg.errors.DivisionByZero):
-        await games.moves.play(game_id, token, Resign())
+        await services.moves.play(game_id, token, Resign())
     with psycopg.connect(clean_database) as conn:
         assert conn.execute("SELECT status, version FROM games WHERE id = %s", (game_id,)).fetchone() == ("playing", 2)
         assert conn.execute("SELECT count(*) FROM events WHERE game_id = %s", (game_id,)).fetchone() == (2,)

@@ -62,7 +62,7 @@ def http(base_url: str, clean_database: str) -> Iterator[httpx.Client]:
 
 
 def reads(app: Litestar) -> Any:
-    return app.state.games.store.reads.reads
+    return app.state.services.store.reads.reads
 
 
 def replica_ran(replica: Any, fragment: str) -> bool:

@@ -12,13 +12,13 @@ import pytest
 
 from domain import Draw, Recycle, Undo, parse_command, replay
 from domain.codec import event_from_data, snapshot_to_state
-from service.games.games import Games
+from service.bootstrap import Services
 from service.store.event_store import ConcurrencyConflict
 from service.store.game_records import Figures, NewEvent
 from service.store.snapshots import SNAPSHOT_EVERY
 from tests.live import stored
 
-from .conftest import new_game, server_process
+from .conftest import new_game, register, server_process
 
 DRAW, RECYCLE, UNDO = Draw(), Recycle(), Undo()
 
@@ -31,27 +31,27 @@ def stored_events(url: str, game_id: uuid.UUID) -> list[tuple[int, str]]:
     return [(r[0], r[1]) for r in rows]
 
 
-async def test_a_move_appends_events_at_the_next_versions(games: Games, clean_database: str) -> None:
-    token, game_id = await new_game(games)
-    played = await games.moves.play(game_id, token, DRAW)
+async def test_a_move_appends_events_at_the_next_versions(services: Services, clean_database: str) -> None:
+    token, game_id = await new_game(services)
+    played = await services.moves.play(game_id, token, DRAW)
     assert played.version == 2
     assert stored_events(clean_database, game_id) == [(1, "GameDealt"), (2, "StockDrawn")]
 
 
-async def test_the_snapshot_equals_the_replay_of_the_events(games: Games, clean_database: str) -> None:
-    token, game_id = await new_game(games, seed=5, ruleset="classic")
+async def test_the_snapshot_equals_the_replay_of_the_events(services: Services, clean_database: str) -> None:
+    token, game_id = await new_game(services, seed=5, ruleset="classic")
     for _ in range(25):
-        hints = (await games.hints(game_id))["hints"]
-        await games.moves.play(game_id, token, parse_command(hints[0]["move"]))
-    await games.moves.play(game_id, token, UNDO)
+        hints = (await services.hints.hints(game_id))["hints"]
+        await services.moves.play(game_id, token, parse_command(hints[0]["move"]))
+    await services.moves.play(game_id, token, UNDO)
     log = stored(clean_database, [str(game_id)])[str(game_id)]
     replayed = replay(event_from_data(t, d) for _, t, d in log.events)
     assert log.snapshot_version == log.version, "the undo wrote the snapshot"
     assert snapshot_to_state(log.snapshot) == replayed
     undone_at = log.version
     for _ in range(SNAPSHOT_EVERY + 2):  # moves that write no snapshot until a multiple of SNAPSHOT_EVERY
-        hints = (await games.hints(game_id))["hints"]
-        await games.moves.play(game_id, token, parse_command(hints[0]["move"]))
+        hints = (await services.hints.hints(game_id))["hints"]
+        await services.moves.play(game_id, token, parse_command(hints[0]["move"]))
         log = stored(clean_database, [str(game_id)])[str(game_id)]
         if log.version // SNAPSHOT_EVERY == undone_at // SNAPSHOT_EVERY:
             assert log.snapshot_version == undone_at, "no snapshot written since the undo"
@@ -60,13 +60,13 @@ async def test_the_snapshot_equals_the_replay_of_the_events(games: Games, clean_
         assert log.state() == replay(event_from_data(t, d) for _, t, d in log.events)
 
 
-async def test_a_stale_append_is_a_conflict_and_writes_nothing(games: Games, clean_database: str) -> None:
-    token, game_id = await new_game(games)
-    game = await games.store.load_game(game_id)
+async def test_a_stale_append_is_a_conflict_and_writes_nothing(services: Services, clean_database: str) -> None:
+    token, game_id = await new_game(services)
+    game = await services.store.load_game(game_id)
     assert game is not None
-    await games.moves.play(game_id, token, DRAW)
+    await services.moves.play(game_id, token, DRAW)
     with pytest.raises(ConcurrencyConflict):
-        await games.store.append(
+        await services.store.append(
             game.id, game.version, [NewEvent(2, "GameResigned", {})], figures=Figures("resigned", 0, 0, False),
             snapshot=game.snapshot,
             finished_at=None, now=game.started_at,
@@ -75,17 +75,17 @@ async def test_a_stale_append_is_a_conflict_and_writes_nothing(games: Games, cle
 
 
 async def test_a_duplicate_version_is_a_conflict_even_if_the_row_check_passes(
-    games: Games, clean_database: str
+    services: Services, clean_database: str
 ) -> None:
-    _, game_id = await new_game(games)
-    game = await games.store.load_game(game_id)
+    _, game_id = await new_game(services)
+    game = await services.store.load_game(game_id)
     assert game is not None
     with psycopg.connect(clean_database, autocommit=True) as conn:  # an event written behind the row's back
         conn.execute(
             "INSERT INTO events (game_id, version, type, data) VALUES (%s, 2, 'GameResigned', '{}')", (game_id,)
         )
     with pytest.raises(ConcurrencyConflict):
-        await games.store.append(
+        await services.store.append(
             game.id, game.version, [NewEvent(2, "StockDrawn", {})], figures=Figures("playing", 1, 0, False),
             snapshot=game.snapshot,
             finished_at=None, now=game.started_at,
@@ -94,28 +94,30 @@ async def test_a_duplicate_version_is_a_conflict_even_if_the_row_check_passes(
         assert conn.execute("SELECT version FROM games WHERE id = %s", (game_id,)).fetchone()[0] == 1
 
 
-async def test_concurrent_moves_without_if_match_are_retried_and_all_land(games: Games, clean_database: str) -> None:
-    token, game_id = await new_game(games, ruleset="classic")
-    results = await asyncio.gather(*(games.moves.play(game_id, token, DRAW) for _ in range(8)))
+async def test_concurrent_moves_without_if_match_are_retried_and_all_land(
+    services: Services, clean_database: str
+) -> None:
+    token, game_id = await new_game(services, ruleset="classic")
+    results = await asyncio.gather(*(services.moves.play(game_id, token, DRAW) for _ in range(8)))
     assert sorted(r.version for r in results) == list(range(2, 10))
     assert [v for v, _ in stored_events(clean_database, game_id)] == list(range(1, 10))
 
 
-async def test_concurrent_conditional_moves_let_exactly_one_win(games: Games, clean_database: str) -> None:
+async def test_concurrent_conditional_moves_let_exactly_one_win(services: Services, clean_database: str) -> None:
     from service.errors import VersionConflict
 
-    token, game_id = await new_game(games, ruleset="classic")
+    token, game_id = await new_game(services, ruleset="classic")
     outcomes = await asyncio.gather(
-        *(games.moves.play(game_id, token, DRAW, if_match=1) for _ in range(6)), return_exceptions=True
+        *(services.moves.play(game_id, token, DRAW, if_match=1) for _ in range(6)), return_exceptions=True
     )
     assert sum(1 for o in outcomes if not isinstance(o, Exception)) == 1
     assert all(isinstance(o, VersionConflict) for o in outcomes if isinstance(o, Exception))
     assert len(stored_events(clean_database, game_id)) == 2
 
 
-async def test_an_idempotency_key_survives_another_server_process(games: Games, clean_database: str) -> None:
-    token, game_id = await new_game(games)
-    first = await games.moves.play(game_id, token, DRAW, idempotency_key="abc")
+async def test_an_idempotency_key_survives_another_server_process(services: Services, clean_database: str) -> None:
+    token, game_id = await new_game(services)
+    first = await services.moves.play(game_id, token, DRAW, idempotency_key="abc")
     async with server_process(clean_database, 2) as other:
         again = await other.moves.play(game_id, token, DRAW, idempotency_key="abc")
     assert again.replayed
@@ -123,10 +125,10 @@ async def test_an_idempotency_key_survives_another_server_process(games: Games, 
     assert len(stored_events(clean_database, game_id)) == 2
 
 
-async def test_concurrent_retries_with_one_key_apply_once(games: Games, clean_database: str) -> None:
-    token, game_id = await new_game(games, ruleset="classic")
+async def test_concurrent_retries_with_one_key_apply_once(services: Services, clean_database: str) -> None:
+    token, game_id = await new_game(services, ruleset="classic")
     results = await asyncio.gather(
-        *(games.moves.play(game_id, token, DRAW, idempotency_key="same") for _ in range(6))
+        *(services.moves.play(game_id, token, DRAW, idempotency_key="same") for _ in range(6))
     )
     assert len({r.version for r in results}) == 1
     assert sum(1 for r in results if not r.replayed) == 1
@@ -134,33 +136,33 @@ async def test_concurrent_retries_with_one_key_apply_once(games: Games, clean_da
 
 
 @pytest.fixture
-async def other_process(clean_database: str) -> AsyncIterator[Games]:
-    async with server_process(clean_database, 4) as games:
-        yield games
+async def other_process(clean_database: str) -> AsyncIterator[Services]:
+    async with server_process(clean_database, 4) as services:
+        yield services
 
 
 async def test_a_stale_cached_game_in_another_process_is_reloaded_not_trusted(
-    games: Games, other_process: Games, clean_database: str
+    services: Services, other_process: Services, clean_database: str
 ) -> None:
-    token, game_id = await new_game(games, ruleset="classic", seed=3)
+    token, game_id = await new_game(services, ruleset="classic", seed=3)
     await other_process.moves.play(game_id, token, DRAW)  # the other process now caches version 2
     for _ in range(11):
-        await games.moves.play(game_id, token, DRAW)  # version 13: the stock is empty
+        await services.moves.play(game_id, token, DRAW)  # version 13: the stock is empty
     # Stale in the other process: it still thinks the stock has cards, but a recycle is legal now.
     recycled = await other_process.moves.play(game_id, token, RECYCLE)
     assert recycled.version == 14
     # If-Match with the true version succeeds even though the other process's copy is behind.
-    await games.moves.play(game_id, token, DRAW)
+    await services.moves.play(game_id, token, DRAW)
     drawn = await other_process.moves.play(game_id, token, DRAW, if_match=15)
     assert drawn.version == 16
     assert [v for v, _ in stored_events(clean_database, game_id)] == list(range(1, 17))
 
 
-async def test_a_player_reference_names_the_player_and_says_bot(games: Games, clean_database: str) -> None:
-    person = await games.create_player("Ann")
-    robot = await games.create_player("Robo", bot=True)
+async def test_a_player_reference_names_the_player_and_says_bot(services: Services, clean_database: str) -> None:
+    person = await register(services, "Ann")
+    robot = await register(services, "Robo", bot=True)
     unknown = uuid.uuid4()
-    found = await games.players.references([person["id"], robot["id"], unknown])
+    found = await services.accounts.store.references([person["id"], robot["id"], unknown])
     assert found == {
         person["id"]: {"id": str(person["id"]), "name": "Ann", "bot": False},
         robot["id"]: {"id": str(robot["id"]), "name": "Robo", "bot": True},

@@ -16,7 +16,7 @@ from service.store.connections import open_pool
 from service.store.event_store import CHANNEL, GAMES_CHANNEL, EventStore
 from service.streams.hub import StreamHub
 
-from .conftest import new_game, server_process
+from .conftest import new_game, register, server_process
 
 
 @pytest.fixture
@@ -71,16 +71,16 @@ async def test_no_streams_no_listen_then_the_first_stream_listens_and_is_woken(
 
 async def test_a_batch_of_moves_wakes_the_stream_of_each_game_in_it(hub: StreamHub, clean_database: str) -> None:
     """End to end through group commit: the one NOTIFY of a batch names every game written."""
-    async with server_process(clean_database, 4) as games:
-        players = [await new_game(games, seed=seed) for seed in range(80, 92)]
+    async with server_process(clean_database, 4) as services:
+        players = [await new_game(services, seed=seed) for seed in range(80, 92)]
         watched = [hub.subscribe(game_id, f"watcher {i}") for i, (_, game_id) in enumerate(players)]
         assert await eventually(hub.listening.is_set)
         for _ in range(3):
             for subscription in watched:
                 subscription.wake.clear()
-            await asyncio.gather(*(games.moves.play(game_id, token, Draw()) for token, game_id in players))
+            await asyncio.gather(*(services.moves.play(game_id, token, Draw()) for token, game_id in players))
             assert await eventually(lambda: all(s.wake.is_set() for s in watched))
-        assert games.batcher.batches > 0, "no batch was written: this test did not test batches"
+        assert services.batcher.batches > 0, "no batch was written: this test did not test batches"
         for subscription in watched:
             subscription.close()
 
@@ -91,14 +91,14 @@ async def test_a_new_game_wakes_the_watches_following_its_player_with_its_id(
     """Every new game notifies canfield_games on commit: the watches that follow its player are
     woken with its id in ``changed``; a watch of another player is not; a payload that is not
     ``<player>:<game>`` is ignored."""
-    async with server_process(clean_database, 4) as games:
-        player = await games.create_player("followed")
-        other = await games.create_player("other")
-        player_id = await games.authenticate(player["token"])
+    async with server_process(clean_database, 4) as services:
+        player = await register(services, "followed")
+        other = await register(services, "other")
+        player_id = await services.accounts.player_id(player["token"])
         watch = hub.subscribe(uuid.uuid4(), "a watch")
         hub.follow(watch, [player_id])
         elsewhere = hub.subscribe(uuid.uuid4(), "another watch")
-        hub.follow(elsewhere, [await games.authenticate(other["token"])])
+        hub.follow(elsewhere, [await services.accounts.player_id(other["token"])])
         assert await eventually(hub.listening.is_set)
         await asyncio.to_thread(notify_games, clean_database, "not a payload")
         watch.changed = set()
@@ -106,7 +106,7 @@ async def test_a_new_game_wakes_the_watches_following_its_player_with_its_id(
         watch.wake.clear()
         elsewhere.wake.clear()
 
-        view = await games.create_game(player["token"], "classic", {"seed": 3})
+        view = await services.games.create_game(player["token"], "classic", {"seed": 3})
         assert await eventually(watch.wake.is_set)
         assert watch.changed == {uuid.UUID(view["id"])}
         assert not elsewhere.wake.is_set()

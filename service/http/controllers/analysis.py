@@ -6,7 +6,7 @@ from typing import Annotated, Any
 from uuid import UUID
 
 from litestar import Controller, Request, get, post
-from litestar.datastructures import State
+from litestar.di import NamedDependency
 from litestar.params import PathParameter
 from litestar.response import Response
 
@@ -34,11 +34,6 @@ _QUEUE_FULL = {
 }
 
 
-def analyses_of(state: State) -> Analyses:
-    analyses: Analyses = state.analyses
-    return analyses
-
-
 class AnalysisController(Controller):
     path = "/games"
     tags = ("analysis",)
@@ -60,10 +55,10 @@ class AnalysisController(Controller):
         security=[{"bearer": []}],
     )
     async def request_analysis(
-        self, request: Request[Any, Any, Any], state: State, game_id: Annotated[UUID, _GAME_ID]
+        self, request: Request[Any, Any, Any], analyses: NamedDependency[Analyses], game_id: Annotated[UUID, _GAME_ID]
     ) -> Response[AnalysisView]:
         address = request.client.host if request.client else None
-        body = to_wire(await analyses_of(state).request(game_id, bearer_token(request), address), AnalysisView)
+        body = to_wire(await analyses.request(game_id, bearer_token(request), address), AnalysisView)
         return Response(body, status_code=202, headers={"Location": f"/games/{game_id}/analysis"})
 
     @get(
@@ -74,6 +69,6 @@ class AnalysisController(Controller):
         security=[{}, {"bearer": []}],
     )
     async def analysis(
-        self, request: Request[Any, Any, Any], state: State, game_id: Annotated[UUID, _GAME_ID]
+        self, request: Request[Any, Any, Any], analyses: NamedDependency[Analyses], game_id: Annotated[UUID, _GAME_ID]
     ) -> AnalysisView:
-        return to_wire(await analyses_of(state).read(game_id, optional_bearer(request)), AnalysisView)
+        return to_wire(await analyses.read(game_id, optional_bearer(request)), AnalysisView)

@@ -9,15 +9,16 @@ from uuid import UUID
 
 from litestar import Controller, Request, get, post
 from litestar.datastructures import State
+from litestar.di import NamedDependency
 from litestar.params import Body, PathParameter, SkipValidation
 from litestar.response import Response
 
-from ...challenges.challenges import NewChallenge
+from ...challenges.challenges import Challenges, NewChallenge
 from ..idempotency import IdempotencyKeyHeader, keyed_responses, replayable
 from ..openapi.document import response_headers
 from ..problems import documented, with_codes
 from ..schemas import ChallengeList, ChallengeView, NewChallengeRequest, RaceView
-from .common import bearer_token, games_of, parse_body, to_wire
+from .common import bearer_token, parse_body, to_wire
 from .races import no_body, race_view_of
 from .ratings import LIMIT_DEFAULT, Cursor, Limit, paged
 
@@ -39,7 +40,7 @@ class ChallengeController(Controller):
         response_headers=response_headers("Location", "Idempotent-Replayed"), security=_TOKEN,
     )
     async def create(
-        self, request: Request[Any, Any, Any], state: State,
+        self, request: Request[Any, Any, Any], state: State, challenges: NamedDependency[Challenges],
         data: Annotated[SkipValidation[NewChallengeRequest], Body()], idempotency: IdempotencyKeyHeader = None,
     ) -> Response[ChallengeView]:
         asked = parse_body(data, NewChallengeRequest)
@@ -47,7 +48,7 @@ class ChallengeController(Controller):
                               asked.time_limit_seconds)
 
         async def create() -> Response[ChallengeView]:
-            made = to_wire(await games_of(state).challenges.create(bearer_token(request), wanted), ChallengeView)
+            made = to_wire(await challenges.create(bearer_token(request), wanted), ChallengeView)
             return Response(made, status_code=201, headers={"Location": f"/challenges/{made.id}"})
 
         return await replayable(request, state, idempotency, create)
@@ -56,9 +57,10 @@ class ChallengeController(Controller):
          summary="Your pending challenges, made and received, newest first, a page at a time",
          responses=documented(400, 401, 403, 429, 503), response_headers=response_headers("Link"), security=_TOKEN)
     async def pending(
-        self, request: Request[Any, Any, Any], state: State, limit: Limit = LIMIT_DEFAULT, cursor: Cursor = None,
+        self, request: Request[Any, Any, Any], challenges: NamedDependency[Challenges], limit: Limit = LIMIT_DEFAULT,
+        cursor: Cursor = None,
     ) -> Response[ChallengeList]:
-        page = await games_of(state).challenges.pending(bearer_token(request), cursor, limit)
+        page = await challenges.pending(bearer_token(request), cursor, limit)
         return paged(request, page, limit, ChallengeList)
 
     @post(
@@ -70,10 +72,11 @@ class ChallengeController(Controller):
         response_headers=response_headers("Location"), security=_TOKEN,
     )
     async def accept(
-        self, request: Request[Any, Any, Any], state: State, challenge_id: Annotated[UUID, _CHALLENGE]
+        self, request: Request[Any, Any, Any], challenges: NamedDependency[Challenges],
+        challenge_id: Annotated[UUID, _CHALLENGE]
     ) -> Response[RaceView]:
         await no_body(request)
-        accepted = await games_of(state).challenges.accept(bearer_token(request), challenge_id)
+        accepted = await challenges.accept(bearer_token(request), challenge_id)
         return Response(race_view_of(accepted.race), status_code=201 if accepted.started else 200,
                         headers={"Location": f"/races/{accepted.race.id}"})
 
@@ -85,10 +88,11 @@ class ChallengeController(Controller):
         security=_TOKEN,
     )
     async def decline(
-        self, request: Request[Any, Any, Any], state: State, challenge_id: Annotated[UUID, _CHALLENGE]
+        self, request: Request[Any, Any, Any], challenges: NamedDependency[Challenges],
+        challenge_id: Annotated[UUID, _CHALLENGE]
     ) -> ChallengeView:
         await no_body(request)
-        return to_wire(await games_of(state).challenges.decline(bearer_token(request), challenge_id), ChallengeView)
+        return to_wire(await challenges.decline(bearer_token(request), challenge_id), ChallengeView)
 
     @post(
         "/{challenge_id:uuid}/cancel", operation_id="cancelChallenge", status_code=200,
@@ -98,7 +102,8 @@ class ChallengeController(Controller):
         security=_TOKEN,
     )
     async def cancel(
-        self, request: Request[Any, Any, Any], state: State, challenge_id: Annotated[UUID, _CHALLENGE]
+        self, request: Request[Any, Any, Any], challenges: NamedDependency[Challenges],
+        challenge_id: Annotated[UUID, _CHALLENGE]
     ) -> ChallengeView:
         await no_body(request)
-        return to_wire(await games_of(state).challenges.cancel(bearer_token(request), challenge_id), ChallengeView)
+        return to_wire(await challenges.cancel(bearer_token(request), challenge_id), ChallengeView)

@@ -10,13 +10,11 @@ from uuid import UUID
 
 import msgspec
 from litestar import Request
-from litestar.datastructures import State
 from litestar.params import ParameterKwarg
 
 from domain import Command, commands, parse_card
 
 from ...errors import BadRequest, NotFound, Unauthorized
-from ...games.games import Games
 from ...races.races import NewRace
 from ..paths import INTEGER, NOT_FOUND, as_sent, malformed, trailing_slash
 from ..paths import UUID as UUID_TEXT
@@ -347,11 +345,6 @@ def wire_event(event: dict[str, Any]) -> object:
     """One event as its schema shows it (``EventView`` is a union of one Struct per event type)."""
     wired: object = msgspec.convert(event, EventView)
     return wired
-
-
-def games_of(state: State) -> Games:
-    games: Games = state.games
-    return games
 
 
 def bearer_token(request: Request[Any, Any, Any]) -> str | None:

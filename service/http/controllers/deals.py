@@ -3,7 +3,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from litestar import Controller, Request, get
-from litestar.datastructures import State
+from litestar.di import NamedDependency
 from litestar.params import PathParameter, QueryParameter
 from litestar.response import Response
 
@@ -12,15 +12,17 @@ from domain.rulesets import DEFAULT_RULESET_ID
 
 from ...deals.choice import deal_pool_of, parse_day, pool_summary
 from ...deals.daily import closes_at, is_over
+from ...deals.daily_deals import DailyDeals
 from ...deals.deal_pools import load_deal_pool
 from ...errors import NotFound
-from ...stats.queries import BoardEntry, board_key
+from ...settings import Settings
+from ...stats.queries import BoardEntry, Stats, board_key
 from ...store.players import player_reference
 from ..openapi.patterns import DAILY_DATE, RULESET_IDS
 from ..pages import LIMIT_DEFAULT, Cursor, Limit, next_link
 from ..problems import documented, problem_response
 from ..schemas import DailyDeal, Leaderboard, LeaderboardEntry, PoolDealView, Pools, PoolSummary, RulesetId, RulesetRef
-from .common import games_of, to_wire
+from .common import to_wire
 
 LEADERBOARD_PAST_DAYS = 100 * 366
 _DAY = PathParameter(
@@ -56,7 +58,7 @@ class DealController(Controller):
     )
     async def pool_deal(
         self,
-        state: State,
+        stats: NamedDependency[Stats],
         number: Annotated[int, PathParameter(ge=1, le=1_000_000, description="1 .. the pool's size")],
         ruleset: Annotated[
             str,
@@ -71,7 +73,7 @@ class DealController(Controller):
         if number > pool.size:
             raise NotFound(f"the {found.id} pool has deals 1 to {pool.size}, not {number}")
         item = pool.deal(number)
-        plays, wins = await games_of(state).stats.deal_figures(found.id, number)
+        plays, wins = await stats.deal_figures(found.id, number)
         return PoolDealView(
             pool=number, ruleset=_ref(found.id, found.version), verified=True, line_length=item.length,
             plays=plays, wins=wins,
@@ -79,8 +81,9 @@ class DealController(Controller):
 
     @get("/daily", operation_id="getTodaysDeal", summary="Today's shared deal (UTC)",
          responses={**documented(429), 503: DAILY_BUSY})
-    async def today(self, state: State) -> DailyDeal:
-        return await self._daily(state, "today")
+    async def today(self, daily: NamedDependency[DailyDeals], stats: NamedDependency[Stats],
+        settings: NamedDependency[Settings]) -> DailyDeal:
+        return await _daily(daily, stats, settings.daily_past_days, "today")
 
     @get(
         "/daily/{day:str}",
@@ -88,8 +91,9 @@ class DealController(Controller):
         summary="The shared deal of a UTC date (YYYY-MM-DD or 'today'), the same for everyone",
         responses={**documented(400, 429), 503: DAILY_BUSY},
     )
-    async def daily(self, state: State, day: Annotated[str, _DAY]) -> DailyDeal:
-        return await self._daily(state, day)
+    async def daily(self, daily: NamedDependency[DailyDeals], stats: NamedDependency[Stats],
+        settings: NamedDependency[Settings], day: Annotated[str, _DAY]) -> DailyDeal:
+        return await _daily(daily, stats, settings.daily_past_days, day)
 
     @get(
         "/daily/{day:str}/leaderboard",
@@ -101,20 +105,20 @@ class DealController(Controller):
     async def leaderboard(
         self,
         request: Request[Any, Any, Any],
-        state: State,
+        daily: NamedDependency[DailyDeals],
+        stats: NamedDependency[Stats],
         day: Annotated[str, _DAY],
         limit: Limit = LIMIT_DEFAULT,
         cursor: Cursor = None,
     ) -> Response[Leaderboard]:
-        games = games_of(state)
-        now = games.clock()
+        now = daily.clock()
         # Any past date: a board outlives the window in which its deal can still be dealt. The
         # board never prepares a deal: a date nobody dealt has no entries.
         chosen = parse_day(day, now.date(), LEADERBOARD_PAST_DAYS)
-        secret = await games.deal_secret.value()  # signs the cursors that carry a rank
+        secret = await daily.secret.value()  # signs the cursors that carry a rank
         key = None if cursor is None else board_key(cursor, chosen, secret)
-        stored = await games.daily.stored(chosen)
-        page = await games.stats.leaderboard(chosen, limit, key)
+        stored = await daily.stored(chosen)
+        page = await stats.leaderboard(chosen, limit, key)
         following = None if page.next is None else page.next.cursor(secret)
         board = Leaderboard(
             date=chosen.isoformat(),
@@ -126,17 +130,6 @@ class DealController(Controller):
         )
         return Response(board, headers=next_link(request, following, limit))
 
-    async def _daily(self, state: State, text: str) -> DailyDeal:
-        games = games_of(state)
-        today = games.clock().date()  # the one clock game creation uses too
-        chosen = parse_day(text, today, games.settings.daily_past_days)
-        deal = await games.daily.deal(chosen)
-        plays, wins = await games.stats.daily_figures(chosen)
-        return DailyDeal(
-            date=chosen.isoformat(), ruleset=_ref(deal.ruleset.id, deal.ruleset.version),
-            verified=True, line_length=deal.line_length, verified_at=deal.verified_at, closes_at=deal.closes_at,
-            plays=plays, wins=wins,
-        )
 
 
 def _entry(entry: BoardEntry) -> dict[str, Any]:
@@ -149,3 +142,16 @@ def _entry(entry: BoardEntry) -> dict[str, Any]:
 
 def _ref(ruleset_id: str, version: int) -> RulesetRef:
     return RulesetRef(id=RulesetId(ruleset_id), version=version)
+
+
+async def _daily(daily: DailyDeals, stats: Stats, past_days: int, text: str) -> DailyDeal:
+    """The daily deal of ``text`` (a date, or ``today`` by the service's clock, which game
+    creation uses too), dealable up to ``past_days`` back."""
+    chosen = parse_day(text, daily.clock().date(), past_days)
+    deal = await daily.deal(chosen)
+    plays, wins = await stats.daily_figures(chosen)
+    return DailyDeal(
+        date=chosen.isoformat(), ruleset=_ref(deal.ruleset.id, deal.ruleset.version),
+        verified=True, line_length=deal.line_length, verified_at=deal.verified_at, closes_at=deal.closes_at,
+        plays=plays, wins=wins,
+    )

@@ -2,19 +2,21 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Annotated, Any
 from uuid import UUID
 
 from litestar import Controller, Request, delete, get, post
 from litestar.background_tasks import BackgroundTask
-from litestar.datastructures import State
+from litestar.di import NamedDependency
 from litestar.params import Body, HeaderParameter, PathParameter, QueryParameter, SkipValidation
 from litestar.response import Response, Stream
 
+from ...bootstrap import Following
 from ...following.feed import Feed, feed_messages, resume_point
-from ...following.webhooks import Delivery, Hook, Page, Webhooks, event_names
+from ...following.webhooks import Delivery, Hook, Page, event_names
+from ...players.accounts import Accounts
 from ...players.tokens import Scope
+from ...streams.hub import StreamHub
 from ..openapi.document import response_headers
 from ..openapi.patterns import NDJSON
 from ..problems import documented, with_codes
@@ -27,8 +29,8 @@ from ..schemas.following import (
     WebhookView,
 )
 from ..versions import SERVED
-from .common import bearer_token, games_of, parse_body, to_wire
-from .streams import stream_address, streams_of
+from .common import bearer_token, parse_body, to_wire
+from .streams import stream_address
 
 _ME: list[dict[str, list[str]]] = [{"bearer": []}]
 _HOOK_ID = PathParameter(description="the webhook's id (GET /players/me/webhooks)")
@@ -56,19 +58,6 @@ is `400 unknown_event_id`. Idle: a `: keep-alive` comment (SSE) or an empty line
 address's open streams (shared with game, race and watch streams): one more is `429`. When the server
 stops, an SSE stream's last message is `event: shutdown` (no `id`); reconnect with `Last-Event-ID`.
 """
-
-
-@dataclass(frozen=True, slots=True)
-class Following:
-    """What the routes need (``app.state.following``): the webhooks service and the stream's settings."""
-
-    webhooks: Webhooks
-    retention_seconds: float
-
-
-def following_of(state: State) -> Following:
-    found: Following = state.following
-    return found
 
 
 class _OwnTypeStream(Stream):
@@ -105,14 +94,15 @@ class FollowingController(Controller):
         security=_ME,
     )
     async def stream(
-        self, request: Request[Any, Any, Any], state: State,
+        self, request: Request[Any, Any, Any], accounts: NamedDependency[Accounts],
+        streams: NamedDependency[StreamHub], following: NamedDependency[Following],
         last_event_id: Annotated[
             str | None,
             HeaderParameter(name="Last-Event-ID", description="resume after this event (its id)"),
         ] = None,
     ) -> Stream:
-        games, hub = games_of(state), streams_of(state)
-        player = await games.authenticate(bearer_token(request))
+        hub = streams
+        player = await accounts.player_id(bearer_token(request))
         lines = NDJSON in request.headers.get("accept", "")
         subscription = hub.subscribe(player, f"player:{player}", stream_address(request))  # before reading
         try:
@@ -121,7 +111,7 @@ class FollowingController(Controller):
             subscription.close()
             raise
         feed = Feed(hub.store.pool, subscription, player, resume, hub.keepalive,
-                    following_of(state).retention_seconds, lines)
+                    following.retention_seconds, lines)
         return _OwnTypeStream(
             feed_messages(feed), media_type=NDJSON if lines else "text/event-stream",
             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
@@ -143,14 +133,15 @@ class FollowingController(Controller):
         security=_ME,
     )
     async def create(
-        self, request: Request[Any, Any, Any], state: State,
+        self, request: Request[Any, Any, Any], accounts: NamedDependency[Accounts],
+        following: NamedDependency[Following],
         data: Annotated[SkipValidation[NewWebhookRequest], Body()],
     ) -> Response[WebhookCreated]:
         asked = parse_body(_raw_events(data), NewWebhookRequest)
-        player = await games_of(state).authenticate(bearer_token(request), Scope.ACCOUNT)
+        player = await accounts.player_id(bearer_token(request), Scope.ACCOUNT)
         version = SERVED.requested(list(request.scope["headers"]))
         name = version.name if not isinstance(version, bytes) else SERVED.oldest.name
-        hook, secret = await following_of(state).webhooks.create(player, asked.url, asked.events, name)
+        hook, secret = await following.webhooks.create(player, asked.url, asked.events, name)
         view = _hook(hook)
         created = WebhookCreated(**{field: getattr(view, field) for field in view.__struct_fields__}, secret=secret)
         return Response(created, status_code=201, headers={"Location": f"/players/me/webhooks/{hook.id}"})
@@ -158,11 +149,12 @@ class FollowingController(Controller):
     @get("/webhooks", operation_id="listWebhooks", summary="The account's webhooks, newest first (never a secret)",
          responses=documented(400, 401, 403, 429, 503), response_headers=response_headers("Link"), security=_ME)
     async def list(
-        self, request: Request[Any, Any, Any], state: State,
+        self, request: Request[Any, Any, Any], accounts: NamedDependency[Accounts],
+        following: NamedDependency[Following],
         limit: Annotated[int, _LIMIT] = 50, cursor: Annotated[str | None, _CURSOR] = None,
     ) -> Response[WebhookList]:
-        player = await games_of(state).authenticate(bearer_token(request), Scope.ACCOUNT)
-        page = await following_of(state).webhooks.list(player, limit, cursor)
+        player = await accounts.player_id(bearer_token(request), Scope.ACCOUNT)
+        page = await following.webhooks.list(player, limit, cursor)
         body = WebhookList(items=[_hook(hook) for hook in page.items], next=page.next)
         return Response(body, headers=_paged(request, page))
 
@@ -170,21 +162,25 @@ class FollowingController(Controller):
             summary="Delete a webhook: nothing more is delivered to it",
             responses=documented(400, 401, 403, 404, 429, 503), security=_ME)
     async def remove(
-        self, request: Request[Any, Any, Any], state: State, hook_id: Annotated[UUID, _HOOK_ID],
+        self, request: Request[Any, Any, Any], accounts: NamedDependency[Accounts],
+        following: NamedDependency[Following],
+        hook_id: Annotated[UUID, _HOOK_ID],
     ) -> None:
-        player = await games_of(state).authenticate(bearer_token(request), Scope.ACCOUNT)
-        await following_of(state).webhooks.delete(player, hook_id)
+        player = await accounts.player_id(bearer_token(request), Scope.ACCOUNT)
+        await following.webhooks.delete(player, hook_id)
 
     @get("/webhooks/{hook_id:uuid}/deliveries", operation_id="listWebhookDeliveries",
          summary="A webhook's delivery attempts, newest first: time, HTTP status or error, latency, attempt",
          responses=documented(400, 401, 403, 404, 429, 503), response_headers=response_headers("Link"),
          security=_ME)
     async def deliveries(
-        self, request: Request[Any, Any, Any], state: State, hook_id: Annotated[UUID, _HOOK_ID],
+        self, request: Request[Any, Any, Any], accounts: NamedDependency[Accounts],
+        following: NamedDependency[Following],
+        hook_id: Annotated[UUID, _HOOK_ID],
         limit: Annotated[int, _LIMIT] = 50, cursor: Annotated[str | None, _CURSOR] = None,
     ) -> Response[WebhookDeliveryList]:
-        player = await games_of(state).authenticate(bearer_token(request), Scope.ACCOUNT)
-        page = await following_of(state).webhooks.deliveries(player, hook_id, limit, cursor)
+        player = await accounts.player_id(bearer_token(request), Scope.ACCOUNT)
+        page = await following.webhooks.deliveries(player, hook_id, limit, cursor)
         items = [to_wire(delivery, WebhookDelivery) for delivery in page.items if isinstance(delivery, Delivery)]
         return Response(WebhookDeliveryList(items=items, next=page.next), headers=_paged(request, page))
 

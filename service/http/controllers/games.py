@@ -7,12 +7,15 @@ from uuid import UUID
 import msgspec
 from litestar import Controller, Litestar, MediaType, Request, get, post
 from litestar.datastructures import State
+from litestar.di import NamedDependency
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.spec import OpenAPI
 from litestar.params import Body, HeaderParameter, PathParameter, QueryParameter, SkipValidation
 from litestar.response import Response, Stream
 from msgspec import UnsetType
 
+from ...games.games import Games
+from ...games.hints import Hints as HintService
 from ..caching import IMMUTABLE
 from ..idempotency import IdempotencyKeyHeader, keyed_responses, replayable
 from ..openapi.document import response_headers
@@ -24,7 +27,6 @@ from ..schemas import EventPage, GameView, Hints, LegalMoves, MoveRequest, MoveR
 from .common import (
     bearer_token,
     etag,
-    games_of,
     optional_bearer,
     parse_new_game,
     to_wire,
@@ -76,8 +78,8 @@ class GameController(Controller):
         security=[{"bearer": []}],
     )
     async def create(
-        self, request: Request[Any, Any, Any], state: State, data: Annotated[SkipValidation[NewGameRequest], Body()],
-        idempotency: IdempotencyKeyHeader = None,
+        self, request: Request[Any, Any, Any], state: State, games: NamedDependency[Games],
+        data: Annotated[SkipValidation[NewGameRequest], Body()], idempotency: IdempotencyKeyHeader = None,
     ) -> Response[GameView]:
         asked = parse_new_game(data)
         given = {} if asked.deal is None else {
@@ -85,7 +87,7 @@ class GameController(Controller):
         }
 
         async def create() -> Response[GameView]:
-            view = to_wire(await games_of(state).create_game(bearer_token(request), asked.ruleset, given), GameView)
+            view = to_wire(await games.create_game(bearer_token(request), asked.ruleset, given), GameView)
             headers = {"Location": f"/games/{view.id}", "ETag": etag(view.version)}
             return Response(view, status_code=201, headers=headers)
 
@@ -100,9 +102,9 @@ class GameController(Controller):
         security=_READ_SECURITY,
     )
     async def read(
-        self, request: Request[Any, Any, Any], state: State, game_id: Annotated[UUID, _GAME_ID]
+        self, request: Request[Any, Any, Any], games: NamedDependency[Games], game_id: Annotated[UUID, _GAME_ID]
     ) -> Response[GameView]:
-        view = to_wire(await games_of(state).view(game_id, optional_bearer(request)), GameView)
+        view = to_wire(await games.view(game_id, optional_bearer(request)), GameView)
         return Response(view, headers={"ETag": view_etag(view)})
 
     @get(
@@ -114,9 +116,9 @@ class GameController(Controller):
         security=_READ_SECURITY,
     )
     async def legal_moves(
-        self, request: Request[Any, Any, Any], state: State, game_id: Annotated[UUID, _GAME_ID]
+        self, request: Request[Any, Any, Any], games: NamedDependency[Games], game_id: Annotated[UUID, _GAME_ID]
     ) -> Response[LegalMoves]:
-        body = to_wire(await games_of(state).legal_moves(game_id, optional_bearer(request)), LegalMoves)
+        body = to_wire(await games.legal_moves(game_id, optional_bearer(request)), LegalMoves)
         return Response(body, headers={"ETag": etag(body.version)})
 
     @get(
@@ -132,7 +134,7 @@ class GameController(Controller):
     async def hints(
         self,
         request: Request[Any, Any, Any],
-        state: State,
+        hints: NamedDependency[HintService],
         game_id: Annotated[UUID, _GAME_ID],
         solver: Annotated[
             bool,
@@ -150,12 +152,11 @@ class GameController(Controller):
             ),
         ] = False,
     ) -> Response[Hints]:
-        games = games_of(state)
         if not solver:
-            found = await games.hints(game_id, False, optional_bearer(request))
+            found = await hints.hints(game_id, False, optional_bearer(request))
         else:  # costly: dropped if the client goes away before the solver has answered
             address = request.client.host if request.client else "?"
-            found = await unless_disconnected(request, games.hints(game_id, True, bearer_token(request), address))
+            found = await unless_disconnected(request, hints.hints(game_id, True, bearer_token(request), address))
         body = to_wire(found, Hints)
         return Response(body, headers={"ETag": etag(body.version)})
 
@@ -172,15 +173,15 @@ class GameController(Controller):
     async def events(
         self,
         request: Request[Any, Any, Any],
-        state: State,
+        games: NamedDependency[Games],
         game_id: Annotated[UUID, _GAME_ID],
         cursor: EventCursor = None,
         limit: _Limit = LIMIT_DEFAULT,
     ) -> Response[EventPage]:
         after = 0 if cursor is None else int(cursor)
         if _wants_ndjson(request):
-            return await _export(request, state, game_id, after, limit_given(request), NDJSON)
-        page = to_wire(await games_of(state).events(game_id, after, limit, optional_bearer(request)), EventPage)
+            return await _export(request, games, game_id, after, limit_given(request), NDJSON)
+        page = to_wire(await games.events(game_id, after, limit, optional_bearer(request)), EventPage)
         return Response(page, headers=next_link(request, page.next, limit))
 
     @get(
@@ -197,7 +198,7 @@ class GameController(Controller):
     async def export_events(
         self,
         request: Request[Any, Any, Any],
-        state: State,
+        games: NamedDependency[Games],
         game_id: Annotated[UUID, _GAME_ID],
         cursor: EventCursor = None,
         limit: _Limit = LIMIT_DEFAULT,
@@ -206,7 +207,7 @@ class GameController(Controller):
         as_text = "text/plain" in accept and NDJSON not in accept
         after = 0 if cursor is None else int(cursor)
         lines = "text/plain; charset=utf-8" if as_text else NDJSON
-        return await _export(request, state, game_id, after, limit_given(request), lines)
+        return await _export(request, games, game_id, after, limit_given(request), lines)
 
     @get(
         "/{game_id:uuid}/states/{version:int}",
@@ -219,13 +220,13 @@ class GameController(Controller):
     async def state_at(
         self,
         request: Request[Any, Any, Any],
-        state: State,
+        games: NamedDependency[Games],
         game_id: Annotated[UUID, _GAME_ID],
         version: Annotated[
             int, PathParameter(ge=1, le=2**31 - 1, description="a version of the game, 1 .. its current version")
         ],
     ) -> Response[GameView]:
-        view = to_wire(await games_of(state).state_at(game_id, version, optional_bearer(request)), GameView)
+        view = to_wire(await games.state_at(game_id, version, optional_bearer(request)), GameView)
         headers = {"ETag": view_etag(view)}
         if view.status == "playing" or not isinstance(view.table.stock.cards, UnsetType):
             headers["Cache-Control"] = IMMUTABLE  # its events never change, nor (now) what it shows
@@ -238,13 +239,12 @@ def limit_given(request: Request[Any, Any, Any]) -> int | None:
 
 
 async def _export(
-    request: Request[Any, Any, Any], state: State, game_id: UUID, after: int, limit: int | None, media_type: str
+    request: Request[Any, Any, Any], games: Games, game_id: UUID, after: int, limit: int | None, media_type: str
 ) -> Response[Any]:
     """The events as lines of JSON: every one after ``after``, streamed a page at a time; with a
     ``limit``, at most that many, and when that cut the log short a ``Link: <...?cursor=N&limit=L>;
     rel="next"`` header names where the rest begins. ``Response[Any]``: the OpenAPI document describes the body
     as the string it is on the wire (exportEvents) or as listEvents' other media type."""
-    games = games_of(state)
     token = optional_bearer(request)
     if limit is not None:
         page = to_wire(await games.events(game_id, after, limit, token), EventPage)

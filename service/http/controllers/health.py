@@ -6,17 +6,17 @@ balancers). None of them counts against a rate limit."""
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
 from litestar import get
-from litestar.datastructures import State
+from litestar.di import NamedDependency
 
 from ...errors import Unavailable
 from ...store.connections import NOT_ANSWERING, PrimaryPool, PrimaryUnavailable, primary_of
+from ...store.event_store import EventStore
 from ...store.migrations import head_revision, serves_schema
+from ...streams.hub import StreamHub
 from ..problems import documented
 from ..schemas import Health, Liveness, Readiness
-from .common import games_of
 
 HEAD = head_revision()
 READY_SECONDS = 1.0
@@ -26,9 +26,9 @@ balancer's probe reads "not ready" rather than timing out."""
 
 @get("/health", operation_id="getHealth", summary="200 when the database answers, 503 otherwise", tags=["service"],
      responses=documented(400, 503))
-async def health(state: State) -> Health:
+async def health(store: NamedDependency[EventStore]) -> Health:
     try:
-        await games_of(state).ping()
+        await store.ping()
     except Exception:
         raise Unavailable("the database is not answering") from None
     return Health(status="ok", database="up")
@@ -43,25 +43,23 @@ async def livez() -> Liveness:
 @get("/readyz", operation_id="getReadiness",
      summary="200 when this process can do its work: database up, schema at head, stream listener connected",
      tags=["service"], responses=documented(400, 503))
-async def readyz(state: State) -> Readiness:
-    problems, revision = await _not_ready(state)
+async def readyz(store: NamedDependency[EventStore], streams: NamedDependency[StreamHub]) -> Readiness:
+    problems, revision = await _not_ready(store, streams)
     if problems:
         raise Unavailable("not ready: " + "; ".join(problems))
     schema = revision or HEAD  # this code's head, or a later release's during a rolling deploy
-    reads = games_of(state).store.reads
+    reads = store.reads
     if reads.replica is None:
         return Readiness(status="ready", database="up", schema=schema, streams="connected")
     return Readiness(status="ready", database="up", schema=schema, streams="connected", replica=reads.status())
 
 
-async def _not_ready(state: State) -> tuple[list[str], str | None]:
+async def _not_ready(store: EventStore, streams: StreamHub) -> tuple[list[str], str | None]:
     """What keeps the process from being ready, and the database's schema revision."""
     problems: list[str] = []
     revision: str | None = None
-    streams: Any = state.streams
     if streams.closing:
         problems.append("shutting down")
-    store = games_of(state).store
     primary = primary_of(store.pool)
     try:
         async with asyncio.timeout(READY_SECONDS):

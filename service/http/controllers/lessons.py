@@ -1,4 +1,4 @@
-"""``GET /lessons``: seed 000's four prepared lessons (service/games/lessons.py). A lesson game is dealt by
+"""``GET /lessons``: seed 000's four prepared lessons (service/deals/lessons.py). A lesson game is dealt by
 ``POST /games`` with ``{"deal": {"lesson": "<id>"}}``."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from typing import Annotated
 from litestar import Controller, get
 from litestar.params import PathParameter
 
-from ...games.lessons import find_lesson, lesson_list
+from ...deals.lessons import find_lesson, lesson_list
 from ..problems import documented
 from ..schemas import LessonInfo, LessonList
 from .common import to_wire

@@ -9,18 +9,21 @@ from uuid import UUID
 import msgspec
 from litestar import Controller, Request, get, post
 from litestar.datastructures import State
+from litestar.di import NamedDependency
 from litestar.params import Body, PathParameter, QueryParameter, SkipValidation
 from litestar.response import Response, Stream
 
 from ...errors import BadRequest
+from ...games.games import Games
 from ...games.views import parse_cursor
+from ...players.accounts import Accounts
 from ..idempotency import RegistrationKeyHeader, keyed_responses, replayable
 from ..openapi.document import response_headers
 from ..openapi.patterns import NDJSON
 from ..pages import LIMIT_DEFAULT, Cursor, Limit, next_link
 from ..problems import documented, with_codes
 from ..schemas import GameList, NewPlayerRequest, Player, PlayerCreated
-from .common import export_line, games_of, parse_body, to_wire
+from .common import export_line, parse_body, to_wire
 
 
 class PlayerController(Controller):
@@ -37,14 +40,15 @@ class PlayerController(Controller):
         response_headers=response_headers("Location", "Idempotent-Replayed"),
     )
     async def create(
-        self, request: Request[Any, Any, Any], state: State, data: Annotated[SkipValidation[NewPlayerRequest], Body()],
-        idempotency: RegistrationKeyHeader = None,
+        self, request: Request[Any, Any, Any], state: State, accounts: NamedDependency[Accounts],
+        data: Annotated[SkipValidation[NewPlayerRequest], Body()], idempotency: RegistrationKeyHeader = None,
     ) -> Response[PlayerCreated]:
         asked = parse_body(data, NewPlayerRequest)
 
         async def create() -> Response[PlayerCreated]:
-            created = to_wire(await games_of(state).create_player(asked.name, asked.token_name, asked.bot),
-                              PlayerCreated)
+            player, token = await accounts.create_player(asked.name, asked.token_name, asked.bot)
+            created = PlayerCreated(id=player.id, name=player.name, token=token.secret, created_at=player.created_at,
+                                    bot=player.bot)
             return Response(created, status_code=201, headers={"Location": f"/players/{created.id}"})
 
         return await replayable(request, state, idempotency, create, anonymous=True)
@@ -52,9 +56,10 @@ class PlayerController(Controller):
     @get("/{player_id:uuid}", operation_id="getPlayer", summary="A player's public profile",
          responses=documented(400, 404, 429, 503))
     async def read(
-        self, state: State, player_id: Annotated[UUID, PathParameter(description="the player's id")]
+        self, accounts: NamedDependency[Accounts],
+        player_id: Annotated[UUID, PathParameter(description="the player's id")]
     ) -> Player:
-        return to_wire(await games_of(state).player(player_id), Player)
+        return to_wire(await accounts.profile(player_id), Player)
 
     @get(
         "/{player_id:uuid}/games",
@@ -65,7 +70,7 @@ class PlayerController(Controller):
     async def games(
         self,
         request: Request[Any, Any, Any],
-        state: State,
+        games: NamedDependency[Games],
         player_id: Annotated[UUID, PathParameter(description="the player's id")],
         status: Annotated[
             Literal["playing", "ended"] | None,
@@ -74,7 +79,7 @@ class PlayerController(Controller):
         limit: Limit = LIMIT_DEFAULT,
         cursor: Cursor = None,
     ) -> Response[GameList]:
-        page = to_wire(await games_of(state).player_games(player_id, status, cursor, limit), GameList)
+        page = to_wire(await games.player_games(player_id, status, cursor, limit), GameList)
         return Response(page, headers=next_link(request, page.next, limit))
 
     @get(
@@ -92,7 +97,7 @@ class PlayerController(Controller):
     async def export_games(
         self,
         request: Request[Any, Any, Any],
-        state: State,
+        games: NamedDependency[Games],
         player_id: Annotated[UUID, PathParameter(description="the player's id")],
         since: Annotated[
             str | None, QueryParameter(max_length=64, schema_extra={"format": "date-time"},
@@ -116,7 +121,7 @@ class PlayerController(Controller):
         if start is not None and end is not None and end <= start:
             raise BadRequest("'until' must be later than 'since'")
         key = None if after is None else _cursor(after)
-        lines = await games_of(state).games_export(player_id, start, end, key, max)
+        lines = await games.games_export(player_id, start, end, key, max)
         query = {name: value for name, value in (("since", since), ("until", until), ("max", max)) if value is not None}
         accept = request.headers.get("accept", "")
         media_type = "text/plain; charset=utf-8" if "text/plain" in accept and NDJSON not in accept else NDJSON

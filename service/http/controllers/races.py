@@ -9,22 +9,23 @@ from uuid import UUID
 import msgspec
 from litestar import Controller, Request, delete, get, post
 from litestar.datastructures import State
+from litestar.di import NamedDependency
 from litestar.params import Body, PathParameter, SkipValidation
 from litestar.response import Response, Stream
 
 from ...errors import BadRequest
 from ...races.race_store import RaceRow
-from ...races.races import LobbyPage, race_view
+from ...races.races import LobbyPage, Races, race_view
 from ...store.players import player_reference
-from ...streams.hub import MEDIA_TYPE
+from ...streams.hub import MEDIA_TYPE, StreamHub
 from ...streams.race_streams import DESCRIPTION, race_messages
 from ..idempotency import IdempotencyKeyHeader, keyed_responses, replayable
 from ..openapi.document import response_headers
 from ..pages import LIMIT_DEFAULT, Cursor, Limit, next_link
 from ..problems import documented, problem_response, with_codes
 from ..schemas import NewRaceRequest, OpenRaces, RaceView
-from .common import bearer_token, games_of, parse_new_race
-from .streams import event_stream, stream_address, stream_owner, streams_of
+from .common import bearer_token, parse_new_race
+from .streams import event_stream, stream_address, stream_owner
 
 _RACE_ID = PathParameter(description="the race's id (a UUID)")
 
@@ -89,13 +90,14 @@ class RaceController(Controller):
         security=[{"bearer": []}],
     )
     async def create(
-        self, request: Request[Any, Any, Any], state: State, data: Annotated[SkipValidation[NewRaceRequest], Body()],
+        self, request: Request[Any, Any, Any], state: State, races: NamedDependency[Races],
+        data: Annotated[SkipValidation[NewRaceRequest], Body()],
         idempotency: IdempotencyKeyHeader = None,
     ) -> Response[RaceView]:
         asked = parse_new_race(data)
 
         async def create() -> Response[RaceView]:
-            return _created(await games_of(state).races.create(bearer_token(request), asked))
+            return _created(await races.create(bearer_token(request), asked))
 
         return await replayable(request, state, idempotency, create)
 
@@ -110,13 +112,14 @@ class RaceController(Controller):
         security=[{"bearer": []}],
     )
     async def join(
-        self, request: Request[Any, Any, Any], state: State, race_id: Annotated[UUID, _RACE_ID],
+        self, request: Request[Any, Any, Any], state: State, races: NamedDependency[Races],
+        race_id: Annotated[UUID, _RACE_ID],
         idempotency: IdempotencyKeyHeader = None,
     ) -> Response[RaceView]:
         await no_body(request)
 
         async def join() -> Response[RaceView]:
-            return _created(await games_of(state).races.join(race_id, bearer_token(request)))
+            return _created(await races.join(race_id, bearer_token(request)))
 
         return await replayable(request, state, idempotency, join)
 
@@ -130,13 +133,14 @@ class RaceController(Controller):
         security=[{"bearer": []}],
     )
     async def start(
-        self, request: Request[Any, Any, Any], state: State, race_id: Annotated[UUID, _RACE_ID],
+        self, request: Request[Any, Any, Any], state: State, races: NamedDependency[Races],
+        race_id: Annotated[UUID, _RACE_ID],
         idempotency: IdempotencyKeyHeader = None,
     ) -> Response[RaceView]:
         await no_body(request)
 
         async def start() -> Response[RaceView]:
-            return Response(race_view_of(await games_of(state).races.start(race_id, bearer_token(request))))
+            return Response(race_view_of(await races.start(race_id, bearer_token(request))))
 
         return await replayable(request, state, idempotency, start)
 
@@ -149,9 +153,9 @@ class RaceController(Controller):
         security=[{"bearer": []}],
     )
     async def leave(
-        self, request: Request[Any, Any, Any], state: State, race_id: Annotated[UUID, _RACE_ID]
+        self, request: Request[Any, Any, Any], races: NamedDependency[Races], race_id: Annotated[UUID, _RACE_ID]
     ) -> RaceView:
-        return race_view_of(await games_of(state).races.leave(race_id, bearer_token(request)))
+        return race_view_of(await races.leave(race_id, bearer_token(request)))
 
     @post(
         "/{race_id:uuid}/cancel",
@@ -164,13 +168,14 @@ class RaceController(Controller):
         security=[{"bearer": []}],
     )
     async def cancel(
-        self, request: Request[Any, Any, Any], state: State, race_id: Annotated[UUID, _RACE_ID],
+        self, request: Request[Any, Any, Any], state: State, races: NamedDependency[Races],
+        race_id: Annotated[UUID, _RACE_ID],
         idempotency: IdempotencyKeyHeader = None,
     ) -> Response[RaceView]:
         await no_body(request)
 
         async def cancel() -> Response[RaceView]:
-            return Response(race_view_of(await games_of(state).races.cancel(race_id, bearer_token(request))))
+            return Response(race_view_of(await races.cancel(race_id, bearer_token(request))))
 
         return await replayable(request, state, idempotency, cancel)
 
@@ -181,9 +186,10 @@ class RaceController(Controller):
         responses=documented(400, 429, 503),
     )
     async def lobby(
-        self, request: Request[Any, Any, Any], state: State, limit: Limit = LIMIT_DEFAULT, cursor: Cursor = None,
+        self, request: Request[Any, Any, Any], races: NamedDependency[Races], limit: Limit = LIMIT_DEFAULT,
+        cursor: Cursor = None,
     ) -> Response[OpenRaces]:
-        page = _lobby(await games_of(state).races.lobby(limit, cursor))
+        page = _lobby(await races.lobby(limit, cursor))
         return Response(page, headers=next_link(request, page.next, limit))
 
     @get(
@@ -192,8 +198,8 @@ class RaceController(Controller):
         summary="The race: status, ruleset, deal source and per entrant their game's figures and place (never a card)",
         responses=documented(400, 404, 429, 503),
     )
-    async def read(self, state: State, race_id: Annotated[UUID, _RACE_ID]) -> RaceView:
-        return race_view_of(await games_of(state).races.current(race_id))
+    async def read(self, races: NamedDependency[Races], race_id: Annotated[UUID, _RACE_ID]) -> RaceView:
+        return race_view_of(await races.current(race_id))
 
     @get(
         "/{race_id:uuid}/stream",
@@ -205,15 +211,16 @@ class RaceController(Controller):
         responses=documented(400, 401, 404, 429, 503),
         security=[{}, {"bearer": []}],
     )
-    async def stream(self, request: Request[Any, Any, Any], state: State, race_id: Annotated[UUID, _RACE_ID]) -> Stream:
-        games = games_of(state)
-        hub = streams_of(state)
-        owner = await stream_owner(request, games, bearer_token(request))
+    async def stream(
+        self, request: Request[Any, Any, Any], races: NamedDependency[Races], streams: NamedDependency[StreamHub],
+        race_id: Annotated[UUID, _RACE_ID]
+    ) -> Stream:
+        owner = await stream_owner(request, races.accounts, bearer_token(request))
         # before reading: no change can slip between
-        subscription = hub.subscribe(race_id, owner, stream_address(request))
+        subscription = streams.subscribe(race_id, owner, stream_address(request))
         try:
-            race = await games.races.current(race_id)
+            race = await races.current(race_id)
         except BaseException:
             subscription.close()
             raise
-        return event_stream(race_messages(hub, subscription, games.races, race), subscription)
+        return event_stream(race_messages(streams, subscription, races, race), subscription)

@@ -10,15 +10,16 @@ from urllib.parse import urlencode
 from uuid import UUID
 
 from litestar import Controller, Request, get
-from litestar.datastructures import State
+from litestar.di import NamedDependency
 from litestar.params import PathParameter, QueryParameter
 from litestar.response import Response
 
 from ...cursors import LENGTH
+from ...ratings.ratings import Ratings
 from ..openapi.document import response_headers
 from ..problems import documented
 from ..schemas import PlayerRatings, RatingHistory, RatingList
-from .common import games_of, to_wire
+from .common import to_wire
 
 LIMIT_DEFAULT, LIMIT_MAX = 50, 200
 _PLAYER = PathParameter(description="the player's id")
@@ -47,17 +48,17 @@ class RatingController(Controller):
     @get("/players/{player_id:uuid}/ratings", operation_id="getPlayerRatings",
          summary="A player's rating in every ruleset they were rated in (rated races only)",
          responses=documented(400, 404, 429, 503))
-    async def of_player(self, state: State, player_id: Annotated[UUID, _PLAYER]) -> PlayerRatings:
-        return to_wire(await games_of(state).ratings.of_player(player_id), PlayerRatings)
+    async def of_player(self, ratings: NamedDependency[Ratings], player_id: Annotated[UUID, _PLAYER]) -> PlayerRatings:
+        return to_wire(await ratings.of_player(player_id), PlayerRatings)
 
     @get("/players/{player_id:uuid}/ratings/{ruleset:str}/history", operation_id="getPlayerRatingHistory",
          summary="A player's rating in a ruleset, one point per rated race, newest first, a page at a time",
          responses=documented(400, 404, 429, 503), response_headers=response_headers("Link"))
     async def history(
-        self, request: Request[Any, Any, Any], state: State, player_id: Annotated[UUID, _PLAYER],
+        self, request: Request[Any, Any, Any], ratings: NamedDependency[Ratings], player_id: Annotated[UUID, _PLAYER],
         ruleset: Annotated[str, _RULESET], limit: Limit = LIMIT_DEFAULT, cursor: Cursor = None,
     ) -> Response[RatingHistory]:
-        page = await games_of(state).ratings.history(player_id, ruleset, cursor, limit)
+        page = await ratings.history(player_id, ruleset, cursor, limit)
         return paged(request, page, limit, RatingHistory)
 
     @get("/ratings/{ruleset:str}", operation_id="listRatings",
@@ -65,8 +66,8 @@ class RatingController(Controller):
          "accounts are left out",
          responses=documented(400, 404, 429, 503), response_headers=response_headers("Link"))
     async def rating_list(
-        self, request: Request[Any, Any, Any], state: State, ruleset: Annotated[str, _RULESET],
+        self, request: Request[Any, Any, Any], ratings: NamedDependency[Ratings], ruleset: Annotated[str, _RULESET],
         limit: Limit = LIMIT_DEFAULT, cursor: Cursor = None,
     ) -> Response[RatingList]:
-        page = await games_of(state).ratings.rating_list(ruleset, cursor, limit)
+        page = await ratings.rating_list(ruleset, cursor, limit)
         return paged(request, page, limit, RatingList)

@@ -10,16 +10,19 @@ from typing import Annotated
 from uuid import UUID
 
 from litestar import get
-from litestar.datastructures import State
+from litestar.di import NamedDependency
 from litestar.params import PathParameter
 
 from domain import ALL_RULESETS
 
 from ...errors import NotFound
+from ...players.accounts import Accounts
+from ...races.races import Races
+from ...stats.queries import Stats
 from ...store.players import player_reference
 from ..problems import documented
 from ..schemas import GlobalStats, PlayerRef, PlayerStats, RaceRecord, RulesetStats
-from .common import games_of, to_wire
+from .common import to_wire
 
 
 def _ruleset_ids() -> list[str]:
@@ -34,19 +37,19 @@ def _ruleset_ids() -> list[str]:
     responses=documented(400, 404, 429, 503),
 )
 async def player_stats(
-    state: State, player_id: Annotated[UUID, PathParameter(description="the player's id")]
+    stats: NamedDependency[Stats], races: NamedDependency[Races], accounts: NamedDependency[Accounts],
+    player_id: Annotated[UUID, PathParameter(description="the player's id")],
 ) -> PlayerStats:
-    games = games_of(state)
-    rulesets = await games.stats.player_stats(player_id, _ruleset_ids())
+    rulesets = await stats.player_stats(player_id, _ruleset_ids())
     if rulesets is None:
         raise NotFound(f"no player {player_id}")
-    races = await games.races.record(player_id)  # races played and won
-    found = await games.players.get_player(player_id)
+    record = await races.record(player_id)  # races played and won
+    found = await accounts.store.get_player(player_id)
     if found is None:
         raise NotFound(f"no player {player_id}")
     return PlayerStats(
         player=to_wire(player_reference(found.id, found.name, found.bot), PlayerRef),
-        rulesets=to_wire(rulesets, list[RulesetStats]), races=to_wire(races, RaceRecord),
+        rulesets=to_wire(rulesets, list[RulesetStats]), races=to_wire(record, RaceRecord),
     )
 
 
@@ -57,5 +60,5 @@ async def player_stats(
     tags=["stats"],
     responses=documented(429, 503),
 )
-async def stats(state: State) -> GlobalStats:
-    return to_wire(await games_of(state).stats.overall_stats(_ruleset_ids()), GlobalStats)
+async def stats(stats: NamedDependency[Stats]) -> GlobalStats:
+    return to_wire(await stats.overall_stats(_ruleset_ids()), GlobalStats)

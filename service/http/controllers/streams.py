@@ -9,18 +9,19 @@ from uuid import UUID
 
 from litestar import Controller, Request, get
 from litestar.background_tasks import BackgroundTask
-from litestar.datastructures import State
+from litestar.di import NamedDependency
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import HeaderParameter, PathParameter, QueryParameter
 from litestar.response import Response, Stream
 
 from ...errors import BadRequest
 from ...games.games import Games
+from ...players.accounts import Accounts
 from ...streams.game_streams import game_messages
 from ...streams.hub import MEDIA_TYPE, StreamHub, Subscription
 from ..openapi.patterns import VERSION_HEADER, header
 from ..problems import documented
-from .common import bearer_token, games_of
+from .common import bearer_token
 
 _VERSION = re.compile(r"[ \t]*([0-9]{1,10})[ \t]*")  # service.http.openapi.patterns.VERSION_HEADER
 _DIGITS = re.compile(r"([0-9]{1,10})")
@@ -70,15 +71,10 @@ def event_stream(messages: AsyncIterator[bytes], subscription: Subscription) -> 
     )
 
 
-def streams_of(state: State) -> StreamHub:
-    hub: StreamHub = state.streams
-    return hub
-
-
-async def stream_owner(request: Request[Any, Any, Any], games: Games, token: str | None) -> str:
+async def stream_owner(request: Request[Any, Any, Any], accounts: Accounts, token: str | None) -> str:
     """Whose slot an open stream takes: the token's player, else the client address."""
     if token is not None:
-        return f"player:{await games.authenticate(token)}"
+        return f"player:{await accounts.player_id(token)}"
     return stream_address(request)
 
 
@@ -127,7 +123,8 @@ class StreamController(Controller):
     async def stream(
         self,
         request: Request[Any, Any, Any],
-        state: State,
+        games: NamedDependency[Games],
+        streams: NamedDependency[StreamHub],
         game_id: Annotated[UUID, PathParameter(description="the game's id (a UUID)")],
         after: Annotated[
             str | None,  # parsed like Last-Event-ID: digits only (no "null", no "1.0")
@@ -145,16 +142,15 @@ class StreamController(Controller):
             ),
         ] = None,
     ) -> Stream:
-        games = games_of(state)
-        hub = streams_of(state)
+        hub = streams
         resume = _resume_after(last_event_id, after)
         token = bearer_token(request)
-        owner = await stream_owner(request, games, token)
+        owner = await stream_owner(request, games.access.accounts, token)
         # before reading: no append can slip between
         subscription = hub.subscribe(game_id, owner, stream_address(request))
         try:
             game = await games.stored_game(game_id)
-            withhold = await games.readable(game, token)  # a race game: its player only, while the race runs
+            withhold = await games.access.readable(game, token)  # a race game: its player only, while the race runs
             if resume is not None and resume > game.version:
                 raise BadRequest(
                     f"game {game_id} is at version {game.version}: there is no version {resume} to resume after"

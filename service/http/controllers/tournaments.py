@@ -9,26 +9,28 @@ from uuid import UUID
 import msgspec
 from litestar import Controller, Request, get, post
 from litestar.datastructures import State
+from litestar.di import NamedDependency
 from litestar.params import Body, PathParameter, SkipValidation
 from litestar.response import Response, Stream
 
-from ...streams.hub import MEDIA_TYPE
+from ...games.games import Games
+from ...streams.hub import MEDIA_TYPE, StreamHub
 from ...streams.tournament_streams import DESCRIPTION, tournament_messages
-from ...tournaments.tournaments import Board, NewTournament
+from ...tournaments.tournaments import Board, NewTournament, Tournaments
 from ..idempotency import IdempotencyKeyHeader, keyed_responses, replayable
 from ..openapi.document import response_headers
 from ..problems import documented, with_codes
 from ..schemas import GameView, NewTournamentRequest, TournamentView
-from .common import bearer_token, etag, games_of, parse_body, to_wire
+from .common import bearer_token, etag, parse_body, to_wire
 from .races import no_body
-from .streams import event_stream, stream_address, stream_owner, streams_of
+from .streams import event_stream, stream_address, stream_owner
 
 _TOURNAMENT = PathParameter(description="the tournament's id (a UUID)")
 _TOKEN: list[dict[str, list[str]]] = [{"bearer": []}]
 
 
-def _view(state: State, board: Board) -> TournamentView:
-    return msgspec.convert(games_of(state).tournaments.view(board), TournamentView)
+def _view(tournaments: Tournaments, board: Board) -> TournamentView:
+    return msgspec.convert(tournaments.view(board), TournamentView)
 
 
 class TournamentController(Controller):
@@ -45,7 +47,7 @@ class TournamentController(Controller):
         response_headers=response_headers("Location", "Idempotent-Replayed"), security=_TOKEN,
     )
     async def create(
-        self, request: Request[Any, Any, Any], state: State,
+        self, request: Request[Any, Any, Any], state: State, tournaments: NamedDependency[Tournaments],
         data: Annotated[SkipValidation[NewTournamentRequest], Body()], idempotency: IdempotencyKeyHeader = None,
     ) -> Response[TournamentView]:
         asked = parse_body(data, NewTournamentRequest)
@@ -53,7 +55,7 @@ class TournamentController(Controller):
                                None if asked.ruleset is None else str(asked.ruleset), asked.rated)
 
         async def create() -> Response[TournamentView]:
-            view = _view(state, await games_of(state).tournaments.create(bearer_token(request), wanted))
+            view = _view(tournaments, await tournaments.create(bearer_token(request), wanted))
             return Response(view, status_code=201, headers={"Location": f"/tournaments/{view.id}"})
 
         return await replayable(request, state, idempotency, create)
@@ -65,13 +67,14 @@ class TournamentController(Controller):
         response_headers=response_headers("Location", "Idempotent-Replayed"), security=_TOKEN,
     )
     async def join(
-        self, request: Request[Any, Any, Any], state: State, tournament_id: Annotated[UUID, _TOURNAMENT],
+        self, request: Request[Any, Any, Any], state: State, tournaments: NamedDependency[Tournaments],
+        tournament_id: Annotated[UUID, _TOURNAMENT],
         idempotency: IdempotencyKeyHeader = None,
     ) -> Response[TournamentView]:
         await no_body(request)
 
         async def join() -> Response[TournamentView]:
-            view = _view(state, await games_of(state).tournaments.join(tournament_id, bearer_token(request)))
+            view = _view(tournaments, await tournaments.join(tournament_id, bearer_token(request)))
             return Response(view, status_code=201, headers={"Location": f"/tournaments/{view.id}"})
 
         return await replayable(request, state, idempotency, join)
@@ -86,15 +89,15 @@ class TournamentController(Controller):
         response_headers=response_headers("Location", "ETag", "Idempotent-Replayed"), security=_TOKEN,
     )
     async def next_game(
-        self, request: Request[Any, Any, Any], state: State, tournament_id: Annotated[UUID, _TOURNAMENT],
-        idempotency: IdempotencyKeyHeader = None,
+        self, request: Request[Any, Any, Any], state: State, games: NamedDependency[Games],
+        tournaments: NamedDependency[Tournaments],
+        tournament_id: Annotated[UUID, _TOURNAMENT], idempotency: IdempotencyKeyHeader = None,
     ) -> Response[GameView]:
         await no_body(request)
 
         async def deal() -> Response[GameView]:
-            games = games_of(state)
             token = bearer_token(request)
-            game_id = await games.tournaments.next_game(tournament_id, token)
+            game_id = await tournaments.next_game(tournament_id, token)
             view = to_wire(await games.view(game_id, token), GameView)
             headers = {"Location": f"/games/{view.id}", "ETag": etag(view.version)}
             return Response(view, status_code=201, headers=headers)
@@ -106,8 +109,9 @@ class TournamentController(Controller):
         summary="The tournament: status, times, and the standings (figures only, never a card)",
         responses=documented(400, 404, 429, 503),
     )
-    async def read(self, state: State, tournament_id: Annotated[UUID, _TOURNAMENT]) -> TournamentView:
-        return _view(state, await games_of(state).tournaments.current(tournament_id))
+    async def read(self, tournaments: NamedDependency[Tournaments],
+        tournament_id: Annotated[UUID, _TOURNAMENT]) -> TournamentView:
+        return _view(tournaments, await tournaments.current(tournament_id))
 
     @get(
         "/{tournament_id:uuid}/stream", operation_id="streamTournament",
@@ -116,15 +120,15 @@ class TournamentController(Controller):
         responses=documented(400, 401, 404, 429, 503), security=[{}, {"bearer": []}],
     )
     async def stream(
-        self, request: Request[Any, Any, Any], state: State, tournament_id: Annotated[UUID, _TOURNAMENT]
+        self, request: Request[Any, Any, Any], tournaments: NamedDependency[Tournaments],
+        streams: NamedDependency[StreamHub],
+        tournament_id: Annotated[UUID, _TOURNAMENT],
     ) -> Stream:
-        games = games_of(state)
-        hub = streams_of(state)
-        owner = await stream_owner(request, games, bearer_token(request))
-        subscription = hub.subscribe(tournament_id, owner, stream_address(request))
+        owner = await stream_owner(request, tournaments.accounts, bearer_token(request))
+        subscription = streams.subscribe(tournament_id, owner, stream_address(request))
         try:
-            board = await games.tournaments.current(tournament_id)
+            board = await tournaments.current(tournament_id)
         except BaseException:
             subscription.close()
             raise
-        return event_stream(tournament_messages(hub, subscription, games.tournaments, board), subscription)
+        return event_stream(tournament_messages(streams, subscription, tournaments, board), subscription)

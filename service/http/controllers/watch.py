@@ -9,19 +9,20 @@ import uuid
 from typing import Annotated, Any
 
 from litestar import Controller, Request, get, post
-from litestar.datastructures import State
+from litestar.di import NamedDependency
 from litestar.params import Body, HeaderParameter, QueryParameter, SkipValidation
 from litestar.response import Stream
 
 from ...errors import WatchRefused
-from ...streams.hub import MEDIA_TYPE
+from ...games.games import Games
+from ...streams.hub import MEDIA_TYPE, StreamHub
 from ...streams.watch import MAX_IDS, WatchRequest, open_watch, watch_messages
 from ..openapi.patterns import header
 from ..problems import documented, with_codes
 from ..schemas.watch import WatchRequest as WatchBody
 from ..wording import shown
-from .common import bearer_token, games_of
-from .streams import event_stream, stream_address, stream_owner, streams_of
+from .common import bearer_token
+from .streams import event_stream, stream_address, stream_owner
 
 _UUID = "[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
 _ID = re.compile(_UUID)
@@ -153,11 +154,10 @@ class WatchController(Controller):
     path = "/watch"
     tags = ("games",)
 
-    async def _open(self, request: Request[Any, Any, Any], state: State, asked: WatchRequest) -> Stream:
-        games = games_of(state)
-        hub = streams_of(state)
+    async def _open(self, request: Request[Any, Any, Any], games: Games, hub: StreamHub,
+                    asked: WatchRequest) -> Stream:
         token = bearer_token(request)
-        owner = await stream_owner(request, games, token)
+        owner = await stream_owner(request, games.access.accounts, token)
         subscription = hub.subscribe(uuid.uuid4(), owner, stream_address(request))  # before reading
         try:
             watch = await open_watch(hub, subscription, games, token, asked)
@@ -179,17 +179,18 @@ class WatchController(Controller):
     async def watch(
         self,
         request: Request[Any, Any, Any],
-        state: State,
-        games: Annotated[str | None, QueryParameter(
-            description="game ids, comma-separated", schema_extra={"one_of": None, "type": "string",
-                                                                  "pattern": _IDS_PATTERN})] = None,
-        players: Annotated[str | None, QueryParameter(
-            description="player ids, comma-separated", schema_extra={"one_of": None, "type": "string",
-                                                                    "pattern": _IDS_PATTERN})] = None,
+        games: NamedDependency[Games],
+        streams: NamedDependency[StreamHub],
+        game_ids: Annotated[str | None, QueryParameter(
+            name="games", description="game ids, comma-separated",
+            schema_extra={"one_of": None, "type": "string", "pattern": _IDS_PATTERN})] = None,
+        player_ids: Annotated[str | None, QueryParameter(
+            name="players", description="player ids, comma-separated",
+            schema_extra={"one_of": None, "type": "string", "pattern": _IDS_PATTERN})] = None,
         last_event_id: Annotated[str | None, _LAST_EVENT_ID_HEADER] = None,
     ) -> Stream:
-        asked = watch_request(_query_list(games), _query_list(players), {}, last_event_id)
-        return await self._open(request, state, asked)
+        asked = watch_request(_query_list(game_ids), _query_list(player_ids), {}, last_event_id)
+        return await self._open(request, games, streams, asked)
 
     @post(
         "/",
@@ -205,7 +206,8 @@ class WatchController(Controller):
     async def watch_post(
         self,
         request: Request[Any, Any, Any],
-        state: State,
+        games: NamedDependency[Games],
+        streams: NamedDependency[StreamHub],
         data: Annotated[SkipValidation[WatchBody], Body()],
         last_event_id: Annotated[str | None, _LAST_EVENT_ID_HEADER] = None,
     ) -> Stream:
@@ -213,4 +215,4 @@ class WatchController(Controller):
         resume = _last_event_id(last_event_id)
         if resume is not None:
             asked.after[resume[0]] = resume[1]
-        return await self._open(request, state, asked)
+        return await self._open(request, games, streams, asked)

@@ -1,4 +1,4 @@
-"""The prepared lessons (service/games/lessons.py, domain/lessons.py): ``GET /lessons`` and a lesson game's progress."""
+"""The prepared lessons (service/deals/lessons.py, domain/lessons.py): ``GET /lessons`` and a lesson game's progress."""
 
 from __future__ import annotations
 

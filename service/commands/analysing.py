@@ -8,14 +8,12 @@ import asyncio
 import uuid
 from collections.abc import Callable
 
+from ..analysis.queue import DONE, FAILED, JobRow
+from ..bootstrap import build_services, close
 from ..deals.solver_workers import SolverWorkers
-from ..games.games import Games
 from ..settings import Settings
 from ..store.connections import open_pool
 from ..store.event_store import EventStore
-from .analyses import Analyses
-from .queue import DONE, FAILED, JobRow
-from .runner import AnalysisRunner
 
 WAIT_SECONDS = 1.0
 
@@ -24,12 +22,11 @@ async def analyse(url: str, settings: Settings, game_id: uuid.UUID, said: Callab
     """The game's finished (done or failed) job; ``said`` hears what happens on the way."""
     pool = open_pool(url, 1, 4, settings.statement_timeout_ms, settings.pool_timeout_seconds)
     await pool.open()
-    store = EventStore(pool)
-    runner = AnalysisRunner(store, settings)
+    services = build_services(EventStore(pool), settings)
+    runner = services.analysis
     workers = SolverWorkers()
     try:
-        analyses = Analyses(Games(store, settings), runner.queue)
-        job = await analyses.request_public(game_id)
+        job = await services.analyses.request_public(game_id)
         said(f"analysis of game {game_id}: {job.status}, {job.total} positions")
         while job.status not in (DONE, FAILED):
             claimed = await runner.queue.claim(settings.analysis_lease_seconds, game_id)
@@ -45,4 +42,5 @@ async def analyse(url: str, settings: Settings, game_id: uuid.UUID, said: Callab
         return job
     finally:
         workers.close()
+        await close(services)
         await pool.close()
