@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import MISSING, dataclass, field, fields
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 T = TypeVar("T")
@@ -50,11 +50,6 @@ def _switch(name: str, default: bool) -> bool:
     return _env(name, default, _on_off, "'on' or 'off'")
 
 
-def _text(name: str) -> str | None:
-    """The variable ``name``; None when it is unset or empty."""
-    return os.environ.get(name) or None
-
-
 def _list(name: str, default: list[str]) -> list[str]:
     raw = os.environ.get(name)
     if raw is None:
@@ -62,9 +57,11 @@ def _list(name: str, default: list[str]) -> list[str]:
     return [item.strip() for item in raw.split(",") if item.strip()]
 
 
-def _flag(name: str) -> bool:
+def _flag(name: str, default: bool) -> bool:
     raw = os.environ.get(name, "").strip().lower()
-    if raw in ("", "0", "false", "no", "off"):
+    if raw == "":
+        return default
+    if raw in ("0", "false", "no", "off"):
         return False
     if raw in ("1", "true", "yes", "on"):
         return True
@@ -78,8 +75,8 @@ LOOPBACK = ("127.0.0.1", "::1", "localhost")
 IDEMPOTENCY_KEY_HOURS_MIN = 24
 
 
-def _key_hours() -> int:
-    hours = _int("IDEMPOTENCY_KEY_HOURS", IDEMPOTENCY_KEY_HOURS_MIN)
+def _key_hours(hours: int) -> int:
+    """``IDEMPOTENCY_KEY_HOURS`` as read: a value below the least the API promises stops the server."""
     if hours < IDEMPOTENCY_KEY_HOURS_MIN:
         raise SystemExit(f"IDEMPOTENCY_KEY_HOURS must be at least {IDEMPOTENCY_KEY_HOURS_MIN} "
                          f"(the API promises a key lasts that long), not {hours}")
@@ -87,25 +84,11 @@ def _key_hours() -> int:
 
 
 def connect_timeout_seconds() -> int:
-    """``DB_CONNECT_TIMEOUT_SECONDS`` (default 2; libpq's least is 2): also read by ``canfield
-    migrate``, which takes no other setting."""
-    return _int("DB_CONNECT_TIMEOUT_SECONDS", 2, least=1)
-
-def _following_from_env() -> dict[str, Any]:
-    """The settings of following an account (account events, webhooks), from the environment."""
-    return {
-        "account_events_retention_seconds": _float("ACCOUNT_EVENTS_RETENTION_SECONDS", 7 * 86400.0, least=1.0),
-        "account_events_sweep_seconds": _float("ACCOUNT_EVENTS_SWEEP_SECONDS", 60.0, least=1.0),
-        "webhooks_per_player": _int("WEBHOOKS_PER_PLAYER", 10, least=1),
-        "webhook_concurrency": _int("WEBHOOK_CONCURRENCY", 8, least=0),
-        "webhook_timeout_seconds": _float("WEBHOOK_TIMEOUT_SECONDS", 10.0, least=0.1),
-        "webhook_poll_seconds": _float("WEBHOOK_POLL_SECONDS", 1.0, least=0.01),
-        "webhook_retry_first_seconds": _float("WEBHOOK_RETRY_FIRST_SECONDS", 5.0, least=0.01),
-        "webhook_retry_max_seconds": _float("WEBHOOK_RETRY_MAX_SECONDS", 3600.0, least=0.01),
-        "webhook_retry_seconds": _float("WEBHOOK_RETRY_SECONDS", 86400.0, least=0.0),
-        "webhook_backlog_max": _int("WEBHOOK_BACKLOG_MAX", 1000, least=1),
-        "webhooks_allow_private": _flag("WEBHOOKS_ALLOW_PRIVATE"),
-    }
+    """``DB_CONNECT_TIMEOUT_SECONDS`` (libpq's least is 2): also read by ``canfield migrate``, which
+    takes no other setting."""
+    (variable,) = (variable for variable in ENV_VARS if variable.field == "connect_timeout_seconds")
+    seconds: int = _read(variable, env_default(variable))
+    return seconds
 
 
 @dataclass(frozen=True)
@@ -170,7 +153,7 @@ class Settings:
     streams_per_address: int = 20
     # Idempotency-Keys (of moves and of creating POSTs) are honoured this long, then a job in each
     # server process removes them (service.http.idempotency); at least 24, as the API promises.
-    idempotency_key_hours: int = 24
+    idempotency_key_hours: int = IDEMPOTENCY_KEY_HOURS_MIN
     # Live tokens a player may hold at once (service.players.accounts); one more is a 409.
     tokens_per_player: int = 50
     # Games with no move for this many days are ended by a job in each server process
@@ -218,60 +201,8 @@ class Settings:
 
     @classmethod
     def from_env(cls) -> Settings:
-        return cls(
-            database_url=_text("DATABASE_URL"),
-            database_read_url=_text("DATABASE_READ_URL"),
-            replica_wait_seconds=_seconds("REPLICA_WAIT_MS", 10, least=0),
-            replica_max_lag_seconds=_float("REPLICA_MAX_LAG_SECONDS", 5.0, least=0.0),
-            host=os.environ.get("HOST", "127.0.0.1"),
-            port=_int("PORT", 8000),
-            workers=_int("WORKERS", 1, least=1),
-            data_dir=Path(os.environ.get("CANFIELD_DATA_DIR", str(PROJECT_ROOT / ".data"))),
-            cors_origins=_list("CORS_ORIGINS", ["*"]),
-            max_body_bytes=_int("MAX_BODY_BYTES", 64 * 1024),
-            pool_min_size=_int("DB_POOL_MIN", 2),
-            pool_max_size=_int("DB_POOL_MAX", 10),
-            statement_timeout_ms=_int("DB_STATEMENT_TIMEOUT_MS", 5000),
-            solver_hint_seconds=_seconds("SOLVER_HINT_MS", 1000),
-            solver_hints_per_minute=_float("SOLVER_HINTS_PER_MINUTE", 6.0),
-            solver_hint_burst=_int("SOLVER_HINT_BURST", 3),
-            solver_hints_per_minute_per_address=_float("SOLVER_HINTS_PER_MINUTE_PER_ADDRESS", 30.0),
-            solver_hint_address_burst=_int("SOLVER_HINT_ADDRESS_BURST", 10),
-            solver_queue_max=_int("SOLVER_QUEUE_MAX", 4),
-            daily_secret=_text("DAILY_SECRET"),
-            race_deal_wait_seconds=_float("RACE_DEAL_WAIT_SECONDS", 20.0),
-            daily_preparing_max=_int("DAILY_PREPARING_MAX", 4, least=1),
-            race_deal_queue_max=_int("RACE_DEAL_QUEUE_MAX", 8, least=1),
-            race_deals_per_player=_int("RACE_DEALS_PER_PLAYER", 2, least=1),
-            challenge_expiry_seconds=_int("CHALLENGE_EXPIRY_SECONDS", 600, least=1),
-            challenges_per_player=_int("CHALLENGES_PER_PLAYER", 20, least=1),
-            pool_timeout_seconds=_seconds("DB_POOL_TIMEOUT_MS", 5000),
-            connect_timeout_seconds=connect_timeout_seconds(),
-            primary_down_wait_seconds=_seconds("DB_DOWN_WAIT_MS", 1000, least=0),
-            move_batch_max=_int("MOVE_BATCH_MAX", 64),  # service.games.batching keeps it within 1 .. 128
-            rate_limit_writes_per_second=_float("RATE_LIMIT_WRITES_PER_SECOND", 20.0),
-            rate_limit_write_burst=_int("RATE_LIMIT_WRITE_BURST", 40),
-            rate_limit_reads_per_second=_float("RATE_LIMIT_READS_PER_SECOND", 50.0),
-            rate_limit_read_burst=_int("RATE_LIMIT_READ_BURST", 100),
-            stream_keepalive_seconds=_float("STREAM_KEEPALIVE_SECONDS", 15.0),
-            streams_per_player=_int("STREAMS_PER_PLAYER", 5),
-            streams_per_address=_int("STREAMS_PER_ADDRESS", 20),
-            idempotency_key_hours=_key_hours(),
-            tokens_per_player=_int("TOKENS_PER_PLAYER", 50, least=1),
-            abandon_after_days=_int("ABANDON_AFTER_DAYS", 30, least=0),
-            abandon_check_seconds=_float("ABANDON_CHECK_SECONDS", 600.0, least=1.0),
-            analysis_workers=_int("ANALYSIS_WORKERS", 1, least=0),
-            analysis_position_seconds=_seconds("ANALYSIS_POSITION_MS", 5000),
-            analysis_lease_seconds=_float("ANALYSIS_LEASE_SECONDS", 30.0, least=1.0),
-            analysis_jobs_per_player=_int("ANALYSIS_JOBS_PER_PLAYER", 3, least=0),
-            analysis_jobs_per_address=_int("ANALYSIS_JOBS_PER_ADDRESS", 10, least=0),
-            analysis_job_seconds=_float("ANALYSIS_JOB_SECONDS", 20.0, least=1.0),
-            **_following_from_env(),
-            shutdown_timeout_seconds=_int("SHUTDOWN_TIMEOUT_SECONDS", 20, least=1),
-            otel_tracing=_flag("OTEL_TRACING"),
-            metrics=_switch("METRICS", True),
-            metrics_token=_text("METRICS_TOKEN"),
-        )
+        """Every variable of ``ENV_VARS`` that is set, over the defaults above."""
+        return cls(**{variable.field: _read(variable, env_default(variable)) for variable in ENV_VARS})
 
     def warnings(self) -> list[str]:
         """What an operator should hear about these settings when the server starts."""
@@ -290,3 +221,131 @@ class Settings:
             found.append("WEBHOOKS_ALLOW_PRIVATE is on: webhooks may point at private, loopback and link-local "
                          "addresses (this machine's and its network's services); meant for tests only")
         return found
+
+
+# How a variable is read: "text" (unset or empty: the default), "plain" (unset: the default; empty
+# is empty), "path", "int", "float", "ms" (milliseconds, for a field in seconds), "switch" (on or
+# off), "flag" (1 or 0, true or false, ...), "list" (comma-separated).
+Kind = Literal["text", "plain", "path", "int", "float", "ms", "switch", "flag", "list"]
+
+
+@dataclass(frozen=True)
+class EnvVar:
+    """One environment variable ``Settings.from_env`` reads: the field it sets, how, the least value
+    taken, in the variable's unit (a smaller one is taken as that), and a check the value read must
+    pass (it stops the server otherwise); the default is the field's."""
+
+    field: str
+    name: str
+    kind: Kind
+    least: float | None = None
+    check: Callable[[Any], object] | None = None
+
+
+ENV_VARS = (
+    EnvVar("database_url", "DATABASE_URL", "text"),
+    EnvVar("database_read_url", "DATABASE_READ_URL", "text"),
+    EnvVar("replica_wait_seconds", "REPLICA_WAIT_MS", "ms", least=0),
+    EnvVar("replica_max_lag_seconds", "REPLICA_MAX_LAG_SECONDS", "float", least=0.0),
+    EnvVar("host", "HOST", "plain"),
+    EnvVar("port", "PORT", "int"),
+    EnvVar("workers", "WORKERS", "int", least=1),
+    EnvVar("data_dir", "CANFIELD_DATA_DIR", "path"),
+    EnvVar("cors_origins", "CORS_ORIGINS", "list"),
+    EnvVar("max_body_bytes", "MAX_BODY_BYTES", "int"),
+    EnvVar("pool_min_size", "DB_POOL_MIN", "int"),
+    EnvVar("pool_max_size", "DB_POOL_MAX", "int"),
+    EnvVar("statement_timeout_ms", "DB_STATEMENT_TIMEOUT_MS", "int"),
+    EnvVar("solver_hint_seconds", "SOLVER_HINT_MS", "ms"),
+    EnvVar("solver_hints_per_minute", "SOLVER_HINTS_PER_MINUTE", "float"),
+    EnvVar("solver_hint_burst", "SOLVER_HINT_BURST", "int"),
+    EnvVar("solver_hints_per_minute_per_address", "SOLVER_HINTS_PER_MINUTE_PER_ADDRESS", "float"),
+    EnvVar("solver_hint_address_burst", "SOLVER_HINT_ADDRESS_BURST", "int"),
+    EnvVar("solver_queue_max", "SOLVER_QUEUE_MAX", "int"),
+    EnvVar("daily_secret", "DAILY_SECRET", "text"),
+    EnvVar("race_deal_wait_seconds", "RACE_DEAL_WAIT_SECONDS", "float"),
+    EnvVar("daily_preparing_max", "DAILY_PREPARING_MAX", "int", least=1),
+    EnvVar("race_deal_queue_max", "RACE_DEAL_QUEUE_MAX", "int", least=1),
+    EnvVar("race_deals_per_player", "RACE_DEALS_PER_PLAYER", "int", least=1),
+    EnvVar("challenge_expiry_seconds", "CHALLENGE_EXPIRY_SECONDS", "int", least=1),
+    EnvVar("challenges_per_player", "CHALLENGES_PER_PLAYER", "int", least=1),
+    EnvVar("pool_timeout_seconds", "DB_POOL_TIMEOUT_MS", "ms"),
+    EnvVar("connect_timeout_seconds", "DB_CONNECT_TIMEOUT_SECONDS", "int", least=1),
+    EnvVar("primary_down_wait_seconds", "DB_DOWN_WAIT_MS", "ms", least=0),
+    EnvVar("move_batch_max", "MOVE_BATCH_MAX", "int"),  # service.games.batching keeps it within 1 .. 128
+    EnvVar("rate_limit_writes_per_second", "RATE_LIMIT_WRITES_PER_SECOND", "float"),
+    EnvVar("rate_limit_write_burst", "RATE_LIMIT_WRITE_BURST", "int"),
+    EnvVar("rate_limit_reads_per_second", "RATE_LIMIT_READS_PER_SECOND", "float"),
+    EnvVar("rate_limit_read_burst", "RATE_LIMIT_READ_BURST", "int"),
+    EnvVar("stream_keepalive_seconds", "STREAM_KEEPALIVE_SECONDS", "float"),
+    EnvVar("streams_per_player", "STREAMS_PER_PLAYER", "int"),
+    EnvVar("streams_per_address", "STREAMS_PER_ADDRESS", "int"),
+    EnvVar("idempotency_key_hours", "IDEMPOTENCY_KEY_HOURS", "int", check=_key_hours),
+    EnvVar("tokens_per_player", "TOKENS_PER_PLAYER", "int", least=1),
+    EnvVar("abandon_after_days", "ABANDON_AFTER_DAYS", "int", least=0),
+    EnvVar("abandon_check_seconds", "ABANDON_CHECK_SECONDS", "float", least=1.0),
+    EnvVar("analysis_workers", "ANALYSIS_WORKERS", "int", least=0),
+    EnvVar("analysis_position_seconds", "ANALYSIS_POSITION_MS", "ms"),
+    EnvVar("analysis_lease_seconds", "ANALYSIS_LEASE_SECONDS", "float", least=1.0),
+    EnvVar("analysis_jobs_per_player", "ANALYSIS_JOBS_PER_PLAYER", "int", least=0),
+    EnvVar("analysis_jobs_per_address", "ANALYSIS_JOBS_PER_ADDRESS", "int", least=0),
+    EnvVar("analysis_job_seconds", "ANALYSIS_JOB_SECONDS", "float", least=1.0),
+    EnvVar("account_events_retention_seconds", "ACCOUNT_EVENTS_RETENTION_SECONDS", "float", least=1.0),
+    EnvVar("account_events_sweep_seconds", "ACCOUNT_EVENTS_SWEEP_SECONDS", "float", least=1.0),
+    EnvVar("webhooks_per_player", "WEBHOOKS_PER_PLAYER", "int", least=1),
+    EnvVar("webhook_concurrency", "WEBHOOK_CONCURRENCY", "int", least=0),
+    EnvVar("webhook_timeout_seconds", "WEBHOOK_TIMEOUT_SECONDS", "float", least=0.1),
+    EnvVar("webhook_poll_seconds", "WEBHOOK_POLL_SECONDS", "float", least=0.01),
+    EnvVar("webhook_retry_first_seconds", "WEBHOOK_RETRY_FIRST_SECONDS", "float", least=0.01),
+    EnvVar("webhook_retry_max_seconds", "WEBHOOK_RETRY_MAX_SECONDS", "float", least=0.01),
+    EnvVar("webhook_retry_seconds", "WEBHOOK_RETRY_SECONDS", "float", least=0.0),
+    EnvVar("webhook_backlog_max", "WEBHOOK_BACKLOG_MAX", "int", least=1),
+    EnvVar("webhooks_allow_private", "WEBHOOKS_ALLOW_PRIVATE", "flag"),
+    EnvVar("shutdown_timeout_seconds", "SHUTDOWN_TIMEOUT_SECONDS", "int", least=1),
+    EnvVar("otel_tracing", "OTEL_TRACING", "flag"),
+    EnvVar("metrics", "METRICS", "switch"),
+    EnvVar("metrics_token", "METRICS_TOKEN", "text"),
+)
+
+
+def env_default(variable: EnvVar) -> Any:
+    """The default of ``variable``'s field, in the variable's unit (milliseconds for "ms")."""
+    (found,) = (item for item in fields(Settings) if item.name == variable.field)
+    default: Any = found.default if found.default_factory is MISSING else found.default_factory()
+    return round(default * 1000) if variable.kind == "ms" else default
+
+
+def _whole(least: float | None) -> int | None:
+    return None if least is None else int(least)
+
+
+def _read(variable: EnvVar, default: Any) -> Any:
+    """``variable`` from the environment, ``default`` (in its unit) when unset; a value it does not
+    take stops the server at start."""
+    value = _parse(variable, default)
+    if variable.check is not None:
+        variable.check(value)
+    return value
+
+
+def _parse(variable: EnvVar, default: Any) -> Any:
+    name, least = variable.name, variable.least
+    match variable.kind:
+        case "int":
+            return _int(name, default, _whole(least))
+        case "float":
+            return _float(name, default, least)
+        case "ms":
+            return _seconds(name, default, _whole(least))
+        case "switch":
+            return _switch(name, default)
+        case "flag":
+            return _flag(name, default)
+        case "list":
+            return _list(name, default)
+        case "path":
+            return Path(os.environ.get(name, str(default)))
+        case "plain":
+            return os.environ.get(name, default)
+        case "text":
+            return os.environ.get(name) or default
