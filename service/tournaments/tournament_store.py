@@ -28,6 +28,7 @@ from ..store.event_store import CHANNEL, insert_game
 from ..store.game_records import NewEvent
 
 LogRow = tuple[int, str, dict[str, Any], datetime]
+PREPARING, UPCOMING, RUNNING, FINISHED = "preparing", "upcoming", "running", "finished"
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,6 +124,23 @@ SELECT tg.player_id, tg.number, g.id, g.status, g.move_count, g.started_at, g.fi
 FROM tournament_games tg JOIN games g ON g.id = tg.game_id
 WHERE tg.tournament_id = %s ORDER BY tg.player_id, tg.number
 """
+_LISTED = """
+SELECT t.id, t.creator_id, p.name, p.bot, t.ruleset_id, t.ruleset_version, t.deal_count, t.starts_at, t.minutes,
+       t.ends_at, t.rated, t.version, t.created_at, t.prepared_at, t.finished_at,
+       (SELECT count(*) FROM tournament_entrants e WHERE e.tournament_id = t.id)
+FROM tournaments t JOIN players p ON p.id = t.creator_id
+WHERE {status}{after}
+ORDER BY t.created_at DESC, t.id DESC LIMIT %(limit)s
+"""
+_UNFINISHED = "t.finished_at IS NULL AND t.ends_at > %(now)s"
+_STATUS_IS = {  # the conditions of ``tournaments.status_of``, as SQL
+    None: "TRUE",
+    PREPARING: f"{_UNFINISHED} AND t.prepared_at IS NULL",
+    UPCOMING: f"{_UNFINISHED} AND t.prepared_at IS NOT NULL AND t.starts_at > %(now)s",
+    RUNNING: f"{_UNFINISHED} AND t.prepared_at IS NOT NULL AND t.starts_at <= %(now)s",
+    FINISHED: "(t.finished_at IS NOT NULL OR t.ends_at <= %(now)s)",
+}
+STATUSES = (PREPARING, UPCOMING, RUNNING, FINISHED)
 ENTRANT_ORDER = "SELECT player_id FROM tournament_entrants WHERE tournament_id = %s ORDER BY joined_at, player_id"
 """The entrants in the order the finish rates them (the rebuild reads them in it too: same floats)."""
 _NOTIFY = f"SELECT pg_notify('{CHANNEL}', %s::text || ':' || %s::text)"
@@ -200,6 +218,20 @@ class TournamentStore:
             await cursor.execute(_ENTRANTS, (tournament_id,))
             entrants = [EntrantRow(*row) for row in await cursor.fetchall()]
             return tournament, entrants, await _games(conn, tournament_id)
+
+    async def listing(self, status: str | None, now: datetime, before: tuple[datetime, uuid.UUID] | None,
+                      limit: int) -> list[tuple[TournamentRow, int]]:
+        """Tournaments (each with how many entered), newest first, strictly before the ``before`` key
+        (created, id); only those of ``status`` at ``now`` when it is given (one of ``STATUSES``)."""
+        parameters: dict[str, Any] = {"now": now, "limit": limit}
+        after = ""
+        if before is not None:
+            after = " AND (t.created_at, t.id) < (%(created)s, %(id)s)"
+            parameters |= {"created": before[0], "id": before[1]}
+        async with self.pool.connection() as conn:
+            cursor = conn.cursor(row_factory=tuple_row)
+            await cursor.execute(_LISTED.format(status=_STATUS_IS[status], after=after), parameters)
+            return [(_row(found[:-1]), found[-1]) for found in await cursor.fetchall()]
 
     async def stored_deals(self, tournament_id: uuid.UUID) -> set[int]:
         """The numbers of the deals proven and stored so far."""

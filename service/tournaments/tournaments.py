@@ -36,9 +36,10 @@ from domain.codec import state_to_snapshot
 from domain.fingerprint import fingerprint
 from domain.rulesets import DEFAULT_RULESET_ID
 
+from .. import cursors
 from ..deals.daily import Prover, secret_seed
 from ..deals.deal_secret import DealSecret
-from ..errors import BadRequest, Forbidden, NotFound, TournamentOutOfRange
+from ..errors import BadRequest, CursorInvalid, Forbidden, NotFound, TournamentOutOfRange
 from ..players.accounts import Accounts
 from ..players.tokens import Scope
 from ..races.race_deals import proven_deal
@@ -46,6 +47,11 @@ from ..store.game_records import GameRow, NewEvent
 from ..store.players import player_reference
 from .standings import Tally, live_result, places, tournament_of, tournament_source, verified_tally
 from .tournament_store import (
+    FINISHED,
+    PREPARING,
+    RUNNING,
+    STATUSES,
+    UPCOMING,
     DealtGame,
     EntrantRow,
     Final,
@@ -64,7 +70,10 @@ DEALS = (2, 12)
 MINUTES = (1, 1440)
 START_GRACE = timedelta(minutes=1)  # a start this far in the past is taken (a client's clock, a slow request)
 START_AHEAD = timedelta(days=30)
-PREPARING, UPCOMING, RUNNING, FINISHED = "preparing", "upcoming", "running", "finished"
+
+_LIST_CURSOR = "tournaments"
+_LIST_REFUSAL = ("'cursor' is not a cursor of this list: pass the 'next' of the previous page, asked with the same "
+                 "'status'")
 
 RatePlaces = Callable[[AsyncConnection[Any], uuid.UUID, str, Sequence[tuple[uuid.UUID, int]], datetime],
                       Awaitable[object]]
@@ -129,11 +138,37 @@ def judge(tournament: TournamentRow, logs: Logs, decks: dict[int, list[str]]) ->
             for player, tally, place in zip(players, tallies, ranked, strict=True)]
 
 
+def tournament_summary(tournament: TournamentRow, entrants: int, now: datetime) -> JSON:
+    """The tournament without its standings (``GET /tournaments`` lists these)."""
+    return {
+        "id": str(tournament.id),
+        "creator": player_reference(tournament.creator_id, tournament.creator_name, tournament.creator_bot),
+        "status": status_of(tournament, now),
+        "ruleset": {"id": tournament.ruleset[0], "version": tournament.ruleset[1]},
+        "deals": tournament.deal_count,
+        "startsAt": tournament.starts_at,
+        "minutes": tournament.minutes,
+        "endsAt": tournament.ends_at,
+        "rated": tournament.rated,
+        "createdAt": tournament.created_at,
+        "preparedAt": tournament.prepared_at,
+        "finishedAt": tournament.finished_at,
+        "entrants": entrants,
+    }
+
+
+def list_key(cursor: str, status: str | None) -> tuple[datetime, uuid.UUID]:
+    """The (created, id) key of a cursor of the tournament list asked with ``status``; a 400 for anything else."""
+    fields = cursors.decode(_LIST_CURSOR, cursor, _LIST_REFUSAL)
+    if len(fields) != 3 or fields[0] != (status or "all"):
+        raise CursorInvalid(_LIST_REFUSAL)
+    return cursors.instant(fields[1], _LIST_REFUSAL), cursors.identifier(fields[2], _LIST_REFUSAL)
+
+
 def tournament_view(tournament: TournamentRow, entrants: Sequence[EntrantRow], games: Sequence[GameFigures],
                     now: datetime) -> JSON:
     """The tournament as anyone may see it: figures per entrant, never a card; their games' ids only
     once it has finished."""
-    status = status_of(tournament, now)
     done = tournament.finished_at is not None
     by_player: dict[uuid.UUID, list[GameFigures]] = {}
     for game in games:
@@ -151,22 +186,7 @@ def tournament_view(tournament: TournamentRow, entrants: Sequence[EntrantRow], g
         for e, tally, place in zip(entrants, tallies, shown, strict=True)
     ]
     order = sorted(range(len(rows)), key=lambda i: (shown[i] is None, shown[i] or 0, i))
-    return {
-        "id": str(tournament.id),
-        "creator": player_reference(tournament.creator_id, tournament.creator_name, tournament.creator_bot),
-        "status": status,
-        "ruleset": {"id": tournament.ruleset[0], "version": tournament.ruleset[1]},
-        "deals": tournament.deal_count,
-        "startsAt": tournament.starts_at,
-        "minutes": tournament.minutes,
-        "endsAt": tournament.ends_at,
-        "rated": tournament.rated,
-        "createdAt": tournament.created_at,
-        "preparedAt": tournament.prepared_at,
-        "finishedAt": tournament.finished_at,
-        "entrants": len(entrants),
-        "standings": [rows[i] for i in order],
-    }
+    return {**tournament_summary(tournament, len(entrants), now), "standings": [rows[i] for i in order]}
 
 
 @dataclass(frozen=True, slots=True)
@@ -266,6 +286,22 @@ class Tournaments:
 
     def view(self, board: Board) -> JSON:
         return tournament_view(board.tournament, board.entrants, board.games, self.clock())
+
+    async def listing(self, status: str | None, cursor: str | None, limit: int) -> JSON:
+        """``GET /tournaments``: every tournament, or those of ``status`` now, newest first, a page at a
+        time from ``cursor`` (the ``next`` of the page before, asked with the same ``status``)."""
+        if status is not None and status not in STATUSES:
+            raise BadRequest(f"'status' must be one of {', '.join(STATUSES)}, or left out for every tournament",
+                             "unknown_tournament_status")
+        before = None if cursor is None else list_key(cursor, status)
+        now = self.clock()
+        rows = await self.store.listing(status, now, before, limit + 1)
+        page = rows[:limit]
+        following = None
+        if len(rows) > limit:
+            last = page[-1][0]
+            following = cursors.encode(_LIST_CURSOR, status or "all", last.created_at, last.id)
+        return {"items": [tournament_summary(row, entrants, now) for row, entrants in page], "next": following}
 
     async def join(self, tournament_id: uuid.UUID, token: str | None) -> Board:
         player = await self._player(token)

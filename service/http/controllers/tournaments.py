@@ -1,5 +1,6 @@
-"""Tournaments (service/tournaments): create, join, the next deal, view, and the standings live
-(Server-Sent Events)."""
+"""Tournaments (service/tournaments): create, join, the next deal, view, the standings live
+(Server-Sent Events), and the list of tournaments (the newest list style: ``limit``, ``cursor``;
+``items``, ``next`` and ``Link``)."""
 
 from __future__ import annotations
 
@@ -10,23 +11,30 @@ import msgspec
 from litestar import Controller, Request, get, post
 from litestar.datastructures import State
 from litestar.di import NamedDependency
-from litestar.params import Body, PathParameter, SkipValidation
+from litestar.params import Body, PathParameter, QueryParameter, SkipValidation
 from litestar.response import Response, Stream
 
 from ...games.games import Games
 from ...streams.hub import MEDIA_TYPE, StreamHub
 from ...streams.tournament_streams import DESCRIPTION, tournament_messages
+from ...tournaments.tournament_store import STATUSES
 from ...tournaments.tournaments import Board, NewTournament, Tournaments
 from ..idempotency import IdempotencyKeyHeader, keyed_responses, replayable
 from ..openapi.document import response_headers
+from ..pages import LIMIT_DEFAULT, Cursor, Limit, next_link
 from ..problems import documented, with_codes
-from ..schemas import GameView, NewTournamentRequest, TournamentView
+from ..schemas import GameView, NewTournamentRequest, TournamentList, TournamentView
 from .common import bearer_token, etag, parse_body, to_wire
 from .races import no_body
 from .streams import event_stream, stream_address, stream_owner
 
 _TOURNAMENT = PathParameter(description="the tournament's id (a UUID)")
 _TOKEN: list[dict[str, list[str]]] = [{"bearer": []}]
+_STATUS = QueryParameter(
+    description="only the tournaments of this status now: preparing, upcoming, running or finished (anything else: "
+    "400 unknown_tournament_status); without it, every tournament",
+    schema_extra={"enum": list(STATUSES)},
+)
 
 
 def _view(tournaments: Tournaments, board: Board) -> TournamentView:
@@ -59,6 +67,19 @@ class TournamentController(Controller):
             return Response(view, status_code=201, headers={"Location": f"/tournaments/{view.id}"})
 
         return await replayable(request, state, idempotency, create)
+
+    @get(
+        "/", operation_id="listTournaments",
+        summary="Tournaments, newest first, a page at a time; ?status= lists only those of one status",
+        responses=with_codes(documented(400, 429, 503), 400, "unknown_tournament_status"),
+        response_headers=response_headers("Link"),
+    )
+    async def listing(
+        self, request: Request[Any, Any, Any], tournaments: NamedDependency[Tournaments],
+        status: Annotated[str | None, _STATUS] = None, limit: Limit = LIMIT_DEFAULT, cursor: Cursor = None,
+    ) -> Response[TournamentList]:
+        page = msgspec.convert(await tournaments.listing(status, cursor, limit), TournamentList)
+        return Response(page, headers=next_link(request, page.next, limit))
 
     @post(
         "/{tournament_id:uuid}/entries", operation_id="joinTournament", status_code=201,

@@ -178,7 +178,7 @@ from .stats import (
     SourceTotals,
     WinRate,
 )
-from .tournaments import NewTournamentRequest, TournamentStanding, TournamentView
+from .tournaments import NewTournamentRequest, TournamentList, TournamentStanding, TournamentSummary, TournamentView
 
 __all__ = [
     "CARD_CODE",
@@ -316,8 +316,10 @@ __all__ = [
     "TokenCreated",
     "TokenList",
     "TokenView",
+    "TournamentList",
     "TournamentSource",
     "TournamentStanding",
+    "TournamentSummary",
     "TournamentView",
     "TurningPoint",
     "UndoRequest",

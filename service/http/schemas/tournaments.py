@@ -1,4 +1,5 @@
-"""Tournaments (service/tournaments): creating one and the tournament view with its standings."""
+"""Tournaments (service/tournaments): creating one, the tournament view with its standings, and the
+list of tournaments."""
 
 from __future__ import annotations
 
@@ -42,7 +43,9 @@ class TournamentStanding(Body):
                                       "finished (null before: they are private to their player)")] | None
 
 
-class TournamentView(Body):
+class TournamentSummary(Body):
+    """A tournament without its standings, as ``GET /tournaments`` lists it."""
+
     id: UUID
     creator: PlayerRef
     status: Annotated[
@@ -59,5 +62,16 @@ class TournamentView(Body):
     created_at: datetime
     prepared_at: datetime | None
     finished_at: datetime | None
-    entrants: int
+    entrants: Annotated[int, Meta(description="how many entered")]
+
+
+class TournamentView(TournamentSummary):
     standings: Annotated[list[TournamentStanding], Meta(description="best first")]
+
+
+class TournamentList(Body):
+    items: Annotated[list[TournamentSummary], Meta(description="the tournaments, newest first")]
+    next: Annotated[
+        str, Meta(description="the cursor of the next page (pass it as ?cursor=, with the same status); null on "
+                  "the last page")
+    ] | None
