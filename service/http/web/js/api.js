@@ -162,6 +162,23 @@ export const api = {
   createRace: (token, body) => request("/races", { method: "POST", token, body }),
   joinRace: (id, token) => request(`/races/${id}/entries`, { method: "POST", token }),
   startRace: (id, token) => request(`/races/${id}/start`, { method: "POST", token }),
+  /** The player behind `token`, with its settings (`acceptChallengesFrom`). */
+  me: (token) => request("/players/me", { token }),
+  /** Whom the player accepts challenges from: "everyone", "humans" or "nobody". */
+  setChallengePolicy: (token, policy) => request("/players/me", { method: "PATCH", token,
+    body: { acceptChallengesFrom: policy }, retry: "safe" }),
+  ratings: (playerId) => request(`/players/${playerId}/ratings`),
+  /** A page of a player's rating history in `ruleset`, newest first: `{ items, next }`. */
+  ratingHistory: (playerId, ruleset, limit = 200) =>
+    request(`/players/${playerId}/ratings/${encodeURIComponent(ruleset)}/history?limit=${limit}`),
+  challenge: (token, body) => request("/challenges", { method: "POST", token, body,
+    retry: "safe", headers: { "Idempotency-Key": randomKey() } }),
+  /** The caller's pending challenges, made and received, newest first: `{ items, next }`. */
+  challenges: (token, limit = 50) => request(`/challenges?limit=${limit}`, { token }),
+  /** Accept a challenge: the race view (it has started); accepting again answers the same race. */
+  acceptChallenge: (id, token) => request(`/challenges/${id}/accept`, { method: "POST", token, retry: "safe" }),
+  declineChallenge: (id, token) => request(`/challenges/${id}/decline`, { method: "POST", token }),
+  cancelChallenge: (id, token) => request(`/challenges/${id}/cancel`, { method: "POST", token }),
   /** A move at the version the player saw (If-Match), safe to resend (Idempotency-Key). */
   move: (id, token, move, version) => request(`/games/${id}/moves`, {
     method: "POST", token, body: move, retry: "safe",

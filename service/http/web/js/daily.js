@@ -3,7 +3,7 @@
 import { api } from "./api.js";
 import { startGame } from "./dealing.js";
 import { duration, fill, h, when } from "./dom.js";
-import { botMark, currentPlayer } from "./player.js";
+import { botMark, currentPlayer, playerLink } from "./player.js";
 import { rulesetTitle } from "./rulesets.js";
 import { go } from "./router.js";
 
@@ -88,7 +88,7 @@ function leaderboard(entries, player, closed) {
       const result = entry.status || (entry.finishedAt ? "won" : "in play");
       return h("tr", { "data-player": entry.player.id, "data-me": me ? "" : undefined },
         h("td", {}, entry.rank ?? "–"),
-        h("th", { scope: "row" }, entry.player.name, me ? " (you)" : "", botMark(entry.player)),
+        h("th", { scope: "row" }, playerLink(entry.player), me ? " (you)" : "", botMark(entry.player)),
         h("td", {}, result + (entry.practice ? " (practice)" : "") + (entry.assisted ? " (assisted)" : "")),
         h("td", {}, String(entry.moveCount ?? "")),
         h("td", { title: when(entry.finishedAt) }, entry.seconds != null ? duration(entry.seconds) : ""),

@@ -5,7 +5,7 @@ import { api } from "./api.js";
 import { dealTitle, startGame } from "./dealing.js";
 import { fill, h, plural, say, when } from "./dom.js";
 import { currentPlayer, register } from "./player.js";
-import { allRulesets, rulesetTitle } from "./rulesets.js";
+import { allRulesets, rulesetFieldset, rulesetTitle } from "./rulesets.js";
 
 /** The Play page in `root`. */
 export async function mountLobby(root) {
@@ -59,13 +59,10 @@ const SOURCES = [
 
 function dealForm(player, rulesets, poolSize) {
   const message = h("p", { class: "status-line", role: "status", "aria-live": "polite" });
-  const ruleChoices = rulesets.map((ruleset, index) => h("label", { class: "choice" },
-    h("input", { type: "radio", name: "ruleset", value: ruleset.id, checked: index === 0 }),
-    h("span", {}, h("strong", {}, rulesetTitle(ruleset.id)), " ", h("span", { class: "small" }, ruleset.description))));
   const sourceChoices = h("div", { class: "sources" });
   const form = h("form", { class: "card-panel deal", "aria-labelledby": "deal-title", onsubmit: submit },
     h("h1", { id: "deal-title" }, `Deal a game, ${player.name}`),
-    h("fieldset", {}, h("legend", {}, "Rules"), ruleChoices),
+    rulesetFieldset(rulesets),
     h("fieldset", {}, h("legend", {}, "Cards"), sourceChoices),
     h("div", { class: "row" },
       h("button", { type: "submit", class: "primary", "data-action": "deal" }, "Deal"),

@@ -1,14 +1,16 @@
-// The page's start: the routes, the player bar and the notice that says when the page waits
-// for the server (a 429's or 503's Retry-After).
+// The page's start: the routes, the player bar, the notice that says when the page waits for the
+// server (a 429's or 503's Retry-After) and the one of the player's challenges.
 
 import { mountAnalysis } from "./analysis.js";
 import { API_VERSION, authenticateReads, onWait } from "./api.js";
+import { watchChallenges } from "./challenges.js";
 import { mountDaily } from "./daily.js";
 import { ask, fill, h } from "./dom.js";
 import { mountGame } from "./game.js";
 import { mountLessons } from "./lessons.js";
 import { mountLobby } from "./lobby.js";
 import { currentPlayer, forget, onPlayerChange } from "./player.js";
+import { mountPlayer } from "./profile.js";
 import { mountRace, mountRaces } from "./races.js";
 import { mountReplay } from "./replay.js";
 import { route, show } from "./router.js";
@@ -24,6 +26,7 @@ route(/^\/lessons$/, mountLessons, "lessons");
 route(/^\/races$/, mountRaces, "races");
 route(new RegExp(`^/race/${ID}$`), mountRace, "races");
 route(/^\/stats$/, mountStats, "stats");
+route(new RegExp(`^/player/${ID}$`), mountPlayer);
 
 function showError(root, error) {
   const text = error?.status === 404 ? "Not found: " + error.message : error?.message || String(error);
@@ -36,7 +39,8 @@ function showError(root, error) {
 function drawWho(player) {
   const who = document.getElementById("who");
   if (!player) return fill(who);
-  fill(who, h("span", { class: "name", "data-player": player.id }, player.name),
+  fill(who, h("a", { class: "name", "data-player": player.id, href: `#/player/${player.id}`, title: "Your page: ratings and challenges" },
+    player.name),
     h("button", { type: "button", class: "link", "data-action": "switch-player", onclick: async () => {
       const answer = await ask({
         title: `Forget ${player.name} in this browser?`,
@@ -63,8 +67,10 @@ authenticateReads(() => currentPlayer()?.token ?? null);
 onWait(drawNotice);
 onPlayerChange((player) => {
   drawWho(player);
+  watchChallenges(player);
   show(undefined, showError);
 });
 drawWho(currentPlayer());
+watchChallenges(currentPlayer());
 window.addEventListener("hashchange", () => show(undefined, showError));
 show(undefined, showError);

@@ -21,6 +21,11 @@ export function botMark(reference) {
   return reference?.bot ? h("span", { class: "small bot", title: "a bot account" }, " bot") : null;
 }
 
+/** A player's name as a link to their page (#/player/<id>): their ratings, and a challenge to a race. */
+export function playerLink(reference) {
+  return h("a", { href: `#/player/${reference.id}`, "data-player-link": reference.id }, reference.name);
+}
+
 /** Register `name` with the server and keep the token (the server shows it only once). */
 export async function register(name) {
   const { data } = await api.register(name);

@@ -7,12 +7,12 @@ import { api, ApiError } from "./api.js";
 import { dealTitle } from "./dealing.js";
 import { duration, fill, h, plural, say, when } from "./dom.js";
 import { followRace } from "./live.js";
-import { botMark, currentPlayer } from "./player.js";
-import { allRulesets, rulesetTitle } from "./rulesets.js";
+import { botMark, currentPlayer, playerLink } from "./player.js";
+import { allRulesets, rulesetFieldset, rulesetTitle } from "./rulesets.js";
 import { go } from "./router.js";
 
 const LOBBY_REFRESH_MS = 15000;
-const TIME_LIMITS = [[0, "No time limit"], [180, "3 minutes"], [300, "5 minutes"], [600, "10 minutes"],
+export const TIME_LIMITS = [[0, "No time limit"], [180, "3 minutes"], [300, "5 minutes"], [600, "10 minutes"],
   [900, "15 minutes"], [1800, "30 minutes"], [3600, "1 hour"]];
 const STATUS_WORDS = { open: "Open", running: "Running", finished: "Finished", cancelled: "Cancelled" };
 /** A race that will not change again: finished, or cancelled before its start. */
@@ -67,8 +67,8 @@ export function standingsTable(race, me, { compact = false } = {}) {
     ? duration((Date.parse(entrant.finishedAt) - Date.parse(race.startedAt)) / 1000) : "");
   const columns = [ // [heading, cell, class]
     ["Place", (e) => (e.place ? ordinal(e.place) : "–")],
-    ["Player", (e) => playerCell(race, e, me, compact)],
-    ["Game", (e) => (started ? gameWords(e) : "joined")],
+    ["Player", (e) => playerCell(e, me, compact)],
+    ["Game", (e) => (started ? gameCell(race, e, compact) : "joined")],
     ["Cards", (e) => `${e.cardsOnFoundations}/52`, "number"],
     ["Moves", (e) => String(e.moveCount), "number"],
     ...(compact ? [] : [["Time", seconds, "number wide"]]),
@@ -90,11 +90,17 @@ function gameWords(entrant) {
   return notes.length ? `${words} (${notes.join(", ")})` : words;
 }
 
-/** The entrant's name: a link to their replay once the race is over (their games are public then). */
-function playerCell(race, entrant, me, compact) {
-  const name = [entrant.player.name, me && entrant.player.id === me.id ? " (you)" : "", botMark(entrant.player)];
-  if (compact || !entrant.game || !over(race)) return name;
-  return h("a", { href: `#/replay/${entrant.game}`, title: `Replay ${entrant.player.name}'s game` }, name);
+/** The entrant's name, a link to their page (beside a game: the name only). */
+function playerCell(entrant, me, compact) {
+  return [compact ? entrant.player.name : playerLink(entrant.player), me && entrant.player.id === me.id ? " (you)" : "",
+    botMark(entrant.player)];
+}
+
+/** How the entrant's game stands: a link to its replay once the race is over (its games are public then). */
+function gameCell(race, entrant, compact) {
+  const words = gameWords(entrant);
+  if (compact || !entrant.game || !over(race)) return words;
+  return h("a", { href: `#/replay/${entrant.game}`, title: `Replay ${entrant.player.name}'s game` }, words);
 }
 
 // ---------------------------------------------------------------- the Races page
@@ -111,9 +117,7 @@ export async function mountRaces(root) {
     h("h1", { id: "new-race-title" }, "Race on one deal"),
     h("p", {}, "Everyone who joins is dealt the same cards at the same moment. Wins rank by time, the rest by cards "
       + "on the foundations, then by fewer moves. The deal is picked at random when the race is created, so nobody knows it in advance."),
-    h("fieldset", {}, h("legend", {}, "Rules"), rulesets.map((ruleset, index) => h("label", { class: "choice" },
-      h("input", { type: "radio", name: "ruleset", value: ruleset.id, checked: index === 0 }),
-      h("span", {}, h("strong", {}, rulesetTitle(ruleset.id)), " ", h("span", { class: "small" }, ruleset.description))))),
+    rulesetFieldset(rulesets),
     h("div", { class: "row fields" },
       h("label", {}, "Players ", h("select", { name: "maxEntrants", "data-field": "max-entrants" },
         [2, 3, 4, 5, 6, 7, 8].map((n) => h("option", { value: n, selected: n === 2 }, `up to ${n}`)))),

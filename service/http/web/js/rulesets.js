@@ -1,6 +1,7 @@
 // The rulesets the server hosts, read once per page; a game's own version when it is older.
 
 import { api } from "./api.js";
+import { h } from "./dom.js";
 
 let listing = null;
 const versions = new Map(); // "classic@1" -> ruleset
@@ -29,4 +30,11 @@ export async function rulesetOf({ id, version }) {
 export function rulesetTitle(id) {
   return { classic: "Classic", "draw-one": "Draw one", "open-runs": "Open runs" }[id]
     || id.replace(/-/g, " ").replace(/^./, (c) => c.toUpperCase());
+}
+
+/** A form's choice of rules: a radio button per ruleset (name "ruleset"), the first one chosen. */
+export function rulesetFieldset(rulesets) {
+  return h("fieldset", {}, h("legend", {}, "Rules"), rulesets.map((ruleset, index) => h("label", { class: "choice" },
+    h("input", { type: "radio", name: "ruleset", value: ruleset.id, checked: index === 0 }),
+    h("span", {}, h("strong", {}, rulesetTitle(ruleset.id)), " ", h("span", { class: "small" }, ruleset.description)))));
 }

@@ -16,9 +16,12 @@ const BACKOFF_MS = [1000, 2000, 5000, 10000, 30000]; // after the 1st, 2nd, ... 
  *   onMessage(m)     each message: `{ event, data, id }` (`event` is "message" when unnamed)
  *   onRefused(err)   a refusal other than 429/503 (401, 403, 404 ...): an ApiError; reading stops
  *   endEvent         the message after which nothing more will come ("end")
+ *   onOpen()         each time a connection is accepted (the first and every reconnection)
+ *   onBusy(status)   a 429 or 503: true stops reading (else it waits Retry-After and tries again)
  * Returns `stop()`.
  */
-export function readEvents(path, { token = () => null, resume = true, onMessage, onRefused = () => {}, endEvent = "end" }) {
+export function readEvents(path, { token = () => null, resume = true, onMessage, onRefused = () => {}, endEvent = "end",
+  onOpen = () => {}, onBusy = () => false }) {
   const controller = new AbortController();
   const { signal } = controller;
   let lastId = null;
@@ -41,6 +44,7 @@ export function readEvents(path, { token = () => null, resume = true, onMessage,
     if (response.status === 204) return { done: true }; // resumed after the end: nothing more will come
     if (response.status === 429 || response.status === 503) {
       await response.body?.cancel();
+      if (onBusy(response.status)) return { done: true };
       failures += 1;
       return { waitMs: retryAfterSeconds(response.headers.get("Retry-After")) * 1000 };
     }
@@ -48,6 +52,7 @@ export function readEvents(path, { token = () => null, resume = true, onMessage,
       onRefused(new ApiError(response.status, await problemOf(response)));
       return { done: true };
     }
+    onOpen();
     const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
     const parser = messageParser((message) => {
       failures = 0;
