@@ -179,6 +179,19 @@ export const api = {
   acceptChallenge: (id, token) => request(`/challenges/${id}/accept`, { method: "POST", token, retry: "safe" }),
   declineChallenge: (id, token) => request(`/challenges/${id}/decline`, { method: "POST", token }),
   cancelChallenge: (id, token) => request(`/challenges/${id}/cancel`, { method: "POST", token }),
+  /** A page of the tournaments, newest first (`status`: only those of one status): `{ items, next }`. */
+  tournaments: ({ status, cursor, limit = 20 } = {}) => {
+    const query = new URLSearchParams({ limit: String(limit) });
+    if (status) query.set("status", status);
+    if (cursor) query.set("cursor", cursor);
+    return request(`/tournaments?${query}`);
+  },
+  tournament: (id) => request(`/tournaments/${id}`),
+  createTournament: (token, body) => request("/tournaments", { method: "POST", token, body,
+    retry: "safe", headers: { "Idempotency-Key": randomKey() } }),
+  enterTournament: (id, token) => request(`/tournaments/${id}/entries`, { method: "POST", token }),
+  /** Be dealt your next deal of a tournament: its game's view. */
+  nextTournamentGame: (id, token) => request(`/tournaments/${id}/games`, { method: "POST", token }),
   /** A move at the version the player saw (If-Match), safe to resend (Idempotency-Key). */
   move: (id, token, move, version) => request(`/games/${id}/moves`, {
     method: "POST", token, body: move, retry: "safe",

@@ -30,7 +30,7 @@ export async function startGame(rulesetId, deal, message, button) {
   }
 }
 
-/** "Seed 123", "Pool deal 25", "Daily deal of 2026-12-01", "Lesson: wrapping", "Race" ... */
+/** "Seed 123", "Pool deal 25", "Daily deal of 2026-12-01", "Lesson: wrapping", "Race", "Tournament deal 2" ... */
 export function dealTitle(deal) {
   switch (deal?.source) {
     case "seed": return `Seed ${deal.seed}`;
@@ -39,6 +39,7 @@ export function dealTitle(deal) {
     case "deck": return "A dealt deck";
     case "lesson": return `Lesson: ${deal.lesson.replace(/-/g, " ")}`;
     case "race": return "Race";
+    case "tournament": return `Tournament deal ${deal.deal}`;
     default: return deal?.source ? `${deal.source} deal` : "Deal";
   }
 }

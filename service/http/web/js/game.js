@@ -13,8 +13,9 @@ import { raceStrip } from "./races.js";
 import { rulesetOf, rulesetTitle } from "./rulesets.js";
 import { go, highlight } from "./router.js";
 import { renderTable } from "./table.js";
+import { tournamentStrip } from "./tournaments.js";
 
-const MENU_OF_SOURCE = { daily: "daily", lesson: "lessons", race: "races" };
+const MENU_OF_SOURCE = { daily: "daily", lesson: "lessons", race: "races", tournament: "tournaments" };
 
 const ENDINGS = {
   won: "Won: all 52 cards are on the foundations.",
@@ -71,6 +72,7 @@ export async function mountGame(root, { id }) {
 
   const lesson = view.lesson ? lessonPanel(view.lesson.id) : null;
   const race = view.deal?.source === "race" ? raceStrip(view.deal.race) : null;
+  const tournament = view.deal?.source === "tournament" && mine ? tournamentStrip(view.deal) : null;
   fill(root, h("section", { class: "game", "aria-labelledby": "game-title", "data-game": id },
     h("header", { class: "game-head" },
       title,
@@ -80,7 +82,7 @@ export async function mountGame(root, { id }) {
         h("div", {}, h("dt", {}, "Moves"), moves),
         h("div", {}, h("dt", {}, "Time"), clock)),
       badges),
-    lesson?.element, race?.element, ended, tools, status, frame));
+    lesson?.element, race?.element, tournament?.element, ended, tools, status, frame));
 
   if (!mine) {
     say(status, me ? "You are watching someone else's game: it updates as they play."
@@ -104,6 +106,7 @@ export async function mountGame(root, { id }) {
     fill(badges, ...badges.querySelectorAll(".badge:not([data-dynamic])"),
       view.assisted ? h("span", { class: "badge warn", "data-dynamic": "", "data-assisted": "" }, "Assisted: solver hint used") : null);
     lesson?.update(view);
+    tournament?.update(view);
     const playing = view.status === "playing";
     for (const button of Object.values(buttons)) button.disabled = !playing;
     analyse.hidden = playing;
@@ -373,6 +376,7 @@ export async function mountGame(root, { id }) {
     stopped = true;
     stopFollowing();
     race?.stop();
+    tournament?.stop();
     stopDragging?.();
     clearInterval(timer);
     document.removeEventListener("keydown", onKey);

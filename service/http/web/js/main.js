@@ -15,6 +15,7 @@ import { mountRace, mountRaces } from "./races.js";
 import { mountReplay } from "./replay.js";
 import { route, show } from "./router.js";
 import { mountStats } from "./stats.js";
+import { mountTournament, mountTournaments } from "./tournaments.js";
 
 const ID = "(?<id>[0-9a-fA-F-]{36})";
 route(/^\/$/, mountLobby, "play");
@@ -26,6 +27,8 @@ route(/^\/lessons$/, mountLessons, "lessons");
 route(/^\/races$/, mountRaces, "races");
 route(new RegExp(`^/race/${ID}$`), mountRace, "races");
 route(/^\/stats$/, mountStats, "stats");
+route(/^\/tournaments$/, mountTournaments, "tournaments");
+route(new RegExp(`^/tournament/${ID}$`), mountTournament, "tournaments");
 route(new RegExp(`^/player/${ID}$`), mountPlayer);
 
 function showError(root, error) {
