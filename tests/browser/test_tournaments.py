@@ -126,6 +126,11 @@ def test_a_tournament_made_entered_and_played_deal_after_deal_with_the_standings
     mine = next(e for e in final["standings"] if e["player"]["id"] == ann.player()["id"])
     assert f"You placed {ordinal(mine['place'])} of 2." in ann.text("[data-summary]")
     viewer.screenshot(screenshots / "tournament-finished-phone.png")
+    viewer.open("#/tournaments")
+    viewer.wait_for(lambda: tournament_id in listed(viewer), "the lobby on a phone")
+    assert viewer.js(f"return document.querySelector(\"{row}\").dataset.status") == "finished"
+    viewer.screenshot(screenshots / "tournaments-phone.png")
+    assert viewer.fits()
 
 
 def ordinal(n: int) -> str:

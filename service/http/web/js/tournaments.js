@@ -16,7 +16,7 @@ import { go } from "./router.js";
 const LOBBY_REFRESH_MS = 30000;
 const STATUS_WORDS = { preparing: "Preparing", upcoming: "Upcoming", running: "Running", finished: "Finished" };
 const FILTERS = [["", "All"], ["upcoming", "Upcoming"], ["running", "Running"], ["finished", "Finished"]];
-const STARTS = [[0, "Now (once its deals are ready)"], [5, "In 5 minutes"], [15, "In 15 minutes"], [30, "In 30 minutes"],
+const STARTS = [[0, "Now"], [5, "In 5 minutes"], [15, "In 15 minutes"], [30, "In 30 minutes"],
   [60, "In an hour"], [180, "In 3 hours"], [1440, "Tomorrow, this time"]];
 const LENGTHS = [[10, "10 minutes"], [15, "15 minutes"], [30, "30 minutes"], [60, "1 hour"], [120, "2 hours"],
   [240, "4 hours"], [1440, "1 day"]];
@@ -87,7 +87,8 @@ function createForm(player, rulesets) {
   const form = h("form", { class: "card-panel new-tournament", "aria-labelledby": "new-tournament-title", onsubmit: create },
     h("h1", { id: "new-tournament-title" }, "Tournaments: the same deals for everyone"),
     h("p", {}, "Every entrant plays the same secret deals in the same order, each in a game of their own, within the "
-      + "tournament's time. Most deals won ranks first, then less time on the won deals, then fewer moves."),
+      + "tournament's time. Most deals won ranks first, then less time on the won deals, then fewer moves. Its deals "
+      + "are proven winnable before it starts, which takes a moment."),
     rulesetFieldset(rulesets),
     h("div", { class: "row fields" },
       h("label", {}, "Deals ", choose("deals", "deals", [2, 3, 4, 5, 6, 8, 10, 12].map((n) => [n, String(n)]), 3)),
@@ -245,7 +246,7 @@ export async function mountTournament(root, { id }) {
     fill(facts,
       fact("By", [playerLink(view.creator), botMark(view.creator)]),
       fact("Deals", String(view.deals)),
-      fact(view.status === "finished" ? "Played" : "Starts", when(view.startsAt)),
+      fact({ finished: "Played", running: "Started" }[view.status] || "Starts", when(view.startsAt)),
       fact("Length", lasting(view.minutes)),
       view.status === "finished" ? null : h("div", {}, h("dt", {}, view.status === "running" ? "Left" : "Starts in"), clock),
       fact("Rated", view.rated ? "yes" : "no"),
