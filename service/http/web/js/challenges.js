@@ -1,9 +1,10 @@
 // Challenges as they concern this browser's player: a notice under the menu lists the pending
 // challenges made to them (Accept, Decline) and by them (Cancel). The account stream
 // (GET /players/me/stream) keeps it current: a `challenge` event for each one made to the player,
-// accepted, declined or cancelled; GET /challenges is read again whenever the stream (re)connects.
-// Live notices must never take a stream from a game: refused (429: the player's streams are all in
-// use), the notice reads GET /challenges every 30 s instead. Accepting answers with the race, and
+// accepted, declined, cancelled or expired (the page also drops one past its expiresAt itself);
+// GET /challenges is read again whenever the stream (re)connects. Live notices must never take a
+// stream from a game: refused (429: the player's streams are all in use), the notice reads
+// GET /challenges every 30 s instead. Accepting answers with the race, and
 // the page goes to the player's game in it; the challenger's page follows there when the
 // acceptance comes in (on a game page it offers a link instead of leaving the game).
 
@@ -100,6 +101,7 @@ function heard({ event, data }) {
   else pending.delete(fields.challenge);
   if (fields.action === "declined" && fields.from.id === me.id) tell(`${fields.to.name} declined your challenge.`, "info");
   if (fields.action === "cancelled" && fields.to.id === me.id) tell(`${fields.from.name} withdrew their challenge.`, "info");
+  if (fields.action === "expired" && fields.from.id === me.id) tell(`${fields.to.name} did not answer your challenge in time.`, "info");
   draw();
   if (fields.action === "accepted" && fields.from.id === me.id) raceBegan(fields.race, fields.to.name);
 }
