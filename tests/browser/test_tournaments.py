@@ -41,23 +41,74 @@ def listed(page: Page) -> list[str]:
     return list(page.js(f"return {rows}.map((row) => row.dataset.tournament)"))
 
 
-def test_a_tournament_made_entered_and_played_deal_after_deal_with_the_standings_live(
-    open_page: Callable[..., Page], web: ServerProcess, helper_server: ServerProcess, screenshots: Path
-) -> None:
-    ann = open_page()
-    ann.register("Ann Organiser")
+def make_and_enter(ann: Page) -> str:
+    """Ann makes a tournament of two classic deals on the Tournaments page and enters it once it runs."""
     ann.click("header.site a[data-nav=tournaments]")
     ann.click("input[name=ruleset][value=classic]")
     choose(ann, "select[name=deals]", "2")
     choose(ann, "select[name=minutes]", "30")
     ann.click("[data-action=create-tournament]")
-    tournament_id = ann.wait_for(
+    tournament_id: str = ann.wait_for(
         lambda: ann.js("return document.querySelector('section.tournament')?.dataset.tournament"), "its page")
     ann.wait_for(lambda: status_of(ann) == "running", "its deals proven: it runs", timeout=READY)
     assert ann.text("[data-summary]").startswith("Running: enter to play its 2 deals")
     ann.click("[data-action=enter-tournament]")
     ann.wait_for(lambda: standing(ann, ann.player()["id"]), "Ann in the standings")
+    return tournament_id
 
+
+def play_first_deal_then_deal_the_second(ann: Page, screenshots: Path) -> str:
+    """From the tournament's page to deal 1, resigned, then deal 2 from the strip: its game's id."""
+    ann.click("[data-action=next-deal]")  # "Play your first deal"
+    first_game = ann.wait_for_game()
+    assert ann.text("#game-title") == "Classic · Tournament deal 1"
+    ann.wait_for(lambda: ann.text(".tournament-strip").startswith("Tournament · deal 1 of 2"), "the strip")
+    assert not shows(ann, ".tournament-strip [data-action=next-deal]"), "no next deal while this one is in play"
+    resign(ann)
+    ann.click(".tournament-strip [data-action=next-deal]")
+    ann.wait_for(lambda: first_game not in ann.driver.current_url, "the second deal")
+    second_game = ann.wait_for_game()
+    assert ann.text("#game-title") == "Classic · Tournament deal 2"
+    ann.screenshot(screenshots / "tournament-game-desktop.png", full=False)
+    return second_game
+
+
+def find_in_the_lobby(ann: Page, tournament_id: str, screenshots: Path) -> None:
+    ann.open("#/tournaments")
+    ann.wait_for(lambda: tournament_id in listed(ann), "the tournament in the lobby")
+    row = f"[data-tournaments] li[data-tournament='{tournament_id}']"
+    assert ann.text(row).startswith("Ann Organiser's tournament · Classic"), ann.text(row)
+    assert ann.js(f"return document.querySelector(\"{row}\").dataset.status") == "running"
+    ann.click("fieldset.filter input[value=finished]")
+    ann.wait_for(lambda: tournament_id not in listed(ann), "not among the finished ones")
+    ann.click("fieldset.filter input[value=running]")
+    ann.wait_for(lambda: tournament_id in listed(ann), "among the running ones")
+    ann.screenshot(screenshots / "tournaments-desktop.png")
+
+
+def check_the_finish(ann: Page, web: ServerProcess, tournament_id: str, private_game: str) -> None:
+    """The places as the server gives them, and every game linked for replay (public now)."""
+    final = httpx.get(f"{web.url}/tournaments/{tournament_id}", headers=NEWEST, timeout=10).json()
+    assert final["status"] == "finished"
+    for entrant in final["standings"]:
+        shown = standing(ann, entrant["player"]["id"])
+        assert shown is not None
+        assert shown["place"] == str(entrant["place"])
+    replays = ann.js("return [...document.querySelectorAll('table.tournament-standings a[href^=\"#/replay/\"]')]"
+                     ".map((a) => a.getAttribute('href').slice(9))")
+    assert sorted(replays) == sorted(g for e in final["standings"] for g in e["games"]), "every game, once it is over"
+    assert private_game in replays
+    assert httpx.get(f"{web.url}/games/{private_game}", headers=NEWEST, timeout=10).status_code == 200
+    mine = next(e for e in final["standings"] if e["player"]["id"] == ann.player()["id"])
+    assert f"You placed {ordinal(mine['place'])} of 2." in ann.text("[data-summary]")
+
+
+def test_a_tournament_made_entered_and_played_deal_after_deal_with_the_standings_live(
+    open_page: Callable[..., Page], web: ServerProcess, helper_server: ServerProcess, screenshots: Path
+) -> None:
+    ann = open_page()
+    ann.register("Ann Organiser")
+    tournament_id = make_and_enter(ann)
     bob = Account.register(helper_server.url, "Bob Entrant")
     bob.post(f"/tournaments/{tournament_id}/entries")
     bob_first = bob.post(f"/tournaments/{tournament_id}/games")
@@ -70,17 +121,7 @@ def test_a_tournament_made_entered_and_played_deal_after_deal_with_the_standings
     assert httpx.get(f"{web.url}/games/{bob_first['id']}", headers=NEWEST, timeout=10).status_code == 403
     assert ann.fits()
     ann.screenshot(screenshots / "tournament-desktop.png")
-
-    ann.click("[data-action=next-deal]")  # "Play your first deal"
-    first_game = ann.wait_for_game()
-    assert ann.text("#game-title") == "Classic · Tournament deal 1"
-    ann.wait_for(lambda: ann.text(".tournament-strip").startswith("Tournament · deal 1 of 2"), "the strip")
-    assert not shows(ann, ".tournament-strip [data-action=next-deal]"), "no next deal while this one is in play"
-    resign(ann)
-    ann.click(".tournament-strip [data-action=next-deal]")
-    second_game = ann.wait_for(lambda: ann.wait_for_game() != first_game and ann.wait_for_game(), "the second deal")
-    assert ann.text("#game-title") == "Classic · Tournament deal 2"
-    ann.screenshot(screenshots / "tournament-game-desktop.png", full=False)
+    second_game = play_first_deal_then_deal_the_second(ann, screenshots)
 
     viewer = open_page(*PHONE)  # someone not entered, on a phone
     viewer.open(f"#/tournament/{tournament_id}")
@@ -90,17 +131,7 @@ def test_a_tournament_made_entered_and_played_deal_after_deal_with_the_standings
     )
     assert viewer.fits()
     viewer.screenshot(screenshots / "tournament-phone.png")
-
-    ann.open("#/tournaments")
-    ann.wait_for(lambda: tournament_id in listed(ann), "the tournament in the lobby")
-    row = f"[data-tournaments] li[data-tournament='{tournament_id}']"
-    assert ann.text(row).startswith("Ann Organiser's tournament · Classic"), ann.text(row)
-    assert ann.js(f"return document.querySelector(\"{row}\").dataset.status") == "running"
-    ann.click("fieldset.filter input[value=finished]")
-    ann.wait_for(lambda: tournament_id not in listed(ann), "not among the finished ones")
-    ann.click("fieldset.filter input[value=running]")
-    ann.wait_for(lambda: tournament_id in listed(ann), "among the running ones")
-    ann.screenshot(screenshots / "tournaments-desktop.png")
+    find_in_the_lobby(ann, tournament_id, screenshots)
 
     ann.open(f"#/tournament/{tournament_id}")
     ann.click("[data-action=next-deal]")  # "Continue your game": the second deal, still in play
@@ -112,22 +143,11 @@ def test_a_tournament_made_entered_and_played_deal_after_deal_with_the_standings
     bob.move(bob_second["id"], {"type": "resign"})  # every deal played by everyone: it ends at once
     for page in (ann, viewer):
         page.wait_for(lambda page=page: status_of(page) == "finished", "the end, by the stream")
-    final = httpx.get(f"{web.url}/tournaments/{tournament_id}", headers=NEWEST, timeout=10).json()
-    assert final["status"] == "finished"
-    for entrant in final["standings"]:
-        shown = standing(ann, entrant["player"]["id"])
-        assert shown is not None
-        assert shown["place"] == str(entrant["place"])
-    replays = ann.js("return [...document.querySelectorAll('table.tournament-standings a[href^=\"#/replay/\"]')]"
-                     ".map((a) => a.getAttribute('href').slice(9))")
-    assert sorted(replays) == sorted(g for e in final["standings"] for g in e["games"]), "every game, once it is over"
-    assert bob_first["id"] in replays
-    assert httpx.get(f"{web.url}/games/{bob_first['id']}", headers=NEWEST, timeout=10).status_code == 200
-    mine = next(e for e in final["standings"] if e["player"]["id"] == ann.player()["id"])
-    assert f"You placed {ordinal(mine['place'])} of 2." in ann.text("[data-summary]")
+    check_the_finish(ann, web, tournament_id, bob_first["id"])
     viewer.screenshot(screenshots / "tournament-finished-phone.png")
     viewer.open("#/tournaments")
     viewer.wait_for(lambda: tournament_id in listed(viewer), "the lobby on a phone")
+    row = f"[data-tournaments] li[data-tournament='{tournament_id}']"
     assert viewer.js(f"return document.querySelector(\"{row}\").dataset.status") == "finished"
     viewer.screenshot(screenshots / "tournaments-phone.png")
     assert viewer.fits()
