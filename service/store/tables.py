@@ -386,6 +386,8 @@ tournaments = Table(
     CheckConstraint("deal_count BETWEEN 2 AND 12", name="tournaments_deal_count_check"),
     CheckConstraint("minutes BETWEEN 1 AND 1440", name="tournaments_minutes_check"),
     Index("tournaments_unfinished", "ends_at", postgresql_where=text("finished_at IS NULL")),
+    Index("tournaments_created", "created_at", "id"),  # GET /tournaments, newest first (0026)
+    Index("tournaments_unfinished_created", "created_at", "id", postgresql_where=text("finished_at IS NULL")),
 )
 
 tournament_deals = Table(  # the secret deals, in order (never shown while the tournament runs)
