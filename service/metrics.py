@@ -6,12 +6,22 @@ lookup per request would cost more than the count); ``service.http.metrics`` ser
 ``PROMETHEUS_MULTIPROC_DIR`` (prometheus-client's multiprocess mode, chosen by that variable
 when prometheus-client is first imported) and a scrape adds up the processes': gauges of the
 processes that are running (``livesum``), counters and histograms of every process that ran.
-Nothing here does I/O of its own or imports another module of the service.
+Nothing here imports another module of the service; its one I/O is the check below.
+
+A process started while its server shuts down (a solver worker spawned in the last moments) may
+find the directory already removed: it then keeps its values in memory, where nothing reads
+them, instead of failing on its first instrument.
 """
 
 from __future__ import annotations
 
-from prometheus_client import Counter, Gauge, Histogram
+import os
+
+_DIRECTORY = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
+if _DIRECTORY is not None and not os.path.isdir(_DIRECTORY):
+    del os.environ["PROMETHEUS_MULTIPROC_DIR"]  # before prometheus-client reads it, on its import
+
+from prometheus_client import Counter, Gauge, Histogram  # noqa: E402
 
 LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
 """Seconds: a move takes about a millisecond on an idle server, a solver hint up to its budget."""
