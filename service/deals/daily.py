@@ -19,17 +19,32 @@ from __future__ import annotations
 import hashlib
 import hmac
 import time
+import uuid
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from datetime import time as clock_time
+from functools import lru_cache
 from typing import Any
+
+import msgspec
 
 from domain import MAX_SEED, Ruleset, deal, get_ruleset, initial_state, shuffled_deck, verify
 from domain.rulesets import DEFAULT_RULESET_ID
 from domain.solver import Budget, solve
 
+from ..wire import LessonId
 from .deal_pools import decode_line, encode_line
+from .wire import (
+    DailySource,
+    DealSource,
+    DeckSource,
+    LessonSource,
+    PoolSource,
+    RaceSource,
+    SeedSource,
+    TournamentSource,
+)
 
 DAILY_RULESET_ID = DEFAULT_RULESET_ID
 # The solver's budget per candidate. Positions, not seconds, decide, so every server process
@@ -143,23 +158,47 @@ def public_source(stored: Mapping[str, Any]) -> JSON:
     """A stored deal source as the API shows it. Daily games dealt before daily deals were
     derived from the secret (``{"source": "daily", "date": ..., "pool": n}``) were pool deals
     whose number was already published: they read as the pool deal they are."""
-    if stored.get("source") == "daily" and "pool" in stored and "daily" not in stored:
+    if _was_a_pool_deal(stored):
         return {"source": "pool", "pool": stored["pool"]}
-    # the keys in the order of the API's deal source schemas, the tag first (a stored jsonb
-    # source has its own order), so that a reply encodes as a dict as it does typed
-    return {key: stored[key] for key in _SOURCE_KEYS if key in stored} | dict(stored)
+    return dict(stored)
 
 
-_SOURCE_KEYS = ("source", "seed", "pool", "daily", "practice", "lesson", "race")
+def _was_a_pool_deal(stored: Mapping[str, Any]) -> bool:
+    return stored.get("source") == "daily" and "pool" in stored and "daily" not in stored
+
+
+def source_view(stored: Mapping[str, Any]) -> DealSource:
+    """A stored deal source as the API shows it (``public_source``): never a seed or deck it does
+    not name already; a daily's date, stored as ``daily`` (which the previous release reads), is
+    shown as ``date``."""
+    kind = stored.get("source")
+    if kind == "seed":
+        return SeedSource(stored["seed"])
+    if kind == "pool" or _was_a_pool_deal(stored):
+        return PoolSource(stored["pool"])
+    if kind == "daily":
+        return DailySource(date.fromisoformat(stored["daily"]), stored.get("practice", False))
+    if kind == "deck":
+        return DeckSource()
+    if kind == "lesson":
+        return LessonSource(LessonId(stored["lesson"]))
+    if kind == "race":
+        return RaceSource(_uuid(stored["race"]))
+    if kind == "tournament":
+        return TournamentSource(_uuid(stored["tournament"]), stored["deal"])
+    raise ValueError(f"a deal source of no known kind: {kind!r}")
+
+
+@lru_cache(maxsize=4096)
+def _uuid(text: str) -> uuid.UUID:
+    """A race's or tournament's id as stored (text): every move of its games shows it."""
+    return uuid.UUID(text)
 
 
 def shown_source(stored: Mapping[str, Any]) -> JSON:
-    """A stored deal source as a view shows it: ``public_source``, with a daily's date as ``date``
-    (stored as ``daily``, which the previous release reads)."""
-    source = public_source(stored)
-    if source.get("source") == "daily" and "daily" in source:
-        return {"source": "daily", "date": source["daily"], "practice": source.get("practice", False)}
-    return source
+    """A stored deal source as a view shows it (``source_view``), as JSON."""
+    shown: JSON = msgspec.to_builtins(source_view(stored))
+    return shown
 
 
 def reveals_hidden_cards(source: Mapping[str, Any], over: bool, now: datetime) -> bool:

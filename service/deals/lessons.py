@@ -8,6 +8,8 @@ from domain import GameState, Ruleset
 from domain.lessons import BY_ID, LESSONS, SOURCE, Lesson
 
 from ..errors import BadRequest, NotFound
+from ..wire import LessonId
+from .wire import LessonProgress
 
 JSON = dict[str, Any]
 
@@ -46,9 +48,9 @@ def lesson_deal(ruleset: Ruleset, lesson_id: str) -> tuple[tuple[int, ...], JSON
     return lesson.deck, {"source": SOURCE, "lesson": lesson.id}
 
 
-def lesson_progress(state: GameState) -> JSON | None:
+def lesson_progress(state: GameState) -> LessonProgress | None:
     """The view's ``lesson`` of a lesson game: its id, the goal and whether it has been reached."""
     lesson = BY_ID.get(state.lesson) if state.lesson else None
     if lesson is None:
         return None
-    return {"id": lesson.id, "goal": lesson.goal, "done": state.lesson_done}
+    return LessonProgress(LessonId(lesson.id), lesson.goal, state.lesson_done)

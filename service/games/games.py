@@ -44,7 +44,8 @@ from ..store.players import PlayerRow, PlayerStore
 from .access import GameAccess
 from .moves import Game, GameRepository
 from .past_states import Checkpoints
-from .views import cursor_of, parse_cursor, player_of, public_event, view_of, withheld
+from .views import cursor_of, parse_cursor, public_event, view_of, withheld
+from .wire import EventView, GameView
 
 JSON = dict[str, Any]
 EXPORT_PAGE = 500
@@ -68,7 +69,7 @@ class Games:
 
     # ------------------------------------------------------------ dealing
 
-    async def create_game(self, token: str | None, ruleset_id: str | None, given: Mapping[str, Any]) -> JSON:
+    async def create_game(self, token: str | None, ruleset_id: str | None, given: Mapping[str, Any]) -> GameView:
         """A new game of the token's player: ``ruleset_id`` (None: the default, or a lesson's own)
         and ``given``, the deal's source (``{"seed": 7}``, ``{"daily": "today"}``...; empty: the
         ruleset's default deal)."""
@@ -84,7 +85,7 @@ class Games:
             deck, source = deal_from(ruleset, given)
             created = await self._create(player_id, ruleset, deck, source, self.clock())
             if "deck" in given:
-                await self.shared.note_a_copy(player_id, created["id"], deck)
+                await self.shared.note_a_copy(player_id, str(created.id), deck)
             return created
         now = self.clock()
         day = parse_day(given["daily"], now.date(), self.daily_past_days)
@@ -101,7 +102,7 @@ class Games:
 
     async def _create(
         self, player_id: uuid.UUID, ruleset: Ruleset, deck: tuple[int, ...], source: JSON, now: datetime
-    ) -> JSON:
+    ) -> GameView:
         first = deal(ruleset, deck, source)
         state = initial_state(first)
         game_id = uuid.uuid4()
@@ -119,7 +120,7 @@ class Games:
         player = await self.players.get_player(player_id)
         game = Game(game_id, player_id, source, now, None, state, True, *_name_and_bot(player))
         self.repository.remember(game)
-        return view_of(game_id, player_of(game), source, now, None, state, withheld(source, now))
+        return view_of(game, state, withheld(source, now))
 
     # ------------------------------------------------------------ reads
 
@@ -135,10 +136,10 @@ class Games:
         game = await self.stored_game(game_id, ended_from_replica)
         return game, restore(game.snapshot, game.tail, game.version)
 
-    async def view(self, game_id: uuid.UUID, token: str | None = None) -> JSON:
+    async def view(self, game_id: uuid.UUID, token: str | None = None) -> GameView:
         game, state = await self.game_and_state(game_id, ended_from_replica=True)
         withhold = await self.access.readable(game, token)
-        return view_of(game.id, player_of(game), game.deal, game.started_at, game.finished_at, state, withhold)
+        return view_of(game, state, withhold)
 
     async def legal_moves(self, game_id: uuid.UUID, token: str | None = None) -> JSON:
         game, state = await self.game_and_state(game_id)
@@ -156,7 +157,7 @@ class Games:
 
     async def event_export(
         self, game_id: uuid.UUID, after: int, token: str | None = None
-    ) -> AsyncIterator[list[JSON]]:
+    ) -> AsyncIterator[list[EventView]]:
         """Every event after ``after`` up to the game's version now, read in pages by version (keyset)
         so a long log is never held whole. The reader is checked here, before the first page."""
         game = await self.stored_game(game_id)
@@ -166,7 +167,7 @@ class Games:
 
     async def _event_pages(
         self, game_id: uuid.UUID, after: int, upto: int, reveal: bool
-    ) -> AsyncIterator[list[JSON]]:
+    ) -> AsyncIterator[list[EventView]]:
         while after < upto:
             rows = await self.store.read_events(game_id, after, min(EXPORT_PAGE, upto - after))
             if not rows:
@@ -211,7 +212,7 @@ class Games:
                 if most is not None and sent == most:
                     yield {"type": "next", "after": cursor_of(*after) if after else None}
                     return
-                view = view_of(game.id, player_of(game), game.deal, game.started_at, game.finished_at, state, withhold)
+                view = view_of(game, state, withhold)
                 reveal = game.finished_at is not None and not withhold
                 rows = await self.store.read_events(game.id, 0, game.version)
                 events = [public_event(r.version, r.type, r.data, r.recorded_at, reveal) for r in rows]
@@ -225,7 +226,7 @@ class Games:
         """Every game of the player with its whole log, as its owner may see it (the account export)."""
         return self._game_lines(player_id, None, None, None, None, owner=True)
 
-    async def state_at(self, game_id: uuid.UUID, version: int, token: str | None = None) -> JSON:
+    async def state_at(self, game_id: uuid.UUID, version: int, token: str | None = None) -> GameView:
         """The game's view after ``version`` events. A state at or after the stored snapshot
         starts from it (no further query); an older one folds the events after the nearest
         checkpoint at or below ``version`` (service.games.past_states), fewer than 500."""
@@ -238,8 +239,7 @@ class Games:
             state = restore(game.snapshot, game.tail[: version - taken_at], version)
         else:  # before the snapshot: from the nearest checkpoint
             state = await self.checkpoints.state_at(game_id, version)
-        finished_at = game.finished_at if not state.playing else None
-        return view_of(game.id, player_of(game), game.deal, game.started_at, finished_at, state, withhold)
+        return view_of(game, state, withhold)
 
     async def player_games(self, player_id: uuid.UUID, status: str | None, cursor: str | None, limit: int) -> JSON:
         """A player's games, newest first, a page at a time: ``next`` is the ``cursor`` of the next page."""

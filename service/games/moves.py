@@ -49,7 +49,8 @@ from ..store.snapshots import snapshot_due
 from ..tournaments.standings import tournament_of
 from .batching import AppendBatcher, Deciding
 from .past_states import Checkpoints
-from .views import move_reply, player_of
+from .views import move_result
+from .wire import MoveResult
 
 JSON = dict[str, Any]
 log = logging.getLogger("canfield")
@@ -111,11 +112,9 @@ class Change(NamedTuple):
         return pending_append(self.before.id, self.before.version, self.events, self.after.state, self.now,
                               self.token_id)
 
-    def reply(self) -> JSON:
+    def reply(self) -> MoveResult:
         """The move's reply: the new view and the events it appended, as its player sees them."""
-        after = self.after
-        return move_reply(after.id, player_of(after), after.deal, after.started_at, after.finished_at, after.state,
-                          self.events, self.now)
+        return move_result(self.after, self.events, self.now)
 
     def finish(self) -> projections.Finish | None:
         """What the stats learn when this move ends the game (lesson games teach them nothing)."""
@@ -184,11 +183,11 @@ class Idempotent:
 
 
 class Played(NamedTuple):
-    """A move's outcome: its reply (``{"game": view, "events": [...]}``), the game's version
+    """A move's outcome: its reply (the game's view and the events, typed), the game's version
     after it, whether an Idempotency-Key returned the first reply again, and the game after the
     move (None for a replayed reply)."""
 
-    reply: JSON
+    reply: MoveResult
     version: int
     replayed: bool
     game: Game | None = None
@@ -309,21 +308,23 @@ class GameRepository:
             return game, None
         if loaded.stored_request != idempotent.request_hash:
             raise IdempotencyKeyReused("this Idempotency-Key was already used for a different move in this game")
-        return game, Played(stored, stored["game"]["version"], True)
+        return game, Played(msgspec.convert(stored, MoveResult), stored["game"]["version"], True)
 
     async def history(self, game: Game) -> list[Any]:
         """The game's stored events, for an undo below the state's undo window."""
         rows = await self.store.read_events_upto(game.id, game.version)
         return [event_from_data(row.type, row.data) for row in rows]
 
-    async def save(self, change: Change, idempotent: Idempotent | None, deciding: Deciding | None = None) -> JSON:
+    async def save(
+        self, change: Change, idempotent: Idempotent | None, deciding: Deciding | None = None
+    ) -> MoveResult:
         """Write the move and return its reply. With group commit when nothing else must go in
         its transaction (the reply is made while the batch's statement is in flight), else alone,
         with its idempotent reply or the stats of the game it ends in the same transaction.
         ``deciding``: the move's count in the batcher, ended here (it is decided)."""
         try:
             if idempotent is None and change.after.state.playing:
-                reply: JSON = await self.batcher.append(change.pending(), deciding, change.reply)
+                reply: MoveResult = await self.batcher.append(change.pending(), deciding, change.reply)
             else:
                 if deciding is not None:
                     deciding.end()
@@ -335,7 +336,7 @@ class GameRepository:
         self.remember(change.after)
         return reply
 
-    async def _append_alone(self, change: Change, idempotent: Idempotent | None, reply: JSON) -> None:
+    async def _append_alone(self, change: Change, idempotent: Idempotent | None, reply: MoveResult) -> None:
         after = change.after
         await self.store.append(
             after.id,
@@ -347,7 +348,7 @@ class GameRepository:
             now=change.now,
             idempotency_key=None if idempotent is None else idempotent.key,
             request_hash=None if idempotent is None else idempotent.request_hash,
-            response=reply if idempotent is not None else None,
+            response=msgspec.to_builtins(reply) if idempotent is not None else None,
             on_finish=change.on_end(),
             token_id=change.token_id,
         )
@@ -419,7 +420,7 @@ class Moves:
             if not turns.users:
                 del self._turns[game_id]
         if played.game is not None and self.checkpoints is not None:  # a checkpoint every 500 versions
-            self.checkpoints.after_move(game_id, played.version, len(played.reply["events"]))
+            self.checkpoints.after_move(game_id, played.version, len(played.reply.events))
         if played.game is not None and not played.game.state.playing:
             await self.settle(played.game)
         return played

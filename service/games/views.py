@@ -1,72 +1,121 @@
-"""What a client sees of a game: its view (the domain's part plus who, where from and when), its
-stored events as shown (face-down cards redacted until they may be revealed), and the cursors of
-a list's pages."""
+"""What a client sees of a game, as the game's wire Structs (service.games.wire): its view (the
+domain's table plus who, where from and when), its stored events as shown (face-down cards
+redacted until they may be revealed) and a move's reply; and the cursors of a list's pages. The
+one place a game and its state are turned into what the API shows of them."""
 
 from __future__ import annotations
 
 import base64
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, Protocol
 
-from domain import GameState, game_view, public_data
+from msgspec import UNSET
 
-from ..deals.daily import reveals_hidden_cards, shown_source
+from domain import GameState, public_data, table_view
+from domain.cards import RANKS
+
+from ..deals.daily import reveals_hidden_cards, source_view
 from ..deals.lessons import lesson_progress
 from ..errors import CursorInvalid
 from ..races.races import race_of
-from ..store.players import player_reference
+from ..wire import LessonId, PlayerRef, ruleset_ref
+from .wire import (
+    Abandonment,
+    CardsMovedData,
+    CardsMovedEvent,
+    CardsMovedReverted,
+    EventView,
+    Foundations,
+    GameAbandonedData,
+    GameAbandonedEvent,
+    GameDealtData,
+    GameDealtEvent,
+    GameResignedEvent,
+    GameStalledEvent,
+    GameView,
+    GameWonEvent,
+    LessonCompletedData,
+    LessonCompletedEvent,
+    MoveResult,
+    MoveUndoneData,
+    MoveUndoneEvent,
+    NoData,
+    Reserve,
+    ReserveRefilledData,
+    ReserveRefilledEvent,
+    ReserveRefilledReverted,
+    RevertedEvent,
+    SolverHintUsedEvent,
+    Stock,
+    StockDrawnData,
+    StockDrawnEvent,
+    StockDrawnReverted,
+    Table,
+    WasteRecycledData,
+    WasteRecycledEvent,
+    WasteRecycledReverted,
+)
 
 JSON = dict[str, Any]
 
 
-def player_of(game: Any) -> JSON:
-    """A stored game's player as every view names one (a ``GameRow`` or a move's ``Game``)."""
-    return player_reference(_text(game.player_id), game.player_name, game.player_bot)
+class ShownGame(Protocol):
+    """A game as its view needs it: a stored ``GameRow`` or a move's ``Game``."""
+
+    @property
+    def id(self) -> uuid.UUID: ...
+    @property
+    def player_id(self) -> uuid.UUID: ...
+    @property
+    def player_name(self) -> str: ...
+    @property
+    def player_bot(self) -> bool: ...
+    @property
+    def deal(self) -> Mapping[str, Any]: ...
+    @property
+    def started_at(self) -> datetime: ...
+    @property
+    def finished_at(self) -> datetime | None: ...
 
 
-def view_of(game_id: uuid.UUID | str, player: JSON, deal_source: JSON, started_at: Any,
-            finished_at: Any, state: GameState, withhold: bool) -> JSON:
-    """The API's game view: the domain's part plus who (``player_of``), where from and when.
-    ``withhold``: hidden cards stay hidden even if the game has ended (``withheld``, ``Games.readable``)."""
-    domain_view = game_view(state, withhold)
-    view = {
-        "id": _text(game_id),
-        "player": player,
-        "ruleset": domain_view["ruleset"],
-        "deal": shown_source(deal_source),
-        "baseRank": domain_view["baseRank"],
-        "status": domain_view["status"],
-        "version": domain_view["version"],
-        "moveCount": domain_view["moveCount"],
-        "undoCount": domain_view["undoCount"],
-        "assisted": domain_view["assisted"],
-        "startedAt": started_at,
-        "finishedAt": finished_at,
-        "table": domain_view["table"],
-    }
-    lesson = lesson_progress(state)  # races branch: lesson games
-    if lesson is not None:
-        view["lesson"] = lesson
-    if "abandoned" in domain_view:  # the service ended it (service.games.abandon)
-        view["abandoned"] = domain_view["abandoned"]
-    return view
+class MovedGame(ShownGame, Protocol):
+    """A game after a move (``service.games.moves.Game``): with its state."""
+
+    @property
+    def state(self) -> GameState: ...
 
 
-_TEXTS: dict[uuid.UUID | str, str] = {}
-"""Ids of recent views as text: every move's reply shows its game's and player's id, and
-``str(uuid)`` formats in Python (about a microsecond each)."""
-_TEXTS_MAX = 4096
+def player_of(game: ShownGame) -> PlayerRef:
+    """A game's player as every view names one."""
+    return PlayerRef(game.player_id, game.player_name, game.player_bot)
 
 
-def _text(value: uuid.UUID | str) -> str:
-    text = _TEXTS.get(value)
-    if text is None:
-        if len(_TEXTS) >= _TEXTS_MAX:
-            _TEXTS.clear()
-        text = _TEXTS[value] = str(value)
-    return text
+def view_of(game: ShownGame, state: GameState, withhold: bool) -> GameView:
+    """The API's game view of ``game`` at ``state`` (its state now, or a past one): the domain's
+    table plus who, where from and when; ``finishedAt`` once ``state`` has ended. ``withhold``:
+    hidden cards stay hidden even if the game has ended (``withheld``, ``Games.readable``)."""
+    table = table_view(state, withhold)
+    lesson = lesson_progress(state)
+    return GameView(
+        id=game.id,
+        player=player_of(game),
+        ruleset=ruleset_ref(state.ruleset.id, state.ruleset.version),
+        deal=source_view(game.deal),
+        base_rank=RANKS[state.base_rank],
+        status=state.status.value,
+        version=state.version,
+        move_count=state.move_count,
+        undo_count=state.undo_count,
+        assisted=state.assisted,
+        started_at=game.started_at,
+        finished_at=None if state.playing else game.finished_at,
+        table=Table(Stock(**table["stock"]), table["waste"], Reserve(**table["reserve"]),
+                    Foundations(**table["foundations"]), table["tableau"]),
+        lesson=UNSET if lesson is None else lesson,
+        abandoned=Abandonment(state.abandoned_after) if state.abandoned_after else UNSET,  # the service ended it
+    )
 
 
 def cursor_of(started_at: datetime, game_id: uuid.UUID) -> str:
@@ -86,16 +135,74 @@ def parse_cursor(cursor: str) -> tuple[datetime, uuid.UUID]:
     return key
 
 
-def public_event(version: int, kind: str, data: JSON, recorded_at: Any, reveal: bool) -> JSON:
+def public_event(version: int, kind: str, data: JSON, recorded_at: datetime, reveal: bool) -> EventView:
     """A stored event as a client sees it: the domain's ``public_data`` (``reveal``,
     ``daily.reveals_hidden_cards``, lets it show face-down cards: the first event's ``deck``), with
     the deal source as the API shows it."""
-    shown = public_data(kind, data, reveal)
-    if kind == "GameDealt" and isinstance(shown.get("deal"), Mapping):
-        shown = {**shown, "deal": shown_source(shown["deal"])}
-    # the keys in the order of the API's event schemas (the tag first), so that the reply of a move
-    # encodes to the same bytes as a dict as it does as its MoveResult (service.http.move_route)
-    return {"type": kind, "version": version, "recordedAt": recorded_at, "data": shown}
+    event, data_of = _EVENTS[kind]
+    return event(version, recorded_at, data_of(public_data(kind, data, reveal)))
+
+
+def _game_dealt(data: JSON) -> GameDealtData:
+    ruleset = data["ruleset"]
+    return GameDealtData(
+        ruleset_ref(ruleset["id"], ruleset["version"]), source_view(data["deal"]), data["baseCard"],
+        data["reserveTop"], data["reserveCount"], data["tableau"], data["stockCount"], data.get("deck", UNSET),
+    )
+
+
+def _stock_drawn(data: JSON) -> StockDrawnData:
+    return StockDrawnData(data["count"], data["wasteTop"], data["cards"])
+
+
+def _waste_recycled(data: JSON) -> WasteRecycledData:
+    return WasteRecycledData(data["count"])
+
+
+def _cards_moved(data: JSON) -> CardsMovedData:
+    return CardsMovedData(data["card"], data["cards"], data["from"], data["to"])
+
+
+def _reserve_refilled(data: JSON) -> ReserveRefilledData:
+    return ReserveRefilledData(data["card"], data["to"])
+
+
+def _move_undone(data: JSON) -> MoveUndoneData:
+    return MoveUndoneData([_reverted(taken["type"], taken["data"]) for taken in data["reverted"]])
+
+
+def _reverted(kind: str, data: JSON) -> RevertedEvent:
+    """An event of the move an undo took back (only a move's own events can be)."""
+    if kind == "StockDrawn":
+        return StockDrawnReverted(_stock_drawn(data))
+    if kind == "WasteRecycled":
+        return WasteRecycledReverted(_waste_recycled(data))
+    if kind == "CardsMoved":
+        return CardsMovedReverted(_cards_moved(data))
+    if kind == "ReserveRefilled":
+        return ReserveRefilledReverted(_reserve_refilled(data))
+    raise ValueError(f"an undo cannot take back a {kind} event")
+
+
+def _no_data(data: JSON) -> NoData:
+    return NoData()
+
+
+_EVENTS: dict[str, tuple[Callable[[int, datetime, Any], EventView], Callable[[JSON], Any]]] = {
+    "GameDealt": (GameDealtEvent, _game_dealt),
+    "StockDrawn": (StockDrawnEvent, _stock_drawn),
+    "WasteRecycled": (WasteRecycledEvent, _waste_recycled),
+    "CardsMoved": (CardsMovedEvent, _cards_moved),
+    "ReserveRefilled": (ReserveRefilledEvent, _reserve_refilled),
+    "MoveUndone": (MoveUndoneEvent, _move_undone),
+    "SolverHintUsed": (SolverHintUsedEvent, _no_data),
+    "GameWon": (GameWonEvent, _no_data),
+    "GameStalled": (GameStalledEvent, _no_data),
+    "GameResigned": (GameResignedEvent, _no_data),
+    "GameAbandoned": (GameAbandonedEvent, lambda data: GameAbandonedData(data["idleDays"])),
+    "LessonCompleted": (LessonCompletedEvent, lambda data: LessonCompletedData(LessonId(data["lesson"]))),
+}
+"""Each event type's Struct, and how its (public) data becomes its data's Struct."""
 
 
 def withheld(deal_source: Mapping[str, Any], now: datetime) -> bool:
@@ -104,16 +211,13 @@ def withheld(deal_source: Mapping[str, Any], now: datetime) -> bool:
     return race_of(deal_source) is not None or not reveals_hidden_cards(deal_source, True, now)
 
 
-def move_reply(
-    game_id: uuid.UUID, player: JSON, deal_source: JSON, started_at: Any, finished_at: Any,
-    state: GameState, events: Sequence[Any], now: datetime,
-) -> JSON:
+def move_result(game: MovedGame, events: Sequence[Any], now: datetime) -> MoveResult:
     """The reply to a move, as its player sees it: the game's view after it, and the events it
     appended (``NewEvent``s, recorded ``now``). The one place a move's reply is shaped; an
-    Idempotency-Key stores exactly this."""
-    withhold = withheld(deal_source, now)
-    reveal = not state.playing and not withhold
-    return {
-        "game": view_of(game_id, player, deal_source, started_at, finished_at, state, withhold),
-        "events": [public_event(event.version, event.type, event.data, now, reveal) for event in events],
-    }
+    Idempotency-Key stores exactly this (as JSON)."""
+    withhold = withheld(game.deal, now)
+    reveal = not game.state.playing and not withhold
+    return MoveResult(
+        view_of(game, game.state, withhold),
+        [public_event(event.version, event.type, event.data, now, reveal) for event in events],
+    )

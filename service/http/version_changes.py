@@ -35,8 +35,9 @@ JSON_TYPES = (b"application/json", b"application/problem+json")
 _SSE = b"text/event-stream"
 _LINES = (b"application/x-ndjson", b"text/plain")
 PLAIN_BODIES = frozenset({"POST /games/{game_id}/moves"})
-"""Operations whose route downgrades its own (200) reply as a dict, before encoding it once
-(``scope[DOWNGRADE]``), so that a move of an older version costs no second decode and encode
+"""Operations whose route downgrades its own (200) reply, typed (a ``MoveResult``: each change
+replaces what it changed, ``changes.with_moved_view``), before encoding it once
+(``scope[DOWNGRADE]``), so that a move of an older version costs no decode and second encode
 (service.http.move_route); their request bodies are passed as they are (no change upgrades one),
 and any other reply (a refusal) is downgraded here as usual."""
 DOWNGRADE = "canfield.downgrade"
@@ -65,8 +66,8 @@ class VersionChange:
 
     def downgrade_reply(self, operation: str, status: int, body: Any) -> Any:
         """A (decoded JSON) reply of the newer version in the older version's shape: a new body, or
-        the one given changed in place (every body given is this request's own: decoded from its
-        reply, or, for ``PLAIN_BODIES``, the route's reply made for it)."""
+        the one given changed in place (every body given is this request's own, decoded from its
+        reply); for ``PLAIN_BODIES``, the route's typed reply, never changed in place."""
         return body
 
     def downgrade_headers(self, operation: str, status: int, headers: list[tuple[bytes, bytes]]) -> None:

@@ -9,14 +9,14 @@ import asyncio
 import logging
 import weakref
 from collections.abc import AsyncIterator
-from typing import Any
 
 from domain.codec import restore
 
 from ..analysis.analyses import progress_view
 from ..analysis.queue import DONE, FAILED, AnalysisQueue
 from ..deals.daily import reveals_hidden_cards
-from ..games.views import player_of, public_event, view_of
+from ..games.views import public_event, view_of
+from ..games.wire import GameView
 from ..store.connections import DATABASE_DOWN_ERRORS
 from ..store.game_records import GameRow
 from .hub import KEEPALIVE, SHUTDOWN, StreamHub, Subscription, message
@@ -25,10 +25,9 @@ PAGE = 500  # events read per query while catching up
 log = logging.getLogger("canfield")
 
 
-def row_view(game: GameRow, withhold: bool) -> dict[str, Any]:
+def row_view(game: GameRow, withhold: bool) -> GameView:
     """The API view of a stored games row (``withhold``: its hidden cards stay hidden)."""
-    state = restore(game.snapshot, game.tail, game.version)
-    return view_of(game.id, player_of(game), game.deal, game.started_at, game.finished_at, state, withhold)
+    return view_of(game, restore(game.snapshot, game.tail, game.version), withhold)
 
 
 def withholds(hub: StreamHub, game: GameRow, withhold: bool) -> bool:

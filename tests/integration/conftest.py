@@ -48,6 +48,6 @@ async def register(services: Services, name: str, bot: bool = False) -> dict[str
 async def new_game(services: Services, seed: int = 1, ruleset: str = "open-runs") -> tuple[str, uuid.UUID]:
     player = await register(services, "tester")
     view = await services.games.create_game(player["token"], ruleset, {"seed": seed})
-    return player["token"], uuid.UUID(view["id"])
+    return player["token"], view.id
 
 

@@ -22,7 +22,9 @@ import psycopg
 from domain import replay
 from domain.codec import event_from_data
 from service.games.views import view_of
+from service.http.versions import NEWEST
 from service.stats.rebuild import rebuild_projections
+from service.store.game_records import GameRow
 from tests.integration.test_projections import projection_rows
 from tests.live import GameLog, ServerProcess, log_problems, stored
 
@@ -88,17 +90,19 @@ def stored_views(url: str, logs: dict[str, GameLog]) -> dict[str, tuple[Any, Any
     all of its events; and the games row's figures beside those of the replayed view."""
     with psycopg.connect(url) as conn:
         rows = conn.execute(
-            "SELECT id::text, player_id, deal, started_at, finished_at, status, move_count, undo_count FROM games"
+            "SELECT g.id, g.player_id, p.name, p.bot, g.deal, g.started_at, g.finished_at, g.status, g.move_count, "
+            "g.undo_count FROM games g JOIN players p ON p.id = g.player_id"
         ).fetchall()
     views = {}
-    for game_id, player, deal, started, finished, status, moves, undos in rows:
-        log = logs[game_id]
+    for game_id, player_id, name, bot, deal, started, finished, status, moves, undos in rows:
+        log = logs[str(game_id)]
+        game = GameRow(game_id, player_id, deal, len(log.events), {}, started, finished, [], name, bot)
         replayed = replay(event_from_data(kind, data) for _, kind, data in log.events)
-        from_snapshot = view_of(game_id, player, deal, started, finished, log.state(), False)
-        from_events = view_of(game_id, player, deal, started, finished, replayed, False)
-        views[game_id] = (
+        from_snapshot = view_of(game, log.state(), False)
+        from_events = view_of(game, replayed, False)
+        views[str(game_id)] = (
             (from_snapshot, (status, moves, undos)),
-            (from_events, (from_events["status"], from_events["moveCount"], from_events["undoCount"])),
+            (from_events, (from_events.status, from_events.move_count, from_events.undo_count)),
         )
     return views
 
@@ -158,7 +162,7 @@ def test_a_backup_taken_under_load_restores_to_a_database_that_replays_and_rebui
         served.wait_until_up()
         with httpx.Client(base_url=served.url, timeout=20) as client:
             for game_id, ((snapshot_view, _), _) in stored_views(scratch_url, logs).items():
-                shown = client.get(f"/games/{game_id}")
+                shown = client.get(f"/games/{game_id}", headers={"Api-Version": NEWEST.name})  # the code's shapes
                 assert shown.status_code == 200
                 assert shown.json() == msgspec.json.decode(msgspec.json.encode(snapshot_view))
     finally:

@@ -13,7 +13,9 @@ import pytest
 from domain import Ruleset, Status, deal, get_ruleset, initial_state, replay_commands, shuffled_deck
 from service.deals.daily import Proof, candidate_seed, prove
 from service.deals.deal_pools import decode_line
+from service.deals.wire import DailySource
 from service.errors import DailyAlreadyPlayed, Unavailable
+from service.games.wire import GameView
 
 from .conftest import register, server_process
 
@@ -156,14 +158,14 @@ async def test_one_game_per_player_and_date_even_when_two_processes_deal_at_once
             *(process.games.create_game(player["token"], None, {"daily": "today"}) for process in (one, two, one, two)),
             return_exceptions=True,
         )
-    views = [answer for answer in answers if isinstance(answer, dict)]
-    assert [view["deal"]["practice"] for view in views] == [False]
-    refusals = [answer for answer in answers if not isinstance(answer, dict)]
+    views = [answer for answer in answers if isinstance(answer, GameView)]
+    assert [view.deal.practice for view in views if isinstance(view.deal, DailySource)] == [False]
+    refusals = [answer for answer in answers if not isinstance(answer, GameView)]
     assert all(isinstance(refusal, DailyAlreadyPlayed) for refusal in refusals), refusals
-    assert {refusal.game for refusal in refusals if isinstance(refusal, DailyAlreadyPlayed)} == {str(views[0]["id"])}
+    assert {refusal.game for refusal in refusals if isinstance(refusal, DailyAlreadyPlayed)} == {str(views[0].id)}
     with psycopg.connect(clean_database) as conn:
         rows = conn.execute("SELECT id, deal FROM games WHERE player_id = %s", (player["id"],)).fetchall()
-    assert [(str(row[0]), row[1]["practice"]) for row in rows] == [(str(views[0]["id"]), False)]
+    assert [(str(row[0]), row[1]["practice"]) for row in rows] == [(str(views[0].id), False)]
 
 
 async def test_a_game_of_a_past_date_is_practice_and_tomorrow_is_not_dealt(clean_database: str) -> None:
@@ -171,7 +173,7 @@ async def test_a_game_of_a_past_date_is_practice_and_tomorrow_is_not_dealt(clean
         player = await register(process, "Ann")
         yesterday = DAY - timedelta(days=1)
         view = await process.games.create_game(player["token"], None, {"daily": yesterday.isoformat()})
-        assert view["deal"] == {"source": "daily", "date": yesterday.isoformat(), "practice": True}
+        assert view.deal == DailySource(yesterday, practice=True)
         with pytest.raises(Exception, match="not out yet"):
             await process.games.create_game(
                 player["token"], None, {"daily": (DAY + timedelta(days=1)).isoformat()}

@@ -116,9 +116,9 @@ async def test_the_states_read_folds_from_the_nearest_checkpoint(clean_database:
         for version in range(1, stored_snapshot_at, 10):
             view = await services.games.state_at(game_id, version)
             want = replay(events[:version])
-            assert view["version"] == version
-            assert view["moveCount"] == want.move_count
-            assert view["undoCount"] == want.undo_count
+            assert view.version == version
+            assert view.move_count == want.move_count
+            assert view.undo_count == want.undo_count
             assert await services.games.checkpoints.state_at(game_id, version) == want
         assert _checkpoints(clean_database, game_id) == [CHECKPOINT_EVERY, 2 * CHECKPOINT_EVERY]
 

@@ -35,6 +35,7 @@ from service.bootstrap import Services, build_services
 from service.deals.daily import DailyDeal, daily_source
 from service.deals.deal_pools import decode_line, load_deal_pool, start_state
 from service.errors import DailyAlreadyPlayed
+from service.games.wire import GameView
 from service.http.schemas import DealRequest
 from service.settings import Settings
 from service.stats import projections
@@ -135,8 +136,8 @@ async def start_someone(
         return newcomer, *await start(services, newcomer, ruleset, deal)
 
 
-async def _started(services: Services, view: dict[str, Any]) -> tuple[uuid.UUID, GameState]:
-    game_id = uuid.UUID(view["id"])
+async def _started(services: Services, view: GameView) -> tuple[uuid.UUID, GameState]:
+    game_id = view.id
     row = await services.store.load_game(game_id)
     assert row is not None
     return game_id, restore(row.snapshot, row.tail, row.version)
@@ -146,7 +147,7 @@ async def play(services: Services, token: str, game_id: uuid.UUID, state: GameSt
     state, _ = apply(state, command)  # the same rules, locally, to know what is legal next
     played = await services.moves.play(game_id, token, command)
     assert played.version == state.version
-    assert played.reply["game"]["status"] == state.status.value
+    assert played.reply.game.status == state.status.value
     return state
 
 

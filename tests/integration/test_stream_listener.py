@@ -108,7 +108,7 @@ async def test_a_new_game_wakes_the_watches_following_its_player_with_its_id(
 
         view = await services.games.create_game(player["token"], "classic", {"seed": 3})
         assert await eventually(watch.wake.is_set)
-        assert watch.changed == {uuid.UUID(view["id"])}
+        assert watch.changed == {view.id}
         assert not elsewhere.wake.is_set()
         assert elsewhere.changed == set()
         watch.close()

@@ -11,6 +11,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import msgspec
+
+from ..schemas import MoveResult
+
 NEW_GAME = "POST /games"
 GAME = "GET /games/{game_id}"
 MOVE = "POST /games/{game_id}/moves"
@@ -68,6 +72,13 @@ def with_view(operation: str, body: JSON, view: JSON) -> JSON:
     """``body`` with ``view`` as its game view (``view_key``)."""
     key = view_key(operation, body)
     return view if key is None else replaced(body, key, view)
+
+
+def with_moved_view(reply: MoveResult, **older: Any) -> MoveResult:
+    """The move route's own reply (a ``PLAIN_BODIES`` operation's: the ``MoveResult`` made for this
+    request, service.http.version_changes) with members of its game's view in their older shape.
+    Only the view: a move appends no ``GameDealt``, the one event whose shape a change changed."""
+    return msgspec.structs.replace(reply, game=msgspec.structs.replace(reply.game, **older))
 
 
 def replaced(body: JSON, key: str, value: Any) -> JSON:

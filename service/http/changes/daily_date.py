@@ -6,18 +6,19 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..schemas import DailySource, MoveResult
 from ..version_changes import VersionChange
 from . import (
     EVENTS,
     EVENTS_NDJSON,
     GAME_VIEWS,
     JSON,
-    MOVE,
     PLAYER_GAMES,
     game_view_of,
     rename_property,
     replaced,
     schema_of,
+    with_moved_view,
     with_view,
 )
 
@@ -45,12 +46,12 @@ class DailyDate(VersionChange):
     operations = (*GAME_VIEWS, EVENTS, EVENTS_NDJSON, PLAYER_GAMES)
 
     def downgrade_reply(self, operation: str, status: int, body: Any) -> Any:
+        if isinstance(body, MoveResult):  # the move route's own reply
+            deal = body.game.deal
+            if not isinstance(deal, DailySource):
+                return body
+            return with_moved_view(body, deal={"source": "daily", "daily": deal.date, "practice": deal.practice})
         if status >= 300 or not isinstance(body, dict):
-            return body
-        if operation == MOVE:  # the move route's own reply, changed in place; a move appends no GameDealt
-            game = body.get("game")
-            if isinstance(game, dict) and _source(game.get("deal")) is not game.get("deal"):
-                game["deal"] = _source(game["deal"])
             return body
         if operation in (EVENTS, PLAYER_GAMES):
             items = body.get("items")

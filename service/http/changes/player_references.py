@@ -10,18 +10,19 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ..schemas import MoveResult, PlayerRef
 from ..version_changes import VersionChange
 from . import (
     BOARD,
     GAME_VIEWS,
     JSON,
     LOBBY,
-    MOVE,
     PLAYER_STATS,
     RACE_VIEWS,
     game_view_of,
     replaced,
     schema_of,
+    with_moved_view,
     with_view,
 )
 
@@ -51,12 +52,10 @@ class PlayerReferences(VersionChange):
     operations = (*GAME_VIEWS, *RACE_VIEWS, LOBBY, BOARD, PLAYER_STATS)
 
     def downgrade_reply(self, operation: str, status: int, body: Any) -> Any:
+        if isinstance(body, MoveResult):  # the move route's own reply
+            player = body.game.player
+            return with_moved_view(body, player=player.id) if isinstance(player, PlayerRef) else body
         if status >= 300 or not isinstance(body, dict):
-            return body
-        if operation == MOVE:  # the move route's own reply, made for this request: changed in place
-            game = body.get("game")
-            if isinstance(game, dict) and isinstance(game.get("player"), dict):
-                game["player"] = game["player"].get("id")
             return body
         if operation in RACE_VIEWS:
             return self._race(body)

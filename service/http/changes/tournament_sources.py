@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..schemas import DeckSource, MoveResult, TournamentSource
 from ..version_changes import VersionChange
-from . import EVENTS, EVENTS_NDJSON, GAME_VIEWS, JSON, PLAYER_GAMES, schema_of, with_deal_sources
+from . import EVENTS, EVENTS_NDJSON, GAME_VIEWS, JSON, PLAYER_GAMES, schema_of, with_deal_sources, with_moved_view
 
 SOURCE = "tournament"
 
@@ -26,6 +27,8 @@ class TournamentSources(VersionChange):
     operations = (*GAME_VIEWS, EVENTS, EVENTS_NDJSON, PLAYER_GAMES)
 
     def downgrade_reply(self, operation: str, status: int, body: Any) -> Any:
+        if isinstance(body, MoveResult):  # the move route's own reply
+            return with_moved_view(body, deal=DeckSource()) if isinstance(body.game.deal, TournamentSource) else body
         return body if status >= 300 else with_deal_sources(operation, body, _source)
 
     def downgrade_message(self, operation: str, event: str, data: Any) -> Any:

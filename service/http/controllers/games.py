@@ -23,14 +23,13 @@ from ..openapi.patterns import IDEMPOTENCY_KEY, IF_MATCH, NDJSON, header
 from ..openapi.plugins import ComponentNamePlugin, DealUnionPlugin, TaggedUnionPlugin
 from ..pages import LIMIT_DEFAULT, LIMIT_MAX, EventCursor, next_link
 from ..problems import documented, problem_response
-from ..schemas import EventPage, GameView, Hints, LegalMoves, MoveRequest, MoveResult, NewGameRequest
+from ..schemas import EventPage, EventView, GameView, Hints, LegalMoves, MoveRequest, MoveResult, NewGameRequest
 from .common import (
     bearer_token,
     etag,
     optional_bearer,
     parse_new_game,
     to_wire,
-    wire_event,
 )
 from .deals import DAILY_BUSY
 from .disconnect import unless_disconnected
@@ -262,9 +261,9 @@ class _OwnMediaTypeStream(Stream):
         return super().to_asgi_response(*args, **{**kwargs, "media_type": self.media_type})
 
 
-async def _lines(pages: AsyncIterator[list[dict[str, Any]]]) -> AsyncIterator[bytes]:
+async def _lines(pages: AsyncIterator[list[EventView]]) -> AsyncIterator[bytes]:
     async for events in pages:
-        yield b"".join(msgspec.json.encode(wire_event(event)) + b"\n" for event in events)
+        yield b"".join(msgspec.json.encode(event) + b"\n" for event in events)
 
 
 def view_etag(view: GameView) -> str:

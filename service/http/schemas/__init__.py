@@ -1,5 +1,8 @@
 """Request and response bodies as msgspec Structs (camelCase on the wire), separate from the domain,
-grouped by feature; this package names them all.
+grouped by feature; this package names them all. The replies a feature shapes itself are its own
+package's Structs, built there and encoded here as they are: a game's view, its events and a
+move's reply (service.games.wire), deal sources (service.deals.wire), and what they share
+(service.wire); the modules here hold the rest.
 
 They are what ``openapi/openapi.json`` is generated from (with service.http.openapi), so they are written
 for code generators too: every union is tagged (a move by ``type``, an event by ``type``, a deal
@@ -10,6 +13,54 @@ components keep the names the document has always had (``RequestBody``).
 
 from __future__ import annotations
 
+from ...deals.wire import (
+    DailySource,
+    DealSource,
+    DeckSource,
+    LessonProgress,
+    LessonSource,
+    PoolSource,
+    RaceSource,
+    SeedSource,
+    TournamentSource,
+)
+from ...games.wire import (
+    Abandonment,
+    CardsMovedData,
+    CardsMovedEvent,
+    CardsMovedReverted,
+    EventBase,
+    EventView,
+    Foundations,
+    GameAbandonedData,
+    GameAbandonedEvent,
+    GameDealtData,
+    GameDealtEvent,
+    GameResignedEvent,
+    GameStalledEvent,
+    GameView,
+    GameWonEvent,
+    LessonCompletedData,
+    LessonCompletedEvent,
+    MoveResult,
+    MoveUndoneData,
+    MoveUndoneEvent,
+    NoData,
+    Reserve,
+    ReserveRefilledData,
+    ReserveRefilledEvent,
+    ReserveRefilledReverted,
+    RevertedEvent,
+    SolverHintUsedEvent,
+    Stock,
+    StockDrawnData,
+    StockDrawnEvent,
+    StockDrawnReverted,
+    Table,
+    WasteRecycledData,
+    WasteRecycledEvent,
+    WasteRecycledReverted,
+)
 from .analysis import (
     AbandonMove,
     AnalysedMove,
@@ -33,6 +84,7 @@ from .common import (
     Column,
     DayText,
     Health,
+    LessonId,
     Liveness,
     Pile,
     PlayerRef,
@@ -50,73 +102,20 @@ from .deals import (
     RACE_DEAL_REQUESTS,
     DailyDeal,
     DailyDealRequest,
-    DailySource,
     DealRequest,
-    DealSource,
     DeckDealRequest,
-    DeckSource,
     LessonDealRequest,
-    LessonSource,
     LineLength,
     PoolDealRequest,
     PoolDealView,
     Pools,
-    PoolSource,
     PoolSummary,
     RaceDealRequest,
-    RaceSource,
     SeedDealRequest,
-    SeedSource,
-    TournamentSource,
 )
-from .events import (
-    CardsMovedData,
-    CardsMovedEvent,
-    CardsMovedReverted,
-    EventBase,
-    EventPage,
-    EventView,
-    GameAbandonedData,
-    GameAbandonedEvent,
-    GameDealtData,
-    GameDealtEvent,
-    GameResignedEvent,
-    GameStalledEvent,
-    GameWonEvent,
-    LessonCompletedData,
-    LessonCompletedEvent,
-    MoveUndoneData,
-    MoveUndoneEvent,
-    NoData,
-    ReserveRefilledData,
-    ReserveRefilledEvent,
-    ReserveRefilledReverted,
-    RevertedEvent,
-    SolverHintUsedEvent,
-    StockDrawnData,
-    StockDrawnEvent,
-    StockDrawnReverted,
-    WasteRecycledData,
-    WasteRecycledEvent,
-    WasteRecycledReverted,
-)
-from .games import (
-    Abandonment,
-    Foundations,
-    GameList,
-    GameSummary,
-    GameView,
-    NewGameRequest,
-    Reserve,
-    Stock,
-    Table,
-)
-from .lessons import (
-    LessonId,
-    LessonInfo,
-    LessonList,
-    LessonProgress,
-)
+from .events import EventPage
+from .games import GameList, GameSummary, NewGameRequest
+from .lessons import LessonInfo, LessonList
 from .moves import (
     DrawRequest,
     Hints,
@@ -124,7 +123,6 @@ from .moves import (
     LegalMoves,
     MoveCardRequest,
     MoveRequest,
-    MoveResult,
     RecycleRequest,
     ResignRequest,
     SolverHint,

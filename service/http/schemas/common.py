@@ -1,25 +1,49 @@
-"""What every feature's schemas share: the base Structs, card codes, ids and the problem body."""
+"""What every feature's schemas share: the base Structs, card codes, ids (from service.wire, beneath every
+layer, so that the features build them too), request bodies and the problem body."""
 
 from __future__ import annotations
 
-from enum import StrEnum
 from typing import Annotated, Literal
-from uuid import UUID
 
 from msgspec import UNSET, Meta, Struct, UnsetType
 
-from domain import MAX_SEED
+from ...wire import (
+    CARD_CODE,
+    Body,
+    CardCode,
+    Cards,
+    Column,
+    LessonId,
+    Pile,
+    PlayerRef,
+    RulesetId,
+    RulesetRef,
+    Seed,
+    Target,
+    Version,
+)
 
-CARD_CODE = "^[A2-9TJQK][SHDC]$"
-Seed = Annotated[int, Meta(ge=0, le=MAX_SEED, description="0 .. 2^53 - 1")]
-CardCode = Annotated[
-    str, Meta(pattern=CARD_CODE, description="rank (A 2-9 T J Q K) then suit (S H D C), e.g. 'TD'", examples=["TD"])
+__all__ = [  # with the shared ones of service.wire: the feature modules here take them from this one
+    "CARD_CODE",
+    "Body",
+    "CardCode",
+    "Cards",
+    "Column",
+    "DayText",
+    "Health",
+    "LessonId",
+    "Liveness",
+    "Pile",
+    "PlayerRef",
+    "Problem",
+    "Readiness",
+    "RequestBody",
+    "RulesetId",
+    "RulesetRef",
+    "Seed",
+    "Target",
+    "Version",
 ]
-Cards = Annotated[list[CardCode], Meta(description="card codes, bottom to top")]
-Target = Literal["foundation", "tableau-1", "tableau-2", "tableau-3", "tableau-4"]
-Column = Literal["tableau-1", "tableau-2", "tableau-3", "tableau-4"]
-Pile = Literal["stock", "waste", "reserve", "foundation", "tableau-1", "tableau-2", "tableau-3", "tableau-4"]
-Version = Annotated[int, Meta(ge=0, description="a game version: the number of events in its stream")]
 
 DayText = Annotated[
     str,
@@ -31,20 +55,6 @@ DayText = Annotated[
 ]
 
 
-class RulesetId(StrEnum):
-    """The id of a hosted ruleset (GET /rulesets); each has versions of its own."""
-
-    CLASSIC = "classic"
-    DRAW_ONE = "draw-one"
-    OPEN_RUNS = "open-runs"
-
-
-class Body(Struct, rename="camel", forbid_unknown_fields=True, omit_defaults=False):
-    """Every body. The named unions of the feature modules stay ``typing.Union[...]`` (ruff UP007
-    would write ``A | B``): Litestar's OpenAPI generation names a union by ``__qualname__``, which a
-    ``types.UnionType`` does not have."""
-
-
 class RequestBody(Body):
     """A request body: unknown fields are refused, and the OpenAPI document says so and states the
     rules the domain checks (service.http.openapi).
@@ -53,19 +63,6 @@ class RequestBody(Body):
     before (``NewGame``, ``Draw``, ``MoveCard``) keeps it through ``__schema_name__``, the attribute
     Litestar titles a schema by (service.http.openapi.structs.component_name): generated clients name their
     classes after the components."""
-
-
-class RulesetRef(Body):
-    id: RulesetId
-    version: int
-
-
-class PlayerRef(Body):
-    """A player as every view names one."""
-
-    id: UUID
-    name: Annotated[str, Meta(description="the player's name; a deleted player's is 'deleted player'")]
-    bot: Annotated[bool, Meta(description="a bot account (registered with \"bot\": true)")]
 
 
 class Problem(Struct, omit_defaults=True):

@@ -1,15 +1,14 @@
-"""Deals: the deal requests (tagged by source), where a game's cards came from, the pools and the daily deal."""
+"""Deals: the deal requests (tagged by source), the pools and the daily deal (where a game's cards came from is
+the deals feature's Structs, service.deals.wire)."""
 
 from __future__ import annotations
 
-from datetime import date, datetime
-from typing import Annotated, Union
-from uuid import UUID
+from datetime import datetime
+from typing import Annotated
 
 from msgspec import Meta
 
-from .common import Body, CardCode, DayText, RequestBody, RulesetRef, Seed
-from .lessons import LessonId
+from .common import Body, CardCode, DayText, LessonId, RequestBody, RulesetRef, Seed
 
 
 class SeedDealRequest(RequestBody, tag_field="source", tag="seed"):
@@ -88,56 +87,6 @@ class RaceDealRequest(RequestBody):
     seed: Seed | None = None
     deck: list[CardCode] | None = None
     pool: int | None = None
-
-
-class SeedSource(Body, tag_field="source", tag="seed"):
-    """Dealt by seed."""
-
-    seed: Seed
-
-
-class DeckSource(Body, tag_field="source", tag="deck"):
-    """Dealt from an explicit deck (not echoed)."""
-
-
-class PoolSource(Body, tag_field="source", tag="pool"):
-    """A deal of the ruleset's verified pool."""
-
-    pool: Annotated[int, Meta(ge=1)]
-
-
-class DailySource(Body, tag_field="source", tag="daily"):
-    """The shared deal of a UTC date: never named by seed or pool number."""
-
-    date: date
-    practice: Annotated[
-        bool, Meta(description="true for a player's second and later game of that date's deal (not ranked)")
-    ]
-
-
-class LessonSource(Body, tag_field="source", tag="lesson"):
-    """A prepared lesson's deck (GET /lessons)."""
-
-    lesson: LessonId
-
-
-class RaceSource(Body, tag_field="source", tag="race"):
-    """An entrant's game of a race: the race's deck (never its seed or pool number, see GET /races/{id})."""
-
-    race: UUID
-
-
-class TournamentSource(Body, tag_field="source", tag="tournament"):
-    """An entrant's game of a tournament's deal ``deal`` (1 ..): never its deck (GET /tournaments/{id})."""
-
-    tournament: UUID
-    deal: Annotated[int, Meta(ge=1)]
-
-
-# Where a game's cards came from, tagged by ``source``.
-DealSource = Union[  # noqa: UP007 (see Body)
-    SeedSource, DeckSource, PoolSource, DailySource, LessonSource, RaceSource, TournamentSource
-]
 
 
 class LineLength(Body):

@@ -1,4 +1,5 @@
-"""Moves: the move requests (tagged by ``type``), a move's reply, legal moves and hints."""
+"""Moves: the move requests (tagged by ``type``), legal moves and hints (a move's reply is the game feature's
+Struct, service.games.wire)."""
 
 from __future__ import annotations
 
@@ -7,8 +8,6 @@ from typing import Annotated, ClassVar, Literal, Union
 from msgspec import UNSET, Meta, UnsetType
 
 from .common import Body, CardCode, RequestBody, Target, Version
-from .events import EventView
-from .games import GameView
 
 
 class DrawRequest(RequestBody, tag_field="type", tag="draw"):
@@ -46,11 +45,6 @@ class MoveCardRequest(RequestBody, tag_field="type", tag="move"):
 
 # A move as in API.md, tagged by ``type``; legal moves, hints and solver hints list moves in this form.
 MoveRequest = Union[DrawRequest, RecycleRequest, UndoRequest, ResignRequest, MoveCardRequest]  # noqa: UP007 (see Body)
-
-
-class MoveResult(Body):
-    game: GameView
-    events: Annotated[list[EventView], Meta(description="the events the move appended")]
 
 
 class LegalMoves(Body):

@@ -1,0 +1,72 @@
+"""Where a game's cards came from, on the wire: the deal source Structs (tagged by ``source``), and a
+lesson game's progress (``lessons.lesson_progress`` makes it).
+``daily.source_view`` is the one function that turns a stored deal source into one: a game's view,
+its ``GameDealt`` event and the lists of games show a deal source this way."""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Annotated, Union
+from uuid import UUID
+
+from msgspec import Meta
+
+from ..wire import Body, LessonId, Seed
+
+
+class SeedSource(Body, tag_field="source", tag="seed"):
+    """Dealt by seed."""
+
+    seed: Seed
+
+
+class DeckSource(Body, tag_field="source", tag="deck"):
+    """Dealt from an explicit deck (not echoed)."""
+
+
+class PoolSource(Body, tag_field="source", tag="pool"):
+    """A deal of the ruleset's verified pool."""
+
+    pool: Annotated[int, Meta(ge=1)]
+
+
+class DailySource(Body, tag_field="source", tag="daily"):
+    """The shared deal of a UTC date: never named by seed or pool number."""
+
+    date: date
+    practice: Annotated[
+        bool, Meta(description="true for a player's second and later game of that date's deal (not ranked)")
+    ]
+
+
+class LessonSource(Body, tag_field="source", tag="lesson"):
+    """A prepared lesson's deck (GET /lessons)."""
+
+    lesson: LessonId
+
+
+class RaceSource(Body, tag_field="source", tag="race"):
+    """An entrant's game of a race: the race's deck (never its seed or pool number, see GET /races/{id})."""
+
+    race: UUID
+
+
+class TournamentSource(Body, tag_field="source", tag="tournament"):
+    """An entrant's game of a tournament's deal ``deal`` (1 ..): never its deck (GET /tournaments/{id})."""
+
+    tournament: UUID
+    deal: Annotated[int, Meta(ge=1)]
+
+
+# Where a game's cards came from, tagged by ``source``.
+DealSource = Union[  # noqa: UP007 (see Body)
+    SeedSource, DeckSource, PoolSource, DailySource, LessonSource, RaceSource, TournamentSource
+]
+
+
+class LessonProgress(Body):
+    """In the view of a lesson game: its lesson, the goal, and whether it has been reached."""
+
+    id: LessonId
+    goal: str
+    done: bool
