@@ -12,8 +12,9 @@ the service's own error and answered by the app's exception handlers, like any o
 A move request written as the API writes it (``POST``, the id in lower case, no ``Origin``
 header: nothing for CORS to do) does not even pass Litestar's router: ``MoveDispatch``, in front
 of the app, hands it to this same function with the path parameter and template the router would
-have set, and answers a refusal with the app's same exception handlers. That saves about a tenth of
-a move's server CPU (docs/performance.md). Every other request reaches this route through Litestar.
+have set (service.http.framework_adapter), and answers a refusal with the app's same exception
+handlers. That saves about an eighth of a move's server instructions (docs/performance.md, "The
+move route and Litestar"). Every other request reaches this route through Litestar.
 
 The checks come in the order every other route makes them: the path's spelling, headers given
 twice, the media type, the body's size and JSON, the move, then the bearer token, ``If-Match``
@@ -28,7 +29,6 @@ import uuid
 from typing import Any
 
 from litestar import Litestar, Request, asgi
-from litestar._asgi.routing_trie.traversal import traverse_route_map
 from litestar.exceptions import ClientException, MethodNotAllowedException
 from litestar.serialization import encode_json
 from litestar.status_codes import HTTP_413_REQUEST_ENTITY_TOO_LARGE
@@ -37,6 +37,7 @@ from domain import Command
 
 from ..errors import BadRequest, NotFound, UnsupportedMediaType
 from .controllers.common import check_json_body, etag, idempotency_key, if_match, parse_move, token_of
+from .framework_adapter import as_routed, route_asgi_parameters
 from .paths import NOT_FOUND, UUID, as_sent, malformed, trailing_slash
 from .problems import EXCEPTION_HANDLERS
 from .version_changes import DOWNGRADE, SHAPED
@@ -150,29 +151,16 @@ def _command(body: bytes) -> Command:
     return command
 
 
-class _AnyMethod(dict[Any, Any]):
-    """A route node's path parameters by method, the same for every method (an ASGI route's)."""
-
-    def __missing__(self, method: Any) -> Any:
-        return self["asgi"]
-
-
 def route_moves(app: Litestar) -> None:
-    """Let the router parse the move route's path parameters for any HTTP method.
-
-    Litestar 2.25 files an ASGI route's path parameters under "asgi" but looks them up under the
-    request's method, so an ASGI route with a path parameter fails with a KeyError on every
-    request; this answers every method's lookup with the "asgi" entry (tests/api/test_move_route.py
-    sends several methods)."""
-    node, _, _ = traverse_route_map(root_node=app.asgi_router.root_route_map_node, path=_SAMPLE_PATH)
-    if not node.is_asgi:
-        raise RuntimeError(f"{MOVE_PATH} is not routed to the move route")
-    parameters: dict[Any, Any] = node.path_parameters
-    node.path_parameters = _AnyMethod(parameters)
+    """Let the router hand the move route its path parameter whatever the request's method
+    (tests/api/test_move_route.py sends several): Litestar files an ASGI route's parameters where
+    it does not look them up (service.http.framework_adapter)."""
+    route_asgi_parameters(app, _SAMPLE_PATH)
 
 
 _DIRECT = re.compile(rb"/games/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})/moves")
-_TEMPLATE = "/games/{game_id}/moves"
+TEMPLATE = "/games/{game_id}/moves"
+"""The move route's path as Litestar's router names it in the scope (``path_template``)."""
 
 
 class MoveDispatch:
@@ -187,8 +175,7 @@ class MoveDispatch:
         if scope["type"] == "http" and scope["method"] == "POST":
             found = _DIRECT.fullmatch(scope.get("raw_path") or b"")
             if found is not None and _no_origin(scope["headers"]):
-                scope["path_params"] = {"game_id": _game_id(found.group(1))}
-                scope["path_template"] = _TEMPLATE
+                as_routed(scope, {"game_id": _game_id(found.group(1))}, TEMPLATE)
                 await self._move(scope, receive, send)
                 return
         await self.app(scope, receive, send)
