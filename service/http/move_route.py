@@ -13,7 +13,7 @@ A move request written as the API writes it (``POST``, the id in lower case, no 
 header: nothing for CORS to do) does not even pass Litestar's router: ``MoveDispatch``, in front
 of the app, hands it to this same function with the path parameter and template the router would
 have set (service.http.framework_adapter), and answers a refusal with the app's same exception
-handlers. That saves about an eighth of a move's server instructions (docs/performance.md, "The
+handlers. That saves about a ninth of a move's server instructions (docs/performance.md, "The
 move route and Litestar"). Every other request reaches this route through Litestar.
 
 The checks come in the order every other route makes them: the path's spelling, headers given
