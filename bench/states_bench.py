@@ -81,7 +81,8 @@ async def _run(url: str) -> tuple[dict[int, tuple[float, float]], float, int]:
     from service.clock import utc_now
     from service.settings import Settings
     from service.store.connections import open_pool
-    from service.store.event_store import EventStore, NewEvent, insert_game
+    from service.store.event_store import EventStore, insert_game
+    from service.store.game_records import NewEvent, NewGame
 
     events = _long_game(1, EVENTS)
     pool = open_pool(url, 1, 4, 60_000)
@@ -93,9 +94,9 @@ async def _run(url: str) -> tuple[dict[int, tuple[float, float]], float, int]:
         game_id = uuid.uuid4()
         stored = [NewEvent(n, event_type(e), event_data(e)) for n, e in enumerate(events, start=1)]  # type: ignore[arg-type]
         async with pool.connection() as conn, conn.transaction():
-            await insert_game(conn, game_id, player.id, (final.ruleset.id, final.ruleset.version),
-                              {"source": "seed", "seed": 1}, final.status.value, state_to_snapshot(final), stored,
-                              utc_now())
+            await insert_game(conn, NewGame(game_id, player.id, (final.ruleset.id, final.ruleset.version),
+                                            {"source": "seed", "seed": 1}, final.status.value,
+                                            state_to_snapshot(final), stored, utc_now()))
 
         async def replay_from_deal(version: int) -> None:
             rows = await services.store.read_events_upto(game_id, version)

@@ -20,12 +20,13 @@ from service.settings import Settings
 from service.store import embedded_db, embedded_replica, event_store
 from service.store.connections import libpq_url, open_pool, use_msgspec_for_json
 from service.store.event_store import insert_game
-from service.store.game_records import NewEvent
+from service.store.game_records import NewEvent, NewGame
 from service.store.migrations import migrate
 
 __all__ = [
     "LOOP",
     "NewEvent",
+    "NewGame",
     "Settings",
     "build_services",
     "close",
@@ -50,7 +51,7 @@ __all__ = [
 
 
 def pending_append(*args: Any) -> Any:
-    """A decided move as the batch's ``PendingAppend`` (snapshot only when due), as the service makes it."""
+    """A decided move as the batch's ``Append`` (snapshot only when due), as the service makes it."""
     return game_moves.pending_append(*args)
 
 

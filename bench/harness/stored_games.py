@@ -1,5 +1,5 @@
 """Games for the store bench: open-runs games played by the rules into the batch's
-``PendingAppend``s, and a database holding them among others that do not move."""
+``Append``s, and a database holding them among others that do not move."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 Played = tuple[Any, list[Any]]
-"""A game: (id, first snapshot, deal event type, deal event data) and its moves as ``PendingAppend``s."""
+"""A game: (id, first snapshot, deal event type, deal event data) and its moves as ``Append``s."""
 
 
 def played_games(count: int, moves_each: int) -> list[Played]:
@@ -39,12 +39,12 @@ async def _deal(url: str, player: uuid.UUID, games: list[Played]) -> None:
     """The moving games, dealt by the store's own insert."""
     import psycopg
 
-    from .service_api import NewEvent, insert_game
+    from .service_api import NewEvent, NewGame, insert_game
 
     async with await psycopg.AsyncConnection.connect(url, autocommit=True) as conn:
         for (game_id, snapshot, kind, data), _ in games:
-            await insert_game(conn, game_id, player, ("open-runs", 1), {}, "playing", snapshot,
-                              [NewEvent(1, kind, data)], datetime.now(UTC))
+            await insert_game(conn, NewGame(game_id, player, ("open-runs", 1), {}, "playing", snapshot,
+                                            [NewEvent(1, kind, data)], datetime.now(UTC)))
 
 
 def fill(conn: Any, url: str, games: list[Played], others: int) -> None:

@@ -2,8 +2,9 @@
 
 Ending it is a move like any other, never a deletion: the domain decides ``Abandon`` into a
 ``GameAbandoned`` event (status resigned: the stats count it played and not won, and a streak
-ends, as after a resignation), and ``GameRepository.save`` appends it with the stats projections
-in the same transaction, conditional on the version the game was found idle at. A move that lands
+ends, as after a resignation), and ``GameRepository.save`` appends it in a unit of work with the
+stats projections and the player's ``gameEnded`` event, in one transaction, conditional on the
+version the game was found idle at. A move that lands
 in between wins, and the game is left alone.
 
 Each server process runs ``abandon_forever``; a round runs only in the process that takes a

@@ -16,15 +16,19 @@ decided: one statement and one commit instead of a lone write and then a batch. 
 moment the process would otherwise wait for the database with nothing else to do.
 
 While a batch's statement is in flight the process has nothing else to do, so the work a move
-needs only for its reply (``prepare``: its player's view and events) is done then: the writer
-schedules it just before it sends the statement, and the loop runs it once the writer waits for
-the database. A move's reply is then ready when its commit is, instead of sixteen replies being
-built before the statement can go out.
+needs only for its reply (its player's view and events) is done then: ``queue`` hands the move's
+task a ``Queued``, whose ``sent`` is done once the database is busy with a statement the move
+waits for. A move queued while a statement is in flight goes in the next one, so that is at once;
+otherwise the writer marks its moves just before it sends their statement, and their tasks run
+once it waits for the database. The task makes its reply, then waits for ``written``. A move's
+reply is then ready when its commit is, instead of sixteen replies being built before the
+statement can go out. The batcher only signals; it never runs a move's own work.
 
 Only the common move goes this way: no ``Idempotency-Key`` (its stored response needs its own
 insert) and not the move that ends the game (its stats projections run in its transaction). Those
 and anything a batch could not write (an error other than the database being away) are written
-one by one with ``EventStore.append``, which reports conflicts and races exactly.
+one by one with ``EventStore.append``, which reports conflicts and races exactly (the first two
+in a unit of work: service.store.unit_of_work).
 """
 
 from __future__ import annotations
@@ -33,14 +37,12 @@ import asyncio
 import logging
 import uuid
 from collections import deque
-from collections.abc import Callable
-from typing import Any
 
 from ..errors import Unavailable
 from ..metrics import BATCH_SIZES
 from ..store.connections import DATABASE_DOWN_ERRORS
 from ..store.event_store import ConcurrencyConflict, EventStore
-from ..store.game_records import PendingAppend
+from ..store.game_records import Append
 from ..tasks import cancel_and_wait
 
 log = logging.getLogger("canfield")
@@ -73,45 +75,50 @@ class Deciding:
             batcher.decided()
 
     def leave(self) -> None:
-        """No longer counted, without starting a write (``AppendBatcher.append`` queues the move first)."""
+        """No longer counted, without starting a write (``AppendBatcher.queue`` queues the move first)."""
         if self.batcher is not None:
             self.batcher.deciding -= 1
             self.batcher = None
 
 
-class _Waiting:
-    """A queued move: its write's outcome (``written``) and the work for its reply (``prepare``),
-    done once: while its statement is in flight, or else when the move's task asks for it."""
+class Queued:
+    """A move in the batcher's queue (``AppendBatcher.queue``). ``sent``, a future, is done once
+    the database is busy with a statement the move waits for: the one in flight when it was queued
+    (the move goes in the next), or its own, on its way (or the move is to be written alone). That
+    is the time for the work its reply needs; a request cancelled while awaiting it is never
+    written. ``written`` waits for the move's write."""
 
-    __slots__ = ("error", "move", "prepare", "value", "written")
+    __slots__ = ("_written", "batcher", "move", "sent")
 
-    def __init__(self, move: PendingAppend, written: asyncio.Future[None], prepare: Callable[[], Any] | None) -> None:
+    def __init__(self, batcher: AppendBatcher, move: Append) -> None:
+        loop = asyncio.get_running_loop()
+        self.batcher = batcher
         self.move = move
-        self.written = written
-        self.prepare = prepare
-        self.value: Any = None
-        self.error: BaseException | None = None
+        self.sent: asyncio.Future[None] = loop.create_future()
+        self._written: asyncio.Future[None] = loop.create_future()
 
-    def run_prepare(self) -> None:
-        prepare = self.prepare
-        if prepare is not None:
-            self.prepare = None
-            try:
-                self.value = prepare()
-            except Exception as error:  # raised in the move's own task (``result``), not in the loop's
-                self.error = error
+    async def written(self) -> None:
+        """Wait for the move's write: raises ``ConcurrencyConflict`` when its game had moved on
+        (nothing written), the database's error when it is away. A move whose batch failed for a
+        reason of its own, or that was waiting when the batcher closed, is written alone here."""
+        try:
+            await self._written
+        except WriteAlone:
+            await self.batcher.store.append(self.move)
 
-    def result(self) -> Any:
-        self.run_prepare()
-        if self.error is not None:
-            raise self.error
-        return self.value
+    def going(self) -> None:
+        """The database is busy with a statement it waits for (or it is to be written alone)."""
+        if not self.sent.done():
+            self.sent.set_result(None)
 
+    def settle(self, exception: BaseException | None = None) -> None:
+        """Its write's outcome: written (no ``exception``), or why not."""
+        self.going()
+        _settle(self._written, exception)
 
-def _prepare_all(batch: list[_Waiting]) -> None:
-    for entry in batch:
-        if not entry.written.done():  # a request cancelled meanwhile needs no reply
-            entry.run_prepare()
+    def dropped(self) -> bool:
+        """Its request went away before its turn: it is not written."""
+        return self.sent.cancelled() or self._written.done()
 
 
 class AppendBatcher:
@@ -122,7 +129,7 @@ class AppendBatcher:
         self.deciding = 0  # moves of this process being decided (``Deciding``): a write waits for them
         self._timer: asyncio.TimerHandle | None = None
         self._soon: asyncio.Handle | None = None
-        self._queue: deque[_Waiting] = deque()
+        self._queue: deque[Queued] = deque()
         self._wake = asyncio.Event()
         self._writer: asyncio.Task[None] | None = None
         self._busy = False  # the writer task is writing
@@ -130,14 +137,9 @@ class AppendBatcher:
         self.batches = 0  # statements that wrote more than one move, and how many moves they held
         self.batched_moves = 0
 
-    async def append(
-        self, move: PendingAppend, deciding: Deciding | None = None, prepare: Callable[[], Any] | None = None,
-    ) -> Any:
-        """Write the move; raises ``ConcurrencyConflict`` when its game had moved on (nothing
-        written), the database's error when it is away. Returns what ``prepare`` returns (None
-        without one), called once, before the move is acknowledged: while the statement that
-        carries the move is in flight, or before the move is written alone (the batcher closed,
-        or its batch failed).
+    def queue(self, move: Append, deciding: Deciding | None = None) -> Queued:
+        """Take the move to be written (``deciding``: its count, left now); its task then awaits
+        ``Queued.sent``, does the work for its reply, and awaits ``Queued.written``.
 
         The writer task writes: with no write in flight, at the loop's next turn (or once the
         moves being decided are, at most ``max_wait`` later); moves that arrive while a write is
@@ -146,13 +148,14 @@ class AppendBatcher:
         written alone."""
         if deciding is not None:
             deciding.leave()
+        entry = Queued(self, move)
         if self._closed:
-            value = None if prepare is None else prepare()
-            await self.store.append_pending(move)
-            return value
-        entry = _Waiting(move, asyncio.get_running_loop().create_future(), prepare)
+            entry.settle(WriteAlone())
+            return entry
         self._queue.append(entry)
-        if not self._busy:
+        if self._busy:
+            entry.going()  # the statement in flight is the database's work this move waits for
+        else:
             if len(self._queue) >= self.max_batch:
                 self._start()
             elif self.deciding:  # others are being decided: wait for them, not for ever
@@ -160,13 +163,11 @@ class AppendBatcher:
                     self._timer = asyncio.get_running_loop().call_later(self.max_wait, self._start)
             elif self._soon is None:  # at the loop's next turn, with the moves decided in this one
                 self._soon = asyncio.get_running_loop().call_soon(self._start)
-        try:
-            await entry.written
-        except WriteAlone:
-            value = entry.result()
-            await self.store.append_pending(move)
-            return value
-        return entry.result()
+        return entry
+
+    async def append(self, move: Append, deciding: Deciding | None = None) -> None:
+        """Write the move (``queue``, then ``Queued.written``)."""
+        await self.queue(move, deciding).written()
 
     def _start(self) -> None:
         """The writer task writes what is queued (and what queues while it writes)."""
@@ -209,7 +210,7 @@ class AppendBatcher:
                 await cancel_and_wait(self._writer)
             self._writer = None
         while self._queue:
-            _settle(self._queue.popleft().written, exception=WriteAlone())
+            self._queue.popleft().settle(WriteAlone())
         self._busy = False
 
     async def _run(self) -> None:
@@ -222,15 +223,15 @@ class AppendBatcher:
             finally:
                 self._busy = False
 
-    def _next_batch(self) -> list[_Waiting]:
+    def _next_batch(self) -> list[Queued]:
         """Up to ``max_batch`` waiting moves in arrival order, one per game (a later move of a
         game already in the batch waits for the next one)."""
-        batch: list[_Waiting] = []
+        batch: list[Queued] = []
         games: set[uuid.UUID] = set()
-        later: deque[_Waiting] = deque()
+        later: deque[Queued] = deque()
         while self._queue and len(batch) < self.max_batch:
             entry = self._queue.popleft()
-            if entry.written.done():  # the request was cancelled (client gone) before its turn
+            if entry.dropped():  # the request was cancelled (client gone) before its turn
                 continue
             if entry.move.game_id in games:
                 later.append(entry)
@@ -240,24 +241,26 @@ class AppendBatcher:
         self._queue.extendleft(reversed(later))
         return batch
 
-    async def _write(self, batch: list[_Waiting]) -> None:
+    async def _write(self, batch: list[Queued]) -> None:
         if not batch:
             return
         BATCH_SIZES.observe(len(batch))
-        # the replies' work runs while the statement is in flight: this callback runs at the loop's
-        # next turn, after this task has sent the statement and waits for its result
-        asyncio.get_running_loop().call_soon(_prepare_all, batch)
+        # the moves' tasks make their replies while the statement is in flight: they wake at the
+        # loop's next turn, after this task has sent the statement and waits for its result
+        for entry in batch:
+            if not entry.sent.done():
+                entry.sent.set_result(None)
         if len(batch) == 1:  # the one-move statement is cheaper, and reports its own errors exactly
             entry = batch[0]
             try:
-                await self.store.append_pending(entry.move)
+                await self.store.append(entry.move)
             except asyncio.CancelledError:
-                _settle(entry.written, exception=_outcome_unknown())
+                entry.settle(_outcome_unknown())
                 raise
             except Exception as error:  # ConcurrencyConflict included: the move's own outcome
-                _settle(entry.written, exception=error)
+                entry.settle(error)
             else:
-                _settle(entry.written)
+                entry.settle()
             return
         failure: BaseException | None = None
         written: set[uuid.UUID] = set()
@@ -272,7 +275,7 @@ class AppendBatcher:
             failure = WriteAlone() if _rolled_back(error) else error
         except asyncio.CancelledError:
             for entry in batch:
-                _settle(entry.written, exception=_outcome_unknown())
+                entry.settle(_outcome_unknown())
             raise
         except Exception as error:  # anything else the statement ran into: each move alone reports its own
             log.info("a batch of %d moves failed (%s); writing them one by one", len(batch), type(error).__name__)
@@ -282,7 +285,7 @@ class AppendBatcher:
                 failure_of_move: BaseException | None = ConcurrencyConflict()  # its game had moved on
             else:
                 failure_of_move = failure
-            _settle(entry.written, exception=failure_of_move)
+            entry.settle(failure_of_move)
 
 
 def _rolled_back(error: Exception) -> bool:

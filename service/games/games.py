@@ -39,7 +39,7 @@ from ..players.tokens import Scope
 from ..settings import Settings
 from ..stats import projections
 from ..store.event_store import DailyEntryTaken, EventStore
-from ..store.game_records import GameRow, NewEvent
+from ..store.game_records import GameRow, NewEvent, NewGame
 from ..store.players import PlayerRow, PlayerStore
 from .access import GameAccess
 from .moves import Game, GameRepository
@@ -106,17 +106,11 @@ class Games:
         first = deal(ruleset, deck, source)
         state = initial_state(first)
         game_id = uuid.uuid4()
-        await self.store.create_game(
-            game_id,
-            player_id,
-            (ruleset.id, ruleset.version),
-            source,
-            state.status.value,
-            state_to_snapshot(state),
-            [NewEvent(1, event_type(first), event_data(first))],
-            now,
-            on_create=projections.game_started(ruleset.id, source),
-        )
+        work = self.store.unit_of_work()
+        work.create(NewGame(game_id, player_id, (ruleset.id, ruleset.version), source, state.status.value,
+                            state_to_snapshot(state), [NewEvent(1, event_type(first), event_data(first))], now))
+        work.add(projections.game_started(ruleset.id, source))
+        await work.commit()
         player = await self.players.get_player(player_id)
         game = Game(game_id, player_id, source, now, None, state, True, *_name_and_bot(player))
         self.repository.remember(game)

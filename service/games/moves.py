@@ -1,11 +1,14 @@
 """The move use case: load the game, let the rules decide, save the outcome.
 
 ``Moves.play`` is the one way a move (draw, recycle, card move, undo, resign, a solver hint's
-mark) is made: it takes the game's turn in this process, asks ``GameRepository.update`` to run
-``decide`` (the domain's ``apply``) on the game and save what it decided, and settles a race the
-move ended. Everything about *how* a game is read and written lives in the repository: this
-process's cache, the snapshot and the events after it, group commit, the idempotent reply, and
-the retry when a cached copy turned out to be behind.
+mark) is made: it takes the game's turn in this process and opens the move's unit of work
+(``GameRepository.begin``, a ``MoveWork``): the work gives it the game, the use case decides on
+it with the domain's ``apply``, records the change and commits; then it settles a race the move
+ended. Everything about *how* a game is read and written lives in the work and its repository:
+this process's cache, the snapshot and the events after it, group commit, the idempotent reply,
+the projections and account event of a game's end in the move's transaction, and the retry when
+a cached copy turned out to be behind (the work gives the stored game next). Nothing below the
+use case calls back into it.
 """
 
 from __future__ import annotations
@@ -15,10 +18,10 @@ import hashlib
 import logging
 import random
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from functools import partial
+from types import TracebackType
 from typing import Any, NamedTuple, Protocol
 
 import msgspec
@@ -43,9 +46,10 @@ from ..players.tokens import Credentials, Scope, TokenCache
 from ..races.races import race_of
 from ..stats import projections
 from ..store import outbox
-from ..store.event_store import ConcurrencyConflict, EventStore, IdempotencyRace, OnCommit
-from ..store.game_records import Figures, GameRow, NewEvent, PendingAppend
+from ..store.event_store import ConcurrencyConflict, EventStore, IdempotencyRace
+from ..store.game_records import Append, Figures, GameRow, IdempotentReply, NewEvent, StoredEvent
 from ..store.snapshots import snapshot_due
+from ..store.unit_of_work import UnitOfWork
 from ..tournaments.standings import tournament_of
 from .batching import AppendBatcher, Deciding
 from .past_states import Checkpoints
@@ -91,12 +95,12 @@ def figures_of(state: GameState) -> Figures:
 def pending_append(
     game_id: uuid.UUID, expected_version: int, events: list[NewEvent], state: GameState, now: datetime,
     token_id: uuid.UUID | None = None,
-) -> PendingAppend:
+) -> Append:
     """A decided move (``events`` leading from ``expected_version`` to ``state``) as the store's
     batch takes it: the state's figures and, only when one is due (``snapshots.snapshot_due``),
     its snapshot; ``token_id``: the token it came with, which must still be live when it is written."""
     snapshot = state_to_snapshot(state) if snapshot_due(expected_version, events) else None
-    return PendingAppend(game_id, expected_version, events, figures_of(state), snapshot, now, token_id)
+    return Append(game_id, expected_version, events, figures_of(state), snapshot, now, token_id)
 
 
 class Change(NamedTuple):
@@ -106,11 +110,19 @@ class Change(NamedTuple):
     after: Game
     events: list[NewEvent]
     now: datetime
-    token_id: uuid.UUID | None = None  # the token it came with (set by ``GameRepository``)
+    token_id: uuid.UUID | None = None  # the token it came with (set by ``MoveWork.record``)
 
-    def pending(self) -> PendingAppend:
+    def pending(self) -> Append:
+        """The move as group commit writes it (no end, no idempotent reply; a snapshot when due)."""
         return pending_append(self.before.id, self.before.version, self.events, self.after.state, self.now,
                               self.token_id)
+
+    def alone(self, reply: IdempotentReply | None) -> Append:
+        """The move as it is written alone: always with its snapshot, its end time if it ends the
+        game, and ``reply`` under its Idempotency-Key, if any."""
+        after = self.after
+        return Append(after.id, self.before.version, self.events, figures_of(after.state),
+                      state_to_snapshot(after.state), self.now, self.token_id, after.finished_at, reply)
 
     def reply(self) -> MoveResult:
         """The move's reply: the new view and the events it appended, as its player sees them."""
@@ -125,21 +137,9 @@ class Change(NamedTuple):
                                   state.move_count, state.undo_count, state.assisted, game.started_at,
                                   game.finished_at or self.now)
 
-    def on_end(self) -> OnCommit | None:
-        """What the transaction of the move that ends the game also writes: the stats projections
-        (``finish``) and the ``gameEnded`` event of the player's account (service.store.outbox)."""
-        if self.after.state.playing:
-            return None
-        finish = self.finish()
-        project = None if finish is None else projections.game_finished(finish)
-        player, told = self.after.player_id, game_ended(self)
-
-        async def run(conn: Any) -> None:
-            if project is not None:
-                await project(conn)
-            await outbox.append(conn, player, outbox.GAME_ENDED, told)
-
-        return run
+    def logged(self) -> list[StoredEvent]:
+        """The move's events as its write stores them (recorded at ``now``)."""
+        return [StoredEvent(e.version, e.type, e.data, self.now) for e in self.events]
 
 
 ABANDONED = "abandoned"
@@ -193,15 +193,114 @@ class Played(NamedTuple):
     game: Game | None = None
 
 
-Decide = Callable[[Game], Awaitable[Change]]
-"""The rules' verdict on one game: the change a move makes (no events: nothing to record)."""
+class MoveWork:
+    """One move's unit of work (``GameRepository.begin``), opened by the use case with ``with``:
+    ``next_game`` gives the game to decide on (None once the move is played), ``record`` takes the
+    change decided on it and ``commit`` writes it; the outcome is ``played``.
+
+    Inside: the first game is this process's cached copy when it has one (and the move has no
+    Idempotency-Key), else the stored game, read with the token and any reply stored under the
+    key (a stored reply ends the loop at once: ``played`` is it again). Whatever a stale copy
+    could explain makes the loop give the stored game next, up to the repository's ``retries``:
+    a refusal of a cached copy (``stale``), a change with no events on one, a conflict at the
+    write (except with ``strict``, an If-Match: then ``VersionConflict``), or another request
+    storing the same key first. While the work is open the move counts as being decided in the
+    batcher (group commit waits for it)."""
+
+    __slots__ = ("attempts", "caller", "change", "current", "deciding", "game", "game_id", "idempotent", "played",
+                 "repository", "strict", "token")
+
+    def __init__(
+        self, repository: GameRepository, game_id: uuid.UUID, token: str, idempotent: Idempotent | None, strict: bool
+    ) -> None:
+        self.repository = repository
+        self.game_id = game_id
+        self.token = token
+        self.idempotent = idempotent
+        self.strict = strict
+        # the token's credentials as this process knows them (read again after each load), and the
+        # cached copy of the game, which a move with an Idempotency-Key never uses
+        self.caller = None if idempotent is not None else repository.tokens.get(token)
+        self.game = None if idempotent is not None else repository.cached(game_id, self.caller)  # may refuse it
+        self.attempts = 0
+        self.current: Game | None = None  # the game the loop gave last
+        self.change: Change | None = None  # the change recorded on it
+        self.played: Played | None = None
+        self.deciding = Deciding(repository.batcher)  # last: ended by ``__exit__``
+
+    def __enter__(self) -> MoveWork:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        self.deciding.end()  # a write in this process no longer waits for this move
+
+    async def next_game(self) -> Game | None:
+        """The game to decide on: the cached copy first, else the stored game; None once the move
+        is played (written, or its reply stored under the Idempotency-Key found)."""
+        if self.played is not None:
+            return None
+        game, self.game = self.game, None  # a copy is decided on once: the next attempt reads the stored game
+        if self.attempts == self.repository.retries:
+            raise Unavailable("the game is changing too fast to apply this move now; try again")
+        if game is None:
+            if self.attempts:
+                await asyncio.sleep(random.uniform(0, 0.002 * self.attempts))  # spread racing retries apart
+            game, self.played = await self.repository.load(self.game_id, self.token, self.idempotent)
+            if self.played is not None:
+                return None  # the reply stored under the Idempotency-Key, again
+            self.caller = self.repository.tokens.get(self.token)  # as the load found it
+        self.attempts += 1
+        self.current, self.change = game, None
+        return game
+
+    def stale(self, refusal: DomainError | VersionConflict) -> bool:
+        """Whether the rules' refusal may be a stale copy's (the cached game): then the loop decides
+        again on the stored game. A refusal of the stored game is final (and counted)."""
+        assert self.current is not None
+        if not self.current.confirmed:
+            return True
+        (MOVES_ILLEGAL if isinstance(refusal, DomainError) else CONFLICTS_AT_IF_MATCH).inc()
+        return False
+
+    def record(self, change: Change) -> None:
+        """The change decided on the game the loop gave (no events: nothing to write)."""
+        caller = self.caller
+        self.change = change._replace(token_id=None if caller is None else caller.token_id)
+
+    async def commit(self) -> None:
+        """Write the recorded change (``GameRepository.save``); ``played`` once it is written, else
+        the loop gives the stored game to decide on again."""
+        change = self.change
+        assert change is not None
+        game = change.before
+        if not change.events:  # nothing to record (a solver hint on a game already assisted)
+            if game.confirmed:
+                self.played = Played(change.reply(), game.version, False)
+            return
+        try:
+            reply = await self.repository.save(change, self.idempotent, self.deciding)
+        except ConcurrencyConflict:
+            CONFLICTS_AT_WRITE.inc()
+            self.repository.tokens.drop(self.token)  # the token may have been revoked: the next load tells
+            if self.strict:
+                await self.repository.load(game.id, self.token, None)  # a revoked token is a 401, not a conflict
+                raise VersionConflict(
+                    f"the game moved on from version {game.version} while this move was made: reload and try again"
+                ) from None
+            return
+        except IdempotencyRace:
+            return  # the next load returns what the first request with this key stored
+        MOVES_APPLIED.inc()
+        self.played = Played(reply, change.after.version, False, change.after)
 
 
 class GameRepository:
-    """Games for moves. ``update`` reads a game (this process's cache first, else the store),
-    runs a decision on it and saves the change, conditional on the version it was decided on;
-    whatever a stale cached copy could explain (a refusal, an If-Match mismatch, a conflict) is
-    decided again on the stored game, up to ``retries`` times."""
+    """Games for moves: this process's cache of the games it wrote last, a move's reads (``load``,
+    ``history``) and its write (``save``). ``begin`` opens a move's unit of work (``MoveWork``),
+    which decides again on the stored game whatever a stale cached copy could explain, up to
+    ``retries`` times."""
 
     def __init__(
         self, store: EventStore, batcher: AppendBatcher, tokens: TokenCache, cache_size: int, retries: int = 12
@@ -213,66 +312,16 @@ class GameRepository:
         self.retries = retries
         self.cache: dict[uuid.UUID, Game] = {}  # games this process wrote last, by id, oldest first
 
-    async def update(
-        self, game_id: uuid.UUID, token: str, decide: Decide, idempotent: Idempotent | None = None,
-        strict: bool = False,
-    ) -> Played:
-        """Decide on the game and save the change; ``strict`` (an If-Match) turns a conflict
-        at the save into ``VersionConflict`` instead of deciding again."""
-        deciding = Deciding(self.batcher)  # a write in this process waits for it (batching)
-        try:
-            game = None if idempotent is not None else self.cached(game_id, token)
-            for attempt in range(self.retries):
-                if game is None:
-                    if attempt:
-                        await asyncio.sleep(random.uniform(0, 0.002 * attempt))  # spread racing retries apart
-                    game, stored = await self.load(game_id, token, idempotent)
-                    if stored is not None:
-                        return stored
-                played = await self._attempt(game, token, decide, idempotent, strict, deciding)
-                if played is not None:
-                    return played
-                game = None  # the copy was behind, or another request took the key: the stored game
-        finally:
-            deciding.end()
-        raise Unavailable("the game is changing too fast to apply this move now; try again")
+    def begin(
+        self, game_id: uuid.UUID, token: str, idempotent: Idempotent | None = None, strict: bool = False
+    ) -> MoveWork:
+        """The unit of work of one move on ``game_id`` by ``token``'s player; ``strict`` (an
+        If-Match) turns a conflict at the write into ``VersionConflict`` instead of deciding again."""
+        return MoveWork(self, game_id, token, idempotent, strict)
 
-    async def _attempt(
-        self, game: Game, token: str, decide: Decide, idempotent: Idempotent | None, strict: bool,
-        deciding: Deciding,
-    ) -> Played | None:
-        """One decision and save on ``game``; None when it must be tried again on the stored game."""
-        try:
-            change = await decide(game)
-        except (DomainError, VersionConflict) as refusal:
-            if game.confirmed:
-                (MOVES_ILLEGAL if isinstance(refusal, DomainError) else CONFLICTS_AT_IF_MATCH).inc()
-                raise
-            return None
-        if not change.events:  # nothing to record (a solver hint on a game already assisted)
-            return Played(change.reply(), game.version, False) if game.confirmed else None
-        caller = self.tokens.get(token)
-        try:
-            reply = await self.save(change._replace(token_id=None if caller is None else caller.token_id),
-                                    idempotent, deciding)
-        except ConcurrencyConflict:
-            CONFLICTS_AT_WRITE.inc()
-            self.tokens.drop(token)  # the token may have been revoked: the next load tells
-            if strict:
-                await self.load(game.id, token, None)  # a revoked token is a 401, not a conflict
-                raise VersionConflict(
-                    f"the game moved on from version {change.before.version} while this move was made: "
-                    "reload and try again"
-                ) from None
-            return None
-        except IdempotencyRace:
-            return None  # the next load returns what the first request with this key stored
-        MOVES_APPLIED.inc()
-        return Played(reply, change.after.version, False, change.after)
-
-    def cached(self, game_id: uuid.UUID, token: str) -> Game | None:
-        """This process's last copy of the game, when it also knows the token may play."""
-        caller = self.tokens.get(token)
+    def cached(self, game_id: uuid.UUID, caller: Credentials | None) -> Game | None:
+        """This process's last copy of the game, when it also knows the token (``caller``, from
+        this process's token cache) may play."""
         game = self.cache.get(game_id)
         if caller is None or game is None or Scope.PLAY not in caller.scopes:
             return None
@@ -319,39 +368,46 @@ class GameRepository:
         self, change: Change, idempotent: Idempotent | None, deciding: Deciding | None = None
     ) -> MoveResult:
         """Write the move and return its reply. With group commit when nothing else must go in
-        its transaction (the reply is made while the batch's statement is in flight), else alone,
-        with its idempotent reply or the stats of the game it ends in the same transaction.
-        ``deciding``: the move's count in the batcher, ended here (it is decided)."""
+        its transaction (the reply is made while the batch's statement is in flight), else in a
+        unit of work of its own: the idempotent reply in the move's statement, and for the move
+        that ends the game the stats projections and the player's ``gameEnded`` event in its
+        transaction. ``deciding``: the move's count in the batcher, ended here (it is decided)."""
         try:
             if idempotent is None and change.after.state.playing:
-                reply: MoveResult = await self.batcher.append(change.pending(), deciding, change.reply)
+                queued = self.batcher.queue(change.pending(), deciding)
+                await queued.sent  # the database is busy with what this move waits for: make its reply now
+                try:
+                    reply = change.reply()
+                finally:
+                    await queued.written()  # the move's outcome, which a failing reply does not change
             else:
                 if deciding is not None:
                     deciding.end()
                 reply = change.reply()
-                await self._append_alone(change, idempotent, reply)
+                await self._commit_alone(change, idempotent, reply)
         except ConcurrencyConflict:
             self.cache.pop(change.before.id, None)
             raise
         self.remember(change.after)
         return reply
 
-    async def _append_alone(self, change: Change, idempotent: Idempotent | None, reply: MoveResult) -> None:
-        after = change.after
-        await self.store.append(
-            after.id,
-            change.before.version,
-            change.events,
-            figures=figures_of(after.state),
-            snapshot=state_to_snapshot(after.state),  # the slow path always writes it
-            finished_at=after.finished_at,
-            now=change.now,
-            idempotency_key=None if idempotent is None else idempotent.key,
-            request_hash=None if idempotent is None else idempotent.request_hash,
-            response=msgspec.to_builtins(reply) if idempotent is not None else None,
-            on_finish=change.on_end(),
-            token_id=change.token_id,
-        )
+    async def _commit_alone(self, change: Change, idempotent: Idempotent | None, reply: MoveResult) -> None:
+        work = self.store.unit_of_work()
+        keyed = None
+        if idempotent is not None:
+            keyed = IdempotentReply(idempotent.key, idempotent.request_hash, msgspec.to_builtins(reply))
+        work.append(change.alone(keyed))
+        if not change.after.state.playing:
+            await self._record_end(work, change)
+        await work.commit()
+
+    async def _record_end(self, work: UnitOfWork, change: Change) -> None:
+        """What the move that ends the game adds to its transaction: the stats projections
+        (``Change.finish``) and the ``gameEnded`` event of the player's account."""
+        finish = change.finish()
+        if finish is not None:
+            work.add(*await projections.game_finished(finish, change.logged(), self.store.pool))
+        work.tell(outbox.AccountEvent(change.after.player_id, outbox.GAME_ENDED, game_ended(change)))
 
     def remember(self, game: Game) -> None:
         self.cache.pop(game.id, None)
@@ -400,13 +456,12 @@ class Moves:
         self, game_id: uuid.UUID, token: str | None, command: Command, if_match: int | None = None,
         idempotency_key: str | None = None,
     ) -> Played:
-        """One move. The moves of one game in this process take turns (first come, first served):
-        without that, two clients of one game starve each other, since a move decided on the
-        cached game needs one round trip and a retry after a conflict two. Between processes the
-        conditional save decides."""
+        """One move, in its unit of work (``GameRepository.begin``). The moves of one game in this
+        process take turns (first come, first served): without that, two clients of one game
+        starve each other, since a move decided on the cached game needs one round trip and a
+        retry after a conflict two. Between processes the conditional write decides."""
         if token is None:
             raise Unauthorized("a move needs 'Authorization: Bearer <token>' of the game's player")
-        decide = partial(self._decide, command, if_match)
         idempotent = Idempotent.of(idempotency_key, command)
         turns = self._turns.get(game_id)
         if turns is None:
@@ -414,11 +469,24 @@ class Moves:
         turns.users += 1
         try:
             async with turns.lock:
-                played = await self.games.update(game_id, token, decide, idempotent, strict=if_match is not None)
+                # the move's unit of work: decide on the game it gives, record the change, commit; it
+                # gives the stored game to decide on again when the one decided on was a stale copy
+                with self.games.begin(game_id, token, idempotent, strict=if_match is not None) as work:
+                    while (game := await work.next_game()) is not None:
+                        try:
+                            change = await self._decide(command, if_match, game)
+                        except (DomainError, VersionConflict) as refusal:
+                            if work.stale(refusal):
+                                continue
+                            raise
+                        work.record(change)
+                        await work.commit()
         finally:
             turns.users -= 1
             if not turns.users:
                 del self._turns[game_id]
+        played = work.played
+        assert played is not None  # the loop ends once the move is played (or raises)
         if played.game is not None and self.checkpoints is not None:  # a checkpoint every 500 versions
             self.checkpoints.after_move(game_id, played.version, len(played.reply.events))
         if played.game is not None and not played.game.state.playing:

@@ -23,7 +23,7 @@ from psycopg_pool import AsyncConnectionPool
 from ..errors import Conflict, Forbidden, NotFound, NotRaceCreator
 from ..store import outbox
 from ..store.event_store import CHANNEL, insert_game
-from ..store.game_records import NewEvent
+from ..store.game_records import NewEvent, NewGame
 from ..store.replica import ReadPool
 from ..store.snapshots import TAIL
 
@@ -206,8 +206,8 @@ async def _deal_and_run(
     each entrant's account hears of it, with their own game (``raceStarted``)."""
     dealt = deal_games(race)
     for game in dealt:
-        await insert_game(conn, game.game_id, game.player_id, race.ruleset, game.deal, game.status,
-                          game.snapshot, game.events, now)
+        await insert_game(conn, NewGame(game.game_id, game.player_id, race.ruleset, game.deal, game.status,
+                                        game.snapshot, game.events, now))
         await conn.execute(
             "UPDATE race_entrants SET game_id = %s WHERE race_id = %s AND player_id = %s",
             (game.game_id, race.id, game.player_id),

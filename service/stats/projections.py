@@ -1,9 +1,10 @@
 """Stats and the daily leaderboard: projections of the event log, kept as games start and end.
 
-Incremental: ``game_started`` and ``game_finished`` return the SQL a game's creation or its
-game-ending move runs *in the same transaction* as its events (``EventStore.create_game`` /
-``EventStore.append``). Only games that end change the stats, so a move that does not end its
-game stays one statement; a pool or daily deal's ``plays`` go up when its game is created.
+Incremental: ``game_started`` and ``game_finished`` make the statements (``Statement``: SQL and
+its parameters, data) that a game's creation or its game-ending move adds to its unit of work
+(service.store.unit_of_work), to run *in the same transaction* as its events. Only games that
+end change the stats, so a move that does not end its game stays one statement; a pool or daily
+deal's ``plays`` go up when its game is created.
 
 The offline rebuild from the event log is ``service.stats.rebuild``; the reads for the API are
 ``service.stats.queries``.
@@ -40,6 +41,7 @@ from datetime import date, datetime
 from typing import Any
 
 from psycopg import AsyncConnection
+from psycopg_pool import AsyncConnectionPool
 
 from domain import Status
 from domain.cards import codes
@@ -47,7 +49,8 @@ from domain.verify import Unverified, redecide
 
 from ..deals.daily import DailyDeal, daily_day_of, is_entry, is_over, public_source
 from ..deals.daily_deals import read_deal
-from ..store.event_store import OnCommit
+from ..store.game_records import StoredEvent
+from ..store.unit_of_work import Statement
 
 log = logging.getLogger("canfield")
 
@@ -157,7 +160,9 @@ SELECT %(day)s::date, 0, 1 WHERE %(day)s::date IS NOT NULL AND %(won)s::int = 1
 ON CONFLICT (day) DO UPDATE SET wins = y.wins + 1
 """
 
-_STORED_LOG = "SELECT version, type, data, recorded_at FROM events WHERE game_id = %s ORDER BY version"
+_STORED_LOG = (
+    "SELECT version, type, data, recorded_at FROM events WHERE game_id = %s AND version < %s ORDER BY version"
+)
 
 ENTRY_COLUMNS = "game_id, day, player_id, moves, seconds, finished_at, status, assisted, unranked"
 _LIST = f"""
@@ -167,18 +172,13 @@ ON CONFLICT DO NOTHING
 """
 
 
-def game_started(ruleset_id: str, deal: Mapping[str, Any]) -> OnCommit | None:
+def game_started(ruleset_id: str, deal: Mapping[str, Any]) -> Statement | None:
     """What a new game adds to the projections (pool and daily deals' plays), or None."""
     source = public_source(deal)
     number, day = pool_number_of(source), daily_day_of(source)
     if number is None and day is None:
         return None
-    params = {"ruleset": ruleset_id, "pool": number, "day": day}
-
-    async def run(conn: AsyncConnection[Any]) -> None:
-        await conn.execute(_STARTED, params)
-
-    return run
+    return Statement(_STARTED, {"ruleset": ruleset_id, "pool": number, "day": day})
 
 
 def _finish_params(finish: Finish) -> JSON:
@@ -197,29 +197,37 @@ def _finish_params(finish: Finish) -> JSON:
     }
 
 
-def game_finished(finish: Finish) -> OnCommit:
-    """What a game-ending move adds to the projections, run in the move's transaction: the
-    stats, and for a player's daily entry its leaderboard row (``leaderboard_entry``)."""
-    params = _finish_params(finish)
+async def game_finished(finish: Finish, ending: Sequence[StoredEvent], pool: AsyncConnectionPool) -> list[Statement]:
+    """What a game-ending move adds to its transaction: the stats, and for a player's daily entry
+    its leaderboard row (``leaderboard_entry``). An entry that may be ranked is verified here,
+    before the move's transaction, so that no row is locked meanwhile: its stored log before the
+    move, read on ``pool`` and followed by the move's own events (``ending``: what the move
+    writes; the move's write is conditional on the version it follows, so if it commits, that is
+    the log it commits), whether the player practiced, and the date's deal."""
+    statements = [Statement(_FINISHED, _finish_params(finish))]
     day = daily_day_of(finish.deal) if is_entry(finish.deal) else None
+    if day is None:
+        return statements
+    rows: list[Any] = []
+    stored: DailyDeal | None = None
+    practiced = False
+    if finish.record:  # only a win that could be ranked needs its log replayed
+        async with pool.connection() as conn:
+            practiced, rows, stored = await _entry_facts(conn, finish, day, ending[0].version)
+        rows += [(e.version, e.type, e.data, e.recorded_at) for e in ending]
+    statements.append(Statement(_LIST, leaderboard_entry(finish, day, rows, stored, practiced)))
+    return statements
 
-    async def run(conn: AsyncConnection[Any]) -> None:
-        entry: tuple[Any, ...] | None = None
-        if day is not None:  # verified before the stats rows are locked: they stay locked briefly
-            rows: list[Any] = []
-            stored: DailyDeal | None = None
-            practiced = False
-            if finish.record:  # only a win that could be ranked needs its log replayed
-                practice = await conn.execute(_PRACTICED, (finish.player_id, day.isoformat(), finish.finished_at))
-                practiced = bool((await practice.fetchone() or (False,))[0])
-                rows = await (await conn.execute(_STORED_LOG, (finish.game_id,))).fetchall()  # with this move's
-                stored = await read_deal(conn, day)
-            entry = leaderboard_entry(finish, day, rows, stored, practiced)
-        await conn.execute(_FINISHED, params)
-        if entry is not None:
-            await conn.execute(_LIST, entry)
 
-    return run
+async def _entry_facts(
+    conn: AsyncConnection[Any], finish: Finish, day: date, before: int
+) -> tuple[bool, list[Any], DailyDeal | None]:
+    """Whether the player practiced the date's deal before their entry ended, the entry's stored
+    log below version ``before`` and the date's stored deal."""
+    practice = await conn.execute(_PRACTICED, (finish.player_id, day.isoformat(), finish.finished_at))
+    practiced = bool((await practice.fetchone() or (False,))[0])
+    rows = await (await conn.execute(_STORED_LOG, (finish.game_id, before))).fetchall()
+    return practiced, rows, await read_deal(conn, day)
 
 
 # Whether the player dealt a practice game of the date before their entry ended.

@@ -2,11 +2,16 @@
 
 A move is at most two round trips: ``load`` (the game's row, its snapshot and the events after
 it, the caller's identity and any stored idempotent response, in one query; skipped when the game
-is in this process's cache) and ``append`` (one statement that updates the game's row only if the
-version is still the one the move was decided on, inserts the events at the next versions, writes
-the snapshot when one is due and stores the idempotent response). ``UNIQUE (game_id, version)``
-backs the version check: a violation is a concurrency conflict, like an update that found the
-version moved on.
+is in this process's cache) and its write: ``append`` (one statement that updates the game's row
+only if the version is still the one the move was decided on, inserts the events at the next
+versions, writes the snapshot when one is due and stores the idempotent response), or
+``append_many`` for the moves of several games at once (group commit). ``UNIQUE (game_id,
+version)`` backs the version check: a violation is a concurrency conflict, like an update that
+found the version moved on.
+
+A write with more in its transaction (a game's creation or the move that ends it, with the
+projections and account events that go with it) is a unit of work (service.store.unit_of_work):
+the use case records it, ``commit`` writes it.
 
 The records these statements read and write are service.store.game_records'; when a snapshot is
 due and the events a stored game folds after it, service.store.snapshots; the checkpoints of past
@@ -17,8 +22,6 @@ from __future__ import annotations
 
 import logging
 import uuid
-from collections.abc import Awaitable, Callable
-from contextlib import AbstractAsyncContextManager, nullcontext
 from datetime import UTC, datetime
 from typing import Any
 
@@ -29,11 +32,13 @@ from psycopg.rows import tuple_row
 from psycopg.types.json import Json, Jsonb
 from psycopg_pool import AsyncConnectionPool
 
+from . import outbox
 from .checkpoints import CheckpointStore
-from .game_records import Figures, GameRow, GameSummaryRow, Loaded, NewEvent, PendingAppend, StoredEvent
+from .game_records import Append, GameRow, GameSummaryRow, Loaded, NewEvent, NewGame, StoredEvent
 from .players import TokenRow, token_hash
 from .replica import ReadPool
 from .snapshots import TAIL
+from .unit_of_work import UnitOfWork
 
 
 class ConcurrencyConflict(Exception):
@@ -162,52 +167,76 @@ FROM game, jsonb_to_recordset(%(events)s) AS e(version integer, type text, data 
 """
 
 
-OnCommit = Callable[[AsyncConnection[Any]], Awaitable[None]]
-"""More SQL to run in the transaction of a write (see service.stats.projections)."""
-
-
-def _transaction_if(conn: AsyncConnection[Any], wanted: bool) -> AbstractAsyncContextManager[Any]:
-    return conn.transaction() if wanted else nullcontext()
-
-
 def _event_rows(events: list[NewEvent]) -> list[dict[str, Any]]:
     return [{"version": e.version, "type": e.type, "data": e.data} for e in events]
 
 
-async def insert_game(
-    conn: AsyncConnection[Any],
-    game_id: uuid.UUID,
-    player_id: uuid.UUID,
-    ruleset: tuple[str, int],
-    deal: dict[str, Any],
-    status: str,
-    snapshot: dict[str, Any],
-    events: list[NewEvent],
-    now: datetime,
-) -> None:
-    """The game row and its first events, on ``conn`` (in the caller's transaction, if any: a race
-    deals all its games in one)."""
-    await conn.execute(
-        _CREATE,
-        {
-            "id": game_id,
-            "player_id": player_id,
-            "ruleset_id": ruleset[0],
-            "ruleset_version": ruleset[1],
-            "deal": Jsonb(deal),
-            "status": status,
-            "version": events[-1].version,
-            "move_count": snapshot["moveCount"],
-            "undo_count": snapshot["undoCount"],
-            "assisted": snapshot["assisted"],
-            "snapshot": Json(snapshot),
-            "now": now,
-            "events": Jsonb(_event_rows(events)),
-        },
-    )
+async def insert_game(conn: AsyncConnection[Any], game: NewGame) -> None:
+    """The game's row, snapshot and first events, on ``conn`` (in the caller's transaction, if
+    any: a race deals all its games in one). A second daily entry of a player for one date
+    (``games_daily_entry_key``) raises ``DailyEntryTaken``."""
+    snapshot = game.snapshot
+    params = {
+        "id": game.game_id,
+        "player_id": game.player_id,
+        "ruleset_id": game.ruleset[0],
+        "ruleset_version": game.ruleset[1],
+        "deal": Jsonb(game.deal),
+        "status": game.status,
+        "version": game.events[-1].version,
+        "move_count": snapshot["moveCount"],
+        "undo_count": snapshot["undoCount"],
+        "assisted": snapshot["assisted"],
+        "snapshot": Json(snapshot),
+        "now": game.now,
+        "events": Jsonb(_event_rows(game.events)),
+    }
+    try:
+        await conn.execute(_CREATE, params)
+    except pg_errors.UniqueViolation as error:
+        if error.diag.constraint_name == "games_daily_entry_key":
+            raise DailyEntryTaken() from None
+        raise
 
 
-def batch_params(moves: list[PendingAppend]) -> dict[str, Any]:
+def _append_params(move: Append) -> dict[str, Any]:
+    figures = move.figures
+    params = {
+        "id": move.game_id,
+        "expected": move.expected_version,
+        "version": move.events[-1].version,
+        "status": figures.status,
+        "move_count": figures.move_count,
+        "undo_count": figures.undo_count,
+        "assisted": figures.assisted,
+        "snapshot": None if move.snapshot is None else Json(move.snapshot),
+        "finished_at": move.finished_at,
+        "now": move.now,
+        "events": Jsonb(_event_rows(move.events)),
+        "token": move.token_id,
+    }
+    if move.reply is not None:
+        params.update(key=move.reply.key, request_hash=move.reply.request_hash, response=Json(move.reply.response))
+    return params
+
+
+async def write_append(conn: AsyncConnection[Any], move: Append) -> None:
+    """``move``'s one statement on ``conn`` (``EventStore.append``): raises ``ConcurrencyConflict``
+    when nothing was written (the game moved on, or the token is no longer live) and
+    ``IdempotencyRace`` when another request stored the move's key first."""
+    try:
+        cursor = await conn.execute(_APPEND if move.reply is None else _APPEND_WITH_KEY, _append_params(move))
+        row = await cursor.fetchone()
+    except pg_errors.UniqueViolation as error:
+        if error.diag.constraint_name == "idempotency_keys_pkey":
+            raise IdempotencyRace() from None
+        raise ConcurrencyConflict() from None
+    assert row is not None
+    if row[0] == 0:
+        raise ConcurrencyConflict()
+
+
+def batch_params(moves: list[Append]) -> dict[str, Any]:
     """``_APPEND_MANY``'s parameters for ``moves``: the batch document and the games' ids."""
     return {"batch": Json(batch_rows(moves)), "ids": uuid_array([move.game_id for move in moves])}
 
@@ -219,7 +248,7 @@ def uuid_array(ids: list[uuid.UUID]) -> str:
     return "{" + msgspec.json.encode(ids)[1:-1].decode("ascii").replace('"', "") + "}"
 
 
-def batch_rows(moves: list[PendingAppend]) -> list[dict[str, Any]]:
+def batch_rows(moves: list[Append]) -> list[dict[str, Any]]:
     """``append_many``'s batch document (the rows of ``_APPEND_MANY``'s ``json_to_recordset``)."""
     return [
         {"id": m.game_id, "expected": m.expected_version, "version": m.events[-1].version,
@@ -236,30 +265,33 @@ class EventStore(CheckpointStore):
         self.pool = pool
         self.reads = reads or ReadPool(pool)  # the reads that tolerate a replica (service.store.replica)
 
-    async def create_game(
-        self,
-        game_id: uuid.UUID,
-        player_id: uuid.UUID,
-        ruleset: tuple[str, int],
-        deal: dict[str, Any],
-        status: str,
-        snapshot: dict[str, Any],
-        events: list[NewEvent],
-        now: datetime,
-        on_create: OnCommit | None = None,
-    ) -> None:
-        """Insert the game row and its first events; ``on_create`` (the projections of a pool or
-        daily deal) runs in the same transaction. A second daily entry of a player for one date
-        (``games_daily_entry_key``) raises ``DailyEntryTaken``."""
-        try:
-            async with self.pool.connection() as conn, _transaction_if(conn, on_create is not None):
-                await insert_game(conn, game_id, player_id, ruleset, deal, status, snapshot, events, now)
-                if on_create is not None:
-                    await on_create(conn)
-        except pg_errors.UniqueViolation as error:
-            if error.diag.constraint_name == "games_daily_entry_key":
-                raise DailyEntryTaken() from None
-            raise
+    def unit_of_work(self) -> UnitOfWork:
+        """A unit of work to record a change's writes in, written by its ``commit``
+        (service.store.unit_of_work)."""
+        return UnitOfWork(self)
+
+    async def commit(self, work: UnitOfWork) -> None:
+        """Write what ``work`` recorded: its game's write first (``insert_game`` or
+        ``write_append``, whose errors say why nothing was written), then its statements, then its
+        account events, in one transaction; the game's write alone as its one statement."""
+        async with self.pool.connection() as conn:
+            if work.alone:
+                await self._write(conn, work)
+                return
+            async with conn.transaction():
+                await self._write(conn, work)
+                for statement in work.statements:
+                    await conn.execute(statement.sql, statement.params)
+                if work.told:
+                    await outbox.append_all(conn, work.told)
+
+    @staticmethod
+    async def _write(conn: AsyncConnection[Any], work: UnitOfWork) -> None:
+        write = work.write
+        if isinstance(write, NewGame):
+            await insert_game(conn, write)
+        elif write is not None:
+            await write_append(conn, write)
 
     async def load(
         self, game_id: uuid.UUID, token: str | None = None, key: str | None = None, now: datetime | None = None
@@ -340,72 +372,13 @@ class EventStore(CheckpointStore):
             row = await (await conn.execute(_LOAD_GAME, (game_id,))).fetchone()
         return None if row is None else GameRow(*row)
 
-    async def append(
-        self,
-        game_id: uuid.UUID,
-        expected_version: int,
-        events: list[NewEvent],
-        *,
-        figures: Figures,
-        snapshot: dict[str, Any] | None,
-        finished_at: datetime | None,
-        now: datetime,
-        idempotency_key: str | None = None,
-        request_hash: bytes | None = None,
-        response: dict[str, Any] | None = None,
-        on_finish: OnCommit | None = None,
-        token_id: uuid.UUID | None = None,
-    ) -> None:
-        """Write the events, the state's figures and (unless None) its snapshot if the stream is
-        still at ``expected_version`` (and ``token_id``, when given, is a live token: else nothing
-        is written, as in a conflict).
+    async def append(self, move: Append) -> None:
+        """Write ``move`` alone, in one statement (``write_append``: conditional on its version and
+        its token, raising ``ConcurrencyConflict`` or ``IdempotencyRace`` when nothing was written)."""
+        async with self.pool.connection() as conn:
+            await write_append(conn, move)
 
-        ``on_finish`` (given only for the move that ends the game: the stats projections) runs in
-        the same transaction, after the append; every other move stays one statement."""
-        params = {
-            "id": game_id,
-            "expected": expected_version,
-            "version": events[-1].version,
-            "status": figures.status,
-            "move_count": figures.move_count,
-            "undo_count": figures.undo_count,
-            "assisted": figures.assisted,
-            "snapshot": None if snapshot is None else Json(snapshot),
-            "finished_at": finished_at,
-            "now": now,
-            "events": Jsonb(_event_rows(events)),
-            "token": token_id,
-        }
-        if idempotency_key is not None:
-            params.update(key=idempotency_key, request_hash=request_hash, response=Json(response))
-        statement = _APPEND_WITH_KEY if idempotency_key is not None else _APPEND
-        try:
-            async with self.pool.connection() as conn:
-                if on_finish is None:
-                    cursor = await conn.execute(statement, params)
-                    row = await cursor.fetchone()
-                else:
-                    async with conn.transaction():
-                        cursor = await conn.execute(statement, params)
-                        row = await cursor.fetchone()
-                        if row is not None and row[0] == 0:
-                            raise ConcurrencyConflict()  # nothing written: nothing to project
-                        await on_finish(conn)
-        except pg_errors.UniqueViolation as error:
-            constraint = error.diag.constraint_name
-            if constraint == "idempotency_keys_pkey":
-                raise IdempotencyRace() from None
-            raise ConcurrencyConflict() from None
-        assert row is not None
-        if row[0] == 0:
-            raise ConcurrencyConflict()
-
-    async def append_pending(self, move: PendingAppend) -> None:
-        """``append`` for a move prepared for ``append_many`` (one that does not end its game)."""
-        await self.append(move.game_id, move.expected_version, move.events, figures=move.figures,
-                          snapshot=move.snapshot, finished_at=None, now=move.now, token_id=move.token_id)
-
-    async def append_many(self, moves: list[PendingAppend]) -> set[uuid.UUID]:
+    async def append_many(self, moves: list[Append]) -> set[uuid.UUID]:
         """Write several games' moves in one statement (one transaction): each game whose stored
         version is still the one its move was decided on gets its events, figures and any due snapshot; the
         rest are left untouched. Returns the ids of the games written. For moves that neither

@@ -1,6 +1,7 @@
 """The records the event store reads and writes: a stored game (``GameRow``), a row of a player's
-games list, what a move loads, a stored event and a new one, the figures a games list shows, and
-one game's move for a batched append.
+games list, what a move loads, a stored event and a new one, the figures a games list shows, a
+game to create (``NewGame``) and one game's move to write (``Append``, with the reply an
+Idempotency-Key stores, ``IdempotentReply``).
 
 They live apart from service.store.event_store's statements so that the move use case, the race
 store and the analysis jobs name the shapes they exchange without the SQL that fills them.
@@ -79,9 +80,21 @@ class Figures(NamedTuple):
     assisted: bool
 
 
-class PendingAppend(NamedTuple):
-    """One game's move for ``append_many``: its events, the state's figures and, when one is due
-    (``snapshot_due``), its new snapshot; written only if the game is still at ``expected_version``."""
+class IdempotentReply(NamedTuple):
+    """A move's Idempotency-Key, the hash of the move it came with and the reply stored under it."""
+
+    key: str
+    request_hash: bytes
+    response: dict[str, Any]
+
+
+class Append(NamedTuple):
+    """One game's move to write: its events, the state's figures and, when one is due
+    (``snapshot_due``; a move written alone always has one), its new snapshot; written only if the
+    game is still at ``expected_version`` and ``token_id`` (the token the move came with, if any)
+    is still live. The move that ends the game sets ``finished_at``; a move with an
+    Idempotency-Key carries its ``reply``. A move with either is written alone, never in a batch
+    (``append_many`` writes neither)."""
 
     game_id: uuid.UUID
     expected_version: int
@@ -89,4 +102,20 @@ class PendingAppend(NamedTuple):
     figures: Figures
     snapshot: dict[str, Any] | None
     now: datetime
-    token_id: uuid.UUID | None = None  # the token the move came with: written only while it is live
+    token_id: uuid.UUID | None = None
+    finished_at: datetime | None = None
+    reply: IdempotentReply | None = None
+
+
+class NewGame(NamedTuple):
+    """A game to create: its row (player, ruleset id and version, deal source, status; the games
+    list's figures come from ``snapshot``), its snapshot and its first events, at ``now``."""
+
+    game_id: uuid.UUID
+    player_id: uuid.UUID
+    ruleset: tuple[str, int]
+    deal: dict[str, Any]
+    status: str
+    snapshot: dict[str, Any]
+    events: list[NewEvent]
+    now: datetime

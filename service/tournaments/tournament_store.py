@@ -25,7 +25,7 @@ from ..errors import Conflict, NotFound
 from ..races.race_store import LOG_QUERY
 from ..store import outbox
 from ..store.event_store import CHANNEL, insert_game
-from ..store.game_records import NewEvent
+from ..store.game_records import NewEvent, NewGame
 
 LogRow = tuple[int, str, dict[str, Any], datetime]
 PREPARING, UPCOMING, RUNNING, FINISHED = "preparing", "upcoming", "running", "finished"
@@ -302,8 +302,8 @@ class TournamentStore:
             deck = await cursor.fetchone()
             assert deck is not None  # prepared: every deal is stored
             game = make_game(tournament, number, deck[0])
-            await insert_game(conn, game.game_id, player_id, tournament.ruleset, game.deal, game.status,
-                              game.snapshot, game.events, now)
+            await insert_game(conn, NewGame(game.game_id, player_id, tournament.ruleset, game.deal, game.status,
+                                            game.snapshot, game.events, now))
             await conn.execute(
                 "INSERT INTO tournament_games (tournament_id, player_id, number, game_id) VALUES (%s, %s, %s, %s)",
                 (tournament_id, player_id, number, game.game_id))

@@ -14,11 +14,12 @@ import pytest
 from domain import Draw, Recycle, replay
 from domain.codec import event_from_data
 from service.bootstrap import Services
+from service.games import moves
 from service.games.batching import AppendBatcher, Deciding
 from service.games.moves import pending_append
 from service.store import event_store
 from service.store.event_store import ConcurrencyConflict
-from service.store.game_records import NewEvent, PendingAppend
+from service.store.game_records import Append, NewEvent
 from service.store.snapshots import SNAPSHOT_EVERY
 from tests.live import stored
 
@@ -33,7 +34,7 @@ def log_and_snapshot(url: str, game_id: uuid.UUID) -> tuple[list[tuple[int, str,
     return log.events, log.state(), log.version
 
 
-def drawn(services: Services, url: str, game_id: uuid.UUID) -> PendingAppend:
+def drawn(services: Services, url: str, game_id: uuid.UUID) -> Append:
     """The move 'draw' on the stored game, ready to append."""
     _, state, version = log_and_snapshot(url, game_id)
     from domain import decide, event_data, event_type, evolve
@@ -95,7 +96,7 @@ async def test_a_stale_move_due_to_write_a_snapshot_leaves_the_stored_one_alone(
 
     assert await services.store.append_many([stale]) == set()
     with pytest.raises(ConcurrencyConflict):
-        await services.store.append_pending(stale)  # the one-move statement, the same
+        await services.store.append(stale)  # the one-move statement, the same
     after = stored(clean_database, [str(game_id)])[str(game_id)]
     assert (after.snapshot, after.snapshot_version, after.events) == (before.snapshot, before.snapshot_version,
                                                                       before.events)
@@ -177,13 +178,13 @@ async def test_a_decided_move_waits_for_the_moves_still_being_decided_and_they_s
     lone write of its own), and the last one to be decided starts one statement for all."""
     (_, game_a), (_, game_b) = await new_game(services, seed=8), await new_game(services, seed=9)
     alone: list[uuid.UUID] = []
-    real_append_pending = services.store.append_pending
+    real_append = services.store.append
 
-    async def counted(move: PendingAppend) -> None:
+    async def counted(move: Append) -> None:
         alone.append(move.game_id)
-        await real_append_pending(move)
+        await real_append(move)
 
-    monkeypatch.setattr(services.store, "append_pending", counted)
+    monkeypatch.setattr(services.store, "append", counted)
     batcher = AppendBatcher(services.store, max_wait=30.0)  # here only the deciders end the wait
     a_deciding, b_deciding, c_deciding = Deciding(batcher), Deciding(batcher), Deciding(batcher)
     assert batcher.deciding == 3
@@ -208,8 +209,9 @@ async def test_a_decided_move_waits_for_the_moves_still_being_decided_and_they_s
 async def test_a_batched_moves_reply_is_made_while_its_statement_is_in_the_database(
     services: Services, clean_database: str
 ) -> None:
-    """``prepare`` (a move's reply) runs while the batch's statement is in PostgreSQL, not before
-    it is sent: here the statement is held on a row lock, and the replies are made meanwhile."""
+    """``Queued.sent`` is done while the batch's statement is in PostgreSQL, not before it is
+    sent, so a move's reply is made then: here the statement is held on a row lock, and the
+    replies are made meanwhile."""
     (_, game_a), (_, game_b) = await new_game(services, seed=12), await new_game(services, seed=13)
     seen: list[tuple[str, int]] = []
     with psycopg.connect(clean_database) as blocker, psycopg.connect(clean_database, autocommit=True) as watcher:
@@ -233,13 +235,17 @@ async def test_a_batched_moves_reply_is_made_while_its_statement_is_in_the_datab
             return f"reply {name}"
 
         batcher = AppendBatcher(services.store, max_wait=30.0)
+
+        async def move(game_id: uuid.UUID, deciding: Deciding, name: str) -> str:
+            queued = batcher.queue(drawn(services, clean_database, game_id), deciding)
+            await queued.sent
+            made = reply(name)
+            await queued.written()
+            return made
+
         a_deciding, b_deciding = Deciding(batcher), Deciding(batcher)
-        a = asyncio.ensure_future(
-            batcher.append(drawn(services, clean_database, game_a), a_deciding, lambda: reply("a"))
-        )
-        b = asyncio.ensure_future(
-            batcher.append(drawn(services, clean_database, game_b), b_deciding, lambda: reply("b"))
-        )
+        a = asyncio.ensure_future(move(game_a, a_deciding, "a"))
+        b = asyncio.ensure_future(move(game_b, b_deciding, "b"))
         for _ in range(200):
             await asyncio.sleep(0.01)
             if len(seen) == 2:
@@ -256,21 +262,26 @@ async def test_a_batched_moves_reply_is_made_while_its_statement_is_in_the_datab
 
 
 async def test_a_replys_error_reaches_its_own_move_and_the_batch_still_commits(
-    services: Services, clean_database: str
+    services: Services, clean_database: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    (_, game_a), (_, game_b) = await new_game(services, seed=14), await new_game(services, seed=15)
-    batcher = AppendBatcher(services.store, max_wait=30.0)
-    a_deciding, b_deciding = Deciding(batcher), Deciding(batcher)
+    """A move's reply is made by its own task while its batch is in flight: a reply that fails
+    fails that move's request only, after its write, and the batch commits all of its moves."""
+    (token_a, game_a), (token_b, game_b) = await new_game(services, seed=14), await new_game(services, seed=15)
+    real_result = moves.move_result
 
-    def broken() -> str:
-        raise RuntimeError("a bug in a view")
+    def result(game: Any, *rest: Any) -> Any:
+        if game.id == game_a:
+            raise RuntimeError("a bug in a view")
+        return real_result(game, *rest)
 
-    a = asyncio.ensure_future(batcher.append(drawn(services, clean_database, game_a), a_deciding, broken))
-    b = asyncio.ensure_future(batcher.append(drawn(services, clean_database, game_b), b_deciding, lambda: "fine"))
-    results = await asyncio.wait_for(asyncio.gather(a, b, return_exceptions=True), 10)
-    await batcher.close()
+    monkeypatch.setattr(moves, "move_result", result)
+    results = await asyncio.wait_for(asyncio.gather(
+        services.moves.play(game_a, token_a, DRAW), services.moves.play(game_b, token_b, DRAW),
+        return_exceptions=True,
+    ), 10)
     assert isinstance(results[0], RuntimeError)
-    assert results[1] == "fine"
+    assert getattr(results[1], "version", None) == 2
+    assert (services.batcher.batches, services.batcher.batched_moves) == (1, 2)
     assert [log_and_snapshot(clean_database, g)[2] for g in (game_a, game_b)] == [2, 2]
 
 
@@ -302,7 +313,7 @@ async def test_a_batch_that_fails_is_written_move_by_move(
     process) must not fail its moves: each is written alone, with its own checks."""
     players = [await new_game(services, seed=seed) for seed in range(30, 40)]
 
-    async def deadlocked(moves: list[PendingAppend]) -> set[uuid.UUID]:
+    async def deadlocked(moves: list[Append]) -> set[uuid.UUID]:
         raise psycopg.errors.DeadlockDetected("deadlock detected")
 
     monkeypatch.setattr(services.store, "append_many", deadlocked)

@@ -24,7 +24,7 @@ from service.clock import utc_now
 from service.games.past_states import Checkpoints
 from service.store.checkpoints import CHECKPOINT_EVERY
 from service.store.event_store import insert_game
-from service.store.game_records import NewEvent
+from service.store.game_records import NewEvent, NewGame
 
 from .conftest import register, server_process
 
@@ -65,9 +65,9 @@ async def _store(services: Services, events: list[Event]) -> tuple[uuid.UUID, st
     game_id = uuid.uuid4()
     stored = [NewEvent(n, event_type(event), event_data(event)) for n, event in enumerate(events, start=1)]
     async with services.store.pool.connection() as conn, conn.transaction():
-        await insert_game(conn, game_id, uuid.UUID(str(player["id"])), (final.ruleset.id, final.ruleset.version),
-                          {"source": "seed", "seed": 1}, final.status.value, state_to_snapshot(final), stored,
-                          utc_now())
+        await insert_game(conn, NewGame(game_id, uuid.UUID(str(player["id"])),
+                                        (final.ruleset.id, final.ruleset.version), {"source": "seed", "seed": 1},
+                                        final.status.value, state_to_snapshot(final), stored, utc_now()))
     return game_id, str(player["token"])
 
 

@@ -14,7 +14,7 @@ from domain import Draw, Recycle, Undo, parse_command, replay
 from domain.codec import event_from_data, snapshot_to_state
 from service.bootstrap import Services
 from service.store.event_store import ConcurrencyConflict
-from service.store.game_records import Figures, NewEvent
+from service.store.game_records import Append, Figures, NewEvent
 from service.store.snapshots import SNAPSHOT_EVERY
 from tests.live import stored
 
@@ -66,11 +66,10 @@ async def test_a_stale_append_is_a_conflict_and_writes_nothing(services: Service
     assert game is not None
     await services.moves.play(game_id, token, DRAW)
     with pytest.raises(ConcurrencyConflict):
-        await services.store.append(
-            game.id, game.version, [NewEvent(2, "GameResigned", {})], figures=Figures("resigned", 0, 0, False),
-            snapshot=game.snapshot,
-            finished_at=None, now=game.started_at,
-        )
+        await services.store.append(Append(
+            game.id, game.version, [NewEvent(2, "GameResigned", {})], Figures("resigned", 0, 0, False),
+            game.snapshot, game.started_at,
+        ))
     assert stored_events(clean_database, game_id) == [(1, "GameDealt"), (2, "StockDrawn")]
 
 
@@ -85,11 +84,10 @@ async def test_a_duplicate_version_is_a_conflict_even_if_the_row_check_passes(
             "INSERT INTO events (game_id, version, type, data) VALUES (%s, 2, 'GameResigned', '{}')", (game_id,)
         )
     with pytest.raises(ConcurrencyConflict):
-        await services.store.append(
-            game.id, game.version, [NewEvent(2, "StockDrawn", {})], figures=Figures("playing", 1, 0, False),
-            snapshot=game.snapshot,
-            finished_at=None, now=game.started_at,
-        )
+        await services.store.append(Append(
+            game.id, game.version, [NewEvent(2, "StockDrawn", {})], Figures("playing", 1, 0, False),
+            game.snapshot, game.started_at,
+        ))
     with psycopg.connect(clean_database) as conn:
         assert conn.execute("SELECT version FROM games WHERE id = %s", (game_id,)).fetchone()[0] == 1
 

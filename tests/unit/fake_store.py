@@ -1,7 +1,7 @@
 """An in-memory event store with the EventStore methods a move uses: the move use case
 (service.games.moves) runs on it in milliseconds, without PostgreSQL. It keeps the same promises:
 an append is conditional on the version it was decided on, and an idempotency key stores the
-first reply once."""
+first reply once. A unit of work's statements and account events are kept (``committed``), not run."""
 
 from __future__ import annotations
 
@@ -16,8 +16,9 @@ from domain.codec import restore, state_to_snapshot
 from domain.rulesets import get_ruleset
 from service.players.tokens import ALL_SCOPES
 from service.store.event_store import ConcurrencyConflict, IdempotencyRace
-from service.store.game_records import Figures, GameRow, Loaded, NewEvent, PendingAppend, StoredEvent
+from service.store.game_records import Append, GameRow, Loaded, NewEvent, StoredEvent
 from service.store.players import TokenRow, token_hash
+from service.store.unit_of_work import UnitOfWork
 
 T0 = datetime(2026, 12, 1, tzinfo=UTC)
 
@@ -31,6 +32,8 @@ class FakeStore:
     calls: list[str] = field(default_factory=list)  # what was asked of the store, in order
     revoked: set[uuid.UUID] = field(default_factory=set)  # token ids revoked (their moves are not written)
     before_append: list[Any] = field(default_factory=list)  # callbacks run at the next append (a rival's move)
+    committed: list[UnitOfWork] = field(default_factory=list)  # the units of work written, in order
+    pool: Any = None  # the stats' reads before a daily entry's end would use it: no test here makes one
 
     def add_player(self, token: str, scopes: tuple[str, ...] = ALL_SCOPES) -> uuid.UUID:
         player = uuid.uuid4()
@@ -66,44 +69,41 @@ class FakeStore:
         self.calls.append("read_events_upto")
         return [StoredEvent(e.version, e.type, e.data, T0) for e in self.events[game_id][:version]]
 
-    async def append(
-        self, game_id: uuid.UUID, expected_version: int, events: list[NewEvent], *,
-        figures: Figures, snapshot: dict[str, Any] | None, finished_at: datetime | None, now: datetime,
-        idempotency_key: str | None = None,
-        request_hash: bytes | None = None, response: dict[str, Any] | None = None, on_finish: Any = None,
-        token_id: uuid.UUID | None = None,
-    ) -> None:
-        self.calls.append("append" if idempotency_key is None else "append-with-key")
+    def unit_of_work(self) -> UnitOfWork:
+        return UnitOfWork(self)
+
+    async def commit(self, work: UnitOfWork) -> None:
+        assert isinstance(work.write, Append), "moves only: this store creates no games"
+        await self.append(work.write)
+        self.committed.append(work)
+
+    async def append(self, move: Append) -> None:
+        reply = move.reply
+        self.calls.append("append" if reply is None else "append-with-key")
         await asyncio.sleep(0)  # a round trip: other tasks run meanwhile (and group commit can gather them)
         while self.before_append:
             self.before_append.pop(0)()
-        if idempotency_key is not None and (game_id, idempotency_key) in self.keys:
+        if reply is not None and (move.game_id, reply.key) in self.keys:
             raise IdempotencyRace()
-        row = self.games[game_id]
-        if row.version != expected_version or (token_id is not None and token_id in self.revoked):
+        row = self.games[move.game_id]
+        if row.version != move.expected_version or (move.token_id is not None and move.token_id in self.revoked):
             raise ConcurrencyConflict()
         # as in PostgreSQL: the snapshot only when one is written, else the events join its tail
-        if snapshot is None:
-            written, tail = row.snapshot, row.tail + [(e.type, e.data) for e in events]
+        if move.snapshot is None:
+            written, tail = row.snapshot, row.tail + [(e.type, e.data) for e in move.events]
         else:
-            written, tail = snapshot, []
-        self.games[game_id] = GameRow(row.id, row.player_id, row.deal, events[-1].version, written, row.started_at,
-                                      finished_at, tail)
-        self.events[game_id] += events
-        if idempotency_key is not None:
-            assert request_hash is not None
-            assert response is not None
-            self.keys[(game_id, idempotency_key)] = (request_hash, response)
+            written, tail = move.snapshot, []
+        self.games[move.game_id] = GameRow(row.id, row.player_id, row.deal, move.events[-1].version, written,
+                                           row.started_at, move.finished_at, tail)
+        self.events[move.game_id] += move.events
+        if reply is not None:
+            self.keys[(move.game_id, reply.key)] = (reply.request_hash, reply.response)
 
-    async def append_pending(self, move: PendingAppend) -> None:
-        await self.append(move.game_id, move.expected_version, move.events, figures=move.figures,
-                          snapshot=move.snapshot, finished_at=None, now=move.now, token_id=move.token_id)
-
-    async def append_many(self, moves: list[PendingAppend]) -> set[uuid.UUID]:
+    async def append_many(self, moves: list[Append]) -> set[uuid.UUID]:
         self.calls.append("append_many")
         written = set()
         for move in moves:
             if self.games[move.game_id].version == move.expected_version and move.token_id not in self.revoked:
-                await self.append_pending(move)
+                await self.append(move)
                 written.add(move.game_id)
         return written

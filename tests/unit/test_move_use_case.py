@@ -227,6 +227,7 @@ async def test_who_may_move() -> None:
     with pytest.raises(Forbidden):
         await world.moves.play(game, BOB, Draw())  # from the cache
     assert world.version(game) == 2
+    assert world.moves.games.batcher.deciding == 0, "a refused move is no longer counted as being decided"
 
 
 async def test_an_undo_below_the_undo_window_reads_the_log() -> None:
@@ -258,6 +259,26 @@ async def test_ending_a_race_game_is_reported_once_after_the_write() -> None:
     assert world.store.games[game].finished_at == T0
     await world.moves.play(other, ANN, Resign())
     assert world.ended == [game], "a game of no race concerns no race"
+
+
+async def test_the_move_that_ends_a_game_commits_its_stats_and_account_event_with_it() -> None:
+    world = World()
+    game = world.store.add_game(world.ann, seed=13)
+    await world.moves.play(game, ANN, Draw())
+    assert world.store.committed == [], "a move that does not end its game is its one statement"
+    await world.moves.play(game, ANN, Resign())
+    [work] = world.store.committed
+    assert work.write is not None
+    assert work.write.finished_at == T0
+    assert work.write.expected_version == 2
+    [stats] = work.statements
+    assert "INSERT INTO player_stats" in stats.sql
+    assert stats.params["player"] == world.ann
+    assert stats.params["won"] == 0
+    [told] = work.told
+    assert (told.player_id, told.type) == (world.ann, "gameEnded")
+    assert told.data["game"] == str(game)
+    assert told.data["status"] == "resigned"
 
 
 async def test_moves_of_other_games_ready_together_share_one_write() -> None:
