@@ -269,16 +269,10 @@ class RaceStore:
         async with self.pool.connection() as conn:
             return await _load(conn, race_id)
 
-    async def create(
-        self, race_id: uuid.UUID, creator_id: uuid.UUID, ruleset: tuple[str, int], deal: dict[str, Any],
-        deck: list[str], max_entrants: int, time_limit_seconds: int | None, now: datetime,
-        proof: dict[str, Any] | None = None, fingerprint: str | None = None, rated: bool = False,
-    ) -> None:
-        """The race, open, with its creator as the first entrant (``proof``: a secret deal's, kept unshown;
-        ``fingerprint``: its deck's, service.deals.live_decks)."""
+    async def create(self, row: NewRaceRow) -> None:
+        """The race, open, with its creator as the first entrant."""
         async with self.pool.connection() as conn, conn.transaction():
-            await _insert_race(conn, NewRaceRow(race_id, creator_id, ruleset, deal, deck, max_entrants,
-                                                time_limit_seconds, now, proof, fingerprint, rated))
+            await _insert_race(conn, row)
 
     async def open_and_start(
         self, conn: AsyncConnection[Any], row: NewRaceRow, opponent: uuid.UUID,

@@ -293,10 +293,12 @@ class Races:
         else:
             deck, proof = await self._secret_deal(ruleset, race_id, creator)
             source = {"source": SECRET_SOURCE}
-        await self.store.create(race_id, creator, (ruleset.id, ruleset.version), source, codes(list(deck)),
-                                request.max_entrants, request.time_limit_seconds, self.clock(), proof,
-                                fingerprint(deck),  # the solver refuses its copies until the race has finished
-                                request.rated)
+        await self.store.create(NewRaceRow(
+            race_id, creator, (ruleset.id, ruleset.version), source, codes(list(deck)), request.max_entrants,
+            request.time_limit_seconds, self.clock(), proof,
+            fingerprint(deck),  # the solver refuses its copies until the race has finished
+            request.rated,
+        ))
         return await self._load(race_id)
 
     async def _secret_deal(
