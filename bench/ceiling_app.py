@@ -16,7 +16,7 @@ from typing import Any
 
 from litestar import Litestar, get, post
 
-from bench.harness.service_api import Settings, libpq_url, open_pool
+from bench.harness.service_api import PoolOptions, Settings, libpq_url, open_pool
 
 _INSERT = "INSERT INTO bench_ceiling (game_id, body) VALUES (%s, %s) RETURNING id"
 
@@ -26,7 +26,8 @@ def create_app(database_url: str) -> Litestar:
 
     defaults = Settings()
     pool = open_pool(
-        libpq_url(database_url), defaults.pool_min_size, defaults.pool_max_size, defaults.statement_timeout_ms
+        libpq_url(database_url),
+        PoolOptions(defaults.pool_min_size, defaults.pool_max_size, defaults.statement_timeout_ms),
     )
 
     @asynccontextmanager

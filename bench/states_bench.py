@@ -80,12 +80,12 @@ async def _run(url: str) -> tuple[dict[int, tuple[float, float]], float, int]:
     from service.bootstrap import build_services, close
     from service.clock import utc_now
     from service.settings import Settings
-    from service.store.connections import open_pool
+    from service.store.connections import PoolOptions, open_pool
     from service.store.event_store import EventStore, insert_game
     from service.store.game_records import NewEvent, NewGame
 
     events = _long_game(1, EVENTS)
-    pool = open_pool(url, 1, 4, 60_000)
+    pool = open_pool(url, PoolOptions(1, 4, 60_000))
     await pool.open()
     services = build_services(EventStore(pool), Settings(database_url=url))
     try:

@@ -211,10 +211,10 @@ async def _statements(url: str) -> dict[str, list[tuple[str, Any]]]:
     from service.stats.queries import Stats
     from tests.query_plans import RecordingPool, growing_reads
 
-    from .service_api import Settings, build_services, close, open_pool
+    from .service_api import PoolOptions, Settings, build_services, close, open_pool
     from .service_api import event_store as stores
 
-    pool = open_pool(url, 1, 2, 60_000)
+    pool = open_pool(url, PoolOptions(1, 2, 60_000))
     await pool.open()
     recording = RecordingPool(pool)
     services = build_services(stores.EventStore(recording), Settings(database_url=url))  # type: ignore[arg-type]

@@ -18,7 +18,7 @@ from service.http.server import LOOP, uvicorn_arguments  # served as in producti
 from service.ratings.rating_store import record_race
 from service.settings import Settings
 from service.store import embedded_db, embedded_replica, event_store
-from service.store.connections import libpq_url, open_pool, use_msgspec_for_json
+from service.store.connections import PoolOptions, libpq_url, open_pool, use_msgspec_for_json
 from service.store.event_store import insert_game
 from service.store.game_records import NewEvent, NewGame
 from service.store.migrations import migrate
@@ -27,6 +27,7 @@ __all__ = [
     "LOOP",
     "NewEvent",
     "NewGame",
+    "PoolOptions",
     "Settings",
     "build_services",
     "close",

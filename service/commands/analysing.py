@@ -12,7 +12,7 @@ from ..analysis.queue import DONE, FAILED, JobRow
 from ..bootstrap import build_services, close
 from ..deals.solver_workers import SolverWorkers
 from ..settings import Settings
-from ..store.connections import open_pool
+from ..store.connections import PoolOptions, open_pool
 from ..store.event_store import EventStore
 
 WAIT_SECONDS = 1.0
@@ -20,7 +20,7 @@ WAIT_SECONDS = 1.0
 
 async def analyse(url: str, settings: Settings, game_id: uuid.UUID, said: Callable[[str], None]) -> JobRow:
     """The game's finished (done or failed) job; ``said`` hears what happens on the way."""
-    pool = open_pool(url, 1, 4, settings.statement_timeout_ms, settings.pool_timeout_seconds)
+    pool = open_pool(url, PoolOptions(1, 4, settings.statement_timeout_ms, settings.pool_timeout_seconds))
     await pool.open()
     services = build_services(EventStore(pool), settings)
     runner = services.analysis

@@ -21,7 +21,7 @@ from ..bootstrap import build_services, start, stop
 from ..clock import utc_now
 from ..errors import UnsupportedMediaType
 from ..settings import Settings
-from ..store.connections import Primary, libpq_url, open_pool
+from ..store.connections import PoolOptions, Primary, libpq_url, open_pool
 from ..store.event_store import EventStore
 from ..store.replica import ReadPool
 from .caching import ConditionalGets
@@ -96,13 +96,10 @@ def create_app(settings: Settings, clock: Callable[[], datetime] = utc_now) -> L
         raise ValueError("create_app needs settings.database_url")
     pool = open_pool(
         libpq_url(settings.database_url),
-        settings.pool_min_size,
-        settings.pool_max_size,
-        settings.statement_timeout_ms,
-        settings.pool_timeout_seconds,
-        connect_timeout_seconds=settings.connect_timeout_seconds,
-        primary=Primary(),  # fails fast while no primary answers; refuses standbys and old primaries
-        down_wait=settings.primary_down_wait_seconds,
+        PoolOptions(settings.pool_min_size, settings.pool_max_size, settings.statement_timeout_ms,
+                    settings.pool_timeout_seconds, settings.connect_timeout_seconds,
+                    settings.primary_down_wait_seconds),
+        Primary(),  # fails fast while no primary answers; refuses standbys and old primaries
     )
     reads = _read_pool(settings, pool)
     store = EventStore(pool, reads)
@@ -183,9 +180,9 @@ def _read_pool(settings: Settings, primary: AsyncConnectionPool) -> ReadPool:
     """The reads that tolerate a replica: on DATABASE_READ_URL's replica when set (service.store.replica)."""
     replica = None
     if settings.database_read_url:
-        replica = open_pool(libpq_url(settings.database_read_url), 1, settings.pool_max_size,
-                            settings.statement_timeout_ms, settings.pool_timeout_seconds,
-                            connect_timeout_seconds=settings.connect_timeout_seconds)
+        replica = open_pool(libpq_url(settings.database_read_url),
+                            PoolOptions(1, settings.pool_max_size, settings.statement_timeout_ms,
+                                        settings.pool_timeout_seconds, settings.connect_timeout_seconds))
     return ReadPool(primary, replica, wait_seconds=settings.replica_wait_seconds,
                     max_lag_seconds=settings.replica_max_lag_seconds)
 

@@ -7,6 +7,7 @@ import logging
 import os
 import re
 import time
+from dataclasses import dataclass
 from typing import Any
 
 import msgspec
@@ -220,30 +221,41 @@ def primary_of(pool: AsyncConnectionPool) -> Primary | None:
     return pool.primary if isinstance(pool, PrimaryPool) else None
 
 
-def open_pool(
-    url: str, min_size: int, max_size: int, statement_timeout_ms: int, timeout: float = 5.0, *,
-    connect_timeout_seconds: int = CONNECT_TIMEOUT_SECONDS, primary: Primary | None = None,
-    down_wait: float = 1.0,
-) -> AsyncConnectionPool:
-    """A pool on ``url``; with ``primary``, a ``PrimaryPool`` (fails fast while no primary
-    answers, refuses standbys and old primaries)."""
+@dataclass(frozen=True, slots=True)
+class PoolOptions:
+    """A pool's size (``min_size`` to ``max_size`` connections), each connection's
+    ``statement_timeout`` (ms), how long a request waits for a connection (``timeout``, seconds;
+    ``down_wait`` while no primary answers, for a ``PrimaryPool``) and libpq's connect timeout
+    (``connect_timeout_seconds``, unless the URL sets its own)."""
+
+    min_size: int
+    max_size: int
+    statement_timeout_ms: int
+    timeout: float = 5.0
+    connect_timeout_seconds: int = CONNECT_TIMEOUT_SECONDS
+    down_wait: float = 1.0
+
+
+def open_pool(url: str, options: PoolOptions, primary: Primary | None = None) -> AsyncConnectionPool:
+    """A pool on ``url`` (not opened yet), its connections in autocommit; with ``primary``, a
+    ``PrimaryPool`` (fails fast while no primary answers, refuses standbys and old primaries)."""
     use_msgspec_for_json()
-    options: dict[str, Any] = {
-        "min_size": min_size,
-        "max_size": max_size,
+    arguments: dict[str, Any] = {
+        "min_size": options.min_size,
+        "max_size": options.max_size,
         "open": False,
-        "timeout": timeout,
+        "timeout": options.timeout,
         "reconnect_timeout": RECONNECT_SECONDS,
         "reconnect_failed": _reconnect_again,
         "kwargs": {
             "autocommit": True,
-            "options": f"-c statement_timeout={statement_timeout_ms}",
-            **connect_timeout(url, connect_timeout_seconds),
+            "options": f"-c statement_timeout={options.statement_timeout_ms}",
+            **connect_timeout(url, options.connect_timeout_seconds),
         },
     }
     if primary is None:
-        return AsyncConnectionPool(url, **options)
-    return PrimaryPool(url, primary=primary, down_wait=down_wait, **options)
+        return AsyncConnectionPool(url, **arguments)
+    return PrimaryPool(url, primary=primary, down_wait=options.down_wait, **arguments)
 
 
 DATABASE_DOWN_ERRORS: tuple[type[Exception], ...] = (psycopg.OperationalError, psycopg.InterfaceError, PoolTimeout)

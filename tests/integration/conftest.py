@@ -14,7 +14,7 @@ import pytest
 from service.bootstrap import Services, build_services, close
 from service.clock import utc_now
 from service.settings import Settings
-from service.store.connections import open_pool
+from service.store.connections import PoolOptions, open_pool
 from service.store.event_store import EventStore
 
 
@@ -23,7 +23,7 @@ async def server_process(
     url: str, pool_size: int, statement_timeout_ms: int = 5000, clock: Callable[[], datetime] = utc_now, **settings: Any
 ) -> AsyncIterator[Services]:
     """What one server process has: its own pool and its own cache, on the shared database."""
-    pool = open_pool(url, 1, pool_size, statement_timeout_ms)
+    pool = open_pool(url, PoolOptions(1, pool_size, statement_timeout_ms))
     await pool.open()
     services = build_services(EventStore(pool), Settings(database_url=url, **settings), clock)
     try:

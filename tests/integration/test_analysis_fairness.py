@@ -21,7 +21,7 @@ from service.analysis.runner import AnalysisRunner
 from service.analysis.verdicts import VerdictCache
 from service.deals.solver_workers import SolverWorkers
 from service.settings import Settings
-from service.store.connections import open_pool
+from service.store.connections import PoolOptions, open_pool
 from service.store.event_store import EventStore
 
 HARD_DEAL = 7  # open-runs seed 7: the solver does not decide its deal within a second
@@ -30,7 +30,7 @@ LEASE = 30.0
 
 @pytest.fixture
 async def pool(clean_database: str) -> AsyncIterator[AsyncConnectionPool]:
-    pool = open_pool(clean_database, 1, 8, 5000)
+    pool = open_pool(clean_database, PoolOptions(1, 8, 5000))
     await pool.open()
     try:
         yield pool
@@ -256,7 +256,7 @@ async def test_a_job_whose_budget_runs_out_ends_with_the_positions_not_reached_u
         conn.execute("INSERT INTO analysis_jobs (game_id, status, version, total, attempt, lease_until, requester)"
                      " VALUES (%s, 'running', %s, 6, 1, now() + interval '1 hour', 'player:a')", (game, len(events)))
     settings = Settings(database_url=clean_database, analysis_position_seconds=0.05, analysis_job_seconds=0.001)
-    pool = open_pool(clean_database, 1, 4, 5000)
+    pool = open_pool(clean_database, PoolOptions(1, 4, 5000))
     await pool.open()
     workers = SolverWorkers()
     try:

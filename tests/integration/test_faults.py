@@ -333,7 +333,7 @@ async def test_the_pool_retries_a_lost_database_about_every_second() -> None:
 
     import psycopg
 
-    from service.store.connections import open_pool
+    from service.store.connections import PoolOptions, open_pool
 
     attempts: list[float] = []
 
@@ -344,7 +344,7 @@ async def test_the_pool_retries_a_lost_database_about_every_second() -> None:
             return await super().connect(*args, **kwargs)
 
     nowhere = "postgresql://postgres@/none?host=/nonexistent-canfield-socket-dir"
-    pool = open_pool(nowhere, 1, 2, 1000, timeout=0.2)
+    pool = open_pool(nowhere, PoolOptions(1, 2, 1000, timeout=0.2))
     pool.connection_class = Counting
     await pool.open(wait=False)
     try:

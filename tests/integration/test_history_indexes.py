@@ -19,7 +19,7 @@ from service.bootstrap import Services, build_services, close
 from service.games import abandon
 from service.settings import Settings
 from service.stats.queries import BoardKey, Stats, board_key
-from service.store.connections import open_pool
+from service.store.connections import PoolOptions, open_pool
 from service.store.event_store import EventStore
 from service.store.migrations import alembic_config, migrate
 from tests.query_plans import INDEX_ONLY, RecordingPool, counts, growing_reads, plan, problems, summary
@@ -78,7 +78,7 @@ def _seed(url: str) -> None:
 @pytest.fixture
 async def recorded(clean_database: str) -> AsyncIterator[tuple[RecordingPool, Services]]:
     _seed(clean_database)
-    pool = open_pool(clean_database, 1, 2, 5000)
+    pool = open_pool(clean_database, PoolOptions(1, 2, 5000))
     await pool.open()
     recording = RecordingPool(pool)
     services = build_services(EventStore(recording), Settings(database_url=clean_database))  # type: ignore[arg-type]

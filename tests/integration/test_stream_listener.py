@@ -12,7 +12,7 @@ import pytest
 
 from domain import Draw
 from service.settings import Settings
-from service.store.connections import open_pool
+from service.store.connections import PoolOptions, open_pool
 from service.store.event_store import CHANNEL, GAMES_CHANNEL, EventStore
 from service.streams.hub import StreamHub
 
@@ -21,7 +21,7 @@ from .conftest import new_game, register, server_process
 
 @pytest.fixture
 async def hub(clean_database: str) -> AsyncIterator[StreamHub]:
-    pool = open_pool(clean_database, 1, 2, 5000)
+    pool = open_pool(clean_database, PoolOptions(1, 2, 5000))
     await pool.open()
     hub = StreamHub(clean_database, EventStore(pool), Settings(database_url=clean_database))
     hub.health_seconds = 0.2  # check (and stop listening) often
