@@ -68,7 +68,7 @@ from ..errors import (
 )
 from ..players.accounts import quoted
 from ..players.tokens import ALL_SCOPES
-from ..store.request_keys import Owner, RequestKeys, StoredKey
+from ..store.request_keys import Claim, Owner, RequestKeys, StoredKey
 from .controllers.common import bearer_token, idempotency_key
 from .dependencies import services_of
 from .openapi.patterns import IDEMPOTENCY_KEY, header
@@ -208,7 +208,7 @@ async def replayable(
         if time.monotonic() > waited_until:
             raise RequestInProgress("the first request with this Idempotency-Key is still running; try again shortly")
         await asyncio.sleep(0.05)
-    return await _create_once(keys, scope, key, secret, now, create)
+    return await _create_once(keys, Claim(scope, key, now), secret, create)
 
 
 def _authorize(first: Owner, now: Owner) -> None:
@@ -229,23 +229,22 @@ def _authorize(first: Owner, now: Owner) -> None:
 
 
 async def _create_once(
-    keys: RequestKeys, scope: str, key: str, secret: str, claimed_at: datetime,
-    create: Callable[[], Awaitable[Response[Any]]],
+    keys: RequestKeys, claim: Claim, secret: str, create: Callable[[], Awaitable[Response[Any]]]
 ) -> Response[Any]:
     try:
         reply = _encoded(await create())
     except Exception:
-        await _release(keys, scope, key, claimed_at)
+        await _release(keys, claim)
         raise
     status = reply.status_code or 200
     if status >= 400:
-        await _release(keys, scope, key, claimed_at)
+        await _release(keys, claim)
         return reply
     headers = {name: str(value) for name, value in reply.headers.items() if name.lower() in _REPLAYED}
     headers["content-type"] = str(reply.media_type)
     assert isinstance(reply.content, bytes)
     try:
-        await keys.complete(scope, key, claimed_at, status, headers, seal(secret, reply.content), _registered(headers))
+        await keys.complete(claim, status, headers, seal(secret, reply.content), _registered(headers))
     except Exception as error:  # created: the client gets its reply; a retry will hear the outcome is unknown
         log.warning("an Idempotency-Key's reply could not be stored: %r", error)
     return reply
@@ -258,9 +257,9 @@ def _registered(headers: dict[str, str]) -> uuid.UUID | None:
     return None if found is None else uuid.UUID(found[1])
 
 
-async def _release(keys: RequestKeys, scope: str, key: str, claimed_at: datetime) -> None:
+async def _release(keys: RequestKeys, claim: Claim) -> None:
     try:
-        await keys.release(scope, key, claimed_at)
+        await keys.release(claim)
     except Exception as error:  # the key stays pending; a retry is told the outcome is unknown
         log.warning("an Idempotency-Key could not be given back after its request failed: %r", error)
 

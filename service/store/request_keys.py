@@ -4,9 +4,9 @@ A key is claimed before its request creates anything: ``claim`` inserts a pendin
 in a transaction of its own, so a second request with the key finds it however the first one
 ends. The row names its player and the scopes of the token that claimed it (``Owner``), so a
 replay can be checked as the first request was (service.http.idempotency); ``erase`` removes a
-player's rows. The first request then either ``complete``s the row with its reply or, when it failed,
-``release``s it (a retry may succeed). ``purge`` removes the keys older than the keep time from
-both tables, a small batch per statement.
+player's rows. The first request, holding the key (a ``Claim``), then either ``complete``s the row
+with its reply or, when it failed, ``release``s it (a retry may succeed). ``purge`` removes the
+keys older than the keep time from both tables, a small batch per statement.
 """
 
 from __future__ import annotations
@@ -50,6 +50,15 @@ class Owner:
 
 
 @dataclass(frozen=True, slots=True)
+class Claim:
+    """A key a request holds: its scope, its name and when it was claimed (its row's ``created_at``)."""
+
+    scope: str
+    key: str
+    claimed_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
 class StoredKey:
     """A key someone else holds: the hash of its request, who claimed it, and its reply once it has one."""
 
@@ -86,24 +95,23 @@ class RequestKeys:
         raise RuntimeError("an idempotency key kept appearing and vanishing")
 
     async def complete(
-        self, scope: str, key: str, claimed_at: datetime, status: int, headers: dict[str, str], body: bytes,
-        player_id: uuid.UUID | None = None,
+        self, claim: Claim, status: int, headers: dict[str, str], body: bytes, player_id: uuid.UUID | None = None
     ) -> None:
-        """Store the reply of the request that claimed the key at ``claimed_at``; ``player_id``:
-        the player it belongs to, when the claim could not name one (``POST /players``)."""
+        """Store the reply of the request that holds ``claim``; ``player_id``: the player it
+        belongs to, when the claim could not name one (``POST /players``)."""
         async with self.pool.connection() as conn:
             await conn.execute(
                 "UPDATE request_keys SET status = %s, headers = %s, body = %s, player_id = coalesce(%s, player_id)"
                 " WHERE scope = %s AND key = %s AND created_at = %s AND status IS NULL",
-                (status, Json(headers), body, player_id, scope, key, claimed_at),
+                (status, Json(headers), body, player_id, claim.scope, claim.key, claim.claimed_at),
             )
 
-    async def release(self, scope: str, key: str, claimed_at: datetime) -> None:
+    async def release(self, claim: Claim) -> None:
         """Give the key back: its request failed and created nothing."""
         async with self.pool.connection() as conn:
             await conn.execute(
                 "DELETE FROM request_keys WHERE scope = %s AND key = %s AND created_at = %s AND status IS NULL",
-                (scope, key, claimed_at),
+                (claim.scope, claim.key, claim.claimed_at),
             )
 
     async def purge(self, before: datetime, batch: int = PURGE_BATCH) -> int:
