@@ -46,6 +46,20 @@ class ChallengeRow:
 
 
 @dataclass(frozen=True, slots=True)
+class NewChallengeRow:
+    """A challenge to insert, pending: who sends it to whom, its terms, when it was made and when it expires."""
+
+    id: uuid.UUID
+    from_id: uuid.UUID
+    to_id: uuid.UUID
+    ruleset_id: str
+    rated: bool
+    time_limit_seconds: int | None
+    created_at: datetime
+    expires_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
 class Recipient:
     """Who may be challenged, and whom they accept challenges from."""
 
@@ -121,17 +135,15 @@ class ChallengeStore:
         assert row is not None
         return int(row[0])
 
-    async def insert(
-        self, conn: AsyncConnection[Any], challenge_id: uuid.UUID, sender: uuid.UUID, recipient: uuid.UUID,
-        terms: tuple[str, bool, int | None], now: datetime, expires_at: datetime,
-    ) -> ChallengeRow:
-        """A new pending challenge (``terms``: ruleset, rated, time limit)."""
+    async def insert(self, conn: AsyncConnection[Any], new: NewChallengeRow) -> ChallengeRow:
+        """``new``, pending, in ``conn``'s transaction; the row as stored."""
         await conn.execute(
             "INSERT INTO challenges (id, from_id, to_id, ruleset_id, rated, time_limit_seconds, status, created_at,"
             " expires_at) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)",
-            (challenge_id, sender, recipient, *terms, PENDING, now, expires_at),
+            (new.id, new.from_id, new.to_id, new.ruleset_id, new.rated, new.time_limit_seconds, PENDING,
+             new.created_at, new.expires_at),
         )
-        made = await load(conn, challenge_id)
+        made = await load(conn, new.id)
         assert made is not None
         return made
 

@@ -37,6 +37,7 @@ from .challenge_store import (
     POLICIES,
     ChallengeRow,
     ChallengeStore,
+    NewChallengeRow,
     end,
     expire_due,
     load,
@@ -113,8 +114,8 @@ class Challenges:
             if await self.store.pending_made(conn, sender, now) >= self.most_pending:
                 raise Conflict(f"you have {self.most_pending} pending challenges already, the most allowed: wait for "
                                "answers, or cancel one (GET /challenges lists them)", "too_many_challenges")
-            made = await self.store.insert(conn, uuid.uuid4(), sender, asked.to,
-                                           (ruleset, asked.rated, asked.time_limit_seconds), now, now + self.expiry)
+            made = await self.store.insert(conn, NewChallengeRow(uuid.uuid4(), sender, asked.to, ruleset, asked.rated,
+                                                                 asked.time_limit_seconds, now, now + self.expiry))
             await record_challenge_event(conn, "challenge-created", made)
         return challenge_view(made, now)
 
