@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from domain import command_to_api
@@ -57,6 +58,16 @@ class Cache(Protocol):
     async def drop(self, key: str) -> None: ...
 
 
+@dataclass(frozen=True, slots=True)
+class SolverTime:
+    """A job's solver time: at most ``per_position`` seconds a search, ``budget`` seconds in all,
+    of which ``spent`` went on the answers already kept."""
+
+    per_position: float
+    budget: float = math.inf
+    spent: float = 0.0
+
+
 def solve_position(snapshot: dict[str, Any], seconds: float) -> tuple[str, str | None]:
     """The solver's verdict on one position (in a worker process: CPU-bound) and, when won, its
     line in the pools' encoding. ``lost`` only when proven; out of time is ``unknown``."""
@@ -84,12 +95,12 @@ def answer_of(result: str, line: str | None) -> Answer:
 
 
 async def run(
-    analysis: Analysis, solve_one: Solve, seconds: float, keep: Keep, budget: float = math.inf, spent: float = 0.0,
-    cache: Cache | None = None,
+    analysis: Analysis, solve_one: Solve, allowed: SolverTime, keep: Keep, cache: Cache | None = None
 ) -> bool:
-    """Settle each position ``analysis`` names: from the cache, else by the solver (``seconds`` each,
-    at most what is left of ``budget`` after ``spent``), keeping every answer; once the budget is
+    """Settle each position ``analysis`` names: from the cache, else by the solver (``per_position``
+    seconds each, at most what is left of the budget), keeping every answer; once the budget is
     spent, the rest are ``unknown``. False when the job stopped being ours on the way."""
+    seconds, budget, spent = allowed.per_position, allowed.budget, allowed.spent
     while (index := analysis.next_position()) is not None:
         left = budget - spent
         if left <= 0:

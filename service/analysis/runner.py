@@ -23,7 +23,7 @@ from ..settings import Settings
 from ..store.connections import DATABASE_DOWN_ERRORS
 from ..store.event_store import EventStore
 from ..tasks import cancel_and_wait
-from .jobs import JSON, analysis_of, report, run, solve_position, spent_of
+from .jobs import JSON, SolverTime, analysis_of, report, run, solve_position, spent_of
 from .queue import AnalysisQueue, Claimed
 from .verdicts import VerdictCache
 
@@ -85,8 +85,8 @@ class AnalysisRunner:
                 async def solve_one(snapshot: dict[str, Any], seconds: float) -> tuple[str, str | None]:
                     return await workers.run(solve_position, snapshot, seconds)
 
-                spent = spent_of(job.answers)
-                if not await run(analysis, solve_one, self.seconds, keep, self.budget, spent, self.verdicts):
+                allowed = SolverTime(self.seconds, self.budget, spent_of(job.answers))
+                if not await run(analysis, solve_one, allowed, keep, self.verdicts):
                     return False
                 finished = await self.queue.finish(job, report(analysis), analysis.settled)
                 self.finished += finished

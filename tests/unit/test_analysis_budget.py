@@ -12,7 +12,7 @@ import pytest
 
 from domain import Draw, Event, Resign, apply, deal, get_ruleset, initial_state, shuffled_deck
 from domain.analysis import FROM_BUDGET, LOST, UNKNOWN, WON, Analysis, Answer, position_key, positions
-from service.analysis.jobs import JSON, report, run
+from service.analysis.jobs import JSON, SolverTime, report, run
 
 
 def _events(seed: int, moves: list[Any], ruleset: str = "open-runs") -> list[Event]:
@@ -77,7 +77,7 @@ def _run(analysis: Analysis, answer: tuple[str, str | None], cache: Cache | None
         kept.extend(answers)
         return True
 
-    assert asyncio.run(run(analysis, solve_one, 0.5, keep, budget, 0.0, cache))
+    assert asyncio.run(run(analysis, solve_one, SolverTime(0.5, budget), keep, cache))
     return kept
 
 
