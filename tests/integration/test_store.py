@@ -15,7 +15,9 @@ from domain.codec import event_from_data, snapshot_to_state
 from service.bootstrap import Services
 from service.store.event_store import ConcurrencyConflict
 from service.store.game_records import Append, Figures, NewEvent
+from service.store.outbox import GAME_ENDED, AccountEvent
 from service.store.snapshots import SNAPSHOT_EVERY
+from service.store.unit_of_work import Statement
 from tests.live import stored
 
 from .conftest import new_game, register, server_process
@@ -90,6 +92,51 @@ async def test_a_duplicate_version_is_a_conflict_even_if_the_row_check_passes(
         ))
     with psycopg.connect(clean_database) as conn:
         assert conn.execute("SELECT version FROM games WHERE id = %s", (game_id,)).fetchone()[0] == 1
+
+
+def _player(url: str, player_id: uuid.UUID) -> tuple[str, list[str]]:
+    """The player's name and the types of their account events, in order."""
+    with psycopg.connect(url) as conn:
+        name = conn.execute("SELECT name FROM players WHERE id = %s", (player_id,)).fetchone()
+        rows = conn.execute("SELECT type FROM account_events WHERE player_id = %s ORDER BY seq", (player_id,))
+        return name[0], [row[0] for row in rows.fetchall()]
+
+
+async def test_a_unit_of_work_writes_its_move_statements_and_account_events_or_nothing(
+    services: Services, clean_database: str
+) -> None:
+    _, game_id = await new_game(services)
+    game = await services.store.load_game(game_id)
+    assert game is not None
+    resign = Append(game.id, game.version, [NewEvent(2, "GameResigned", {})], Figures("resigned", 0, 0, False),
+                    game.snapshot, game.started_at, finished_at=game.started_at)
+    marked = Statement("UPDATE players SET name = name || ' (ended)' WHERE id = %s", (game.player_id,))
+    told = AccountEvent(game.player_id, GAME_ENDED, {"game": str(game.id)})
+
+    failing = services.store.unit_of_work()
+    failing.append(resign)
+    failing.add(marked, Statement("SELECT 1 / 0", ()))  # the second statement fails: nothing stays
+    failing.tell(told)
+    with pytest.raises(psycopg.errors.DivisionByZero):
+        await failing.commit()
+    assert stored_events(clean_database, game_id) == [(1, "GameDealt")]
+    assert _player(clean_database, game.player_id) == ("tester", [])
+
+    work = services.store.unit_of_work()
+    work.append(resign)
+    work.add(marked, None)  # a projection with nothing to count adds None: left out
+    work.tell(told)
+    await work.commit()
+    assert stored_events(clean_database, game_id) == [(1, "GameDealt"), (2, "GameResigned")]
+    assert _player(clean_database, game.player_id) == ("tester (ended)", [GAME_ENDED])
+
+    stale = services.store.unit_of_work()  # decided on version 1 again: the game is at 2
+    stale.append(resign)
+    stale.add(marked)
+    stale.tell(told)
+    with pytest.raises(ConcurrencyConflict):
+        await stale.commit()
+    assert _player(clean_database, game.player_id) == ("tester (ended)", [GAME_ENDED]), "a conflict writes nothing"
 
 
 async def test_concurrent_moves_without_if_match_are_retried_and_all_land(
