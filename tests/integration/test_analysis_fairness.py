@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator
 
 import psycopg
 import pytest
+from alembic import command
 from psycopg.types.json import Jsonb
 from psycopg_pool import AsyncConnectionPool
 
@@ -23,9 +24,20 @@ from service.deals.solver_workers import SolverWorkers
 from service.settings import Settings
 from service.store.connections import PoolOptions, open_pool
 from service.store.event_store import EventStore
+from service.store.migrations import alembic_config
+
+from .test_snapshot_migration import scratch_url  # noqa: F401 (a fixture)
 
 HARD_DEAL = 7  # open-runs seed 7: the solver does not decide its deal within a second
 LEASE = 30.0
+
+
+@pytest.fixture
+def clean_database(scratch_url: str) -> str:  # noqa: F811
+    """A database of this test's own at the schema's head: the queue's order is the test's, with no
+    analysis worker of another test's server (on the shared test database) claiming a job."""
+    command.upgrade(alembic_config(scratch_url), "head")
+    return scratch_url
 
 
 @pytest.fixture
