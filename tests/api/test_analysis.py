@@ -114,7 +114,9 @@ def test_asking_answers_202_with_its_location_and_asking_again_gives_the_same_jo
     assert read.status_code == 200
     assert read.json()["status"] in {"queued", "running", "done"}
     assert read.json()["progress"]["total"] == 2
-    assert idle.get(f"/games/{game_id}/analysis", headers={"If-None-Match": read.headers["etag"]}).status_code == 304
+    # unchanged since that read: 304; a shared worker may have moved it on since: 200 with a new tag
+    cached = idle.get(f"/games/{game_id}/analysis", headers={"If-None-Match": read.headers["etag"]})
+    assert cached.status_code == 304 or (cached.status_code == 200 and cached.headers["etag"] != read.headers["etag"])
     with psycopg.connect(database_url) as conn:
         assert conn.execute("SELECT count(*) FROM analysis_jobs").fetchone() == (1,)
 
