@@ -14,6 +14,22 @@ from typing import Any, Protocol
 
 from ..store.game_records import GameRow
 
+RACE = "race"
+"""The deal source of a race's games: ``{"source": "race", "race": <race id>, ...}``."""
+TOURNAMENT = "tournament"
+"""The deal source of a tournament's games: ``{"source": "tournament", "tournament": <id>, ...}``."""
+
+
+def contest_id(deal_source: Mapping[str, Any], kind: str) -> uuid.UUID | None:
+    """The contest of ``kind`` (``race``, ``tournament``) a game with this deal source was dealt
+    for, if any. A contest's deal source names its id under its kind."""
+    if deal_source.get("source") != kind:
+        return None
+    try:
+        return uuid.UUID(str(deal_source.get(kind)))
+    except ValueError:
+        return None
+
 
 class Contest(Protocol):
     kind: str

@@ -40,17 +40,16 @@ from domain import (
 from domain.codec import event_from_data, restore, state_to_snapshot
 
 from ..context import PLAYER
+from ..deals.contests import RACE, TOURNAMENT, contest_id
 from ..errors import Forbidden, IdempotencyKeyReused, NotFound, Unauthorized, Unavailable, VersionConflict
 from ..metrics import CONFLICTS_AT_IF_MATCH, CONFLICTS_AT_WRITE, MOVES_APPLIED, MOVES_ILLEGAL
 from ..players.tokens import Credentials, Scope, TokenCache
-from ..races.races import race_of
 from ..stats import projections
 from ..store import outbox
 from ..store.event_store import ConcurrencyConflict, EventStore, IdempotencyRace
 from ..store.game_records import Append, Figures, GameRow, IdempotentReply, NewEvent, StoredEvent
 from ..store.snapshots import snapshot_due
 from ..store.unit_of_work import UnitOfWork
-from ..tournaments.standings import tournament_of
 from .batching import AppendBatcher, Deciding
 from .past_states import Checkpoints
 from .views import move_result
@@ -151,7 +150,7 @@ def game_ended(change: Change) -> JSON:
     (the status, or ``abandoned``), its move count and its race, if any. No card."""
     state, game = change.after.state, change.after
     abandoned = bool(change.events) and change.events[-1].type == "GameAbandoned"
-    race = race_of(game.deal)
+    race = contest_id(game.deal, RACE)
     status = state.status.value
     return {"game": str(game.id), "status": status, "reason": ABANDONED if abandoned else status,
             "moveCount": state.move_count, "race": None if race is None else str(race)}
@@ -511,14 +510,14 @@ class Moves:
         """A race game has ended: its race may be over now. The move is already committed, so a
         failure here is only logged: the race's finish checks every log again, and the next look
         at the race settles it."""
-        tournament_id = tournament_of(game.deal)
+        tournament_id = contest_id(game.deal, TOURNAMENT)
         if tournament_id is not None and self.tournaments is not None:
             try:
                 await self.tournaments.game_ended(tournament_id, game.id)
             except Exception as error:
                 log.warning("tournament %s: not settled after its game ended (%r); the next request will",
                             tournament_id, error)
-        race_id = race_of(game.deal)
+        race_id = contest_id(game.deal, RACE)
         if race_id is None or self.races is None:
             return
         try:

@@ -16,10 +16,10 @@ from msgspec import UNSET
 from domain import GameState, public_data, table_view
 from domain.cards import RANKS
 
+from ..deals.contests import RACE, contest_id
 from ..deals.daily import reveals_hidden_cards, source_view
 from ..deals.lessons import lesson_progress
 from ..errors import CursorInvalid
-from ..races.races import race_of
 from ..wire import LessonId, PlayerRef, ruleset_ref
 from .wire import (
     Abandonment,
@@ -208,7 +208,7 @@ _EVENTS: dict[str, tuple[Callable[[int, datetime, Any], EventView], Callable[[JS
 def withheld(deal_source: Mapping[str, Any], now: datetime) -> bool:
     """Whether a game's hidden cards stay hidden in a reply to its player even once it has ended:
     a daily game's until its date is over, a race game's always (reads ask ``Races.guard``)."""
-    return race_of(deal_source) is not None or not reveals_hidden_cards(deal_source, True, now)
+    return contest_id(deal_source, RACE) is not None or not reveals_hidden_cards(deal_source, True, now)
 
 
 def move_result(game: MovedGame, events: Sequence[Any], now: datetime) -> MoveResult:

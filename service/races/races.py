@@ -40,6 +40,7 @@ from domain.rulesets import DEFAULT_RULESET_ID
 from domain.verify import Unverified
 
 from .. import cursors
+from ..deals.contests import RACE, contest_id
 from ..deals.sources import deal_from
 from ..errors import CursorInvalid, Forbidden, NotFound, RatedRaceDeal, Unavailable
 from ..players.accounts import Accounts
@@ -65,7 +66,7 @@ from .race_store import (
 from .standings import Standing, places, verified_standing
 
 JSON = dict[str, Any]
-SOURCE = "race"
+SOURCE = RACE
 log = logging.getLogger("canfield")
 
 LEFT_REASON = "its creator left before the start"
@@ -137,12 +138,7 @@ def race_source(race_id: uuid.UUID) -> JSON:
 
 def race_of(deal_source: Mapping[str, Any]) -> uuid.UUID | None:
     """The race a game was dealt for, if any."""
-    if deal_source.get("source") != SOURCE:
-        return None
-    try:
-        return uuid.UUID(str(deal_source.get("race")))
-    except ValueError:
-        return None
+    return contest_id(deal_source, SOURCE)
 
 
 def ending(race: RaceRow, now: datetime) -> Ending | None:

@@ -20,10 +20,11 @@ from typing import Any
 
 from domain.verify import Unverified
 
+from ..deals.contests import TOURNAMENT, contest_id
 from ..races.standings import Standing, verified_standing
 
 JSON = dict[str, Any]
-SOURCE = "tournament"
+SOURCE = TOURNAMENT
 
 
 def tournament_source(tournament_id: uuid.UUID, number: int) -> JSON:
@@ -33,12 +34,7 @@ def tournament_source(tournament_id: uuid.UUID, number: int) -> JSON:
 
 def tournament_of(deal_source: Mapping[str, Any]) -> uuid.UUID | None:
     """The tournament a game was dealt for, if any."""
-    if deal_source.get("source") != SOURCE:
-        return None
-    try:
-        return uuid.UUID(str(deal_source.get("tournament")))
-    except ValueError:
-        return None
+    return contest_id(deal_source, SOURCE)
 
 
 @dataclass(frozen=True, slots=True)
