@@ -15,6 +15,8 @@ from service.http.versions import NEWEST, OLDEST
 from ..support import assert_problem
 from .conftest import Player
 from .race_support import create_race, started_race
+from .test_pagination import BOARD
+from .test_pagination import _add_entries as add_board_entries
 
 V2 = {"Api-Version": NEWEST.name}
 V1 = {"Api-Version": OLDEST.name}
@@ -84,13 +86,14 @@ def test_the_event_log_pages_in_the_one_list_style(client: httpx.Client, ann: Pl
 
 
 def test_every_list_takes_limit_and_cursor_and_answers_items_and_next(
-    client: httpx.Client, ann: Player, bob: Player
+    client: httpx.Client, clean_database: str, ann: Player, bob: Player
 ) -> None:
     for seed in (1, 2, 3):
         deal(ann, {"deal": {"source": "seed", "seed": seed}})
     for _ in range(3):
         create_race(bob, maxEntrants=2, deal={"seed": 4})
-    for path in (f"/players/{ann.id}/games", "/races/open"):
+    add_board_entries(clean_database, 0, 3)
+    for path in (f"/players/{ann.id}/games", "/races/open", BOARD):
         first = client.get(path, params={"limit": 2}, headers=V2)
         assert first.status_code == 200, first.text
         assert len(first.json()["items"]) == 2
@@ -99,6 +102,7 @@ def test_every_list_takes_limit_and_cursor_and_answers_items_and_next(
         rest = client.get(path, params={"limit": 2, "cursor": following}, headers=V2).json()
         assert len(rest["items"]) == 1
         assert rest["next"] is None
+        assert "link" not in client.get(path, params={"limit": 2}, headers=V1).headers  # the first version's pages
     lobby = client.get("/races/open", headers=V2).json()["items"]
     assert lobby[0]["creator"] == {"id": bob.id, "name": "Bob", "bot": False}
     old = client.get("/races/open", headers=V1).json()["races"]

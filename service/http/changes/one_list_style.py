@@ -35,6 +35,8 @@ _OLD = {  # operation: (its items' name, its cursor's name in a request, in a re
     BOARD: ("entries", "after", "nextAfter", 100, 1000),
 }
 _PAGES = {EVENTS: "EventPage", PLAYER_GAMES: "GameList", LOBBY: "OpenRaces", BOARD: "Leaderboard"}
+_JSON_ONLY = (PLAYER_GAMES, LOBBY, BOARD)
+"""The lists whose pages are JSON only: 2026-12-04 sent them without a Link header."""
 _NEWER_MOST = 200
 _LIST_CODES = ("limit_out_of_range", "cursor_invalid")
 _NEXT = re.compile(rb"[?&]cursor=([0-9]+)")
@@ -93,6 +95,8 @@ class OneListStyle(VersionChange):
 
     def downgrade_schema(self, document: JSON) -> None:
         for operation, (items, _, following, _, _) in _OLD.items():
+            if operation in _JSON_ONLY:  # a JSON page had no Link
+                operation_of(document, operation)["responses"]["200"]["headers"].pop("Link")
             parameters = operation_of(document, operation)["parameters"]
             for index, parameter in enumerate(parameters):
                 if parameter.get("in") == "query" and parameter.get("name") in ("cursor", "limit"):

@@ -18,6 +18,7 @@ from ...errors import NotFound
 from ...settings import Settings
 from ...stats.queries import BoardEntry, Stats, board_key
 from ...store.players import player_reference
+from ..openapi.document import response_headers
 from ..openapi.patterns import DAILY_DATE, RULESET_IDS
 from ..pages import LIMIT_DEFAULT, Cursor, Limit, next_link
 from ..problems import documented, problem_response
@@ -101,6 +102,7 @@ class DealController(Controller):
         summary="One entry per player (their first game of the date's deal): unassisted wins ranked by moves "
         "then time, each only once its stored event log has replayed through the rules to a win",
         responses=documented(400, 429, 503),
+        response_headers=response_headers("Link"),
     )
     async def leaderboard(
         self,

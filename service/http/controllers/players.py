@@ -66,6 +66,7 @@ class PlayerController(Controller):
         operation_id="listPlayerGames",
         summary="A player's games, newest first, a page at a time (find and resume a game)",
         responses=documented(400, 404, 429, 503),
+        response_headers=response_headers("Link"),
     )
     async def games(
         self,

@@ -184,6 +184,7 @@ class RaceController(Controller):
         operation_id="listOpenRaces",
         summary="Open races to join, newest first (the lobby)",
         responses=documented(400, 429, 503),
+        response_headers=response_headers("Link"),
     )
     async def lobby(
         self, request: Request[Any, Any, Any], races: NamedDependency[Races], limit: Limit = LIMIT_DEFAULT,
