@@ -3,10 +3,11 @@ openapi-typescript and by @hey-api/openapi-ts, and from the newest version's doc
 (``openapi/2026-12-05.json``) by openapi-typescript, a small client written against each
 (``ts/client.ts``, ``ts/hey-client.ts``, ``ts/newest-client.ts``) checked by ``tsc --strict`` in one
 run, then run against a real server with ``Api-Version`` set once: the oldest's sends a listed legal
-move back as it came; the newest's deals by a tagged seed request, plays moves from the legal
-moves, pages the log by ``cursor``/``next`` and reads its race in the lobby and the race's view with
-player references. And every version's document passes Redocly's recommended lint with no error
-and no warning.
+move back as it came and plays on from the legal moves to the game's end (resigning a game still
+in progress after 40 moves); the newest's deals by a tagged seed request, plays moves from the
+legal moves and resigns (the game ends), pages the log by ``cursor``/``next`` and reads its race
+in the lobby and the race's view with player references. And every version's document passes
+Redocly's recommended lint with no error and no warning.
 
 The npm packages are pinned in ``ts/package.json`` and its lock; ``npm ci`` installs them when
 ``ts/node_modules`` is missing or older than the lock. Without ``node`` and ``npm`` these tests are
@@ -106,9 +107,15 @@ def test_the_typescript_client_sends_a_listed_move_back(compiled: Path, ann: Pla
     assert reply["status"] == 200, reply
     assert reply["versions"] == [PINNED.name, PINNED.name], reply  # set once on the client, sent with each request
     assert reply["version"] == game["version"] + 1, reply
-    listed = ann.client.get(f"/games/{game['id']}/events").json()["events"][-1]
     assert reply["events"]
-    assert listed["version"] == reply["version"]
+    final = reply["final"]  # played on from the legal moves, resigned if still in progress: the game ended
+    assert final["status"] in ("won", "stalled", "resigned"), reply
+    assert final["finishedAt"] is not None
+    assert final["moveCount"] > 1, "the client played more than its first move"
+    view = ann.client.get(f"/games/{game['id']}").json()
+    assert (view["status"], view["version"]) == (final["status"], final["version"])
+    listed = ann.client.get(f"/games/{game['id']}/events").json()["events"][-1]
+    assert listed["version"] == final["version"]
 
 
 def test_the_newest_typescript_client_plays_pages_and_reads_a_race(
@@ -120,6 +127,9 @@ def test_the_newest_typescript_client_plays_pages_and_reads_a_race(
     assert seen["dealt"] == {"source": "seed", "seed": 7}
     assert seen["gamePlayer"] == {"id": seen["player"], "name": "Typed Newest", "bot": False}
     assert seen["gameVersion"] > 1, "no move was played"
+    assert seen["gameStatus"] in ("won", "stalled", "resigned"), "the game was played to its end"
+    assert seen["finishedAt"] is not None
+    assert seen["moveCount"] > 1
     assert seen["events"] == list(range(1, seen["gameVersion"] + 1))  # every event once, page by page
     assert len(seen["links"]) == -(-seen["gameVersion"] // 5)
     assert all('rel="next"' in link for link in seen["links"][:-1])

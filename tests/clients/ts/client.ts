@@ -144,6 +144,28 @@ function client(base: string, version: string): (path: string, init?: RequestIni
   return (path, init = {}) => fetch(`${base}${path}`, { ...init, headers: { ...init.headers, "Api-Version": version } });
 }
 
+// Plays on from the first move (a card move where one is listed, else a draw or recycle, never an
+// undo) until the game ends or `most` moves are made, then resigns a game still in progress.
+async function playToTheEnd(api: ReturnType<typeof client>, token: string, game: string, reply: MoveReply, most: number): Promise<MoveReply> {
+  const auth = { "Content-Type": "application/json", Authorization: `Bearer ${token}` };
+  let last = reply;
+  for (let moves = 1; moves < most && last.game.status === "playing"; moves++) {
+    const listed = (await (await api(`/games/${game}/legal-moves`)).json()) as LegalMoves;
+    const move = listed.moves.find((m) => m.type === "move") ?? listed.moves.find((m) => m.type === "draw" || m.type === "recycle");
+    if (move === undefined) break;
+    const answer = await api(`/games/${game}/moves`, { method: "POST", headers: auth, body: JSON.stringify(sendBack(move)) });
+    if (!answer.ok) throw new Error(`a listed move: ${answer.status} ${await answer.text()}`);
+    last = (await answer.json()) as MoveReply;
+  }
+  if (last.game.status === "playing") {
+    const resign: MoveBody = { type: "resign" };
+    const answer = await api(`/games/${game}/moves`, { method: "POST", headers: auth, body: JSON.stringify(resign) });
+    if (!answer.ok) throw new Error(`resign: ${answer.status} ${await answer.text()}`);
+    last = (await answer.json()) as MoveReply;
+  }
+  return last;
+}
+
 async function main(base: string, token: string, game: string, version: string): Promise<void> {
   const api = client(base, version);
   const read = await api(`/games/${game}/legal-moves`);
@@ -157,7 +179,11 @@ async function main(base: string, token: string, game: string, version: string):
   });
   const reply = (await response.json()) as MoveReply;
   const versions = [read.headers.get("Api-Version"), response.headers.get("Api-Version")];
-  console.log(JSON.stringify({ status: response.status, sent: move, version: reply.game.version, events: reply.events.map(describeEvent), versions }));
+  const final = await playToTheEnd(api, token, game, reply, 40);
+  console.log(JSON.stringify({
+    status: response.status, sent: move, version: reply.game.version, events: reply.events.map(describeEvent), versions,
+    final: { status: final.game.status, version: final.game.version, finishedAt: final.game.finishedAt, moveCount: final.game.moveCount },
+  }));
 }
 
 const [base, token, game, version] = process.argv.slice(2);

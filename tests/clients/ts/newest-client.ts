@@ -2,7 +2,7 @@
 // document (openapi/2026-12-05.json, into ./generated/newest.ts by tests/clients/test_typescript_client.py),
 // checked by tsc --strict. Run with `node out/newest-client.js <base url> <version>` it registers a
 // player, deals by a tagged seed request, plays moves taken from the legal moves (If-Match: the ETag
-// of the list), pages the event log by cursor and next, and reads its race in the lobby and the
+// of the list) and resigns the game if it is still in progress, pages the event log by cursor and next, and reads its race in the lobby and the
 // race's view with player references; it prints what it saw as one JSON line.
 import type { components, paths } from "./generated/newest";
 
@@ -89,6 +89,8 @@ async function main(base: string, version: string): Promise<void> {
     const [reply] = await json<MoveReply>(api(`/games/${game.id}/moves`, post(move, { "If-Match": listed.headers.get("ETag") ?? "" })), versions);
     game = reply.game;
   }
+  const resign: MoveBody = { type: "resign" };
+  if (game.status === "playing") [{ game }] = await json<MoveReply>(api(`/games/${game.id}/moves`, post(resign)), versions);
   const events: EventPage["items"] = [];
   const links: (string | null)[] = [];
   let cursor: string | null = null;
@@ -104,6 +106,7 @@ async function main(base: string, version: string): Promise<void> {
   const [read] = await json<Race>(api(`/races/${race.id}`), versions);
   console.log(JSON.stringify({
     versions: [...versions], player: player.id, game: game.id, dealt, gameVersion: game.version, gamePlayer: game.player,
+    gameStatus: game.status, finishedAt: game.finishedAt, moveCount: game.moveCount,
     events: events.map((event) => event.version), links, lobby: lobby.items.map((open) => who(open.creator)), lobbyNext: lobby.next,
     race: { id: read.id, creator: read.creator, standings: standings(read), over: raceOver(read), deal: read.deal },
   }));
