@@ -144,7 +144,7 @@ def _competition(store: EventStore, settings: Settings, clock: Callable[[], date
     ratings = Ratings(RatingStore(store.reads), PlayerStore(store.pool))  # rated races, rated as they finish
     dealing = SecretDealing(secret, prover, settings.race_deal_wait_seconds,
                             RaceDealQueue(settings.race_deal_queue_max, settings.race_deals_per_player))
-    races = Races(RaceStore(store.pool, store.reads), clock, accounts, dealing, ratings.rate_race)
+    races = Races(RaceStore(store.pool, store.reads), clock, accounts, dealing, ratings)
     challenges = Challenges(store.pool, accounts, races, clock, settings.challenge_expiry_seconds,
                             settings.challenges_per_player)
     tournaments = Tournaments(TournamentStore(store.pool), clock, accounts, secret, prover, ratings.rate_tournament)
@@ -153,12 +153,12 @@ def _competition(store: EventStore, settings: Settings, clock: Callable[[], date
 
 def _players(accounts: Accounts, tokens: TokenCache, games: Games, moves: Moves,
              competition: Competition) -> Players:
-    leavers: list[Leaver] = [partial(_leave_races, competition.races.store, moves, games.clock),
+    leavers: list[Leaver] = [partial(_leave_races, competition.races, moves, games.clock),
                              competition.challenges.withdraw_all]
     return Players(tokens, accounts, AccountClosing(accounts, leavers), AccountExport(accounts, games.owner_game_lines))
 
 
-async def _leave_races(races: RaceStore, moves: Moves, clock: Callable[[], datetime], player_id: uuid.UUID) -> None:
+async def _leave_races(races: Races, moves: Moves, clock: Callable[[], datetime], player_id: uuid.UUID) -> None:
     """The races feature's ``Leaver``: out of open races, their games in running ones resigned."""
     await leave_races(player_id, races, moves, clock)
 

@@ -25,8 +25,8 @@ from .. import cursors
 from ..errors import BadRequest, ChallengeRefused, ChallengeToSelf, Conflict, Forbidden, NotFound
 from ..players.accounts import Accounts
 from ..players.tokens import Scope
-from ..races.race_store import RaceRow
 from ..races.races import Races
+from ..races.rows import RaceRow
 from ..store.players import player_reference
 from .challenge_store import (
     ACCEPTED,

@@ -3,7 +3,7 @@
 - **Open races**: their entry is taken out. A race they created passes to the entrant who joined
   first after them; with nobody left it is cancelled: finished without having started, with
   ``CANCELLED_REASON`` as its ``cancelledReason``, and its stream ends with that view
-  (``RaceStore.leave_open``).
+  (``Races.leave_open``).
 - **Running races**: their game, if still playing, ends as resigned: the domain decides
   ``Resign`` into a ``GameResigned`` event, appended like a move (the stats projections in its
   transaction, conditional on the version the game was read at; a move landing in between is
@@ -21,7 +21,8 @@ from datetime import datetime
 from domain import Resign, apply
 
 from ..errors import Unavailable
-from ..races.race_store import OPEN, RUNNING, RaceStore
+from ..races.races import Races
+from ..races.rows import OPEN, RUNNING
 from ..store.event_store import ConcurrencyConflict
 from .moves import Game, Moves, change_of
 
@@ -35,14 +36,14 @@ TRIES = 5
 
 
 async def leave_races(
-    player_id: uuid.UUID, races: RaceStore, moves: Moves, clock: Callable[[], datetime]
+    player_id: uuid.UUID, races: Races, moves: Moves, clock: Callable[[], datetime]
 ) -> list[tuple[uuid.UUID, str]]:
     """Take ``player_id`` out of every open race and resign their games in running ones; what
     happened to each race (``left``, ``handed``, ``cancelled``, ``resigned``)."""
     done: list[tuple[uuid.UUID, str]] = []
-    for race_id, status, game_id in await races.entries_of(player_id):
+    for race_id, status, game_id in await races.entries(player_id):
         if status == OPEN:
-            what = await races.leave_open(race_id, player_id, clock(), CANCELLED_REASON)
+            what = await races.leave_open(race_id, player_id, CANCELLED_REASON)
             if what is not None:
                 done.append((race_id, what))
         elif status == RUNNING and game_id is not None and await resign(game_id, moves, clock):

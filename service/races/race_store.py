@@ -5,13 +5,17 @@ checks the race's status under it, in one transaction: so of two joins for the l
 and the start, or two starts, exactly one happens and the other sees what it did (a 409 for the
 caller), in any number of server processes. Each such write bumps ``races.version`` and notifies
 the stream channel (``<race id>:<version>``, delivered on commit) so race streams wake up.
+
+A change is a ``RaceWork``: the races use case opens it (``RaceStore.locked``), decides on the
+race it gives (service.races.races), and makes its writes on it; the store runs SQL, and never
+calls a function of the layer above. Its records are service.races.rows'.
 """
 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import AsyncIterator, Iterable, Sequence
+from contextlib import asynccontextmanager
 from datetime import datetime
 from typing import Any
 
@@ -20,97 +24,13 @@ from psycopg.rows import tuple_row
 from psycopg.types.json import Jsonb
 from psycopg_pool import AsyncConnectionPool
 
-from ..errors import Conflict, Forbidden, NotFound, NotRaceCreator
+from ..errors import NotFound
 from ..store import outbox
-from ..store.event_store import CHANNEL, insert_game
-from ..store.game_records import NewEvent, NewGame
+from ..store.event_store import CHANNEL, LOG_QUERY, insert_game
+from ..store.game_records import LogRow, NewGame
 from ..store.replica import ReadPool
 from ..store.snapshots import TAIL
-
-OPEN, RUNNING, FINISHED = "open", "running", "finished"
-CANCELLED = "cancelled"
-"""Shown, never stored: a race cancelled before it started is stored as finished with its
-``cancelled_reason`` (a status the previous release knows) and shown as cancelled."""
-
-
-@dataclass(frozen=True, slots=True)
-class EntrantRow:
-    player_id: uuid.UUID
-    name: str
-    seat: int
-    joined_at: datetime
-    game_id: uuid.UUID | None
-    standing: dict[str, Any] | None  # frozen when the race finished
-    place: int | None
-    game_version: int | None  # the game as it is now (None before the start)
-    game_snapshot: dict[str, Any] | None  # with the events after it, the game's state (domain.codec.restore)
-    game_finished_at: datetime | None
-    game_tail: list[tuple[str, dict[str, Any]]]  # the events after the snapshot (none before the start)
-    bot: bool = False  # the player is a bot account
-    rating_before: float | None = None  # a rated entrant's rating (mu) before and after the race
-    rating_after: float | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class RaceRow:
-    id: uuid.UUID
-    creator_id: uuid.UUID
-    ruleset: tuple[str, int]
-    deal: dict[str, Any]
-    deck: list[str]
-    max_entrants: int
-    time_limit_seconds: int | None
-    status: str
-    version: int
-    created_at: datetime
-    started_at: datetime | None
-    ends_at: datetime | None
-    finished_at: datetime | None
-    entrants: tuple[EntrantRow, ...]
-    cancelled_reason: str | None = None  # why a cancelled race ended, in words
-    rated: bool = False  # finishing it rates its entrants (service.ratings)
-    creator_name: str = ""
-    creator_bot: bool = False
-
-    @property
-    def games_ended(self) -> bool:
-        """Every entrant's game has ended (False before the start)."""
-        return self.status != OPEN and all(e.game_finished_at is not None for e in self.entrants)
-
-
-@dataclass(frozen=True, slots=True)
-class DealtGame:
-    """A game the start deals one entrant: its row and first event (``store.insert_game``)."""
-
-    game_id: uuid.UUID
-    player_id: uuid.UUID
-    deal: dict[str, Any]
-    status: str
-    snapshot: dict[str, Any]
-    events: list[NewEvent]
-
-
-@dataclass(frozen=True, slots=True)
-class Result:
-    """What settling writes for one entrant: the frozen standing and the place (None: unranked)."""
-
-    player_id: uuid.UUID
-    standing: dict[str, Any]
-    place: int | None
-
-
-@dataclass(frozen=True, slots=True)
-class Ending:
-    """When a race finished, and where its entrants' logs are cut (None: they ended before it, whole)."""
-
-    finished_at: datetime
-    cutoff: datetime | None
-
-
-LogRow = tuple[int, str, dict[str, Any], datetime]
-Judge = Callable[[RaceRow, dict[uuid.UUID, list[LogRow]]], Sequence[Result]]
-RateRace = Callable[[AsyncConnection[Any], RaceRow, Sequence[Result], datetime], Awaitable[object]]
-"""What a rated race's finish also does, in its transaction (service.ratings: the entrants' ratings)."""
+from .rows import FINISHED, OPEN, RUNNING, DealtGame, EntrantRow, NewRaceRow, RaceRow, Result
 
 _RACE = """
 SELECT id, creator_id, ruleset_id, ruleset_version, deal, deck, max_entrants, time_limit_seconds, status,
@@ -127,12 +47,6 @@ LEFT JOIN rating_changes rc ON rc.race_id = e.race_id AND rc.player_id = e.playe
 WHERE e.race_id = %s ORDER BY e.seat
 """
 _NOTIFY = f"SELECT pg_notify('{CHANNEL}', %s::text || ':' || %s::text)"
-LOG_QUERY = _LOG = """
-SELECT version, type, data, recorded_at FROM events
-WHERE game_id = %(game)s AND (%(cutoff)s::timestamptz IS NULL OR recorded_at < %(cutoff)s::timestamptz)
-ORDER BY version
-"""
-"""An entrant's stored log, cut at ``cutoff`` (None: whole): what ``judge`` checks (service.ratings' rebuild too)."""
 
 
 async def _load(conn: AsyncConnection[Any], race_id: uuid.UUID, lock: bool = False) -> RaceRow | None:
@@ -164,23 +78,6 @@ async def _bump(conn: AsyncConnection[Any], race_id: uuid.UUID, changes: str = "
     await conn.execute(_NOTIFY, (str(race_id), row[0]))
 
 
-@dataclass(frozen=True, slots=True)
-class NewRaceRow:
-    """A race to insert, open, with its creator as the first entrant."""
-
-    race_id: uuid.UUID
-    creator_id: uuid.UUID
-    ruleset: tuple[str, int]
-    deal: dict[str, Any]
-    deck: list[str]
-    max_entrants: int
-    time_limit_seconds: int | None
-    now: datetime
-    proof: dict[str, Any] | None = None  # a secret deal's, kept unshown
-    fingerprint: str | None = None  # its deck's (service.deals.live_decks)
-    rated: bool = False
-
-
 async def _insert_race(conn: AsyncConnection[Any], row: NewRaceRow) -> None:
     creator = await conn.execute("SELECT 1 FROM players WHERE id = %s FOR SHARE", (row.creator_id,))
     if await creator.fetchone() is None:
@@ -199,65 +96,92 @@ async def _insert_race(conn: AsyncConnection[Any], row: NewRaceRow) -> None:
     )
 
 
-async def _deal_and_run(
-    conn: AsyncConnection[Any], race: RaceRow, now: datetime, deal_games: Callable[[RaceRow], list[DealtGame]]
-) -> None:
-    """Deal every entrant their game, all at ``now``, and set the race running (the race row locked);
-    each entrant's account hears of it, with their own game (``raceStarted``)."""
-    dealt = deal_games(race)
-    for game in dealt:
-        await insert_game(conn, NewGame(game.game_id, game.player_id, race.ruleset, game.deal, game.status,
-                                        game.snapshot, game.events, now))
-        await conn.execute(
-            "UPDATE race_entrants SET game_id = %s WHERE race_id = %s AND player_id = %s",
-            (game.game_id, race.id, game.player_id),
+class RaceWork:
+    """One change of a race, in one transaction with the race's row locked (``RaceStore.locked``;
+    ``RaceStore.shared`` for a standing kept while it runs): ``race`` as read under the lock, its
+    entrants' stored logs, and the change's writes, run on that transaction as the use case makes
+    them and committed together when the work ends (nothing, when it raises). The use case decides
+    what to write; the work never calls back into it."""
+
+    __slots__ = ("conn", "race")
+
+    def __init__(self, conn: AsyncConnection[Any], race: RaceRow) -> None:
+        self.conn = conn  # the transaction: a rated finish rates in it too (service.ratings)
+        self.race = race
+
+    async def logs(self, game_ids: Iterable[uuid.UUID], cutoff: datetime | None) -> dict[uuid.UUID, list[LogRow]]:
+        """The stored logs of ``game_ids``, each cut at ``cutoff`` (None: whole)."""
+        logs: dict[uuid.UUID, list[LogRow]] = {}
+        cursor = self.conn.cursor(row_factory=tuple_row)
+        for game_id in game_ids:
+            await cursor.execute(LOG_QUERY, {"game": game_id, "cutoff": cutoff})
+            logs[game_id] = list(await cursor.fetchall())
+        return logs
+
+    async def enter(self, player_id: uuid.UUID, seat: int, now: datetime) -> None:
+        """A new entrant, in ``seat``."""
+        await self.conn.execute(
+            "INSERT INTO race_entrants (race_id, player_id, seat, joined_at) VALUES (%s, %s, %s, %s)",
+            (self.race.id, player_id, seat, now),
         )
-    await _bump(
-        conn, race.id,
-        ", status = %s, started_at = %s, ends_at = %s + make_interval(secs => time_limit_seconds)",
-        (RUNNING, now, now),
-    )
-    await outbox.append_all(conn, [
-        outbox.AccountEvent(game.player_id, outbox.RACE_STARTED, {
-            "race": str(race.id), "game": str(game.game_id), "entrants": len(dealt),
-            "timeLimitSeconds": race.time_limit_seconds,
-        })
-        for game in dealt
-    ])
 
+    async def remove(self, player_id: uuid.UUID) -> None:
+        """An entrant out of the race."""
+        await self.conn.execute("DELETE FROM race_entrants WHERE race_id = %s AND player_id = %s",
+                                (self.race.id, player_id))
 
-def _race_finished(race: RaceRow, result: Result, ending: Ending) -> outbox.AccountEvent:
-    """The ``raceFinished`` event of one entrant: their place (None: unranked) among how many, and
-    whether the time limit ended the race."""
-    game = next((e.game_id for e in race.entrants if e.player_id == result.player_id), None)
-    return outbox.AccountEvent(result.player_id, outbox.RACE_FINISHED, {
-        "race": str(race.id), "game": None if game is None else str(game), "place": result.place,
-        "entrants": len(race.entrants), "timeUp": ending.cutoff is not None, "rated": race.rated,
-    })
+    async def changed(self, creator_id: uuid.UUID | None = None) -> None:
+        """The race has changed (its version bumped, its streams told); ``creator_id``: handed to them."""
+        if creator_id is None:
+            await _bump(self.conn, self.race.id)
+        else:
+            await _bump(self.conn, self.race.id, ", creator_id = %s", (creator_id,))
 
+    async def run(self, dealt: Sequence[DealtGame], now: datetime) -> None:
+        """Insert every entrant's game, all at ``now``, and set the race running."""
+        race = self.race
+        for game in dealt:
+            await insert_game(self.conn, NewGame(game.game_id, game.player_id, race.ruleset, game.deal, game.status,
+                                                 game.snapshot, game.events, now))
+            await self.conn.execute(
+                "UPDATE race_entrants SET game_id = %s WHERE race_id = %s AND player_id = %s",
+                (game.game_id, race.id, game.player_id),
+            )
+        await _bump(
+            self.conn, race.id,
+            ", status = %s, started_at = %s, ends_at = %s + make_interval(secs => time_limit_seconds)",
+            (RUNNING, now, now),
+        )
 
-async def _locked(conn: AsyncConnection[Any], race_id: uuid.UUID) -> RaceRow:
-    """The race with its row locked (``_load``), or 404."""
-    race = await _load(conn, race_id, lock=True)
-    if race is None:
-        raise NotFound(f"no race {race_id}")
-    return race
+    async def cancel(self, now: datetime, reason: str) -> None:
+        """End the open race, never started, with ``reason``. Stored as finished with its reason: a
+        status value of its own would reach the processes of the release before this one, and the
+        clients of the API versions served, as one they do not know. Its streams end."""
+        await _bump(self.conn, self.race.id, ", status = %s, finished_at = %s, cancelled_reason = %s",
+                    (FINISHED, now, reason))
 
+    async def keep_standing(self, game_id: uuid.UUID, result: Result) -> None:
+        """The standing of the entrant playing ``game_id``, kept while the race runs (no place)."""
+        await self.conn.execute(
+            "UPDATE race_entrants SET standing = %s WHERE race_id = %s AND game_id = %s",
+            (Jsonb(result.standing), self.race.id, game_id),
+        )
 
-def _still_open(race: RaceRow, what: str) -> None:
-    """Refuse (409 race_not_open) to change a race that is no longer open."""
-    if race.status == RUNNING:
-        raise Conflict(f"the race has started: it can no longer be {what}", "race_not_open")
-    if race.status != OPEN:
-        ended = "was cancelled" if race.cancelled_reason is not None else "has finished"
-        raise Conflict(f"the race {ended}: it can no longer be {what}", "race_not_open")
+    async def record_results(self, results: Sequence[Result]) -> None:
+        """Each entrant's frozen standing and place."""
+        for result in results:
+            await self.conn.execute(
+                "UPDATE race_entrants SET standing = %s, place = %s WHERE race_id = %s AND player_id = %s",
+                (Jsonb(result.standing), result.place, self.race.id, result.player_id),
+            )
 
+    async def finish(self, finished_at: datetime) -> None:
+        """The race finished at ``finished_at``."""
+        await _bump(self.conn, self.race.id, ", status = %s, finished_at = %s", (FINISHED, finished_at))
 
-async def _cancel(conn: AsyncConnection[Any], race_id: uuid.UUID, now: datetime, reason: str) -> None:
-    """End the open race, never started, with ``reason`` (the race row locked). Stored as finished with
-    its reason: a status value of its own would reach the processes of the release before this one,
-    and the clients of the API versions served, as one they do not know. Its streams end (``_bump``)."""
-    await _bump(conn, race_id, ", status = %s, finished_at = %s, cancelled_reason = %s", (FINISHED, now, reason))
+    async def tell(self, events: Sequence[outbox.AccountEvent]) -> None:
+        """``events`` appended to their accounts' outboxes, in this transaction."""
+        await outbox.append_all(self.conn, list(events))
 
 
 class RaceStore:
@@ -274,12 +198,29 @@ class RaceStore:
         async with self.pool.connection() as conn, conn.transaction():
             await _insert_race(conn, row)
 
-    async def open_and_start(
-        self, conn: AsyncConnection[Any], row: NewRaceRow, opponent: uuid.UUID,
-        deal_games: Callable[[RaceRow], list[DealtGame]],
-    ) -> None:
-        """A race of two made and started at once, in the caller's transaction (an accepted
-        challenge): ``row``'s creator in seat 1, ``opponent`` in seat 2, each dealt their game."""
+    @asynccontextmanager
+    async def locked(self, race_id: uuid.UUID) -> AsyncIterator[RaceWork | None]:
+        """One change of the race (a ``RaceWork``), its row locked for the whole transaction first,
+        then its entrants read (after the lock is held, so they include whatever the previous holder
+        wrote); committed when the block ends, rolled back when it raises. None: no such race."""
+        async with self.pool.connection() as conn, conn.transaction():
+            race = await _load(conn, race_id, lock=True)
+            yield None if race is None else RaceWork(conn, race)
+
+    @asynccontextmanager
+    async def shared(self, race_id: uuid.UUID) -> AsyncIterator[RaceWork | None]:
+        """A change of a running race under a shared lock of its row (a finish in progress is waited
+        for, and none starts until the block ends); None when it is not running (or not there)."""
+        async with self.pool.connection() as conn, conn.transaction():
+            cursor = conn.cursor(row_factory=tuple_row)
+            await cursor.execute("SELECT status FROM races WHERE id = %s FOR SHARE", (race_id,))
+            found = await cursor.fetchone()
+            race = None if found is None or found[0] != RUNNING else await _load(conn, race_id)
+            yield None if race is None else RaceWork(conn, race)
+
+    async def open_pair(self, conn: AsyncConnection[Any], row: NewRaceRow, opponent: uuid.UUID) -> RaceWork:
+        """A race of two made in the caller's transaction (an accepted challenge): ``row``'s creator in
+        seat 1, ``opponent`` in seat 2; its work, the race locked, for its start."""
         await _insert_race(conn, row)
         await conn.execute(
             "INSERT INTO race_entrants (race_id, player_id, seat, joined_at) VALUES (%s, %s, 2, %s)",
@@ -287,69 +228,7 @@ class RaceStore:
         )
         race = await _load(conn, row.race_id, lock=True)
         assert race is not None
-        await _deal_and_run(conn, race, row.now, deal_games)
-
-    async def join(self, race_id: uuid.UUID, player_id: uuid.UUID, now: datetime) -> None:
-        """A new entrant, if the race is open, has a free seat and does not have them yet."""
-        async with self.pool.connection() as conn, conn.transaction():
-            race = await _locked(conn, race_id)
-            if race.status != OPEN:
-                raise Conflict(f"the race has {'started' if race.status == RUNNING else 'finished'}: "
-                               "entries are closed", "race_not_open")
-            if any(e.player_id == player_id for e in race.entrants):
-                raise Conflict("you have already entered this race", "already_entered")
-            if len(race.entrants) >= race.max_entrants:
-                raise Conflict(f"the race is full: all {race.max_entrants} places are taken", "race_full")
-            await conn.execute(
-                "INSERT INTO race_entrants (race_id, player_id, seat, joined_at) VALUES (%s, %s, %s, %s)",
-                (race_id, player_id, len(race.entrants) + 1, now),
-            )
-            await _bump(conn, race_id)
-
-    async def start(
-        self, race_id: uuid.UUID, caller: uuid.UUID, now: datetime, deal_games: Callable[[RaceRow], list[DealtGame]]
-    ) -> None:
-        """Deal every entrant their game, all at ``now``, and set the race running: one transaction."""
-        async with self.pool.connection() as conn, conn.transaction():
-            race = await _locked(conn, race_id)
-            if caller != race.creator_id:
-                raise Forbidden("only the player who created the race can start it")
-            if race.status != OPEN:
-                raise Conflict(f"the race has already {'started' if race.status == RUNNING else 'finished'}",
-                               "race_not_open")
-            await _deal_and_run(conn, race, now, deal_games)
-
-    async def settle(
-        self, race_id: uuid.UUID, due: Callable[[RaceRow], Ending | None], judge: Judge, rate: RateRace | None = None,
-    ) -> bool:
-        """Finish the race if ``due`` says it is over (else leave it): under the race's lock, read each
-        entrant's stored log up to the ending's cutoff, let ``judge`` decide the standings and places,
-        and write them with the race finished; a rated race is rated (``rate``) in the same
-        transaction. True when this call finished the race."""
-        async with self.pool.connection() as conn, conn.transaction():
-            race = await _load(conn, race_id, lock=True)
-            if race is None or race.status != RUNNING:
-                return False
-            ending = due(race)
-            if ending is None:
-                return False
-            logs: dict[uuid.UUID, list[LogRow]] = {}
-            cursor = conn.cursor(row_factory=tuple_row)
-            for entrant in race.entrants:
-                if entrant.game_id is not None:
-                    await cursor.execute(_LOG, {"game": entrant.game_id, "cutoff": ending.cutoff})
-                    logs[entrant.game_id] = list(await cursor.fetchall())
-            results = judge(race, logs)
-            for result in results:
-                await conn.execute(
-                    "UPDATE race_entrants SET standing = %s, place = %s WHERE race_id = %s AND player_id = %s",
-                    (Jsonb(result.standing), result.place, race_id, result.player_id),
-                )
-            if race.rated and rate is not None:
-                await rate(conn, race, results, ending.finished_at)
-            await _bump(conn, race_id, ", status = %s, finished_at = %s", (FINISHED, ending.finished_at))
-            await outbox.append_all(conn, [_race_finished(race, result, ending) for result in results])
-            return True
+        return RaceWork(conn, race)
 
     async def due(self, now: datetime, limit: int) -> list[uuid.UUID]:
         """Running races whose time limit has passed at ``now`` (the periodic job finishes them)."""
@@ -359,29 +238,6 @@ class RaceStore:
                 (RUNNING, now, limit),
             )
             return [row[0] for row in await cursor.fetchall()]
-
-    async def record_standing(
-        self, race_id: uuid.UUID, game_id: uuid.UUID, judge_one: Callable[[RaceRow, EntrantRow, list[LogRow]], Result]
-    ) -> None:
-        """An entrant's game has ended while the race runs: ``judge_one`` checks its whole stored log
-        now, and its standing is kept (the race's finish decides again, over every log). Under a
-        shared lock of the race, so a finish in progress is waited for and never overwritten."""
-        async with self.pool.connection() as conn, conn.transaction():
-            cursor = conn.cursor(row_factory=tuple_row)
-            await cursor.execute("SELECT status FROM races WHERE id = %s FOR SHARE", (race_id,))
-            found = await cursor.fetchone()
-            if found is None or found[0] != RUNNING:
-                return
-            race = await _load(conn, race_id)
-            entrant = None if race is None else next((e for e in race.entrants if e.game_id == game_id), None)
-            if race is None or entrant is None:
-                return
-            await cursor.execute(_LOG, {"game": game_id, "cutoff": None})
-            result = judge_one(race, entrant, list(await cursor.fetchall()))
-            await conn.execute(
-                "UPDATE race_entrants SET standing = %s WHERE race_id = %s AND game_id = %s",
-                (Jsonb(result.standing), race_id, game_id),
-            )
 
     async def open_races(self, limit: int, before: tuple[datetime, uuid.UUID] | None = None) -> list[tuple[Any, ...]]:
         """The open races, newest first, strictly before the ``before`` key (created, id), in the order
@@ -421,54 +277,6 @@ class RaceStore:
                 (player_id, OPEN, RUNNING),
             )
             return [(row[0], row[1], row[2]) for row in await cursor.fetchall()]
-
-    async def leave_open(self, race_id: uuid.UUID, player_id: uuid.UUID, now: datetime, reason: str) -> str | None:
-        """Take ``player_id`` out of the race if it is still open. A creator who leaves hands the race
-        to the entrant who joined first after them; with nobody left it is cancelled: finished, never
-        started, with ``reason`` as its ``cancelled_reason``.
-        What happened: "left", "handed" or "cancelled" (None: not open, or not in it)."""
-        async with self.pool.connection() as conn, conn.transaction():
-            race = await _load(conn, race_id, lock=True)
-            if race is None or race.status != OPEN or all(e.player_id != player_id for e in race.entrants):
-                return None
-            await conn.execute("DELETE FROM race_entrants WHERE race_id = %s AND player_id = %s", (race_id, player_id))
-            if race.creator_id != player_id:
-                await _bump(conn, race_id)
-                return "left"
-            others = sorted((e for e in race.entrants if e.player_id != player_id), key=lambda e: (e.joined_at, e.seat))
-            if others:
-                await _bump(conn, race_id, ", creator_id = %s", (others[0].player_id,))
-                return "handed"
-            await _cancel(conn, race_id, now, reason)
-            return "cancelled"
-
-    async def leave(self, race_id: uuid.UUID, player_id: uuid.UUID, now: datetime, reason: str) -> str:
-        """``player_id`` leaves the open race (``DELETE /races/{id}/entries/me``); a creator who leaves
-        cancels it, with ``reason``. What happened: "left" or "cancelled". Refused, changing nothing,
-        for a race they are not in (409 not_in_race) or one that has started (409 race_not_open)."""
-        async with self.pool.connection() as conn, conn.transaction():
-            race = await _locked(conn, race_id)
-            if all(e.player_id != player_id for e in race.entrants):
-                raise Conflict("you are not an entrant of this race: there is no entry of yours to take back",
-                               "not_in_race")
-            _still_open(race, "left")
-            await conn.execute("DELETE FROM race_entrants WHERE race_id = %s AND player_id = %s", (race_id, player_id))
-            if race.creator_id != player_id:
-                await _bump(conn, race_id)
-                return "left"
-            await _cancel(conn, race_id, now, reason)
-            return "cancelled"
-
-    async def cancel(self, race_id: uuid.UUID, caller: uuid.UUID, now: datetime, reason: str) -> None:
-        """The creator cancels the open race (``POST /races/{id}/cancel``): it ends, never started, with
-        ``reason``. Refused, changing nothing, for anyone else (403 not_race_creator) and once it has
-        started (409 race_not_open)."""
-        async with self.pool.connection() as conn, conn.transaction():
-            race = await _locked(conn, race_id)
-            if caller != race.creator_id:
-                raise NotRaceCreator("only the player who created the race can cancel it")
-            _still_open(race, "cancelled")
-            await _cancel(conn, race_id, now, reason)
 
     async def record(self, player_id: uuid.UUID) -> tuple[int, int]:
         """(races played, races won) of a player: finished races they were dealt a game in; won: place 1."""

@@ -25,7 +25,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -34,7 +34,7 @@ from psycopg import AsyncConnection
 
 from domain import Ruleset, deal, event_data, event_type, get_ruleset, initial_state, parse_deck
 from domain.cards import codes
-from domain.codec import restore, state_to_snapshot
+from domain.codec import state_to_snapshot
 from domain.fingerprint import fingerprint
 from domain.rulesets import DEFAULT_RULESET_ID
 from domain.verify import Unverified
@@ -42,28 +42,26 @@ from domain.verify import Unverified
 from .. import cursors
 from ..deals.contests import RACE, contest_id
 from ..deals.sources import deal_from
-from ..errors import CursorInvalid, Forbidden, NotFound, RatedRaceDeal, Unavailable
+from ..errors import Conflict, CursorInvalid, Forbidden, NotFound, NotRaceCreator, RatedRaceDeal, Unavailable
 from ..players.accounts import Accounts
 from ..players.tokens import Scope
-from ..store.game_records import GameRow, NewEvent
-from ..store.players import player_reference
+from ..store import outbox
+from ..store.game_records import GameRow, LogRow, NewEvent
 from .race_deals import SECRET_SOURCE, SecretDealing, secret_deal
-from .race_store import (
-    CANCELLED,
+from .race_store import RaceStore, RaceWork
+from .rows import (
     FINISHED,
     OPEN,
     RUNNING,
     DealtGame,
     Ending,
     EntrantRow,
-    LogRow,
     NewRaceRow,
+    RaceRating,
     RaceRow,
-    RaceStore,
-    RateRace,
     Result,
 )
-from .standings import Standing, places, verified_standing
+from .standings import Standing, claimed, places, verified_standing
 
 JSON = dict[str, Any]
 SOURCE = RACE
@@ -177,80 +175,7 @@ def _checked(race: RaceRow, entrant: EntrantRow, rows: list[LogRow]) -> Standing
         return verified_standing(rows, race_source(race.id), race.ruleset, race.deck)
     except Unverified as refusal:
         log.warning("race %s: the game of %s is not ranked: %s", race.id, entrant.player_id, refusal.reason)
-        return _claimed(entrant, verified=False)
-
-
-def _claimed(entrant: EntrantRow, verified: bool | None = None) -> Standing:
-    """The figures the entrant's game shows now (its snapshot and the events after it)."""
-    if entrant.game_snapshot is None or entrant.game_version is None:
-        return Standing("playing", 0, 0, None, False, verified)
-    state = restore(entrant.game_snapshot, entrant.game_tail, entrant.game_version)
-    return Standing.of(state, entrant.game_finished_at, verified)
-
-
-def race_view(race: RaceRow) -> JSON:
-    """The race as anyone may see it: figures per entrant, never a card, and the deal's seed or
-    pool number only once the race has finished and every game of it has ended."""
-    reveal = race.status == FINISHED and race.games_ended
-    standings: list[Standing | None] = []
-    for entrant in race.entrants:
-        if entrant.standing is not None and (race.status == FINISHED or entrant.game_finished_at is not None):
-            standings.append(Standing.from_json(entrant.standing))  # checked: frozen, or a game that has ended
-        elif entrant.game_id is not None:
-            standings.append(_claimed(entrant))  # live, unchecked
-        else:
-            standings.append(None)
-    if race.status == RUNNING:  # live and provisional; a game whose log failed its check ranks nowhere
-        shown_places: Sequence[int | None] = places(
-            [None if s is None or s.verified is False else s for s in standings]
-        )
-    elif race.status == FINISHED:
-        shown_places = [e.place for e in race.entrants]
-    else:
-        shown_places = [None] * len(race.entrants)
-    entrants = [
-        {
-            "player": player_reference(e.player_id, e.name, e.bot),
-            "joinedAt": e.joined_at,
-            "game": None if e.game_id is None else str(e.game_id),
-            "status": None if s is None else s.status,
-            "cardsOnFoundations": 0 if s is None else s.cards_on_foundations,
-            "moveCount": 0 if s is None else s.move_count,
-            "finishedAt": None if s is None else s.finished_at,
-            "place": place,
-            "assisted": False if s is None else s.assisted,
-            "verified": None if s is None else s.verified,
-            # a rated entrant's rating as shown (rounded as service.ratings.model.displayed rounds it)
-            "ratingBefore": None if e.rating_before is None else round(e.rating_before),
-            "ratingAfter": None if e.rating_after is None else round(e.rating_after),
-        }
-        for e, s, place in zip(race.entrants, standings, shown_places, strict=True)
-    ]
-    if race.status != OPEN:
-        order = sorted(range(len(entrants)), key=lambda i: (shown_places[i] is None, shown_places[i] or 0, i))
-        entrants = [entrants[i] for i in order]
-    return {
-        "id": str(race.id),
-        "creator": player_reference(race.creator_id, race.creator_name, race.creator_bot),
-        # stored as finished with its reason (which the previous release reads); shown as cancelled
-        "status": CANCELLED if race.status == FINISHED and race.cancelled_reason is not None else race.status,
-        "ruleset": {"id": race.ruleset[0], "version": race.ruleset[1]},
-        "deal": dict(race.deal) if reveal else {"source": race.deal["source"]},
-        "maxEntrants": race.max_entrants,
-        "timeLimitSeconds": race.time_limit_seconds,
-        "createdAt": race.created_at,
-        "startedAt": race.started_at,
-        "endsAt": race.ends_at,
-        "finishedAt": race.finished_at,
-        "entrants": entrants,
-        "cancelledReason": race.cancelled_reason,  # a cancelled race's reason (service.games.leaving)
-        "rated": race.rated,
-    }
-
-
-def revision(race: RaceRow) -> int:
-    """A number that grows with every change of the race or a move in one of its games (SSE ids)."""
-    return race.version + sum(e.game_version or 0 for e in race.entrants)
+        return claimed(entrant, verified=False)
 
 
 class Races:
@@ -260,7 +185,7 @@ class Races:
 
     def __init__(
         self, store: RaceStore, clock: Callable[[], datetime], accounts: Accounts, dealing: SecretDealing,
-        rate: RateRace | None = None,
+        rating: RaceRating | None = None,
     ) -> None:
         self.store = store
         self.clock = clock
@@ -269,7 +194,7 @@ class Races:
         self.prover = dealing.prover  # a test may replace it
         self.deal_wait_seconds = dealing.wait_seconds
         self.deal_queue = dealing.queue
-        self.rate = rate  # what a rated race's finish does too (service.ratings), in its transaction
+        self.rating = rating  # what a rated race's finish does too (service.ratings), in its transaction
 
     async def _player(self, token: str | None, scope: Scope) -> uuid.UUID:
         return (await self.accounts.authenticate(token, scope)).player_id
@@ -331,34 +256,95 @@ class Races:
         ruleset, deck, proof = dealt
         row = NewRaceRow(race_id, players[0], (ruleset.id, ruleset.version), {"source": SECRET_SOURCE},
                          codes(list(deck)), 2, time_limit_seconds, self.clock(), proof, fingerprint(deck), rated)
-        await self.store.open_and_start(conn, row, players[1], _deal_games)
+        await _run(await self.store.open_pair(conn, row, players[1]), row.now)
 
     async def race(self, race_id: uuid.UUID) -> RaceRow:
         """The race as stored (``current`` finishes it first if due)."""
         return await self._load(race_id)
 
     async def join(self, race_id: uuid.UUID, token: str | None) -> RaceRow:
+        """A new entrant, if the race is open, has a free seat and does not have them yet."""
         player = await self._player(token, Scope.PLAY)
-        await self.store.join(race_id, player, self.clock())
+        now = self.clock()
+        async with self.store.locked(race_id) as found:
+            work = _existing(found, race_id)
+            _joinable(work.race, player)
+            await work.enter(player, len(work.race.entrants) + 1, now)
+            await work.changed()
         return await self._load(race_id)
 
     async def start(self, race_id: uuid.UUID, token: str | None) -> RaceRow:
+        """Deal every entrant their game, all at once, and set the race running: one transaction."""
         caller = await self._player(token, Scope.PLAY)
-        await self.store.start(race_id, caller, self.clock(), _deal_games)
+        now = self.clock()
+        async with self.store.locked(race_id) as found:
+            work = _existing(found, race_id)
+            if caller != work.race.creator_id:
+                raise Forbidden("only the player who created the race can start it")
+            if work.race.status != OPEN:
+                raise Conflict(f"the race has already {'started' if work.race.status == RUNNING else 'finished'}",
+                               "race_not_open")
+            await _run(work, now)
         return await self._load(race_id)
 
     async def leave(self, race_id: uuid.UUID, token: str | None) -> RaceRow:
         """``DELETE /races/{id}/entries/me``: the caller leaves the open race; its creator leaving
-        cancels it (``LEFT_REASON``), and every entrant's race stream ends with that view."""
+        cancels it (``LEFT_REASON``), and every entrant's race stream ends with that view. Refused,
+        changing nothing, for a race they are not in (409 not_in_race) or one that has started
+        (409 race_not_open)."""
         player = await self._player(token, Scope.PLAY)
-        await self.store.leave(race_id, player, self.clock(), LEFT_REASON)
+        now = self.clock()
+        async with self.store.locked(race_id) as found:
+            work = _existing(found, race_id)
+            if all(e.player_id != player for e in work.race.entrants):
+                raise Conflict("you are not an entrant of this race: there is no entry of yours to take back",
+                               "not_in_race")
+            _still_open(work.race, "left")
+            await work.remove(player)
+            if work.race.creator_id != player:
+                await work.changed()
+            else:
+                await work.cancel(now, LEFT_REASON)
         return await self._load(race_id)
 
     async def cancel(self, race_id: uuid.UUID, token: str | None) -> RaceRow:
-        """``POST /races/{id}/cancel``: the creator cancels the open race (``CANCELLED_REASON``)."""
+        """``POST /races/{id}/cancel``: the creator cancels the open race (``CANCELLED_REASON``): it
+        ends, never started. Refused, changing nothing, for anyone else (403 not_race_creator) and
+        once it has started (409 race_not_open)."""
         caller = await self._player(token, Scope.PLAY)
-        await self.store.cancel(race_id, caller, self.clock(), CANCELLED_REASON)
+        now = self.clock()
+        async with self.store.locked(race_id) as found:
+            work = _existing(found, race_id)
+            if caller != work.race.creator_id:
+                raise NotRaceCreator("only the player who created the race can cancel it")
+            _still_open(work.race, "cancelled")
+            await work.cancel(now, CANCELLED_REASON)
         return await self._load(race_id)
+
+    async def entries(self, player_id: uuid.UUID) -> list[tuple[uuid.UUID, str, uuid.UUID | None]]:
+        """(race, its status, the player's game) of every open or running race ``player_id`` is in."""
+        return await self.store.entries_of(player_id)
+
+    async def leave_open(self, race_id: uuid.UUID, player_id: uuid.UUID, reason: str) -> str | None:
+        """Take ``player_id`` out of the race if it is still open (an account closing:
+        service.games.leaving). A creator who leaves hands the race to the entrant who joined first
+        after them; with nobody left it is cancelled with ``reason``. What happened: "left",
+        "handed" or "cancelled" (None: not open, or not in it)."""
+        now = self.clock()
+        async with self.store.locked(race_id) as work:
+            if work is None or work.race.status != OPEN or all(e.player_id != player_id for e in work.race.entrants):
+                return None
+            race = work.race
+            await work.remove(player_id)
+            if race.creator_id != player_id:
+                await work.changed()
+                return "left"
+            others = sorted((e for e in race.entrants if e.player_id != player_id), key=lambda e: (e.joined_at, e.seat))
+            if others:
+                await work.changed(others[0].player_id)
+                return "handed"
+            await work.cancel(now, reason)
+            return "cancelled"
 
     async def current(self, race_id: uuid.UUID) -> RaceRow:
         """The race, finished first if it is due (the last game ended, or its time is up)."""
@@ -369,14 +355,37 @@ class Races:
         return race
 
     async def game_ended(self, race_id: uuid.UUID, game_id: uuid.UUID) -> None:
-        """An entrant's game has ended: check its stored log now (its place counts from then on),
-        then finish the race if that was the last game."""
-        await self.store.record_standing(race_id, game_id, judge_one)
+        """An entrant's game has ended: check its whole stored log now and keep its standing (its place
+        counts from then on; the finish decides again, over every log), under a shared lock of the
+        running race, so a finish in progress is waited for and never overwritten. Then finish the
+        race if that was the last game."""
+        async with self.store.shared(race_id) as work:
+            entrant = None if work is None else next((e for e in work.race.entrants if e.game_id == game_id), None)
+            if work is not None and entrant is not None:
+                logs = await work.logs([game_id], None)
+                await work.keep_standing(game_id, judge_one(work.race, entrant, logs[game_id]))
         await self.settle(race_id)
 
     async def settle(self, race_id: uuid.UUID) -> bool:
-        """Finish the race if it is due; safe to call from any process at any time."""
-        return await self.store.settle(race_id, lambda race: ending(race, self.clock()), judge, self.rate)
+        """Finish the race if it is due; safe to call from any process at any time. Under the race's
+        lock: each entrant's stored log read up to the ending's cutoff, the standings and places
+        decided from them (``judge``) and written with the race finished; a rated race rated
+        (``rating``) in the same transaction. True when this call finished the race."""
+        async with self.store.locked(race_id) as work:
+            if work is None or work.race.status != RUNNING:
+                return False
+            race = work.race
+            end = ending(race, self.clock())
+            if end is None:
+                return False
+            results = judge(race, await work.logs([e.game_id for e in race.entrants if e.game_id is not None],
+                                                  end.cutoff))
+            await work.record_results(results)
+            if race.rated and self.rating is not None:
+                await self.rating.rate_race(work.conn, race, results, end.finished_at)
+            await work.finish(end.finished_at)
+            await work.tell([_race_finished(race, result, end) for result in results])
+            return True
 
     async def settle_due(self, limit: int = 50) -> int:
         """Finish the running races whose time is up that no request has looked at (the periodic job
@@ -453,3 +462,55 @@ def _deal_games(race: RaceRow) -> list[DealtGame]:
         DealtGame(uuid.uuid4(), entrant.player_id, race_source(race.id), state.status.value, snapshot, events)
         for entrant in race.entrants
     ]
+
+
+async def _run(work: RaceWork, now: datetime) -> None:
+    """Deal every entrant their game, all at ``now``, and set the race running (its row locked); each
+    entrant's account hears of it, with their own game (``raceStarted``)."""
+    race = work.race
+    dealt = _deal_games(race)
+    await work.run(dealt, now)
+    await work.tell([
+        outbox.AccountEvent(game.player_id, outbox.RACE_STARTED, {
+            "race": str(race.id), "game": str(game.game_id), "entrants": len(dealt),
+            "timeLimitSeconds": race.time_limit_seconds,
+        })
+        for game in dealt
+    ])
+
+
+def _race_finished(race: RaceRow, result: Result, end: Ending) -> outbox.AccountEvent:
+    """The ``raceFinished`` event of one entrant: their place (None: unranked) among how many, and
+    whether the time limit ended the race."""
+    game = next((e.game_id for e in race.entrants if e.player_id == result.player_id), None)
+    return outbox.AccountEvent(result.player_id, outbox.RACE_FINISHED, {
+        "race": str(race.id), "game": None if game is None else str(game), "place": result.place,
+        "entrants": len(race.entrants), "timeUp": end.cutoff is not None, "rated": race.rated,
+    })
+
+
+def _existing(work: RaceWork | None, race_id: uuid.UUID) -> RaceWork:
+    """The race's work, or 404."""
+    if work is None:
+        raise NotFound(f"no race {race_id}")
+    return work
+
+
+def _joinable(race: RaceRow, player_id: uuid.UUID) -> None:
+    """Refuse (409) a join of a race that is not open, that has the player already, or is full."""
+    if race.status != OPEN:
+        raise Conflict(f"the race has {'started' if race.status == RUNNING else 'finished'}: "
+                       "entries are closed", "race_not_open")
+    if any(e.player_id == player_id for e in race.entrants):
+        raise Conflict("you have already entered this race", "already_entered")
+    if len(race.entrants) >= race.max_entrants:
+        raise Conflict(f"the race is full: all {race.max_entrants} places are taken", "race_full")
+
+
+def _still_open(race: RaceRow, what: str) -> None:
+    """Refuse (409 race_not_open) to change a race that is no longer open."""
+    if race.status == RUNNING:
+        raise Conflict(f"the race has started: it can no longer be {what}", "race_not_open")
+    if race.status != OPEN:
+        ended = "was cancelled" if race.cancelled_reason is not None else "has finished"
+        raise Conflict(f"the race {ended}: it can no longer be {what}", "race_not_open")

@@ -16,7 +16,10 @@ from datetime import datetime
 from typing import Any
 
 from domain import GameState, Status
+from domain.codec import restore
 from domain.verify import Unverified, redecide
+
+from .rows import EntrantRow
 
 JSON = dict[str, Any]
 
@@ -98,3 +101,10 @@ def verified_standing(
     state = redecide([(row[1], row[2]) for row in rows])
     return Standing.of(state, rows[-1][3], verified=True)
 
+
+def claimed(entrant: EntrantRow, verified: bool | None = None) -> Standing:
+    """The figures the entrant's game shows now (its snapshot and the events after it)."""
+    if entrant.game_snapshot is None or entrant.game_version is None:
+        return Standing("playing", 0, 0, None, False, verified)
+    state = restore(entrant.game_snapshot, entrant.game_tail, entrant.game_version)
+    return Standing.of(state, entrant.game_finished_at, verified)

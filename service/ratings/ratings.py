@@ -20,7 +20,7 @@ from domain.rulesets import ALL_RULESETS
 
 from .. import cursors
 from ..errors import BadRequest, NotFound
-from ..races.race_store import RaceRow, Result
+from ..races.rows import RaceRow, Result
 from ..store.players import PlayerStore, player_reference
 from .model import PROVISIONAL_DEVIATION, Skill
 from .rating_store import Change, HistoryRow, ListRow, RatingStore, record_race
@@ -73,7 +73,8 @@ class Ratings:
     async def rate_race(
         self, conn: AsyncConnection[Any], race: RaceRow, results: Sequence[Result], finished_at: datetime
     ) -> list[Change]:
-        """Rate a rated race that is finishing, in its transaction (service.races.RaceStore.settle)."""
+        """Rate a rated race that is finishing, in its transaction (service.races.Races.settle: this
+        service is the races' ``RaceRating``)."""
         return await record_race(conn, race.id, race.ruleset[0], placed_entrants(results), finished_at)
 
     async def rate_tournament(

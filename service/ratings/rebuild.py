@@ -23,10 +23,10 @@ import psycopg
 
 from domain.verify import Unverified
 
-from ..races.race_store import LOG_QUERY
 from ..races.races import race_source
 from ..races.standings import Standing, places, verified_standing
 from ..store.connections import use_msgspec_for_json
+from ..store.event_store import LOG_QUERY
 from .model import Skill
 from .rating_store import (
     INSERT_CHANGE,

@@ -72,6 +72,14 @@ LEFT JOIN tokens t ON t.token_hash = %(token_hash)s AND t.revoked_at IS NULL
 LEFT JOIN idempotency_keys k ON k.game_id = wanted.id AND k.key = %(key)s
 """
 
+LOG_QUERY = """
+SELECT version, type, data, recorded_at FROM events
+WHERE game_id = %(game)s AND (%(cutoff)s::timestamptz IS NULL OR recorded_at < %(cutoff)s::timestamptz)
+ORDER BY version
+"""
+"""A game's stored log (``LogRow``s), cut at ``cutoff`` (None: whole): what a race's or a
+tournament's finish replays to check its entrants' games (their ratings' rebuild too)."""
+
 CHANNEL = "canfield_events"
 """The PostgreSQL channel every append notifies (``<game id>:<version>``, comma-separated for a
 batch), delivered on commit; service.streams.hub listens on it."""

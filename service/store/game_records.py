@@ -16,6 +16,9 @@ from typing import Any, NamedTuple
 
 from .players import TokenRow
 
+LogRow = tuple[int, str, dict[str, Any], datetime]
+"""One event of a game's stored log: version, type, data, recorded time (``event_store.LOG_QUERY``)."""
+
 
 @dataclass(frozen=True, slots=True)
 class GameRow:

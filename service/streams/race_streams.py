@@ -18,8 +18,9 @@ import time
 import weakref
 from collections.abc import AsyncIterator
 
-from ..races.race_store import FINISHED, RaceRow
-from ..races.races import Races, race_view, revision
+from ..races.races import Races
+from ..races.rows import FINISHED, RaceRow
+from ..races.views import race_view, revision
 from ..store.connections import DATABASE_DOWN_ERRORS
 from .hub import KEEPALIVE, SHUTDOWN, StreamHub, Subscription, message
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import psycopg
 
-from ..races.race_store import LOG_QUERY
+from ..store.event_store import LOG_QUERY
 from .standings import places, verified_tally
 from .tournament_store import ENTRANT_ORDER
 

@@ -22,9 +22,8 @@ from psycopg.types.json import Jsonb
 from psycopg_pool import AsyncConnectionPool
 
 from ..errors import Conflict, NotFound
-from ..races.race_store import LOG_QUERY
 from ..store import outbox
-from ..store.event_store import CHANNEL, insert_game
+from ..store.event_store import CHANNEL, LOG_QUERY, insert_game
 from ..store.game_records import NewEvent, NewGame
 
 LogRow = tuple[int, str, dict[str, Any], datetime]

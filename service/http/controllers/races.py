@@ -14,8 +14,9 @@ from litestar.params import Body, PathParameter, SkipValidation
 from litestar.response import Response, Stream
 
 from ...errors import BadRequest
-from ...races.race_store import RaceRow
-from ...races.races import LobbyPage, Races, race_view
+from ...races.races import LobbyPage, Races
+from ...races.rows import RaceRow
+from ...races.views import race_view
 from ...store.players import player_reference
 from ...streams.hub import MEDIA_TYPE, StreamHub
 from ...streams.race_streams import DESCRIPTION, race_messages
