@@ -147,7 +147,7 @@ def _competition(store: EventStore, settings: Settings, clock: Callable[[], date
     races = Races(RaceStore(store.pool, store.reads), clock, accounts, dealing, ratings)
     challenges = Challenges(store.pool, accounts, races, clock, settings.challenge_expiry_seconds,
                             settings.challenges_per_player)
-    tournaments = Tournaments(TournamentStore(store.pool), clock, accounts, secret, prover, ratings.rate_tournament)
+    tournaments = Tournaments(TournamentStore(store.pool), clock, accounts, secret, prover, ratings)
     return Competition(races, challenges, tournaments, ratings), prover
 
 

@@ -1,7 +1,8 @@
 """The ratings service: rating a rated race as it finishes, and the API's reads (docs/ratings.md).
 
 A rated race (``POST /races {"rated": true}``, a secret deal only) is rated in the transaction
-that finishes it (``rate_race``, handed to the races service as its ``rate``): among the entrants
+that finishes it (``rate_race``: this service is the races' ``RaceRating``, and the tournaments'
+``TournamentRating``, handed to them by service.bootstrap): among the entrants
 whose places were replay-verified (``service.races.standings``; an entrant whose log fails the
 check has no place and is not rated), when at least two remain. Ratings are per ruleset (its id:
 every version of a ruleset shares one rating).

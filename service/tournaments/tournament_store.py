@@ -6,13 +6,17 @@ checks it under the lock, in one transaction: a join against the finish, two req
 entrant's next deal, two finishes, each has one outcome in any number of server processes. Each
 such write bumps ``tournaments.version`` and notifies the stream channel
 (``<tournament id>:<version>``, delivered on commit), so tournament streams wake up.
+
+The next deal and the finish are a ``TournamentWork``: the tournaments use case opens it
+(``TournamentStore.locked``), decides on what it reads, and makes its writes on it; the store runs
+SQL and never calls a function of the layer above. Its records are service.tournaments.rows'.
 """
 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
 from datetime import datetime
 from typing import Any
 
@@ -24,89 +28,21 @@ from psycopg_pool import AsyncConnectionPool
 from ..errors import Conflict, NotFound
 from ..store import outbox
 from ..store.event_store import CHANNEL, LOG_QUERY, insert_game
-from ..store.game_records import NewEvent, NewGame
-
-LogRow = tuple[int, str, dict[str, Any], datetime]
-PREPARING, UPCOMING, RUNNING, FINISHED = "preparing", "upcoming", "running", "finished"
-
-
-@dataclass(frozen=True, slots=True)
-class TournamentRow:
-    id: uuid.UUID
-    creator_id: uuid.UUID
-    creator_name: str
-    creator_bot: bool
-    ruleset: tuple[str, int]
-    deal_count: int
-    starts_at: datetime
-    minutes: int
-    ends_at: datetime
-    rated: bool
-    version: int
-    created_at: datetime
-    prepared_at: datetime | None
-    finished_at: datetime | None
-
-
-@dataclass(frozen=True, slots=True)
-class EntrantRow:
-    player_id: uuid.UUID
-    name: str
-    bot: bool
-    joined_at: datetime
-    standing: dict[str, Any] | None  # frozen at the finish
-    place: int | None
-
-
-@dataclass(frozen=True, slots=True)
-class GameFigures:
-    """One entrant's game of one deal, as its row shows it now."""
-
-    player_id: uuid.UUID
-    number: int
-    game_id: uuid.UUID
-    status: str
-    move_count: int
-    started_at: datetime
-    finished_at: datetime | None
-
-
-@dataclass(frozen=True, slots=True)
-class NewTournamentRow:
-    id: uuid.UUID
-    creator_id: uuid.UUID
-    ruleset: tuple[str, int]
-    deal_count: int
-    starts_at: datetime
-    minutes: int
-    rated: bool
-    now: datetime
-
-
-@dataclass(frozen=True, slots=True)
-class DealtGame:
-    """The game to deal an entrant for their next deal (``store.insert_game``)."""
-
-    game_id: uuid.UUID
-    deal: dict[str, Any]
-    status: str
-    snapshot: dict[str, Any]
-    events: list[NewEvent]
-
-
-@dataclass(frozen=True, slots=True)
-class Final:
-    """What the finish writes for one entrant: the frozen tally and the place (None: unplaced)."""
-
-    player_id: uuid.UUID
-    standing: dict[str, Any]
-    place: int | None
-
-
-Logs = dict[uuid.UUID, list[tuple[int, list[LogRow]]]]
-"""Each entrant's games as (deal number, stored log cut at the end), by player."""
-Judge = Callable[[TournamentRow, Logs, dict[int, list[str]]], Sequence[Final]]
-RateTournament = Callable[[AsyncConnection[Any], TournamentRow, Sequence[Final], datetime], Awaitable[object]]
+from ..store.game_records import NewGame
+from .rows import (
+    FINISHED,
+    PREPARING,
+    RUNNING,
+    UPCOMING,
+    DealtGame,
+    EntrantRow,
+    Final,
+    GameFigures,
+    Logs,
+    NewTournamentRow,
+    TournamentRow,
+    over,
+)
 
 _TOURNAMENT = """
 SELECT t.id, t.creator_id, p.name, p.bot, t.ruleset_id, t.ruleset_version, t.deal_count, t.starts_at, t.minutes,
@@ -139,7 +75,6 @@ _STATUS_IS = {  # the conditions of ``tournaments.status_of``, as SQL
     RUNNING: f"{_UNFINISHED} AND t.prepared_at IS NOT NULL AND t.starts_at <= %(now)s",
     FINISHED: "(t.finished_at IS NOT NULL OR t.ends_at <= %(now)s)",
 }
-STATUSES = (PREPARING, UPCOMING, RUNNING, FINISHED)
 ENTRANT_ORDER = "SELECT player_id FROM tournament_entrants WHERE tournament_id = %s ORDER BY joined_at, player_id"
 """The entrants in the order the finish rates them (the rebuild reads them in it too: same floats)."""
 _NOTIFY = f"SELECT pg_notify('{CHANNEL}', %s::text || ':' || %s::text)"
@@ -182,10 +117,6 @@ async def _games(conn: AsyncConnection[Any], tournament_id: uuid.UUID) -> list[G
     cursor = conn.cursor(row_factory=tuple_row)
     await cursor.execute(_GAMES, (tournament_id,))
     return [GameFigures(*row) for row in await cursor.fetchall()]
-
-
-def over(tournament: TournamentRow, now: datetime) -> bool:
-    return tournament.finished_at is not None or now >= tournament.ends_at
 
 
 class TournamentStore:
@@ -271,48 +202,6 @@ class TournamentStore:
                 raise Conflict("you have already entered this tournament", "already_entered")
             await _bump(conn, tournament_id)
 
-    async def deal_next(self, tournament_id: uuid.UUID, player_id: uuid.UUID, now: datetime,
-                        make_game: Callable[[TournamentRow, int, list[str]], DealtGame]) -> uuid.UUID:
-        """Deal the entrant their next deal (the one after their last), if the tournament runs, they
-        are in it and their last game has ended; the new game's id."""
-        async with self.pool.connection() as conn, conn.transaction():
-            tournament = await _locked(conn, tournament_id)
-            _check_running(tournament, now)
-            cursor = conn.cursor(row_factory=tuple_row)
-            await cursor.execute("SELECT 1 FROM tournament_entrants WHERE tournament_id = %s AND player_id = %s",
-                                 (tournament_id, player_id))
-            if await cursor.fetchone() is None:
-                raise Conflict("you have not entered this tournament: join it first (POST /tournaments/{id}/entries)",
-                               "not_in_tournament")
-            await cursor.execute(
-                "SELECT tg.number, g.finished_at FROM tournament_games tg JOIN games g ON g.id = tg.game_id"
-                " WHERE tg.tournament_id = %s AND tg.player_id = %s ORDER BY tg.number DESC LIMIT 1",
-                (tournament_id, player_id))
-            last = await cursor.fetchone()
-            if last is not None and last[1] is None:
-                raise Conflict(f"your game of deal {last[0]} is still in play: finish it (win, or resign) first",
-                               "tournament_game_in_play")
-            number = 1 if last is None else last[0] + 1
-            if number > tournament.deal_count:
-                raise Conflict(f"you have played all {tournament.deal_count} deals of this tournament",
-                               "tournament_deals_done")
-            await cursor.execute("SELECT deck FROM tournament_deals WHERE tournament_id = %s AND number = %s",
-                                 (tournament_id, number))
-            deck = await cursor.fetchone()
-            assert deck is not None  # prepared: every deal is stored
-            game = make_game(tournament, number, deck[0])
-            await insert_game(conn, NewGame(game.game_id, player_id, tournament.ruleset, game.deal, game.status,
-                                            game.snapshot, game.events, now))
-            await conn.execute(
-                "INSERT INTO tournament_games (tournament_id, player_id, number, game_id) VALUES (%s, %s, %s, %s)",
-                (tournament_id, player_id, number, game.game_id))
-            if number == 1:  # the account stream: the entrant's tournament has begun for them
-                await outbox.append(conn, player_id, outbox.TOURNAMENT_STARTED, {
-                    "tournament": str(tournament_id), "game": str(game.game_id), "deals": tournament.deal_count,
-                    "endsAt": tournament.ends_at.isoformat()})
-            await _bump(conn, tournament_id)
-            return game.game_id
-
     async def touch(self, tournament_id: uuid.UUID) -> None:
         """A game of the tournament ended: its streams read the standings again."""
         async with self.pool.connection() as conn, conn.transaction():
@@ -322,51 +211,101 @@ class TournamentStore:
             if found is not None and found[0] is None:
                 await _bump(conn, tournament_id)
 
-    async def settle(
-        self, tournament_id: uuid.UUID, due: Callable[[TournamentRow, list[GameFigures], int], datetime | None],
-        judge: Judge, rate: RateTournament | None = None,
-    ) -> bool:
-        """Finish the tournament if ``due`` says when it ended (else leave it): under its lock, read every
-        entrant's logs cut at the end (``due``'s instant when it is the time limit), let ``judge`` decide
-        the tallies and places, write them with the tournament finished, and rate it (``rate``) in the
-        same transaction. True when this call finished it."""
+    @asynccontextmanager
+    async def locked(self, tournament_id: uuid.UUID) -> AsyncIterator[TournamentWork | None]:
+        """One change of the tournament (a ``TournamentWork``), its row locked for the whole
+        transaction; committed when the block ends, rolled back when it raises. None: no such
+        tournament."""
         async with self.pool.connection() as conn, conn.transaction():
             tournament = await _load(conn, tournament_id, lock=True)
-            if tournament is None or tournament.finished_at is not None:
-                return False
-            games = await _games(conn, tournament_id)
-            cursor = conn.cursor(row_factory=tuple_row)
-            await cursor.execute(ENTRANT_ORDER, (tournament_id,))
-            players = [row[0] for row in await cursor.fetchall()]
-            finished_at = due(tournament, games, len(players))
-            if finished_at is None:
-                return False
-            cutoff = tournament.ends_at if finished_at >= tournament.ends_at else None
-            logs: Logs = {player: [] for player in players}
-            for game in games:  # by player, then deal number
-                await cursor.execute(LOG_QUERY, {"game": game.game_id, "cutoff": cutoff})
-                logs[game.player_id].append((game.number, list(await cursor.fetchall())))
-            await cursor.execute("SELECT number, deck FROM tournament_deals WHERE tournament_id = %s",
-                                 (tournament_id,))
-            decks: dict[int, list[str]] = dict(await cursor.fetchall())
-            finals = judge(tournament, logs, decks)
+            yield None if tournament is None else TournamentWork(conn, tournament)
+
+
+class TournamentWork:
+    """One change of a tournament, in one transaction with its row locked (``TournamentStore.locked``):
+    ``tournament`` as read under the lock, the reads the change decides on, and its writes, run on
+    that transaction as the use case makes them and committed together when the work ends. The
+    use case (service.tournaments.tournaments) decides; the work never calls back into it."""
+
+    __slots__ = ("conn", "tournament")
+
+    def __init__(self, conn: AsyncConnection[Any], tournament: TournamentRow) -> None:
+        self.conn = conn  # the transaction: a rated finish rates in it too (service.ratings)
+        self.tournament = tournament
+
+    @property
+    def _id(self) -> uuid.UUID:
+        return self.tournament.id
+
+    async def entered(self, player_id: uuid.UUID) -> bool:
+        cursor = await self.conn.execute(
+            "SELECT 1 FROM tournament_entrants WHERE tournament_id = %s AND player_id = %s", (self._id, player_id))
+        return await cursor.fetchone() is not None
+
+    async def last_game(self, player_id: uuid.UUID) -> tuple[int, datetime | None] | None:
+        """The entrant's last deal: its number and when its game ended (None: still in play)."""
+        cursor = self.conn.cursor(row_factory=tuple_row)
+        await cursor.execute(
+            "SELECT tg.number, g.finished_at FROM tournament_games tg JOIN games g ON g.id = tg.game_id"
+            " WHERE tg.tournament_id = %s AND tg.player_id = %s ORDER BY tg.number DESC LIMIT 1",
+            (self._id, player_id))
+        last = await cursor.fetchone()
+        return None if last is None else (last[0], last[1])
+
+    async def deck(self, number: int) -> list[str]:
+        """Deal ``number``'s deck (prepared: every deal is stored)."""
+        cursor = await self.conn.execute(
+            "SELECT deck FROM tournament_deals WHERE tournament_id = %s AND number = %s", (self._id, number))
+        found = await cursor.fetchone()
+        assert found is not None
+        deck: list[str] = found[0]
+        return deck
+
+    async def deal(self, player_id: uuid.UUID, number: int, game: DealtGame, now: datetime) -> None:
+        """The entrant's game of deal ``number``, inserted at ``now``."""
+        await insert_game(self.conn, NewGame(game.game_id, player_id, self.tournament.ruleset, game.deal,
+                                             game.status, game.snapshot, game.events, now))
+        await self.conn.execute(
+            "INSERT INTO tournament_games (tournament_id, player_id, number, game_id) VALUES (%s, %s, %s, %s)",
+            (self._id, player_id, number, game.game_id))
+
+    async def games(self) -> list[GameFigures]:
+        return await _games(self.conn, self._id)
+
+    async def entrant_order(self) -> list[uuid.UUID]:
+        """The entrants in the order the finish rates them (``ENTRANT_ORDER``)."""
+        cursor = await self.conn.execute(ENTRANT_ORDER, (self._id,))
+        return [row[0] for row in await cursor.fetchall()]
+
+    async def logs(self, players: Sequence[uuid.UUID], games: Sequence[GameFigures], cutoff: datetime | None) -> Logs:
+        """Each of ``players``' ``games`` (by player, then deal number) as its stored log cut at ``cutoff``."""
+        logs: Logs = {player: [] for player in players}
+        cursor = self.conn.cursor(row_factory=tuple_row)
+        for game in games:
+            await cursor.execute(LOG_QUERY, {"game": game.game_id, "cutoff": cutoff})
+            logs[game.player_id].append((game.number, list(await cursor.fetchall())))
+        return logs
+
+    async def decks(self) -> dict[int, list[str]]:
+        """Every deal's deck, by number."""
+        cursor = self.conn.cursor(row_factory=tuple_row)
+        await cursor.execute("SELECT number, deck FROM tournament_deals WHERE tournament_id = %s", (self._id,))
+        return dict(await cursor.fetchall())
+
+    async def record_finals(self, finals: Sequence[Final]) -> None:
+        """Each entrant's frozen tally and place."""
+        async with self.conn.cursor() as cursor:
             await cursor.executemany(
                 "UPDATE tournament_entrants SET standing = %s, place = %s WHERE tournament_id = %s AND player_id = %s",
-                [(Jsonb(final.standing), final.place, tournament_id, final.player_id) for final in finals])
-            if tournament.rated and rate is not None:
-                await rate(conn, tournament, finals, finished_at)
-            await outbox.append_all(conn, [outbox.AccountEvent(final.player_id, outbox.TOURNAMENT_FINISHED, {
-                "tournament": str(tournament_id), "place": final.place, "entrants": len(finals),
-                "dealsWon": final.standing["dealsWon"], "rated": tournament.rated}) for final in finals])
-            await _bump(conn, tournament_id, ", finished_at = %s", (min(finished_at, tournament.ends_at),))
-            return True
+                [(Jsonb(final.standing), final.place, self._id, final.player_id) for final in finals])
 
+    async def tell(self, events: Sequence[outbox.AccountEvent]) -> None:
+        """``events`` appended to their accounts' outboxes, in this transaction."""
+        await outbox.append_all(self.conn, list(events))
 
-def _check_running(tournament: TournamentRow, now: datetime) -> None:
-    if over(tournament, now):
-        raise Conflict("the tournament is over: no more deals are dealt", "tournament_over")
-    if tournament.prepared_at is None:
-        raise Conflict("the tournament's deals are still being proven winnable: try again in a moment",
-                       "tournament_preparing")
-    if now < tournament.starts_at:
-        raise Conflict(f"the tournament starts at {tournament.starts_at.isoformat()}", "tournament_not_started")
+    async def changed(self, finished_at: datetime | None = None) -> None:
+        """The tournament has changed (its version bumped, its streams told); ``finished_at``: it finished then."""
+        if finished_at is None:
+            await _bump(self.conn, self._id)
+        else:
+            await _bump(self.conn, self._id, ", finished_at = %s", (finished_at,))

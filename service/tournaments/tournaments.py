@@ -22,13 +22,11 @@ from __future__ import annotations
 import asyncio
 import logging
 import uuid
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import partial
 from typing import Any
-
-from psycopg import AsyncConnection
 
 from domain import deal, event_data, event_type, get_ruleset, initial_state, parse_deck
 from domain.cards import codes
@@ -39,14 +37,14 @@ from domain.rulesets import DEFAULT_RULESET_ID
 from .. import cursors
 from ..deals.daily import Prover, secret_seed
 from ..deals.deal_secret import DealSecret
-from ..errors import BadRequest, CursorInvalid, Forbidden, NotFound, TournamentOutOfRange
+from ..errors import BadRequest, Conflict, CursorInvalid, Forbidden, NotFound, TournamentOutOfRange
 from ..players.accounts import Accounts
 from ..players.tokens import Scope
 from ..races.race_deals import proven_deal
+from ..store import outbox
 from ..store.game_records import GameRow, NewEvent
 from ..store.players import player_reference
-from .standings import Tally, live_result, places, tournament_of, tournament_source, verified_tally
-from .tournament_store import (
+from .rows import (
     FINISHED,
     PREPARING,
     RUNNING,
@@ -58,10 +56,12 @@ from .tournament_store import (
     GameFigures,
     Logs,
     NewTournamentRow,
-    RateTournament,
+    TournamentRating,
     TournamentRow,
-    TournamentStore,
+    over,
 )
+from .standings import Tally, live_result, places, tournament_of, tournament_source, verified_tally
+from .tournament_store import TournamentStore, TournamentWork
 
 JSON = dict[str, Any]
 log = logging.getLogger("canfield")
@@ -74,22 +74,6 @@ START_AHEAD = timedelta(days=30)
 _LIST_CURSOR = "tournaments"
 _LIST_REFUSAL = ("'cursor' is not a cursor of this list: pass the 'next' of the previous page, asked with the same "
                  "'status'")
-
-RatePlaces = Callable[[AsyncConnection[Any], uuid.UUID, str, Sequence[tuple[uuid.UUID, int]], datetime],
-                      Awaitable[object]]
-"""Rate a finished contest from its places (service.ratings.Ratings.rate_tournament)."""
-
-
-def rating_by(rate_places: RatePlaces) -> RateTournament:
-    """What a rated tournament's finish does: rate its verified entrants by their places."""
-
-    async def rate(conn: AsyncConnection[Any], tournament: TournamentRow, finals: Sequence[Final],
-                   finished_at: datetime) -> object:
-        placed = [(final.player_id, final.place) for final in finals if final.place is not None]
-        return await rate_places(conn, tournament.id, tournament.ruleset[0], placed, finished_at)
-
-    return rate
-
 
 @dataclass(frozen=True, slots=True)
 class NewTournament:
@@ -204,16 +188,16 @@ class Board:
 
 class Tournaments:
     """The tournament use cases. ``prover`` proves a candidate deal in the solver's worker process;
-    ``rate``, what a rated tournament's finish also does (service.ratings), in its transaction."""
+    ``rating``, what a rated tournament's finish also does (service.ratings), in its transaction."""
 
     def __init__(self, store: TournamentStore, clock: Callable[[], datetime], accounts: Accounts,
-                 secret: DealSecret, prover: Prover, rate: RatePlaces | None = None) -> None:
+                 secret: DealSecret, prover: Prover, rating: TournamentRating | None = None) -> None:
         self.store = store
         self.clock = clock
         self.accounts = accounts
         self.secret = secret
         self.prover = prover
-        self.rate = None if rate is None else rating_by(rate)
+        self.rating = rating
         self.preparing: dict[uuid.UUID, asyncio.Task[None]] = {}
 
     async def _player(self, token: str | None, scope: Scope = Scope.PLAY) -> uuid.UUID:
@@ -310,16 +294,61 @@ class Tournaments:
         return await self.board(tournament_id)
 
     async def next_game(self, tournament_id: uuid.UUID, token: str | None) -> uuid.UUID:
-        """Deal the caller their next deal of the tournament: the new game's id."""
+        """Deal the caller their next deal of the tournament (the one after their last), if it runs,
+        they are in it and their last game has ended: the new game's id."""
         player = await self._player(token)
         await self.current(tournament_id)
-        return await self.store.deal_next(tournament_id, player, self.clock(), _deal_game)
+        now = self.clock()
+        async with self.store.locked(tournament_id) as found:
+            work = _existing(found, tournament_id)
+            tournament = work.tournament
+            _check_running(tournament, now)
+            if not await work.entered(player):
+                raise Conflict("you have not entered this tournament: join it first (POST /tournaments/{id}/entries)",
+                               "not_in_tournament")
+            last = await work.last_game(player)
+            if last is not None and last[1] is None:
+                raise Conflict(f"your game of deal {last[0]} is still in play: finish it (win, or resign) first",
+                               "tournament_game_in_play")
+            number = 1 if last is None else last[0] + 1
+            if number > tournament.deal_count:
+                raise Conflict(f"you have played all {tournament.deal_count} deals of this tournament",
+                               "tournament_deals_done")
+            game = _deal_game(tournament, number, await work.deck(number))
+            await work.deal(player, number, game, now)
+            if number == 1:  # the account stream: the entrant's tournament has begun for them
+                await work.tell([outbox.AccountEvent(player, outbox.TOURNAMENT_STARTED, {
+                    "tournament": str(tournament_id), "game": str(game.game_id), "deals": tournament.deal_count,
+                    "endsAt": tournament.ends_at.isoformat()})])
+            await work.changed()
+            return game.game_id
 
     async def settle(self, tournament_id: uuid.UUID) -> bool:
-        """Finish the tournament if it is due; safe to call from any process at any time."""
-        return await self.store.settle(
-            tournament_id, lambda tournament, games, entrants: ending(tournament, games, entrants, self.clock()),
-            judge, self.rate)
+        """Finish the tournament if it is due; safe to call from any process at any time. Under its
+        lock: every entrant's logs read cut at the end (at the time limit when that ended it), the
+        tallies and places decided (``judge``) and written with the tournament finished, a rated
+        one rated (``rating``) in the same transaction. True when this call finished it."""
+        async with self.store.locked(tournament_id) as work:
+            if work is None or work.tournament.finished_at is not None:
+                return False
+            tournament = work.tournament
+            games = await work.games()
+            players = await work.entrant_order()
+            finished_at = ending(tournament, games, len(players), self.clock())
+            if finished_at is None:
+                return False
+            cutoff = tournament.ends_at if finished_at >= tournament.ends_at else None
+            logs = await work.logs(players, games, cutoff)
+            finals = judge(tournament, logs, await work.decks())
+            await work.record_finals(finals)
+            if tournament.rated and self.rating is not None:
+                placed = [(final.player_id, final.place) for final in finals if final.place is not None]
+                await self.rating.rate_tournament(work.conn, tournament.id, tournament.ruleset[0], placed, finished_at)
+            await work.tell([outbox.AccountEvent(final.player_id, outbox.TOURNAMENT_FINISHED, {
+                "tournament": str(tournament_id), "place": final.place, "entrants": len(finals),
+                "dealsWon": final.standing["dealsWon"], "rated": tournament.rated}) for final in finals])
+            await work.changed(min(finished_at, tournament.ends_at))
+            return True
 
     async def game_ended(self, tournament_id: uuid.UUID, game_id: uuid.UUID) -> None:
         """An entrant's game has ended: the standings changed, and the tournament may be over."""
@@ -382,3 +411,20 @@ def _deal_game(tournament: TournamentRow, number: int, deck: list[str]) -> Dealt
     state = initial_state(first)
     return DealtGame(uuid.uuid4(), source, state.status.value, state_to_snapshot(state),
                      [NewEvent(1, event_type(first), event_data(first))])
+
+
+def _existing(work: TournamentWork | None, tournament_id: uuid.UUID) -> TournamentWork:
+    """The tournament's work, or 404."""
+    if work is None:
+        raise NotFound(f"no tournament {tournament_id}")
+    return work
+
+
+def _check_running(tournament: TournamentRow, now: datetime) -> None:
+    if over(tournament, now):
+        raise Conflict("the tournament is over: no more deals are dealt", "tournament_over")
+    if tournament.prepared_at is None:
+        raise Conflict("the tournament's deals are still being proven winnable: try again in a moment",
+                       "tournament_preparing")
+    if now < tournament.starts_at:
+        raise Conflict(f"the tournament starts at {tournament.starts_at.isoformat()}", "tournament_not_started")

@@ -17,7 +17,7 @@ from litestar.response import Response, Stream
 from ...games.games import Games
 from ...streams.hub import MEDIA_TYPE, StreamHub
 from ...streams.tournament_streams import DESCRIPTION, tournament_messages
-from ...tournaments.tournament_store import STATUSES
+from ...tournaments.rows import STATUSES
 from ...tournaments.tournaments import Board, NewTournament, Tournaments
 from ..idempotency import IdempotencyKeyHeader, keyed_responses, replayable
 from ..openapi.document import response_headers
