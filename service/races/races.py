@@ -2,7 +2,7 @@
 
 A race is created open, with its creator as the first entrant; players join until it starts or is
 full; the start deals every entrant a game of the race's deck at one moment, in one transaction
-(``RaceStore.start``). From then on each entrant's moves are ordinary moves on their own game
+(``Races.start``). From then on each entrant's moves are ordinary moves on their own game
 (``Moves.play``): the race only reads the games. When an entrant's game ends, its stored log is
 checked through the rules at once (``game_ended``). A race finishes when every game has ended or
 its time limit has passed, whichever comes first; any request that finds it due finishes it
