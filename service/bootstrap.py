@@ -37,13 +37,14 @@ from .games.access import GameAccess
 from .games.batching import AppendBatcher
 from .games.games import Games
 from .games.hints import Hints
-from .games.leaving import leave_races
 from .games.moves import GameRepository, Moves
+from .games.resigning import resign
 from .games.solver_limits import SolverLimits
 from .players.accounts import Accounts
 from .players.closing import AccountClosing, Leaver
 from .players.export import AccountExport
 from .players.tokens import TokenCache
+from .races.leaving import Resigner, leave_races
 from .races.race_deals import RaceDealQueue, SecretDealing
 from .races.race_store import RaceStore
 from .races.races import Races
@@ -153,14 +154,16 @@ def _competition(store: EventStore, settings: Settings, clock: Callable[[], date
 
 def _players(accounts: Accounts, tokens: TokenCache, games: Games, moves: Moves,
              competition: Competition) -> Players:
-    leavers: list[Leaver] = [partial(_leave_races, competition.races, moves, games.clock),
+    resigner = partial(resign, moves=moves, clock=games.clock)
+    leavers: list[Leaver] = [partial(_leave_races, competition.races, resigner),
                              competition.challenges.withdraw_all]
     return Players(tokens, accounts, AccountClosing(accounts, leavers), AccountExport(accounts, games.owner_game_lines))
 
 
-async def _leave_races(races: Races, moves: Moves, clock: Callable[[], datetime], player_id: uuid.UUID) -> None:
+async def _leave_races(races: Races, resigner: Resigner, player_id: uuid.UUID) -> None:
     """The races feature's ``Leaver``: out of open races, their games in running ones resigned."""
-    await leave_races(player_id, races, moves, clock)
+    await leave_races(player_id, races, resigner)
+
 
 
 def build_services(store: EventStore, settings: Settings, clock: Callable[[], datetime] = utc_now) -> Services:

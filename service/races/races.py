@@ -69,7 +69,7 @@ log = logging.getLogger("canfield")
 
 LEFT_REASON = "its creator left before the start"
 """A race whose creator left it while open (``cancelledReason``): the race was theirs to hold, so it
-ends with their leaving (an account deletion hands it on instead: service.games.leaving)."""
+ends with their leaving (an account deletion hands it on instead: service.races.leaving)."""
 CANCELLED_REASON = "its creator cancelled it before the start"
 """A race its creator cancelled while open (``cancelledReason``)."""
 
@@ -327,7 +327,7 @@ class Races:
 
     async def leave_open(self, race_id: uuid.UUID, player_id: uuid.UUID, reason: str) -> str | None:
         """Take ``player_id`` out of the race if it is still open (an account closing:
-        service.games.leaving). A creator who leaves hands the race to the entrant who joined first
+        service.races.leaving). A creator who leaves hands the race to the entrant who joined first
         after them; with nobody left it is cancelled with ``reason``. What happened: "left",
         "handed" or "cancelled" (None: not open, or not in it)."""
         now = self.clock()

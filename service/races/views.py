@@ -68,7 +68,7 @@ def race_view(race: RaceRow) -> JSON:
         "endsAt": race.ends_at,
         "finishedAt": race.finished_at,
         "entrants": entrants,
-        "cancelledReason": race.cancelled_reason,  # a cancelled race's reason (service.games.leaving)
+        "cancelledReason": race.cancelled_reason,  # a cancelled race's reason (service.races.leaving)
         "rated": race.rated,
     }
 

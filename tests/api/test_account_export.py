@@ -70,7 +70,7 @@ def test_deleting_an_account_erases_the_person_and_keeps_anonymous_history(
     view = race(clocked, race_id)
     assert sorted(entrant["name"] for entrant in view["entrants"]) == ["Bob", "deleted player"]
     assert "Ann" not in json.dumps(board) + json.dumps(view)
-    # her game in the running race ended as resigned (service.games.leaving): one race game played, not won
+    # her game in the running race ended as resigned (service.races.leaving): one race game played, not won
     stats_after = clocked.get("/stats").json()
     races_before = next(s for s in stats_before["sources"] if s["source"] == "race")
     assert next(s for s in stats_after["sources"] if s["source"] == "race") == {
