@@ -20,8 +20,10 @@ lost) and by ``python -m bench failover`` (asynchronous and synchronous, with th
    as a client whose network went with the database would, so every stream is resumed at least
    once during the outage even when the server keeps it open.
 4. After ``before_seconds`` the primary's postmaster is SIGKILLed and the standby promoted
-   (``pg_ctl promote``); the clients go on for ``after_seconds`` after their first acknowledged
-   move past the kill, then stop; the streams are given time to reach each game's last version.
+   (``pg_ctl promote``); from its end, ``GET /readyz`` is asked until it answers 200 (the pool and
+   the stream listener both on the promoted primary). The clients go on for ``after_seconds``
+   after their first acknowledged move past the kill, then stop; the streams are given time to
+   reach each game's last version.
 5. The audit, on the promoted database: each acknowledged move's Idempotency-Key is stored once
    with the versions the client was told, and an event of the acknowledged type is at each of
    them; each game's versions run from 1 without a gap and every one after the game's creation
@@ -35,7 +37,7 @@ import threading
 import time
 import uuid
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -115,6 +117,8 @@ class DrillResult:
     seconds_before: float
     recovery_seconds: float | None  # from the kill to the first acknowledged move sent after it
     promote_seconds: float  # from the kill to the end of pg_ctl promote
+    ready_after_promotion_seconds: float | None  # from the end of pg_ctl promote to /readyz 200
+    move_after_promotion_seconds: float | None  # from the end of pg_ctl promote to that first acknowledged move
     moves_after: int
     errors: Counter[str]  # tries a client had to repeat, by reply
     refused: Counter[str]  # replies a client could not retry (only after a loss: a move on a state it never saw)
@@ -159,6 +163,7 @@ class Drill:
         self.watchers: list[Watcher] = []
         self.enders: list[Mover] = []  # clients that also end games, each following its account stream
         self.followers: list[AccountFollower] = []
+        self.threads: list[threading.Thread] = []  # the clients' and readers', once started
 
     @property
     def everyone(self) -> list[Mover]:
@@ -307,6 +312,40 @@ def _wait_streaming(primary_url: str, synchronous: bool, timeout: float = 30.0) 
             time.sleep(0.05)
 
 
+@contextlib.contextmanager
+def primary_and_standby(work_dir: Path, *, synchronous: bool
+                        ) -> Iterator[tuple[embedded_db.EmbeddedDatabase, embedded_db.EmbeddedDatabase]]:
+    """An embedded primary in ``work_dir / "primary"``, migrated, and its standby ``s1`` in
+    ``work_dir / "standby"`` (the primary's synchronous standby with ``synchronous``), streaming;
+    both stopped at the end."""
+    primary = embedded_db.start(work_dir / "primary")
+    standby: embedded_db.EmbeddedDatabase | None = None
+    try:
+        migrate(primary.url)
+        standby = embedded_replica.start_replica(primary.admin_url, work_dir / "standby", name="s1")
+        if synchronous:
+            embedded_replica.require_synchronous(primary.admin_url, "s1")
+        _wait_streaming(primary.admin_url, synchronous)
+        yield primary, standby
+    finally:
+        if standby is not None:
+            standby.stop()
+        primary.stop()
+
+
+def wait_ready(url: str, since: float, limit: float) -> float | None:
+    """Seconds from ``since`` (``time.monotonic()``) until ``GET /readyz`` of the service at ``url``
+    answered 200, asked every ``RETRY_PAUSE`` s (each answer comes within the probe's own second);
+    None if it did not within ``limit`` s of ``since``."""
+    with httpx.Client(base_url=url, timeout=httpx.Timeout(5.0, connect=2.0)) as http:
+        while time.monotonic() < since + limit:
+            with contextlib.suppress(httpx.TransportError):
+                if http.get("/readyz").status_code == 200:
+                    return time.monotonic() - since
+            time.sleep(RETRY_PAUSE)
+    return None
+
+
 def run_drill(work_dir: Path, *, synchronous: bool, clients: int = 4, before_seconds: float = 3.0,
               after_seconds: float = 2.0, recovery_limit: float = 60.0, env: dict[str, str] | None = None,
               cut_standby_seconds: float = 0.0, enders: int = 0, end_every: int = accounts.END_EVERY,
@@ -319,77 +358,77 @@ def run_drill(work_dir: Path, *, synchronous: bool, clients: int = 4, before_sec
     enough to see; with synchronous replication every commit waits instead. ``enders``: clients
     more that resign their game after ``end_every`` moves of it, deal a new one and follow their
     account streams (tests/failover_accounts.py)."""
-    say = log or (lambda *_: None)
-    primary = embedded_db.start(work_dir / "primary")
-    standby: embedded_db.EmbeddedDatabase | None = None
-    server: ServerProcess | None = None
-    threads: list[threading.Thread] = []
-    drill: Drill | None = None
-    final: dict[str, int] = {}  # each watched game's last version, once the moves stopped
-    final_accounts: dict[str, int] = {}  # each ender's newest account event number, likewise
-    try:
-        migrate(primary.url)
-        standby = embedded_replica.start_replica(primary.admin_url, work_dir / "standby", name="s1")
-        if synchronous:
-            embedded_replica.require_synchronous(primary.admin_url, "s1")
-        _wait_streaming(primary.admin_url, synchronous)
+    with primary_and_standby(work_dir, synchronous=synchronous) as (primary, standby):
         server = ServerProcess(failover_url(primary, standby), work_dir / "server.log", env=env)
-        server.wait_until_up()
-        pid = server.process.pid
         drill = Drill(server.url, clients, enders=enders, end_every=end_every)
-        drill.setup()
-        moving = [threading.Thread(target=drill.move_loop, args=(m,), daemon=True) for m in drill.everyone]
-        reading = [threading.Thread(target=drill.watch_loop, args=(w, final), daemon=True) for w in drill.watchers]
-        reading += [threading.Thread(target=accounts.follow_loop, args=(drill, f, final_accounts), daemon=True)
-                    for f in drill.followers]
-        threads = moving + reading
-        for thread in threads:
-            thread.start()
-        started = time.monotonic()
-        time.sleep(before_seconds)
-        moves_before = sum(len(m.acks) for m in drill.everyone)
-        seconds_before = time.monotonic() - started
-        say(f"  {moves_before} moves acknowledged in {seconds_before:.1f} s; killing the primary")
-        if cut_standby_seconds:
-            _stop_streaming(standby.admin_url)
-            say(f"  (the standby stopped streaming {cut_standby_seconds:g} s before the kill)")
-            time.sleep(cut_standby_seconds)
-        drill.kill_at = kill_at = time.monotonic()
-        drill.drop_streams.set()
-        primary.kill()
-        standby.promote()
-        promote_seconds = time.monotonic() - kill_at
-        recovered_at = _first_ack_after(drill, kill_at, recovery_limit)
-        recovery = None if recovered_at is None else recovered_at - kill_at
-        say(f"  promoted in {promote_seconds:.2f} s; first acknowledged move "
-            + ("never" if recovery is None else f"{recovery:.2f} s") + " after the kill")
-        if recovered_at is not None:
-            time.sleep(after_seconds)
-        drill.stop_moving.set()
-        for thread in moving:
-            thread.join(timeout=30)
-        final.update(final_versions(standby.url, [m.game_id for m in drill.movers]))
-        final_accounts.update(accounts.final_account_events(standby.url, [m.player_id for m in drill.enders]))
-        for thread in reading:
-            thread.join(timeout=15)
-        drill.give_up.set()
-        for thread in reading:
-            thread.join(timeout=STREAM_READ_TIMEOUT + 2)
-        restarted = server.process.poll() is not None or server.process.pid != pid
-        return _audit(drill, standby.url, final, synchronous=synchronous, moves_before=moves_before,
-                      seconds_before=seconds_before, recovery_seconds=recovery, promote_seconds=promote_seconds,
-                      server_restarted=restarted, server_log=server.log_text())
-    finally:
-        if drill is not None:
+        try:
+            server.wait_until_up()
+            return _drill(drill, server, primary, standby, before_seconds=before_seconds,
+                          after_seconds=after_seconds, recovery_limit=recovery_limit,
+                          cut_standby_seconds=cut_standby_seconds, synchronous=synchronous,
+                          log=log or (lambda *_: None))
+        finally:
             drill.stop_moving.set()
             drill.give_up.set()
-        if server is not None:
             server.stop()
-        for thread in threads:
-            thread.join(timeout=STREAM_READ_TIMEOUT + 2)
-        if standby is not None:
-            standby.stop()
-        primary.stop()
+            for thread in drill.threads:
+                thread.join(timeout=STREAM_READ_TIMEOUT + 2)
+
+
+def _drill(drill: Drill, server: ServerProcess, primary: embedded_db.EmbeddedDatabase,
+           standby: embedded_db.EmbeddedDatabase, *, before_seconds: float, after_seconds: float,
+           recovery_limit: float, cut_standby_seconds: float, synchronous: bool, log: Any) -> DrillResult:
+    """Clients and readers on the running ``server``; the kill, the promotion; the audit."""
+    final: dict[str, int] = {}  # each watched game's last version, once the moves stopped
+    final_accounts: dict[str, int] = {}  # each ender's newest account event number, likewise
+    pid = server.process.pid
+    drill.setup()
+    moving = [threading.Thread(target=drill.move_loop, args=(m,), daemon=True) for m in drill.everyone]
+    reading = [threading.Thread(target=drill.watch_loop, args=(w, final), daemon=True) for w in drill.watchers]
+    reading += [threading.Thread(target=accounts.follow_loop, args=(drill, f, final_accounts), daemon=True)
+                for f in drill.followers]
+    drill.threads = moving + reading
+    for thread in drill.threads:
+        thread.start()
+    started = time.monotonic()
+    time.sleep(before_seconds)
+    moves_before = sum(len(m.acks) for m in drill.everyone)
+    seconds_before = time.monotonic() - started
+    log(f"  {moves_before} moves acknowledged in {seconds_before:.1f} s; killing the primary")
+    if cut_standby_seconds:
+        _stop_streaming(standby.admin_url)
+        log(f"  (the standby stopped streaming {cut_standby_seconds:g} s before the kill)")
+        time.sleep(cut_standby_seconds)
+    drill.kill_at = kill_at = time.monotonic()
+    drill.drop_streams.set()
+    primary.kill()
+    standby.promote()
+    promoted_at = time.monotonic()
+    ready = wait_ready(server.url, promoted_at, recovery_limit)
+    recovered_at = _first_ack_after(drill, kill_at, kill_at + recovery_limit)
+    recovery = None if recovered_at is None else recovered_at - kill_at
+    move_after_promotion = None if recovered_at is None else max(0.0, recovered_at - promoted_at)
+    log(f"  promoted in {promoted_at - kill_at:.2f} s; after it /readyz 200 in "
+        + ("never" if ready is None else f"{ready:.2f} s") + ", first acknowledged move in "
+        + ("never" if move_after_promotion is None else f"{move_after_promotion:.2f} s")
+        + "; recovery " + ("never" if recovery is None else f"{recovery:.2f} s") + " after the kill")
+    if recovered_at is not None:
+        time.sleep(after_seconds)
+    drill.stop_moving.set()
+    for thread in moving:
+        thread.join(timeout=30)
+    final.update(final_versions(standby.url, [m.game_id for m in drill.movers]))
+    final_accounts.update(accounts.final_account_events(standby.url, [m.player_id for m in drill.enders]))
+    for thread in reading:
+        thread.join(timeout=15)
+    drill.give_up.set()
+    for thread in reading:
+        thread.join(timeout=STREAM_READ_TIMEOUT + 2)
+    restarted = server.process.poll() is not None or server.process.pid != pid
+    return _audit(drill, standby.url, final, synchronous=synchronous, moves_before=moves_before,
+                  seconds_before=seconds_before, recovery_seconds=recovery, promote_seconds=promoted_at - kill_at,
+                  ready_after_promotion_seconds=ready, move_after_promotion_seconds=move_after_promotion,
+                  server_restarted=restarted, server_log=server.log_text())
 
 
 def _audit(drill: Drill, url: str, final: dict[str, int], **measured: Any) -> DrillResult:
@@ -430,14 +469,16 @@ def _stop_streaming(standby_url: str) -> None:
             time.sleep(0.02)
 
 
-def _first_ack_after(drill: Drill, kill_at: float, limit: float) -> float | None:
-    deadline = kill_at + limit
-    while time.monotonic() < deadline:
-        times = [a.acked_at for m in drill.everyone for a in m.acks[-5:] if a.sent_at > kill_at]
+def _first_ack_after(drill: Drill, kill_at: float, deadline: float) -> float | None:
+    """When the first move sent after the kill was acknowledged (``time.monotonic()``), waiting
+    until ``deadline`` for one."""
+    while True:
+        times = [a.acked_at for m in drill.everyone for a in m.acks if a.sent_at > kill_at]
         if times:
             return min(times)
+        if time.monotonic() > deadline:
+            return None
         time.sleep(0.01)
-    return None
 
 
 def final_versions(url: str, games: list[str]) -> dict[str, int]:

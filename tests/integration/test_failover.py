@@ -2,7 +2,8 @@
 service on the multi-host URL (``target_session_attrs=read-write``), clients moving with
 Idempotency-Keys and a stream per game; the primary's postmaster SIGKILLed and the standby
 promoted. Nothing acknowledged is lost or doubled, every stream resumes with ``Last-Event-ID`` and
-misses no version, the server process is never restarted, and moves work again. The same drill,
+misses no version, the server process is never restarted, and moves work again: ``/readyz``
+answers 200 and a move is acknowledged within a few seconds of the promotion. The same drill,
 with figures for asynchronous and synchronous replication: ``python -m bench failover``
 (docs/reliability.md). The drill itself is tests/failover_drill.py."""
 
@@ -15,6 +16,10 @@ import pytest
 from tests.failover_drill import run_drill
 
 RECOVERY_LIMIT = 30.0  # seconds from the kill to an acknowledged move: generous, for a loaded 2-core machine
+BACK_LIMIT = 5.0
+"""Seconds from the end of the promotion to ``/readyz`` 200 (the pool and the stream listener on
+the promoted primary) and to an acknowledged move: about 1 s (docs/reliability.md), bounded
+generously for a loaded 2-core machine."""
 
 
 @pytest.mark.failover
@@ -26,6 +31,11 @@ def test_losing_the_primary_loses_no_acknowledged_move_and_no_streamed_event(tmp
     assert result.moves_before > 0, context
     assert result.recovery_seconds is not None, f"no move acknowledged {RECOVERY_LIMIT:g} s after the kill\n{context}"
     assert result.moves_after > 0
+    ready, moved = result.ready_after_promotion_seconds, result.move_after_promotion_seconds
+    assert ready is not None, f"/readyz not 200 {RECOVERY_LIMIT:g} s after the promotion\n{context}"
+    assert ready <= BACK_LIMIT, f"/readyz 200 {ready:.2f} s after the promotion\n{context}"
+    assert moved is not None, context
+    assert moved <= BACK_LIMIT, f"a move acknowledged {moved:.2f} s after the promotion\n{context}"
     assert result.lost == [], context
     assert result.duplicated == [], context
     assert result.gaps == [], context
