@@ -65,6 +65,27 @@ def failover_url(primary: embedded_db.EmbeddedDatabase, standby: embedded_db.Emb
     return f"postgresql://{embedded_db.SUPERUSER}@{hosts}/{database}?target_session_attrs=read-write"
 
 
+def connection_strings(primary: embedded_db.EmbeddedDatabase, standby: embedded_db.EmbeddedDatabase,
+                       database: str = embedded_db.APP_DATABASE) -> dict[str, str]:
+    """The other forms of ``failover_url`` an operator may give, each naming both servers and
+    wanting the writable one: the URL with the standby listed first; a URL whose hosts and ports
+    are query parameters; ``key=value`` pairs with one port for every host; and the URL in
+    SQLAlchemy's scheme ``postgresql+psycopg://`` (the service reads it, and ``postgres://``, as
+    ``postgresql://``) with ``target_session_attrs=primary``."""
+    user, port = embedded_db.SUPERUSER, embedded_db.PORT
+    first, second = (str(db.socket_dir) for db in (primary, standby))
+    one, two = (quote(directory, safe="") for directory in (first, second))  # as a URL holds them
+    return {
+        "url, standby first": f"postgresql://{user}@{two}:{port},{one}:{port}/{database}?target_session_attrs=read-write",
+        "url, hosts as parameters": (f"postgresql:///{database}?host={one},{two}&port={port},{port}&user={user}"
+                                     "&target_session_attrs=read-write"),
+        "key=value pairs, one port": (f"host='{first},{second}' port={port} user={user} dbname={database} "
+                                      "target_session_attrs=read-write"),
+        "postgresql+psycopg:// url, primary": (f"postgresql+psycopg://{user}@{one}:{port},{two}:{port}/{database}"
+                                               "?target_session_attrs=primary"),
+    }
+
+
 @dataclass
 class Ack:
     game_id: str
