@@ -18,12 +18,14 @@ window on purpose: the standby stops streaming ``FAILOVER_CUT_SECONDS`` (1) befo
 ``primary_conninfo`` emptied), so what the primary acknowledges meanwhile never reaches it.
 
 Reported per mode: recovery (from the kill to the first acknowledged move sent after it; the
-promotion's own time within it), the client errors (tries that had to be sent again: 503s,
-connections dropped), the moves lost (acknowledged, missing from the promoted database), doubled
-or out of place, the streams that missed a version, the acknowledged game ends and the account
-events lost (a gameEnded a client was told of, by the reply to its resignation or on its stream,
-that the promoted database does not hold), the account streams that missed, repeated or misread an
-event, the moves per second before the kill, and whether the server process restarted (never).
+promotion's own time within it), readiness (from the end of the promotion to ``/readyz`` answering
+200: the pool and the stream listener both on the promoted primary), the client errors (tries that
+had to be sent again: 503s, connections dropped), the moves lost (acknowledged, missing from the
+promoted database), doubled or out of place, the streams that missed a version, the acknowledged
+game ends and the account events lost (a gameEnded a client was told of, by the reply to its
+resignation or on its stream, that the promoted database does not hold), the account streams that
+missed, repeated or misread an event, the moves per second before the kill, and whether the server
+process restarted (never).
 Writes ``bench/results/failover.json``. ``BENCH_QUICK=1``: 2 clients and 1 ender, 1 repetition,
 1.5 s before the kill.
 """
@@ -58,6 +60,8 @@ def _one(synchronous: bool, clients: int, enders: int, before: float, cut: float
         "synchronous": synchronous,
         "recovery_seconds": result.recovery_seconds,
         "promote_seconds": round(result.promote_seconds, 3),
+        "ready_after_promotion_seconds": result.ready_after_promotion_seconds,
+        "move_after_promotion_seconds": result.move_after_promotion_seconds,
         "errors": dict(result.errors),
         "error_count": sum(result.errors.values()),
         "refused": dict(result.refused),
@@ -81,6 +85,9 @@ def _row(mode: str, runs: list[dict[str, Any]]) -> str:
     recoveries = [r["recovery_seconds"] for r in runs if r["recovery_seconds"] is not None]
     recovery = (f"{statistics.median(recoveries):.2f} s (max {max(recoveries):.2f})" if recoveries else "never")
     promote = statistics.median(r["promote_seconds"] for r in runs)
+    readies = [r["ready_after_promotion_seconds"] for r in runs if r["ready_after_promotion_seconds"] is not None]
+    ready = (f"{statistics.median(readies):.2f} s (max {max(readies):.2f})" if len(readies) == len(runs)
+             else f"never in {len(runs) - len(readies)} of {len(runs)}")
     errors = "/".join(str(r["error_count"]) for r in runs)
     kinds = sorted({kind for r in runs for kind in r["errors"]})
     lost = "/".join(str(r["lost"]) for r in runs)
@@ -91,7 +98,7 @@ def _row(mode: str, runs: list[dict[str, Any]]) -> str:
     accounts = sum(r["account_stream_problems"] for r in runs)
     rate = statistics.median(r["moves_per_second_before"] for r in runs)
     restarted = "yes" if any(r["server_restarted"] for r in runs) else "no"
-    return (f"| {mode} | {recovery} | {promote:.2f} s | {errors} ({', '.join(kinds) or '-'}) | {lost} | "
+    return (f"| {mode} | {recovery} | {promote:.2f} s | {ready} | {errors} ({', '.join(kinds) or '-'}) | {lost} | "
             f"{refused} | {streams} | {ends} | {events_lost} | {accounts} | {rate:.0f} | {restarted} |")
 
 
@@ -99,9 +106,10 @@ def report(results: dict[str, Any]) -> str:
     lines = [
         (f"failover: {results['clients']} clients + {results['enders']} ending games, {results['repeats']} repetitions "
         f"a mode, {results['cpus']} CPUs (per repetition: errors, lost, game ends, account events lost)"),
-        ("| replication | recovery (median) | promotion | client errors | lost | refused after | streams missing "
-        "| game ends | account events lost | account streams wrong | moves/s before | restarted |"),
-        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+        ("| replication | recovery (median) | promotion | ready after promotion (median) | client errors | lost "
+        "| refused after | streams missing | game ends | account events lost | account streams wrong | moves/s before "
+        "| restarted |"),
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     lines += [_row(mode, runs) for mode, runs in results["runs"].items()]
     return "\n".join(lines)
