@@ -3,8 +3,9 @@
 - ``races.status`` may also be ``cancelled`` (an open race whose creator deleted their account and
   that nobody else had entered), with the reason in the new nullable ``races.cancelled_reason``.
   The CHECK constraint is widened: a new constraint allowing the four values is added ``NOT VALID``
-  and validated (every existing row already satisfies it, and validating takes no lock that blocks
-  writes), then the old, narrower one is dropped.
+  and validated (every existing row already satisfies it), then the old, narrower one is dropped.
+  All of it runs in the migration's transaction, so writes to ``races`` wait for its commit: the
+  time to read the table once (a row per race).
 - ``game_checkpoints``: a game's state and whole undo stack at every multiple of
   ``service.store.checkpoints.CHECKPOINT_EVERY`` versions (``domain.codec.checkpoint_of``), so
   ``GET /games/{id}/states/{v}`` folds at most that many events instead of replaying from the deal.

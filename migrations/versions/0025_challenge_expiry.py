@@ -4,8 +4,9 @@ The account events' periodic job (service.following.sweeper) finds the pending c
 ``expires_at`` has passed, stores them as ``expired`` (``ended_at`` = ``expires_at``) and writes
 their ``challenge`` event with the action ``expired`` in the same transaction.
 
-- ``challenges_status_check`` admits ``expired``: added ``NOT VALID`` and validated after, so the
-  table is not locked against writes while the rows are checked.
+- ``challenges_status_check`` admits ``expired``: the old constraint dropped, the wider one added
+  ``NOT VALID`` and validated, in the migration's transaction, so writes to ``challenges`` wait for
+  its commit: the time to read the table once (a row per challenge).
 - ``challenges_pending_expiry``: a partial index of the pending challenges by ``expires_at``, the
   job's lookup; built ``CONCURRENTLY``.
 
