@@ -14,12 +14,13 @@ from litestar.params import Body, PathParameter, SkipValidation
 from litestar.response import Response
 
 from ...challenges.challenges import Challenges, NewChallenge
+from ...races.views import race_view
 from ..idempotency import IdempotencyKeyHeader, keyed_responses, replayable
 from ..openapi.document import response_headers
 from ..problems import documented, with_codes
 from ..schemas import ChallengeList, ChallengeView, NewChallengeRequest, RaceView
 from .common import bearer_token, parse_body, to_wire
-from .races import no_body, race_view_of
+from .races import no_body
 from .ratings import LIMIT_DEFAULT, Cursor, Limit, paged
 
 _CHALLENGE = PathParameter(description="the challenge's id")
@@ -77,7 +78,7 @@ class ChallengeController(Controller):
     ) -> Response[RaceView]:
         await no_body(request)
         accepted = await challenges.accept(bearer_token(request), challenge_id)
-        return Response(race_view_of(accepted.race), status_code=201 if accepted.started else 200,
+        return Response(race_view(accepted.race), status_code=201 if accepted.started else 200,
                         headers={"Location": f"/races/{accepted.race.id}"})
 
     @post(

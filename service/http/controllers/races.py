@@ -14,10 +14,9 @@ from litestar.params import Body, PathParameter, SkipValidation
 from litestar.response import Response, Stream
 
 from ...errors import BadRequest
-from ...races.races import LobbyPage, Races
+from ...races.races import Races
 from ...races.rows import RaceRow
-from ...races.views import race_view
-from ...store.players import player_reference
+from ...races.views import lobby_view, race_view
 from ...streams.hub import MEDIA_TYPE, StreamHub
 from ...streams.race_streams import DESCRIPTION, race_messages
 from ..idempotency import IdempotencyKeyHeader, keyed_responses, replayable
@@ -44,26 +43,8 @@ async def no_body(request: Request[Any, Any, Any]) -> None:
         raise BadRequest("this request takes no body (or an empty JSON object)")
 
 
-def race_view_of(race: RaceRow) -> RaceView:
-    """The race as anyone may see it (``race_view``: figures, never a card)."""
-    return msgspec.convert(race_view(race), RaceView)
-
-
-def _lobby(page: LobbyPage) -> OpenRaces:
-    return msgspec.convert({
-        "items": [
-            {"id": str(race.id), "creator": player_reference(race.creator, race.creator_name, race.creator_bot),
-             "ruleset": {"id": race.ruleset[0], "version": race.ruleset[1]}, "deal": {"source": race.source},
-             "maxEntrants": race.max_entrants, "entrants": race.entrants,
-             "timeLimitSeconds": race.time_limit_seconds, "createdAt": race.created_at, "rated": race.rated}
-            for race in page.races
-        ],
-        "next": page.next_before,
-    }, OpenRaces)
-
-
 def _created(race: RaceRow) -> Response[RaceView]:
-    return Response(race_view_of(race), status_code=201, headers={"Location": f"/races/{race.id}"})
+    return Response(race_view(race), status_code=201, headers={"Location": f"/races/{race.id}"})
 
 
 class RaceController(Controller):
@@ -141,7 +122,7 @@ class RaceController(Controller):
         await no_body(request)
 
         async def start() -> Response[RaceView]:
-            return Response(race_view_of(await races.start(race_id, bearer_token(request))))
+            return Response(race_view(await races.start(race_id, bearer_token(request))))
 
         return await replayable(request, state, idempotency, start)
 
@@ -156,7 +137,7 @@ class RaceController(Controller):
     async def leave(
         self, request: Request[Any, Any, Any], races: NamedDependency[Races], race_id: Annotated[UUID, _RACE_ID]
     ) -> RaceView:
-        return race_view_of(await races.leave(race_id, bearer_token(request)))
+        return race_view(await races.leave(race_id, bearer_token(request)))
 
     @post(
         "/{race_id:uuid}/cancel",
@@ -176,7 +157,7 @@ class RaceController(Controller):
         await no_body(request)
 
         async def cancel() -> Response[RaceView]:
-            return Response(race_view_of(await races.cancel(race_id, bearer_token(request))))
+            return Response(race_view(await races.cancel(race_id, bearer_token(request))))
 
         return await replayable(request, state, idempotency, cancel)
 
@@ -191,7 +172,7 @@ class RaceController(Controller):
         self, request: Request[Any, Any, Any], races: NamedDependency[Races], limit: Limit = LIMIT_DEFAULT,
         cursor: Cursor = None,
     ) -> Response[OpenRaces]:
-        page = _lobby(await races.lobby(limit, cursor))
+        page = lobby_view(await races.lobby(limit, cursor))
         return Response(page, headers=next_link(request, page.next, limit))
 
     @get(
@@ -201,7 +182,7 @@ class RaceController(Controller):
         responses=documented(400, 404, 429, 503),
     )
     async def read(self, races: NamedDependency[Races], race_id: Annotated[UUID, _RACE_ID]) -> RaceView:
-        return race_view_of(await races.current(race_id))
+        return race_view(await races.current(race_id))
 
     @get(
         "/{race_id:uuid}/stream",

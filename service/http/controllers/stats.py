@@ -18,10 +18,11 @@ from domain import ALL_RULESETS
 from ...errors import NotFound
 from ...players.accounts import Accounts
 from ...races.races import Races
+from ...races.views import record_view
 from ...stats.queries import Stats
 from ...store.players import player_reference
 from ..problems import documented
-from ..schemas import GlobalStats, PlayerRef, PlayerStats, RaceRecord, RulesetStats
+from ..schemas import GlobalStats, PlayerRef, PlayerStats, RulesetStats
 from .common import to_wire
 
 
@@ -49,7 +50,7 @@ async def player_stats(
         raise NotFound(f"no player {player_id}")
     return PlayerStats(
         player=to_wire(player_reference(found.id, found.name, found.bot), PlayerRef),
-        rulesets=to_wire(rulesets, list[RulesetStats]), races=to_wire(record, RaceRecord),
+        rulesets=to_wire(rulesets, list[RulesetStats]), races=record_view(record),
     )
 
 

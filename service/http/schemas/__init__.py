@@ -61,6 +61,18 @@ from ...games.wire import (
     WasteRecycledEvent,
     WasteRecycledReverted,
 )
+from ...races.wire import (
+    OpenRace,
+    OpenRaces,
+    RaceDeal,
+    RaceDeckDeal,
+    RaceEntrant,
+    RacePoolDeal,
+    RaceRecord,
+    RaceSecretDeal,
+    RaceSeedDeal,
+    RaceView,
+)
 from .analysis import (
     AbandonMove,
     AnalysedMove,
@@ -139,19 +151,7 @@ from .players import (
     TokenList,
     TokenView,
 )
-from .races import (
-    NewRaceRequest,
-    OpenRace,
-    OpenRaces,
-    RaceDeal,
-    RaceDeckDeal,
-    RaceEntrant,
-    RacePoolDeal,
-    RaceRecord,
-    RaceSecretDeal,
-    RaceSeedDeal,
-    RaceView,
-)
+from .races import NewRaceRequest
 from .ratings import (
     PlayerRatings,
     RatingHistory,

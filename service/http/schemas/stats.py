@@ -8,8 +8,8 @@ from uuid import UUID
 
 from msgspec import Meta
 
+from ...races.wire import RaceRecord
 from .common import Body, DayText, PlayerRef, RulesetId, RulesetRef
-from .races import RaceRecord
 
 WinRate = Annotated[
     float, Meta(ge=0, le=1, description="won / played, rounded to 4 places; null before the first finished game")
