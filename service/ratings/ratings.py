@@ -22,11 +22,12 @@ from domain.rulesets import ALL_RULESETS
 from .. import cursors
 from ..errors import BadRequest, NotFound
 from ..races.rows import RaceRow, Result
-from ..store.players import PlayerStore, player_reference
+from ..store.players import PlayerStore
+from ..wire import PlayerRef, RulesetId
 from .model import PROVISIONAL_DEVIATION, Skill
 from .rating_store import Change, HistoryRow, ListRow, RatingStore, record_race
+from .wire import PlayerRatings, RatingHistory, RatingList, RatingListEntry, RatingPoint, RatingView
 
-JSON = dict[str, Any]
 RULESETS = frozenset(ruleset.id for ruleset in ALL_RULESETS)
 _LIST = "ratings"
 _HISTORY = "rating-history"
@@ -39,31 +40,32 @@ def placed_entrants(results: Sequence[Result]) -> list[tuple[uuid.UUID, int]]:
     return [(result.player_id, result.place) for result in results if result.place is not None]
 
 
-def rating_view(skill: Skill, races: int) -> JSON:
-    return {"rating": skill.rating, "deviation": skill.deviation, "provisional": skill.provisional, "races": races}
+def rating_view(ruleset_id: str, skill: Skill, races: int) -> RatingView:
+    """A player's rating in a ruleset."""
+    return RatingView(RulesetId(ruleset_id), skill.rating, skill.deviation, skill.provisional, races)
 
 
-def history_point(row: HistoryRow) -> JSON:
-    return {
-        "race": str(row.race_id),
-        "ratedAt": row.rated_at,
-        "place": row.place,
-        "entrants": row.entrants,
-        "ratingBefore": row.before.rating,
-        "ratingAfter": row.after.rating,
-        "deviationAfter": row.after.deviation,
-        "tournament": row.tournament,
-    }
+def history_point(row: HistoryRow) -> RatingPoint:
+    return RatingPoint(
+        race=row.race_id,
+        rated_at=row.rated_at,
+        place=row.place,
+        entrants=row.entrants,
+        rating_before=row.before.rating,
+        rating_after=row.after.rating,
+        deviation_after=row.after.deviation,
+        tournament=row.tournament,
+    )
 
 
-def list_entry(row: ListRow) -> JSON:
-    return {
-        "player": player_reference(row.player_id, row.name, row.bot),
-        "rating": row.rating,
-        "deviation": row.deviation,
-        "provisional": row.deviation > PROVISIONAL_DEVIATION,
-        "races": row.races,
-    }
+def list_entry(row: ListRow) -> RatingListEntry:
+    return RatingListEntry(
+        player=PlayerRef(row.player_id, row.name, row.bot),
+        rating=row.rating,
+        deviation=row.deviation,
+        provisional=row.deviation > PROVISIONAL_DEVIATION,
+        races=row.races,
+    )
 
 
 class Ratings:
@@ -86,13 +88,13 @@ class Ratings:
         entrant), in its transaction (service.tournaments): in the same order as rated races."""
         return await record_race(conn, tournament_id, ruleset_id, placed, finished_at, tournament=True)
 
-    async def of_player(self, player_id: uuid.UUID) -> JSON:
+    async def of_player(self, player_id: uuid.UUID) -> PlayerRatings:
         """``GET /players/{id}/ratings``: the player's rating in every ruleset they were rated in."""
         await self._existing(player_id)
         rows = await self.store.ratings_of(player_id)
-        return {"ratings": [{"ruleset": row.ruleset_id, **rating_view(row.skill, row.races)} for row in rows]}
+        return PlayerRatings([rating_view(row.ruleset_id, row.skill, row.races) for row in rows])
 
-    async def history(self, player_id: uuid.UUID, ruleset_id: str, cursor: str | None, limit: int) -> JSON:
+    async def history(self, player_id: uuid.UUID, ruleset_id: str, cursor: str | None, limit: int) -> RatingHistory:
         """``GET /players/{id}/ratings/{ruleset}/history``: one point per rated race, newest first."""
         _known(ruleset_id)
         before = None
@@ -107,9 +109,9 @@ class Ratings:
         following = None
         if len(rows) > limit:
             following = cursors.encode(_HISTORY, player_id, ruleset_id, page[-1].sequence)
-        return {"items": [history_point(row) for row in page], "next": following}
+        return RatingHistory([history_point(row) for row in page], following)
 
-    async def rating_list(self, ruleset_id: str, cursor: str | None, limit: int) -> JSON:
+    async def rating_list(self, ruleset_id: str, cursor: str | None, limit: int) -> RatingList:
         """``GET /ratings/{ruleset}``: the rated players, best first, a page at a time (keyset)."""
         _known(ruleset_id)
         after = None
@@ -123,7 +125,7 @@ class Ratings:
         following = None
         if len(rows) > limit:
             following = cursors.encode(_LIST, ruleset_id, page[-1].rating, page[-1].player_id)
-        return {"items": [list_entry(row) for row in page], "next": following}
+        return RatingList([list_entry(row) for row in page], following)
 
     async def _existing(self, player_id: uuid.UUID) -> None:
         found = await self.players.get_player(player_id)

@@ -62,7 +62,7 @@ class ChallengeController(Controller):
         cursor: Cursor = None,
     ) -> Response[ChallengeList]:
         page = await challenges.pending(bearer_token(request), cursor, limit)
-        return paged(request, page, limit, ChallengeList)
+        return paged(request, to_wire(page, ChallengeList), limit)
 
     @post(
         "/{challenge_id:uuid}/accept", operation_id="acceptChallenge", status_code=201,

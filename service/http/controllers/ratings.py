@@ -5,7 +5,7 @@ The lists are in the API's newest style (docs/versions.md): ``limit`` 1..200 (50
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Protocol, TypeVar
 from urllib.parse import urlencode
 from uuid import UUID
 
@@ -19,7 +19,6 @@ from ...ratings.ratings import Ratings
 from ..openapi.document import response_headers
 from ..problems import documented
 from ..schemas import PlayerRatings, RatingHistory, RatingList
-from .common import to_wire
 
 LIMIT_DEFAULT, LIMIT_MAX = 50, 200
 _PLAYER = PathParameter(description="the player's id")
@@ -32,13 +31,23 @@ Cursor = Annotated[
 ]
 
 
-def paged(request: Request[Any, Any, Any], page: dict[str, Any], limit: int, schema: type[Any]) -> Response[Any]:
+class Page(Protocol):
+    """A page of a list in the newest style: its items and the cursor of the next page."""
+
+    @property
+    def next(self) -> str | None: ...
+
+
+P = TypeVar("P", bound=Page)
+
+
+def paged(request: Request[Any, Any, Any], page: P, limit: int) -> Response[P]:
     """A page of a list in the newest style, with its Link header when a next page follows."""
     headers = {}
-    if page["next"] is not None:
-        query = urlencode({"limit": limit, "cursor": page["next"]})
+    if page.next is not None:
+        query = urlencode({"limit": limit, "cursor": page.next})
         headers["Link"] = f'<{request.url.path}?{query}>; rel="next"'
-    return Response(to_wire(page, schema), headers=headers)
+    return Response(page, headers=headers)
 
 
 class RatingController(Controller):
@@ -49,7 +58,7 @@ class RatingController(Controller):
          summary="A player's rating in every ruleset they were rated in (rated races only)",
          responses=documented(400, 404, 429, 503))
     async def of_player(self, ratings: NamedDependency[Ratings], player_id: Annotated[UUID, _PLAYER]) -> PlayerRatings:
-        return to_wire(await ratings.of_player(player_id), PlayerRatings)
+        return await ratings.of_player(player_id)
 
     @get("/players/{player_id:uuid}/ratings/{ruleset:str}/history", operation_id="getPlayerRatingHistory",
          summary="A player's rating in a ruleset, one point per rated race, newest first, a page at a time",
@@ -59,7 +68,7 @@ class RatingController(Controller):
         ruleset: Annotated[str, _RULESET], limit: Limit = LIMIT_DEFAULT, cursor: Cursor = None,
     ) -> Response[RatingHistory]:
         page = await ratings.history(player_id, ruleset, cursor, limit)
-        return paged(request, page, limit, RatingHistory)
+        return paged(request, page, limit)
 
     @get("/ratings/{ruleset:str}", operation_id="listRatings",
          summary="A ruleset's rating list: rated players best first (then by id), a page at a time; deleted "
@@ -70,4 +79,4 @@ class RatingController(Controller):
         limit: Limit = LIMIT_DEFAULT, cursor: Cursor = None,
     ) -> Response[RatingList]:
         page = await ratings.rating_list(ruleset, cursor, limit)
-        return paged(request, page, limit, RatingList)
+        return paged(request, page, limit)

@@ -73,6 +73,14 @@ from ...races.wire import (
     RaceSeedDeal,
     RaceView,
 )
+from ...ratings.wire import (
+    PlayerRatings,
+    RatingHistory,
+    RatingList,
+    RatingListEntry,
+    RatingPoint,
+    RatingView,
+)
 from .analysis import (
     AbandonMove,
     AnalysedMove,
@@ -152,14 +160,6 @@ from .players import (
     TokenView,
 )
 from .races import NewRaceRequest
-from .ratings import (
-    PlayerRatings,
-    RatingHistory,
-    RatingList,
-    RatingListEntry,
-    RatingPoint,
-    RatingView,
-)
 from .rulesets import (
     RulesetList,
     RulesetView,

@@ -1,4 +1,6 @@
-"""Ratings (service/ratings): a player's ratings, their history in a ruleset and the rating lists."""
+"""Ratings on the wire: a player's ratings, their history in a ruleset and a ruleset's rating list,
+as msgspec Structs (camelCase on the wire). service.ratings.ratings builds them from the rating
+rows; service.http.schemas names them for the HTTP layer and the OpenAPI document."""
 
 from __future__ import annotations
 
@@ -8,7 +10,7 @@ from uuid import UUID
 
 from msgspec import Meta
 
-from .common import Body, PlayerRef, RulesetId
+from ..wire import Body, PlayerRef, RulesetId
 
 NEXT = Annotated[str, Meta(description="the cursor of the next page (pass it as ?cursor=); null on the last page")]
 
