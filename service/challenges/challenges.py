@@ -15,7 +15,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Literal, cast
 
 from psycopg_pool import AsyncConnectionPool
 
@@ -27,7 +27,7 @@ from ..players.accounts import Accounts
 from ..players.tokens import Scope
 from ..races.races import Races
 from ..races.rows import RaceRow
-from ..store.players import player_reference
+from ..wire import PlayerRef, RulesetId
 from .challenge_store import (
     ACCEPTED,
     CANCELLED,
@@ -43,8 +43,9 @@ from .challenge_store import (
     load,
 )
 from .outbox import record_challenge_event
+from .wire import ChallengeList, ChallengeView
 
-JSON = dict[str, Any]
+Status = Literal["pending", "accepted", "declined", "cancelled", "expired"]
 _LIST = "challenges"
 _REFUSAL = "'cursor' is not a cursor of your challenges: pass the 'next' of the previous page"
 
@@ -65,20 +66,20 @@ class Accepted:
     started: bool
 
 
-def challenge_view(row: ChallengeRow, now: datetime) -> JSON:
-    return {
-        "id": str(row.id),
-        "status": row.status_at(now),
-        "from": player_reference(row.from_id, row.from_name, row.from_bot),
-        "to": player_reference(row.to_id, row.to_name, row.to_bot),
-        "ruleset": row.ruleset_id,
-        "rated": row.rated,
-        "timeLimitSeconds": row.time_limit_seconds,
-        "createdAt": row.created_at,
-        "expiresAt": row.expires_at,
-        "endedAt": row.ended_at,
-        "race": None if row.race_id is None else str(row.race_id),
-    }
+def challenge_view(row: ChallengeRow, now: datetime) -> ChallengeView:
+    return ChallengeView(
+        id=row.id,
+        status=cast(Status, row.status_at(now)),
+        from_=PlayerRef(row.from_id, row.from_name, row.from_bot),
+        to=PlayerRef(row.to_id, row.to_name, row.to_bot),
+        ruleset=RulesetId(row.ruleset_id),
+        rated=row.rated,
+        time_limit_seconds=row.time_limit_seconds,
+        created_at=row.created_at,
+        expires_at=row.expires_at,
+        ended_at=row.ended_at,
+        race=row.race_id,
+    )
 
 
 class Challenges:
@@ -97,7 +98,7 @@ class Challenges:
     async def _player(self, token: str | None, scope: Scope) -> uuid.UUID:
         return (await self.accounts.authenticate(token, scope)).player_id
 
-    async def create(self, token: str | None, asked: NewChallenge) -> JSON:
+    async def create(self, token: str | None, asked: NewChallenge) -> ChallengeView:
         sender = await self._player(token, Scope.PLAY)
         if asked.to == sender:
             raise ChallengeToSelf("you cannot challenge yourself: name another player in 'to'")
@@ -143,13 +144,13 @@ class Challenges:
                 started = True
         return Accepted(await self.races.race(found.id), started)
 
-    async def decline(self, token: str | None, challenge_id: uuid.UUID) -> JSON:
+    async def decline(self, token: str | None, challenge_id: uuid.UUID) -> ChallengeView:
         return await self._end(token, challenge_id, DECLINED)
 
-    async def cancel(self, token: str | None, challenge_id: uuid.UUID) -> JSON:
+    async def cancel(self, token: str | None, challenge_id: uuid.UUID) -> ChallengeView:
         return await self._end(token, challenge_id, CANCELLED)
 
-    async def _end(self, token: str | None, challenge_id: uuid.UUID, status: str) -> JSON:
+    async def _end(self, token: str | None, challenge_id: uuid.UUID, status: str) -> ChallengeView:
         """Decline (the recipient) or cancel (the sender) a pending challenge."""
         caller = await self._player(token, Scope.PLAY)
         found = await self._mine(challenge_id, caller)
@@ -183,7 +184,7 @@ class Challenges:
                 await record_challenge_event(conn, "challenge-expired", row)
         return len(expired)
 
-    async def pending(self, token: str | None, cursor: str | None, limit: int) -> JSON:
+    async def pending(self, token: str | None, cursor: str | None, limit: int) -> ChallengeList:
         """``GET /challenges``: the caller's pending challenges, made and received, newest first."""
         caller = await self._player(token, Scope.READ_PRIVATE)
         before = None
@@ -198,7 +199,7 @@ class Challenges:
         following = None
         if len(rows) > limit:
             following = cursors.encode(_LIST, caller, page[-1].created_at, page[-1].id)
-        return {"items": [challenge_view(row, now) for row in page], "next": following}
+        return ChallengeList([challenge_view(row, now) for row in page], following)
 
     async def set_policy(self, token: str | None, accepts: str) -> None:
         """Whom the player accepts challenges from: everyone, humans (no bots) or nobody."""

@@ -19,7 +19,7 @@ from ..idempotency import IdempotencyKeyHeader, keyed_responses, replayable
 from ..openapi.document import response_headers
 from ..problems import documented, with_codes
 from ..schemas import ChallengeList, ChallengeView, NewChallengeRequest, RaceView
-from .common import bearer_token, parse_body, to_wire
+from .common import bearer_token, parse_body
 from .races import no_body
 from .ratings import LIMIT_DEFAULT, Cursor, Limit, paged
 
@@ -49,7 +49,7 @@ class ChallengeController(Controller):
                               asked.time_limit_seconds)
 
         async def create() -> Response[ChallengeView]:
-            made = to_wire(await challenges.create(bearer_token(request), wanted), ChallengeView)
+            made = await challenges.create(bearer_token(request), wanted)
             return Response(made, status_code=201, headers={"Location": f"/challenges/{made.id}"})
 
         return await replayable(request, state, idempotency, create)
@@ -62,7 +62,7 @@ class ChallengeController(Controller):
         cursor: Cursor = None,
     ) -> Response[ChallengeList]:
         page = await challenges.pending(bearer_token(request), cursor, limit)
-        return paged(request, to_wire(page, ChallengeList), limit)
+        return paged(request, page, limit)
 
     @post(
         "/{challenge_id:uuid}/accept", operation_id="acceptChallenge", status_code=201,
@@ -93,7 +93,7 @@ class ChallengeController(Controller):
         challenge_id: Annotated[UUID, _CHALLENGE]
     ) -> ChallengeView:
         await no_body(request)
-        return to_wire(await challenges.decline(bearer_token(request), challenge_id), ChallengeView)
+        return await challenges.decline(bearer_token(request), challenge_id)
 
     @post(
         "/{challenge_id:uuid}/cancel", operation_id="cancelChallenge", status_code=200,
@@ -107,4 +107,4 @@ class ChallengeController(Controller):
         challenge_id: Annotated[UUID, _CHALLENGE]
     ) -> ChallengeView:
         await no_body(request)
-        return to_wire(await challenges.cancel(bearer_token(request), challenge_id), ChallengeView)
+        return await challenges.cancel(bearer_token(request), challenge_id)

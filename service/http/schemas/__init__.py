@@ -13,6 +13,7 @@ components keep the names the document has always had (``RequestBody``).
 
 from __future__ import annotations
 
+from ...challenges.wire import ChallengeList, ChallengeView
 from ...deals.wire import (
     DailySource,
     DealSource,
@@ -89,13 +90,7 @@ from .analysis import (
     PositionVerdict,
     TurningPoint,
 )
-from .challenges import (
-    AccountSettingsRequest,
-    ChallengeList,
-    ChallengePolicy,
-    ChallengeView,
-    NewChallengeRequest,
-)
+from .challenges import AccountSettingsRequest, ChallengePolicy, NewChallengeRequest
 from .common import (
     CARD_CODE,
     Body,
