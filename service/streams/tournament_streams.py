@@ -21,6 +21,7 @@ from collections.abc import AsyncIterator
 
 from ..store.connections import DATABASE_DOWN_ERRORS
 from ..tournaments.tournaments import Board, Tournaments
+from ..tournaments.views import tournament_view
 from .hub import KEEPALIVE, SHUTDOWN, StreamHub, Subscription, message
 
 log = logging.getLogger("canfield")
@@ -63,7 +64,7 @@ def _timeout(hub: StreamHub, tournaments: Tournaments, board: Board) -> float:
 async def _messages(hub: StreamHub, subscription: Subscription, tournaments: Tournaments,
                     board: Board) -> AsyncIterator[bytes]:
     try:
-        sent = tournaments.view(board)
+        sent = tournament_view(board, tournaments.clock())
         yield message("tournament", board.revision, sent)
         last_sent = time.monotonic()
         while not subscription.closing:
@@ -76,7 +77,7 @@ async def _messages(hub: StreamHub, subscription: Subscription, tournaments: Tou
                 break
             subscription.wake.clear()  # before reading: a notification from now on wakes us again
             board = await tournaments.current(board.tournament.id)
-            view = tournaments.view(board)
+            view = tournament_view(board, tournaments.clock())
             if view != sent:
                 sent = view
                 if board.tournament.finished_at is None:

@@ -43,7 +43,6 @@ from ..players.tokens import Scope
 from ..races.race_deals import proven_deal
 from ..store import outbox
 from ..store.game_records import GameRow, NewEvent
-from ..store.players import player_reference
 from .rows import (
     FINISHED,
     PREPARING,
@@ -60,10 +59,9 @@ from .rows import (
     TournamentRow,
     over,
 )
-from .standings import Tally, live_result, places, tournament_of, tournament_source, verified_tally
+from .standings import places, tournament_of, tournament_source, verified_tally
 from .tournament_store import TournamentStore, TournamentWork
 
-JSON = dict[str, Any]
 log = logging.getLogger("canfield")
 
 DEALS = (2, 12)
@@ -122,25 +120,6 @@ def judge(tournament: TournamentRow, logs: Logs, decks: dict[int, list[str]]) ->
             for player, tally, place in zip(players, tallies, ranked, strict=True)]
 
 
-def tournament_summary(tournament: TournamentRow, entrants: int, now: datetime) -> JSON:
-    """The tournament without its standings (``GET /tournaments`` lists these)."""
-    return {
-        "id": str(tournament.id),
-        "creator": player_reference(tournament.creator_id, tournament.creator_name, tournament.creator_bot),
-        "status": status_of(tournament, now),
-        "ruleset": {"id": tournament.ruleset[0], "version": tournament.ruleset[1]},
-        "deals": tournament.deal_count,
-        "startsAt": tournament.starts_at,
-        "minutes": tournament.minutes,
-        "endsAt": tournament.ends_at,
-        "rated": tournament.rated,
-        "createdAt": tournament.created_at,
-        "preparedAt": tournament.prepared_at,
-        "finishedAt": tournament.finished_at,
-        "entrants": entrants,
-    }
-
-
 def list_key(cursor: str, status: str | None) -> tuple[datetime, uuid.UUID]:
     """The (created, id) key of a cursor of the tournament list asked with ``status``; a 400 for anything else."""
     fields = cursors.decode(_LIST_CURSOR, cursor, _LIST_REFUSAL)
@@ -149,33 +128,9 @@ def list_key(cursor: str, status: str | None) -> tuple[datetime, uuid.UUID]:
     return cursors.instant(fields[1], _LIST_REFUSAL), cursors.identifier(fields[2], _LIST_REFUSAL)
 
 
-def tournament_view(tournament: TournamentRow, entrants: Sequence[EntrantRow], games: Sequence[GameFigures],
-                    now: datetime) -> JSON:
-    """The tournament as anyone may see it: figures per entrant, never a card; their games' ids only
-    once it has finished."""
-    done = tournament.finished_at is not None
-    by_player: dict[uuid.UUID, list[GameFigures]] = {}
-    for game in games:
-        by_player.setdefault(game.player_id, []).append(game)
-    tallies = [
-        Tally.from_json(e.standing) if done and e.standing is not None else Tally.of(
-            [live_result(g.number, g.status, g.move_count, g.started_at, g.finished_at)
-             for g in by_player.get(e.player_id, [])])
-        for e in entrants
-    ]
-    shown = [e.place for e in entrants] if done else places(tallies)
-    rows = [
-        {"player": player_reference(e.player_id, e.name, e.bot), "place": place, **tally.to_json(),
-         "games": [str(g.game_id) for g in by_player.get(e.player_id, [])] if done else None}
-        for e, tally, place in zip(entrants, tallies, shown, strict=True)
-    ]
-    order = sorted(range(len(rows)), key=lambda i: (shown[i] is None, shown[i] or 0, i))
-    return {**tournament_summary(tournament, len(entrants), now), "standings": [rows[i] for i in order]}
-
-
 @dataclass(frozen=True, slots=True)
 class Board:
-    """A tournament as read at one moment: its row, entrants and games (``tournament_view``)."""
+    """A tournament as read at one moment: its row, entrants and games (``views.tournament_view``)."""
 
     tournament: TournamentRow
     entrants: list[EntrantRow]
@@ -184,6 +139,15 @@ class Board:
     @property
     def revision(self) -> int:
         return self.tournament.version
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentPage:
+    """A page of the tournament list as read at ``now``: each row with its number of entrants."""
+
+    rows: list[tuple[TournamentRow, int]]
+    now: datetime
+    next: str | None  # the cursor of the next page; None: this is the last
 
 
 class Tournaments:
@@ -268,10 +232,7 @@ class Tournaments:
                 self._start_preparing(tournament_id)
         return board
 
-    def view(self, board: Board) -> JSON:
-        return tournament_view(board.tournament, board.entrants, board.games, self.clock())
-
-    async def listing(self, status: str | None, cursor: str | None, limit: int) -> JSON:
+    async def listing(self, status: str | None, cursor: str | None, limit: int) -> TournamentPage:
         """``GET /tournaments``: every tournament, or those of ``status`` now, newest first, a page at a
         time from ``cursor`` (the ``next`` of the page before, asked with the same ``status``)."""
         if status is not None and status not in STATUSES:
@@ -285,7 +246,7 @@ class Tournaments:
         if len(rows) > limit:
             last = page[-1][0]
             following = cursors.encode(_LIST_CURSOR, status or "all", last.created_at, last.id)
-        return {"items": [tournament_summary(row, entrants, now) for row, entrants in page], "next": following}
+        return TournamentPage(page, now, following)
 
     async def join(self, tournament_id: uuid.UUID, token: str | None) -> Board:
         player = await self._player(token)

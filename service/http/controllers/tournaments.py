@@ -7,7 +7,6 @@ from __future__ import annotations
 from typing import Annotated, Any
 from uuid import UUID
 
-import msgspec
 from litestar import Controller, Request, get, post
 from litestar.datastructures import State
 from litestar.di import NamedDependency
@@ -19,12 +18,13 @@ from ...streams.hub import MEDIA_TYPE, StreamHub
 from ...streams.tournament_streams import DESCRIPTION, tournament_messages
 from ...tournaments.rows import STATUSES
 from ...tournaments.tournaments import Board, NewTournament, Tournaments
+from ...tournaments.views import list_view, tournament_view
 from ..idempotency import IdempotencyKeyHeader, keyed_responses, replayable
 from ..openapi.document import response_headers
 from ..pages import LIMIT_DEFAULT, Cursor, Limit, next_link
 from ..problems import documented, with_codes
 from ..schemas import GameView, NewTournamentRequest, TournamentList, TournamentView
-from .common import bearer_token, etag, parse_body, to_wire
+from .common import bearer_token, etag, parse_body
 from .races import no_body
 from .streams import event_stream, stream_address, stream_owner
 
@@ -38,7 +38,7 @@ _STATUS = QueryParameter(
 
 
 def _view(tournaments: Tournaments, board: Board) -> TournamentView:
-    return msgspec.convert(tournaments.view(board), TournamentView)
+    return tournament_view(board, tournaments.clock())
 
 
 class TournamentController(Controller):
@@ -78,7 +78,7 @@ class TournamentController(Controller):
         self, request: Request[Any, Any, Any], tournaments: NamedDependency[Tournaments],
         status: Annotated[str | None, _STATUS] = None, limit: Limit = LIMIT_DEFAULT, cursor: Cursor = None,
     ) -> Response[TournamentList]:
-        page = msgspec.convert(await tournaments.listing(status, cursor, limit), TournamentList)
+        page = list_view(await tournaments.listing(status, cursor, limit))
         return Response(page, headers=next_link(request, page.next, limit))
 
     @post(
@@ -119,7 +119,7 @@ class TournamentController(Controller):
         async def deal() -> Response[GameView]:
             token = bearer_token(request)
             game_id = await tournaments.next_game(tournament_id, token)
-            view = to_wire(await games.view(game_id, token), GameView)
+            view = await games.view(game_id, token)
             headers = {"Location": f"/games/{view.id}", "ETag": etag(view.version)}
             return Response(view, status_code=201, headers=headers)
 

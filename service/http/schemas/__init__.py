@@ -82,6 +82,7 @@ from ...ratings.wire import (
     RatingPoint,
     RatingView,
 )
+from ...tournaments.wire import TournamentList, TournamentStanding, TournamentSummary, TournamentView
 from .analysis import (
     AbandonMove,
     AnalysedMove,
@@ -171,7 +172,7 @@ from .stats import (
     SourceTotals,
     WinRate,
 )
-from .tournaments import NewTournamentRequest, TournamentList, TournamentStanding, TournamentSummary, TournamentView
+from .tournaments import NewTournamentRequest
 
 __all__ = [
     "CARD_CODE",
