@@ -16,13 +16,13 @@ from ...deals.daily_deals import DailyDeals
 from ...deals.deal_pools import load_deal_pool
 from ...errors import NotFound
 from ...settings import Settings
-from ...stats.queries import BoardEntry, Stats, board_key
-from ...store.players import player_reference
+from ...stats.queries import Stats, board_key
+from ...stats.views import board_entry
 from ..openapi.document import response_headers
 from ..openapi.patterns import DAILY_DATE, RULESET_IDS
 from ..pages import LIMIT_DEFAULT, Cursor, Limit, next_link
 from ..problems import documented, problem_response
-from ..schemas import DailyDeal, Leaderboard, LeaderboardEntry, PoolDealView, Pools, PoolSummary, RulesetId, RulesetRef
+from ..schemas import DailyDeal, Leaderboard, PoolDealView, Pools, PoolSummary, RulesetId, RulesetRef
 from .common import to_wire
 
 LEADERBOARD_PAST_DAYS = 100 * 366
@@ -127,19 +127,11 @@ class DealController(Controller):
             ruleset=None if stored is None else _ref(stored.ruleset.id, stored.ruleset.version),
             closes_at=closes_at(chosen),
             closed=is_over(chosen, now),
-            items=to_wire([_entry(entry) for entry in page.entries], list[LeaderboardEntry]),
+            items=[board_entry(entry) for entry in page.entries],
             next=following,
         )
         return Response(board, headers=next_link(request, following, limit))
 
-
-
-def _entry(entry: BoardEntry) -> dict[str, Any]:
-    return {
-        "rank": entry.rank, "player": player_reference(entry.player, entry.name, entry.bot), "game": str(entry.game),
-        "status": entry.status, "assisted": entry.assisted, "unranked": entry.unranked, "moveCount": entry.moves,
-        "seconds": entry.seconds, "finishedAt": entry.finished_at,
-    }
 
 
 def _ref(ruleset_id: str, version: int) -> RulesetRef:

@@ -20,10 +20,9 @@ from ...players.accounts import Accounts
 from ...races.races import Races
 from ...races.views import record_view
 from ...stats.queries import Stats
-from ...store.players import player_reference
+from ...stats.views import global_stats, ruleset_stats
 from ..problems import documented
-from ..schemas import GlobalStats, PlayerRef, PlayerStats, RulesetStats
-from .common import to_wire
+from ..schemas import GlobalStats, PlayerRef, PlayerStats
 
 
 def _ruleset_ids() -> list[str]:
@@ -49,8 +48,8 @@ async def player_stats(
     if found is None:
         raise NotFound(f"no player {player_id}")
     return PlayerStats(
-        player=to_wire(player_reference(found.id, found.name, found.bot), PlayerRef),
-        rulesets=to_wire(rulesets, list[RulesetStats]), races=record_view(record),
+        player=PlayerRef(found.id, found.name, found.bot),
+        rulesets=[ruleset_stats(figures) for figures in rulesets], races=record_view(record),
     )
 
 
@@ -62,4 +61,4 @@ async def player_stats(
     responses=documented(429, 503),
 )
 async def stats(stats: NamedDependency[Stats]) -> GlobalStats:
-    return to_wire(await stats.overall_stats(_ruleset_ids()), GlobalStats)
+    return global_stats(await stats.overall_stats(_ruleset_ids()))

@@ -82,6 +82,16 @@ from ...ratings.wire import (
     RatingPoint,
     RatingView,
 )
+from ...stats.wire import (
+    FastestSeconds,
+    FewestMoves,
+    GlobalStats,
+    LeaderboardEntry,
+    RulesetStats,
+    RulesetTotals,
+    SourceTotals,
+    WinRate,
+)
 from ...tournaments.wire import TournamentList, TournamentStanding, TournamentSummary, TournamentView
 from .analysis import (
     AbandonMove,
@@ -160,18 +170,7 @@ from .rulesets import (
     RulesetList,
     RulesetView,
 )
-from .stats import (
-    FastestSeconds,
-    FewestMoves,
-    GlobalStats,
-    Leaderboard,
-    LeaderboardEntry,
-    PlayerStats,
-    RulesetStats,
-    RulesetTotals,
-    SourceTotals,
-    WinRate,
-)
+from .stats import Leaderboard, PlayerStats
 from .tournaments import NewTournamentRequest
 
 __all__ = [
