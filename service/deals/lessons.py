@@ -8,23 +8,23 @@ from domain import GameState, Ruleset
 from domain.lessons import BY_ID, LESSONS, SOURCE, Lesson
 
 from ..errors import BadRequest, NotFound
-from ..wire import LessonId
-from .wire import LessonProgress
+from ..wire import LessonId, ruleset_ref
+from .wire import LessonInfo, LessonList, LessonProgress
 
 JSON = dict[str, Any]
 
 
-def lesson_info(lesson: Lesson) -> JSON:
+def lesson_info(lesson: Lesson) -> LessonInfo:
     ruleset = lesson.ruleset
-    return {"id": lesson.id, "title": lesson.title, "teaches": lesson.teaches, "goal": lesson.goal,
-            "ruleset": {"id": ruleset.id, "version": ruleset.version}}
+    return LessonInfo(LessonId(lesson.id), lesson.title, lesson.teaches, lesson.goal,
+                      ruleset_ref(ruleset.id, ruleset.version))
 
 
-def lesson_list() -> JSON:
-    return {"lessons": [lesson_info(lesson) for lesson in LESSONS]}
+def lesson_list() -> LessonList:
+    return LessonList([lesson_info(lesson) for lesson in LESSONS])
 
 
-def find_lesson(lesson_id: str) -> JSON:
+def find_lesson(lesson_id: str) -> LessonInfo:
     lesson = BY_ID.get(lesson_id)
     if lesson is None:
         raise NotFound(f"no lesson {lesson_id[:40]!r}: the lessons are {', '.join(BY_ID)}")

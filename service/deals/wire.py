@@ -1,5 +1,6 @@
-"""Where a game's cards came from, on the wire: the deal source Structs (tagged by ``source``), and a
-lesson game's progress (``lessons.lesson_progress`` makes it).
+"""Where a game's cards came from, on the wire: the deal source Structs (tagged by ``source``), a
+lesson game's progress (``lessons.lesson_progress`` makes it) and the prepared lessons as ``GET
+/lessons`` shows them (``lessons.lesson_list``, ``lessons.find_lesson``).
 ``daily.source_view`` is the one function that turns a stored deal source into one: a game's view,
 its ``GameDealt`` event and the lists of games show a deal source this way."""
 
@@ -11,7 +12,7 @@ from uuid import UUID
 
 from msgspec import Meta
 
-from ..wire import Body, LessonId, Seed
+from ..wire import Body, LessonId, RulesetRef, Seed
 
 
 class SeedSource(Body, tag_field="source", tag="seed"):
@@ -70,3 +71,15 @@ class LessonProgress(Body):
     id: LessonId
     goal: str
     done: bool
+
+
+class LessonInfo(Body):
+    id: LessonId
+    title: str
+    teaches: Annotated[str, Meta(description="what the lesson is about")]
+    goal: Annotated[str, Meta(description="the goal in words; reaching it records a LessonCompleted event")]
+    ruleset: Annotated[RulesetRef, Meta(description="the ruleset a lesson game is dealt under (classic)")]
+
+
+class LessonList(Body):
+    lessons: list[LessonInfo]

@@ -11,7 +11,6 @@ from litestar.params import PathParameter
 from ...deals.lessons import find_lesson, lesson_list
 from ..problems import documented
 from ..schemas import LessonInfo, LessonList
-from .common import to_wire
 
 
 class LessonController(Controller):
@@ -21,7 +20,7 @@ class LessonController(Controller):
     @get("/", operation_id="listLessons", summary="The prepared lessons: what each teaches and its goal",
          responses=documented(429))
     async def lessons(self) -> LessonList:
-        return to_wire(lesson_list(), LessonList)
+        return lesson_list()
 
     @get("/{lesson_id:str}", operation_id="getLesson", summary="One prepared lesson",
          responses=documented(400, 404, 429))
@@ -29,4 +28,4 @@ class LessonController(Controller):
         self,
         lesson_id: Annotated[str, PathParameter(description="base-rank, wrapping, reserve-refill or draw-three-stock")],
     ) -> LessonInfo:
-        return to_wire(find_lesson(lesson_id), LessonInfo)
+        return find_lesson(lesson_id)

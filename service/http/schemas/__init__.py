@@ -18,6 +18,8 @@ from ...deals.wire import (
     DailySource,
     DealSource,
     DeckSource,
+    LessonInfo,
+    LessonList,
     LessonProgress,
     LessonSource,
     PoolSource,
@@ -141,7 +143,6 @@ from .deals import (
 )
 from .events import EventPage
 from .games import GameList, GameSummary, NewGameRequest
-from .lessons import LessonInfo, LessonList
 from .moves import (
     DrawRequest,
     Hints,
