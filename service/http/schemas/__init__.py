@@ -1,8 +1,10 @@
 """Request and response bodies as msgspec Structs (camelCase on the wire), separate from the domain,
 grouped by feature; this package names them all. The replies a feature shapes itself are its own
 package's Structs, built there and encoded here as they are: a game's view, its events and a
-move's reply (service.games.wire), deal sources (service.deals.wire), and what they share
-(service.wire); the modules here hold the rest.
+move's reply (service.games.wire), deal sources and lessons (service.deals.wire), races
+(service.races.wire), tournaments (service.tournaments.wire), challenges
+(service.challenges.wire), ratings (service.ratings.wire), stats (service.stats.wire), and what
+they share (service.wire); the modules here hold the requests and the rest.
 
 They are what ``openapi/openapi.json`` is generated from (with service.http.openapi), so they are written
 for code generators too: every union is tagged (a move by ``type``, an event by ``type``, a deal
