@@ -27,8 +27,6 @@ from datetime import time as clock_time
 from functools import lru_cache
 from typing import Any
 
-import msgspec
-
 from domain import MAX_SEED, Ruleset, deal, get_ruleset, initial_state, shuffled_deck, verify
 from domain.rulesets import DEFAULT_RULESET_ID
 from domain.solver import Budget, solve
@@ -193,12 +191,6 @@ def source_view(stored: Mapping[str, Any]) -> DealSource:
 def _uuid(text: str) -> uuid.UUID:
     """A race's or tournament's id as stored (text): every move of its games shows it."""
     return uuid.UUID(text)
-
-
-def shown_source(stored: Mapping[str, Any]) -> JSON:
-    """A stored deal source as a view shows it (``source_view``), as JSON."""
-    shown: JSON = msgspec.to_builtins(source_view(stored))
-    return shown
 
 
 def reveals_hidden_cards(source: Mapping[str, Any], over: bool, now: datetime) -> bool:

@@ -29,7 +29,7 @@ from domain.codec import restore, state_to_snapshot
 from domain.rulesets import DEFAULT_RULESET_ID
 
 from ..deals.choice import parse_day
-from ..deals.daily import daily_source, private_until, shown_source
+from ..deals.daily import daily_source, private_until
 from ..deals.daily_deals import DailyDeals
 from ..deals.lessons import lesson_ruleset_id
 from ..deals.shared_deals import SharedDeals
@@ -44,8 +44,8 @@ from ..store.players import PlayerRow, PlayerStore
 from .access import GameAccess
 from .moves import Game, GameRepository
 from .past_states import Checkpoints
-from .views import cursor_of, parse_cursor, public_event, view_of, withheld
-from .wire import EventView, GameView
+from .views import cursor_of, game_list, parse_cursor, public_event, view_of, withheld
+from .wire import EventView, GameList, GameView
 
 JSON = dict[str, Any]
 EXPORT_PAGE = 500
@@ -235,32 +235,15 @@ class Games:
             state = await self.checkpoints.state_at(game_id, version)
         return view_of(game, state, withhold)
 
-    async def player_games(self, player_id: uuid.UUID, status: str | None, cursor: str | None, limit: int) -> JSON:
+    async def player_games(
+        self, player_id: uuid.UUID, status: str | None, cursor: str | None, limit: int
+    ) -> GameList:
         """A player's games, newest first, a page at a time: ``next`` is the ``cursor`` of the next page."""
         after_key = None if cursor is None else parse_cursor(cursor)
         if await self.players.get_player(player_id) is None:
             raise NotFound(f"no player {player_id}")
         ended = None if status is None else status == "ended"
-        rows = await self.store.player_games(player_id, ended, after_key, limit + 1)
-        page = rows[:limit]
-        return {
-            "items": [
-                {
-                    "id": str(row.id),
-                    "ruleset": {"id": row.ruleset_id, "version": row.ruleset_version},
-                    "deal": shown_source(row.deal),
-                    "status": row.status,
-                    "version": row.version,
-                    "moveCount": row.move_count,
-                    "undoCount": row.undo_count,
-                    "assisted": row.assisted,
-                    "startedAt": row.started_at,
-                    "finishedAt": row.finished_at,
-                }
-                for row in page
-            ],
-            "next": cursor_of(page[-1].started_at, page[-1].id) if len(rows) > limit else None,
-        }
+        return game_list(await self.store.player_games(player_id, ended, after_key, limit + 1), limit)
 
 
 def _name_and_bot(player: PlayerRow | None) -> tuple[str, bool]:

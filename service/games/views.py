@@ -9,7 +9,7 @@ import base64
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol, cast
 
 from msgspec import UNSET
 
@@ -20,6 +20,7 @@ from ..deals.contests import RACE, contest_id
 from ..deals.daily import reveals_hidden_cards, source_view
 from ..deals.lessons import lesson_progress
 from ..errors import CursorInvalid
+from ..store.game_records import GameSummaryRow
 from ..wire import LessonId, PlayerRef, ruleset_ref
 from .wire import (
     Abandonment,
@@ -32,8 +33,10 @@ from .wire import (
     GameAbandonedEvent,
     GameDealtData,
     GameDealtEvent,
+    GameList,
     GameResignedEvent,
     GameStalledEvent,
+    GameSummary,
     GameView,
     GameWonEvent,
     LessonCompletedData,
@@ -116,6 +119,25 @@ def view_of(game: ShownGame, state: GameState, withhold: bool) -> GameView:
         lesson=UNSET if lesson is None else lesson,
         abandoned=Abandonment(state.abandoned_after) if state.abandoned_after else UNSET,  # the service ended it
     )
+
+
+GameStatus = Literal["playing", "won", "stalled", "resigned"]
+
+
+def summary_of(row: GameSummaryRow) -> GameSummary:
+    """A game as a player's list of games shows it: figures and where its cards came from, no table."""
+    return GameSummary(
+        id=row.id, ruleset=ruleset_ref(row.ruleset_id, row.ruleset_version), deal=source_view(row.deal),
+        status=cast(GameStatus, row.status), version=row.version, move_count=row.move_count,
+        undo_count=row.undo_count, assisted=row.assisted, started_at=row.started_at, finished_at=row.finished_at,
+    )
+
+
+def game_list(rows: Sequence[GameSummaryRow], limit: int) -> GameList:
+    """A page of a player's games from up to ``limit + 1`` rows: ``next`` is set when there was one more."""
+    page = rows[:limit]
+    following = cursor_of(page[-1].started_at, page[-1].id) if len(rows) > limit else None
+    return GameList([summary_of(row) for row in page], following)
 
 
 def cursor_of(started_at: datetime, game_id: uuid.UUID) -> str:

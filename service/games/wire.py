@@ -1,7 +1,8 @@
-"""A game on the wire: its view (the table and who, where from and when), the events of its log and a
-move's reply, as msgspec Structs (camelCase on the wire). service.games.views is the one place that
-builds them from a game and its state; service.http.schemas names them for the HTTP layer and the
-OpenAPI document, and the controllers, the move route and the streams encode them as they are."""
+"""A game on the wire: its view (the table and who, where from and when), a player's list of games,
+the events of its log and a move's reply, as msgspec Structs (camelCase on the wire).
+service.games.views is the one place that builds them from a game and its state;
+service.http.schemas names them for the HTTP layer and the OpenAPI document, and the controllers,
+the move route and the streams encode them as they are."""
 
 from __future__ import annotations
 
@@ -78,6 +79,26 @@ class GameView(Body):
         Meta(description="present when the service ended the game after ABANDON_AFTER_DAYS without a move "
                          "(a GameAbandoned event; the status is then resigned); absent otherwise"),
     ] | UnsetType = UNSET
+
+
+class GameSummary(Body):
+    id: UUID
+    ruleset: RulesetRef
+    deal: DealSource
+    status: Literal["playing", "won", "stalled", "resigned"]
+    version: int
+    move_count: int
+    undo_count: int
+    assisted: bool
+    started_at: datetime
+    finished_at: datetime | None
+
+
+class GameList(Body):
+    items: Annotated[list[GameSummary], Meta(description="newest first")]
+    next: Annotated[
+        str, Meta(description="pass as ?cursor= for the next (older) page; null on the last page")
+    ] | None
 
 
 # ---------------------------------------------------------------- the events

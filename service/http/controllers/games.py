@@ -86,7 +86,7 @@ class GameController(Controller):
         }
 
         async def create() -> Response[GameView]:
-            view = to_wire(await games.create_game(bearer_token(request), asked.ruleset, given), GameView)
+            view = await games.create_game(bearer_token(request), asked.ruleset, given)
             headers = {"Location": f"/games/{view.id}", "ETag": etag(view.version)}
             return Response(view, status_code=201, headers=headers)
 
@@ -103,7 +103,7 @@ class GameController(Controller):
     async def read(
         self, request: Request[Any, Any, Any], games: NamedDependency[Games], game_id: Annotated[UUID, _GAME_ID]
     ) -> Response[GameView]:
-        view = to_wire(await games.view(game_id, optional_bearer(request)), GameView)
+        view = await games.view(game_id, optional_bearer(request))
         return Response(view, headers={"ETag": view_etag(view)})
 
     @get(
@@ -225,7 +225,7 @@ class GameController(Controller):
             int, PathParameter(ge=1, le=2**31 - 1, description="a version of the game, 1 .. its current version")
         ],
     ) -> Response[GameView]:
-        view = to_wire(await games.state_at(game_id, version, optional_bearer(request)), GameView)
+        view = await games.state_at(game_id, version, optional_bearer(request))
         headers = {"ETag": view_etag(view)}
         if view.status == "playing" or not isinstance(view.table.stock.cards, UnsetType):
             headers["Cache-Control"] = IMMUTABLE  # its events never change, nor (now) what it shows

@@ -80,7 +80,7 @@ class PlayerController(Controller):
         limit: Limit = LIMIT_DEFAULT,
         cursor: Cursor = None,
     ) -> Response[GameList]:
-        page = to_wire(await games.player_games(player_id, status, cursor, limit), GameList)
+        page = await games.player_games(player_id, status, cursor, limit)
         return Response(page, headers=next_link(request, page.next, limit))
 
     @get(

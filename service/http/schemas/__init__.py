@@ -41,8 +41,10 @@ from ...games.wire import (
     GameAbandonedEvent,
     GameDealtData,
     GameDealtEvent,
+    GameList,
     GameResignedEvent,
     GameStalledEvent,
+    GameSummary,
     GameView,
     GameWonEvent,
     LessonCompletedData,
@@ -144,7 +146,7 @@ from .deals import (
     SeedDealRequest,
 )
 from .events import EventPage
-from .games import GameList, GameSummary, NewGameRequest
+from .games import NewGameRequest
 from .moves import (
     DrawRequest,
     Hints,
