@@ -21,6 +21,7 @@ from ..errors import BadRequest, Conflict, Forbidden, NotFound, ScopeNotHeld, Un
 from ..store.players import PlayerRow, PlayerStore, TokenRow
 from .names import check_not_reserved, check_visible
 from .tokens import ALL_SCOPES, Credentials, Scope, TokenCache
+from .wire import Player
 
 FIRST_TOKEN = "first token"
 TOKEN_NAME_MAX = 100
@@ -168,12 +169,12 @@ class Accounts:
             raise NotFound(f"the player has no live token {token_id}")
         return revoked
 
-    async def profile(self, player_id: uuid.UUID) -> PlayerRow:
-        """A player's profile; a deleted account has none (404), though its games remain."""
+    async def profile(self, player_id: uuid.UUID) -> Player:
+        """A player's public profile; a deleted account has none (404), though its games remain."""
         found = await self.store.get_player(player_id)
         if found is None or found.deleted:
             raise NotFound(f"no player {player_id}")
-        return found
+        return Player(found.id, found.name, found.created_at, found.bot)
 
     async def delete(self, token: str | None) -> None:
         """Erase the player behind the token (``PlayerStore.erase``): every token refused at once."""

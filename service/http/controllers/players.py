@@ -23,7 +23,7 @@ from ..openapi.patterns import NDJSON
 from ..pages import LIMIT_DEFAULT, Cursor, Limit, next_link
 from ..problems import documented, with_codes
 from ..schemas import GameList, NewPlayerRequest, Player, PlayerCreated
-from .common import export_line, parse_body, to_wire
+from .common import export_line, parse_body
 
 
 class PlayerController(Controller):
@@ -59,7 +59,7 @@ class PlayerController(Controller):
         self, accounts: NamedDependency[Accounts],
         player_id: Annotated[UUID, PathParameter(description="the player's id")]
     ) -> Player:
-        return to_wire(await accounts.profile(player_id), Player)
+        return await accounts.profile(player_id)
 
     @get(
         "/{player_id:uuid}/games",

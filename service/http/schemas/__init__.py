@@ -68,6 +68,7 @@ from ...games.wire import (
     WasteRecycledEvent,
     WasteRecycledReverted,
 )
+from ...players.wire import Player
 from ...races.wire import (
     OpenRace,
     OpenRaces,
@@ -163,7 +164,6 @@ from .players import (
     Me,
     NewPlayerRequest,
     NewTokenRequest,
-    Player,
     PlayerCreated,
     Scope,
     TokenCreated,

@@ -1,4 +1,5 @@
-"""Players: registering one (the token shown once), a public profile, and the player's tokens."""
+"""Players: registering one (the token shown once) and the player's tokens (a public profile is the
+players feature's Struct, service.players.wire)."""
 
 from __future__ import annotations
 
@@ -41,13 +42,6 @@ class PlayerCreated(Body):
     id: UUID
     name: str
     token: Annotated[str, Meta(description="shown only once; send it as 'Authorization: Bearer <token>'")]
-    created_at: datetime
-    bot: Annotated[bool, Meta(description="a bot account")]
-
-
-class Player(Body):
-    id: UUID
-    name: str
     created_at: datetime
     bot: Annotated[bool, Meta(description="a bot account")]
 
