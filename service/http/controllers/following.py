@@ -13,23 +13,18 @@ from litestar.response import Response, Stream
 
 from ...bootstrap import Following
 from ...following.feed import Feed, feed_messages, resume_point
-from ...following.webhooks import Delivery, Hook, Page, event_names
+from ...following.views import created_view, delivery_list, hook_list
+from ...following.webhooks import Page, event_names
 from ...players.accounts import Accounts
 from ...players.tokens import Scope
 from ...streams.hub import StreamHub
 from ..openapi.document import response_headers
 from ..openapi.patterns import NDJSON
 from ..problems import documented, with_codes
-from ..schemas.following import (
-    NewWebhookRequest,
-    WebhookCreated,
-    WebhookDelivery,
-    WebhookDeliveryList,
-    WebhookList,
-    WebhookView,
-)
+from ..schemas import WebhookCreated, WebhookDeliveryList, WebhookList
+from ..schemas.following import NewWebhookRequest
 from ..versions import SERVED
-from .common import bearer_token, parse_body, to_wire
+from .common import bearer_token, parse_body
 from .streams import stream_address
 
 _ME: list[dict[str, list[str]]] = [{"bearer": []}]
@@ -65,10 +60,6 @@ class _OwnTypeStream(Stream):
 
     def to_asgi_response(self, *args: Any, **kwargs: Any) -> Any:
         return super().to_asgi_response(*args, **{**kwargs, "media_type": self.media_type})
-
-
-def _hook(hook: Hook) -> WebhookView:
-    return to_wire(hook, WebhookView)
 
 
 def _paged(request: Request[Any, Any, Any], page: Page) -> dict[str, str]:
@@ -142,9 +133,8 @@ class FollowingController(Controller):
         version = SERVED.requested(list(request.scope["headers"]))
         name = version.name if not isinstance(version, bytes) else SERVED.oldest.name
         hook, secret = await following.webhooks.create(player, asked.url, asked.events, name)
-        view = _hook(hook)
-        created = WebhookCreated(**{field: getattr(view, field) for field in view.__struct_fields__}, secret=secret)
-        return Response(created, status_code=201, headers={"Location": f"/players/me/webhooks/{hook.id}"})
+        return Response(created_view(hook, secret), status_code=201,
+                        headers={"Location": f"/players/me/webhooks/{hook.id}"})
 
     @get("/webhooks", operation_id="listWebhooks", summary="The account's webhooks, newest first (never a secret)",
          responses=documented(400, 401, 403, 429, 503), response_headers=response_headers("Link"), security=_ME)
@@ -155,8 +145,7 @@ class FollowingController(Controller):
     ) -> Response[WebhookList]:
         player = await accounts.player_id(bearer_token(request), Scope.ACCOUNT)
         page = await following.webhooks.list(player, limit, cursor)
-        body = WebhookList(items=[_hook(hook) for hook in page.items], next=page.next)
-        return Response(body, headers=_paged(request, page))
+        return Response(hook_list(page), headers=_paged(request, page))
 
     @delete("/webhooks/{hook_id:uuid}", operation_id="deleteWebhook",
             summary="Delete a webhook: nothing more is delivered to it",
@@ -181,8 +170,7 @@ class FollowingController(Controller):
     ) -> Response[WebhookDeliveryList]:
         player = await accounts.player_id(bearer_token(request), Scope.ACCOUNT)
         page = await following.webhooks.deliveries(player, hook_id, limit, cursor)
-        items = [to_wire(delivery, WebhookDelivery) for delivery in page.items if isinstance(delivery, Delivery)]
-        return Response(WebhookDeliveryList(items=items, next=page.next), headers=_paged(request, page))
+        return Response(delivery_list(page), headers=_paged(request, page))
 
 
 def _raw_events(data: object) -> object:

@@ -29,6 +29,7 @@ from ...deals.wire import (
     SeedSource,
     TournamentSource,
 )
+from ...following.wire import WebhookCreated, WebhookDelivery, WebhookDeliveryList, WebhookList, WebhookView
 from ...games.wire import (
     Abandonment,
     CardsMovedData,
@@ -325,5 +326,10 @@ __all__ = [
     "WasteRecycledData",
     "WasteRecycledEvent",
     "WasteRecycledReverted",
+    "WebhookCreated",
+    "WebhookDelivery",
+    "WebhookDeliveryList",
+    "WebhookList",
+    "WebhookView",
     "WinRate",
 ]
