@@ -6,12 +6,13 @@ from __future__ import annotations
 import re
 import secrets
 from datetime import date, timedelta
-from typing import Any
 
 from domain import Ruleset
 
 from ..errors import BadRequest
+from ..wire import ruleset_ref
 from .deal_pools import DealPool, load_deal_pool
+from .wire import LineLength, PoolSummary
 
 _DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")  # date.fromisoformat alone also takes 2026-W01-1
 
@@ -52,18 +53,18 @@ def parse_day(text: str, today: date, past_days: int) -> date:
     return day
 
 
-def pool_summary(pool: DealPool) -> dict[str, Any]:
-    """How a pool was made, as the API shows it (``PoolSummary``)."""
+def pool_summary(pool: DealPool) -> PoolSummary:
+    """How a pool was made, as the API shows it."""
     lengths = pool.line_lengths()
-    return {
-        "ruleset": {"id": pool.ruleset.id, "version": pool.ruleset.version},
-        "size": pool.size,
-        "seedsTried": pool.seeds_tried,
-        "won": pool.won,
-        "lost": pool.lost,
-        "undecided": pool.undecided,
-        "budgetSeconds": pool.budget_seconds,
-        "lineLength": lengths,
-        "verification": "each deal's stored winning line was found by the solver and replays to a win "
+    return PoolSummary(
+        ruleset=ruleset_ref(pool.ruleset.id, pool.ruleset.version),
+        size=pool.size,
+        seeds_tried=pool.seeds_tried,
+        won=pool.won,
+        lost=pool.lost,
+        undecided=pool.undecided,
+        budget_seconds=float(pool.budget_seconds),
+        line_length=LineLength(float(lengths["median"]), float(lengths["q1"]), float(lengths["q3"])),
+        verification="each deal's stored winning line was found by the solver and replays to a win "
         "through the rules engine (checked when the pool is built and by the test suite)",
-    }
+    )

@@ -1,6 +1,7 @@
 """Where a game's cards came from, on the wire: the deal source Structs (tagged by ``source``), a
 lesson game's progress (``lessons.lesson_progress`` makes it) and the prepared lessons as ``GET
-/lessons`` shows them (``lessons.lesson_list``, ``lessons.find_lesson``).
+/lessons`` shows them (``lessons.lesson_list``, ``lessons.find_lesson``), and how a verified pool was
+made (``choice.pool_summary``).
 ``daily.source_view`` is the one function that turns a stored deal source into one: a game's view,
 its ``GameDealt`` event and the lists of games show a deal source this way."""
 
@@ -83,3 +84,21 @@ class LessonInfo(Body):
 
 class LessonList(Body):
     lessons: list[LessonInfo]
+
+
+class LineLength(Body):
+    median: float
+    q1: float
+    q3: float
+
+
+class PoolSummary(Body):
+    ruleset: RulesetRef
+    size: int
+    seeds_tried: int
+    won: int
+    lost: int
+    undecided: int
+    budget_seconds: float
+    line_length: LineLength
+    verification: str

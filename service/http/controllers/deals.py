@@ -22,8 +22,7 @@ from ..openapi.document import response_headers
 from ..openapi.patterns import DAILY_DATE, RULESET_IDS
 from ..pages import LIMIT_DEFAULT, Cursor, Limit, next_link
 from ..problems import documented, problem_response
-from ..schemas import DailyDeal, Leaderboard, PoolDealView, Pools, PoolSummary, RulesetId, RulesetRef
-from .common import to_wire
+from ..schemas import DailyDeal, Leaderboard, PoolDealView, Pools, RulesetId, RulesetRef
 
 LEADERBOARD_PAST_DAYS = 100 * 366
 _DAY = PathParameter(
@@ -49,7 +48,7 @@ class DealController(Controller):
     )
     async def pools(self) -> Pools:
         found = [load_deal_pool(r.id) for r in ALL_RULESETS]
-        return Pools(pools=[to_wire(pool_summary(p), PoolSummary) for p in found if p is not None])
+        return Pools(pools=[pool_summary(p) for p in found if p is not None])
 
     @get(
         "/pool/{number:int}",

@@ -1,5 +1,5 @@
-"""Deals: the deal requests (tagged by source), the pools and the daily deal (where a game's cards came from is
-the deals feature's Structs, service.deals.wire)."""
+"""Deals: the deal requests (tagged by source), the pools and the daily deal (where a game's cards came from and
+how a pool was made are the deals feature's Structs, service.deals.wire)."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from typing import Annotated
 
 from msgspec import Meta
 
+from ...deals.wire import PoolSummary
 from .common import Body, CardCode, DayText, LessonId, RequestBody, RulesetRef, Seed
 
 
@@ -87,24 +88,6 @@ class RaceDealRequest(RequestBody):
     seed: Seed | None = None
     deck: list[CardCode] | None = None
     pool: int | None = None
-
-
-class LineLength(Body):
-    median: float
-    q1: float
-    q3: float
-
-
-class PoolSummary(Body):
-    ruleset: RulesetRef
-    size: int
-    seeds_tried: int
-    won: int
-    lost: int
-    undecided: int
-    budget_seconds: float
-    line_length: LineLength
-    verification: str
 
 
 class Pools(Body):
