@@ -61,6 +61,16 @@ class Body(Struct, rename="camel", forbid_unknown_fields=True, omit_defaults=Fal
     ``types.UnionType`` does not have."""
 
 
+class RequestBody(Body):
+    """A request body: unknown fields are refused, and the OpenAPI document says so and states the
+    rules the domain checks (service.http.openapi).
+
+    A request type is named ``...Request`` in Python; one whose OpenAPI component had another name
+    before (``NewGame``, ``Draw``, ``MoveCard``) keeps it through ``__schema_name__``, the attribute
+    Litestar titles a schema by (service.http.openapi.structs.component_name): generated clients name their
+    classes after the components."""
+
+
 class RulesetRef(Body):
     id: RulesetId
     version: int

@@ -20,15 +20,19 @@ from __future__ import annotations
 import math
 import uuid
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal, cast
+
+import msgspec
 
 from ..deals.shared_deals import SharedDeals
 from ..errors import Conflict, NotFound, RateLimited, Unauthorized
 from ..games.games import Games
+from ..games.wire import MoveRequest
 from ..players.tokens import Scope
 from ..settings import Settings
 from ..store.game_records import GameRow
 from .queue import DONE, AnalysisQueue, Caps, JobRow, QueueFull
+from .wire import AnalysedMove, AnalysisProgress, AnalysisView, PositionVerdict, TurningPoint
 
 JSON = dict[str, Any]
 
@@ -40,16 +44,28 @@ class AnalysisQueueFull(RateLimited):
     title = "Too many analyses waiting"
 
 
-def job_view(row: JobRow) -> JSON:
-    """A job as the API shows it: positions and the turning point once it is done."""
+JobStatus = Literal["queued", "running", "done", "failed"]
+Verdict = Literal["won", "lost", "unknown"]
+
+
+def job_view(row: JobRow) -> AnalysisView:
+    """A job as the API shows it: positions and the turning point once it is done (the stored report,
+    ``jobs.report``)."""
     result = row.result if row.status == DONE and row.result is not None else {}
-    return {
-        "status": row.status,
-        "progress": {"done": row.done, "total": row.total},
-        "positions": result.get("positions", []),
-        "turningPoint": result.get("turningPoint"),
-        "budgetSpent": bool(result.get("budgetSpent", False)),
-    }
+    point = result.get("turningPoint")
+    return AnalysisView(
+        status=cast(JobStatus, row.status),
+        progress=AnalysisProgress(row.done, row.total),
+        positions=[
+            PositionVerdict(p["version"], cast(Verdict, p["verdict"]), p["movesToWin"])
+            for p in result.get("positions", [])
+        ],
+        turning_point=None if point is None else TurningPoint(
+            point["before"], point["after"], msgspec.convert(point["move"], AnalysedMove),
+            msgspec.convert(point["winningLineBefore"], list[MoveRequest]),
+        ),
+        budget_spent=bool(result.get("budgetSpent", False)),
+    )
 
 
 def progress_view(row: JobRow) -> JSON:
@@ -68,7 +84,9 @@ class Analyses:
         self.caps = Caps(settings.analysis_jobs_per_player, settings.analysis_jobs_per_address)
         self.retry_after = max(1, math.ceil(settings.analysis_job_seconds))  # a running job ends within it
 
-    async def request(self, game_id: uuid.UUID, token: str | None, address: str | None = None) -> JSON:
+    async def request(
+        self, game_id: uuid.UUID, token: str | None, address: str | None = None
+    ) -> AnalysisView:
         """Queue the game's analysis (asked again: the same job; a failed one is queued again) for the
         token's player, asking from ``address``."""
         game = await self.games.stored_game(game_id)
@@ -112,7 +130,7 @@ class Analyses:
                           "most one address may have: ask for this one once one of them is done")
             raise AnalysisQueueFull(detail, self.retry_after) from None
 
-    async def read(self, game_id: uuid.UUID, token: str | None) -> JSON:
+    async def read(self, game_id: uuid.UUID, token: str | None) -> AnalysisView:
         game = await self.games.stored_game(game_id)
         await self.access.readable(game, token)
         row = await self.queue.get(game_id)

@@ -1,19 +1,60 @@
-"""A game on the wire: its view (the table and who, where from and when), a player's list of games,
-the events of its log and a move's reply, as msgspec Structs (camelCase on the wire).
-service.games.views is the one place that builds them from a game and its state;
+"""A game on the wire: the moves as the API names them (sent, listed, hinted, analysed), its view
+(the table and who, where from and when), a player's list of games, the events of its log and a
+move's reply, as msgspec Structs (camelCase on the wire).
+service.games.views is the one place that builds the replies from a game and its state;
 service.http.schemas names them for the HTTP layer and the OpenAPI document, and the controllers,
 the move route and the streams encode them as they are."""
 
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Literal, Union
+from typing import Annotated, ClassVar, Literal, Union
 from uuid import UUID
 
 from msgspec import UNSET, Meta, Struct, UnsetType
 
 from ..deals.wire import DealSource, LessonProgress
-from ..wire import Body, CardCode, Cards, Column, LessonId, Pile, PlayerRef, RulesetRef, Target, Version
+from ..wire import Body, CardCode, Cards, Column, LessonId, Pile, PlayerRef, RequestBody, RulesetRef, Target, Version
+
+# ---------------------------------------------------------------- the moves
+
+
+class DrawRequest(RequestBody, tag_field="type", tag="draw"):
+    """Turn the next packet of the stock onto the waste."""
+
+    __schema_name__: ClassVar[str] = "Draw"  # see RequestBody
+
+
+class RecycleRequest(RequestBody, tag_field="type", tag="recycle"):
+    """Turn the waste over to be the stock again (only when the stock is empty)."""
+
+    __schema_name__: ClassVar[str] = "Recycle"  # see RequestBody
+
+
+class UndoRequest(RequestBody, tag_field="type", tag="undo"):
+    """Take back the last move (recorded as an event, never a deletion)."""
+
+    __schema_name__: ClassVar[str] = "Undo"  # see RequestBody
+
+
+class ResignRequest(RequestBody, tag_field="type", tag="resign"):
+    """Give the game up."""
+
+    __schema_name__: ClassVar[str] = "Resign"  # see RequestBody
+
+
+class MoveCardRequest(RequestBody, tag_field="type", tag="move"):
+    """Move a card, with every card after it in its column, to a tableau column or its foundation."""
+
+    __schema_name__: ClassVar[str] = "MoveCard"  # see RequestBody
+
+    card: CardCode
+    to: Annotated[Target, Meta(description="'foundation' (the card's own suit) or 'tableau-1' .. 'tableau-4'")]
+
+
+# A move as in API.md, tagged by ``type``; legal moves, hints and solver hints list moves in this form.
+MoveRequest = Union[DrawRequest, RecycleRequest, UndoRequest, ResignRequest, MoveCardRequest]  # noqa: UP007 (see Body)
+
 
 # ---------------------------------------------------------------- the view
 

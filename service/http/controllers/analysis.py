@@ -14,7 +14,7 @@ from ...analysis.analyses import Analyses
 from ..openapi.document import response_headers
 from ..problems import documented, problem_response
 from ..schemas import AnalysisView
-from .common import bearer_token, optional_bearer, to_wire
+from .common import bearer_token, optional_bearer
 
 _GAME_ID = PathParameter(description="the game's id (a UUID)")
 _CONFLICT = {
@@ -58,7 +58,7 @@ class AnalysisController(Controller):
         self, request: Request[Any, Any, Any], analyses: NamedDependency[Analyses], game_id: Annotated[UUID, _GAME_ID]
     ) -> Response[AnalysisView]:
         address = request.client.host if request.client else None
-        body = to_wire(await analyses.request(game_id, bearer_token(request), address), AnalysisView)
+        body = await analyses.request(game_id, bearer_token(request), address)
         return Response(body, status_code=202, headers={"Location": f"/games/{game_id}/analysis"})
 
     @get(
@@ -71,4 +71,4 @@ class AnalysisController(Controller):
     async def analysis(
         self, request: Request[Any, Any, Any], analyses: NamedDependency[Analyses], game_id: Annotated[UUID, _GAME_ID]
     ) -> AnalysisView:
-        return to_wire(await analyses.read(game_id, optional_bearer(request)), AnalysisView)
+        return await analyses.read(game_id, optional_bearer(request))

@@ -15,6 +15,14 @@ components keep the names the document has always had (``RequestBody``).
 
 from __future__ import annotations
 
+from ...analysis.wire import (
+    AbandonMove,
+    AnalysedMove,
+    AnalysisProgress,
+    AnalysisView,
+    PositionVerdict,
+    TurningPoint,
+)
 from ...challenges.wire import ChallengeList, ChallengeView
 from ...deals.wire import (
     DailySource,
@@ -103,14 +111,6 @@ from ...stats.wire import (
     WinRate,
 )
 from ...tournaments.wire import TournamentList, TournamentStanding, TournamentSummary, TournamentView
-from .analysis import (
-    AbandonMove,
-    AnalysedMove,
-    AnalysisProgress,
-    AnalysisView,
-    PositionVerdict,
-    TurningPoint,
-)
 from .challenges import AccountSettingsRequest, ChallengePolicy, NewChallengeRequest
 from .common import (
     CARD_CODE,

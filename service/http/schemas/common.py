@@ -16,6 +16,7 @@ from ...wire import (
     LessonId,
     Pile,
     PlayerRef,
+    RequestBody,
     RulesetId,
     RulesetRef,
     Seed,
@@ -53,16 +54,6 @@ DayText = Annotated[
         extra_json_schema={"format": "date"},
     ),
 ]
-
-
-class RequestBody(Body):
-    """A request body: unknown fields are refused, and the OpenAPI document says so and states the
-    rules the domain checks (service.http.openapi).
-
-    A request type is named ``...Request`` in Python; one whose OpenAPI component had another name
-    before (``NewGame``, ``Draw``, ``MoveCard``) keeps it through ``__schema_name__``, the attribute
-    Litestar titles a schema by (service.http.openapi.structs.component_name): generated clients name their
-    classes after the components."""
 
 
 class Problem(Struct, omit_defaults=True):

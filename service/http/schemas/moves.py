@@ -1,50 +1,14 @@
-"""Moves: the move requests (tagged by ``type``), legal moves and hints (a move's reply is the game feature's
-Struct, service.games.wire)."""
+"""Moves: legal moves and hints (the move requests, tagged by ``type``, and a move's reply are the game
+feature's Structs, service.games.wire)."""
 
 from __future__ import annotations
 
-from typing import Annotated, ClassVar, Literal, Union
+from typing import Annotated, Literal
 
 from msgspec import UNSET, Meta, UnsetType
 
-from .common import Body, CardCode, RequestBody, Target, Version
-
-
-class DrawRequest(RequestBody, tag_field="type", tag="draw"):
-    """Turn the next packet of the stock onto the waste."""
-
-    __schema_name__: ClassVar[str] = "Draw"  # see RequestBody
-
-
-class RecycleRequest(RequestBody, tag_field="type", tag="recycle"):
-    """Turn the waste over to be the stock again (only when the stock is empty)."""
-
-    __schema_name__: ClassVar[str] = "Recycle"  # see RequestBody
-
-
-class UndoRequest(RequestBody, tag_field="type", tag="undo"):
-    """Take back the last move (recorded as an event, never a deletion)."""
-
-    __schema_name__: ClassVar[str] = "Undo"  # see RequestBody
-
-
-class ResignRequest(RequestBody, tag_field="type", tag="resign"):
-    """Give the game up."""
-
-    __schema_name__: ClassVar[str] = "Resign"  # see RequestBody
-
-
-class MoveCardRequest(RequestBody, tag_field="type", tag="move"):
-    """Move a card, with every card after it in its column, to a tableau column or its foundation."""
-
-    __schema_name__: ClassVar[str] = "MoveCard"  # see RequestBody
-
-    card: CardCode
-    to: Annotated[Target, Meta(description="'foundation' (the card's own suit) or 'tableau-1' .. 'tableau-4'")]
-
-
-# A move as in API.md, tagged by ``type``; legal moves, hints and solver hints list moves in this form.
-MoveRequest = Union[DrawRequest, RecycleRequest, UndoRequest, ResignRequest, MoveCardRequest]  # noqa: UP007 (see Body)
+from ...games.wire import DrawRequest, MoveCardRequest, MoveRequest, RecycleRequest, ResignRequest, UndoRequest
+from .common import Body, Version
 
 
 class LegalMoves(Body):
@@ -68,3 +32,17 @@ class Hints(Body, omit_defaults=True):
     version: Version
     hints: list[HintView]
     solver: SolverHint | UnsetType = UNSET
+
+
+__all__ = [
+    "DrawRequest",
+    "HintView",
+    "Hints",
+    "LegalMoves",
+    "MoveCardRequest",
+    "MoveRequest",
+    "RecycleRequest",
+    "ResignRequest",
+    "SolverHint",
+    "UndoRequest",
+]

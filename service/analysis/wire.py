@@ -1,4 +1,7 @@
-"""Game analysis (service/analysis): ``POST`` and ``GET /games/{id}/analysis``."""
+"""A game's analysis on the wire (``POST`` and ``GET /games/{id}/analysis``): its status and
+progress, then a verdict per position and the turning point, as msgspec Structs (camelCase on the
+wire). ``analyses.job_view`` builds them from a job's row; service.http.schemas names them for the
+HTTP layer and the OpenAPI document."""
 
 from __future__ import annotations
 
@@ -6,8 +9,8 @@ from typing import Annotated, Literal, Union
 
 from msgspec import Meta
 
-from .common import Body, Version
-from .moves import DrawRequest, MoveCardRequest, MoveRequest, RecycleRequest, ResignRequest, UndoRequest
+from ..games.wire import DrawRequest, MoveCardRequest, MoveRequest, RecycleRequest, ResignRequest, UndoRequest
+from ..wire import Body, Version
 
 
 class AnalysisProgress(Body):
