@@ -3,10 +3,12 @@
 Each feature package owns the Structs of its replies (``service/games/wire.py``: a game's view,
 its events and a move's reply; ``service/deals/wire.py``: where a game's cards came from;
 ``service/races/wire.py``, ``service/tournaments/wire.py``, ``service/challenges/wire.py``,
-``service/ratings/wire.py``, ``service/stats/wire.py``) and the one function that turns its
-results into them; ``service/http/schemas`` names them all for the
-HTTP layer and the OpenAPI document. This module stands beneath every layer (it imports msgspec
-and the domain only), so that any feature may build them.
+``service/ratings/wire.py``, ``service/stats/wire.py``, ``service/players/wire.py``,
+``service/following/wire.py``, ``service/analysis/wire.py``) and the one function that turns its
+results into them; ``service/http/schemas`` names them all for the HTTP layer and the OpenAPI
+document. This module stands beneath every layer (it imports msgspec and the domain only), so
+that any feature may build them; it holds ``RequestBody`` too, the base of the move requests a
+game's Structs name.
 """
 
 from __future__ import annotations

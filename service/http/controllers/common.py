@@ -328,9 +328,10 @@ W = TypeVar("W")
 
 
 def to_wire(value: object, schema: type[W]) -> W:
-    """A service's reply as the wire schema ``schema``: the one conversion of a reply. A dataclass is
-    read by attribute, a dict by its wire (camelCase) names, and a Struct of ``schema`` passes as it
-    is. Not a named tuple: msgspec reads a tuple as an array."""
+    """A reply the games feature still shapes as a dict (a game's legal moves, its hints, a page of
+    its events), read by its wire (camelCase) names, as the wire schema ``schema``; a Struct of
+    ``schema`` passes as it is (a games export line's view). Every other feature builds its replies
+    as its own Structs (its ``wire.py``). Not a named tuple: msgspec reads a tuple as an array."""
     return msgspec.convert(value, schema, from_attributes=True)
 
 

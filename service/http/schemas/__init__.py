@@ -1,10 +1,12 @@
 """Request and response bodies as msgspec Structs (camelCase on the wire), separate from the domain,
 grouped by feature; this package names them all. The replies a feature shapes itself are its own
 package's Structs, built there and encoded here as they are: a game's view, its events and a
-move's reply (service.games.wire), deal sources and lessons (service.deals.wire), races
-(service.races.wire), tournaments (service.tournaments.wire), challenges
-(service.challenges.wire), ratings (service.ratings.wire), stats (service.stats.wire), and what
-they share (service.wire); the modules here hold the requests and the rest.
+move's reply, the moves and a player's games (service.games.wire), deal sources, lessons and
+pools (service.deals.wire), races (service.races.wire), tournaments (service.tournaments.wire),
+challenges (service.challenges.wire), ratings (service.ratings.wire), stats
+(service.stats.wire), a player's profile (service.players.wire), webhooks
+(service.following.wire), an analysis (service.analysis.wire), and what they share
+(service.wire); the modules here hold the other requests and the rest.
 
 They are what ``openapi/openapi.json`` is generated from (with service.http.openapi), so they are written
 for code generators too: every union is tagged (a move by ``type``, an event by ``type``, a deal
