@@ -28,7 +28,7 @@ from .caching import ConditionalGets
 from .controllers.account import AccountController
 from .controllers.analysis import AnalysisController
 from .controllers.challenges import ChallengeController
-from .controllers.common import check_json_body, check_parameters
+from .controllers.common import check_parameters
 from .controllers.deals import DealController
 from .controllers.following import FollowingController
 from .controllers.games import GameController, document_move
@@ -45,6 +45,7 @@ from .controllers.watch import WatchController
 from .controllers.web import web_routes
 from .dependencies import dependencies
 from .idempotency import expire_keys_forever
+from .json_bodies import check_json_body
 from .limits import install_rate_limits
 from .metrics import PoolGauges, RequestMetrics, forget_this_process, metrics_handler
 from .move_route import MoveDispatch, make_move, route_moves

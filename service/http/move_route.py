@@ -36,8 +36,9 @@ from litestar.status_codes import HTTP_413_REQUEST_ENTITY_TOO_LARGE
 from domain import Command
 
 from ..errors import BadRequest, NotFound, UnsupportedMediaType
-from .controllers.common import check_json_body, etag, idempotency_key, if_match, parse_move, token_of
+from .controllers.common import etag, idempotency_key, if_match, parse_move, token_of
 from .framework_adapter import as_routed, route_asgi_parameters
+from .json_bodies import check_json_body
 from .paths import NOT_FOUND, UUID, as_sent, malformed, trailing_slash
 from .problems import EXCEPTION_HANDLERS
 from .version_changes import DOWNGRADE, SHAPED

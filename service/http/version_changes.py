@@ -28,7 +28,8 @@ from urllib.parse import parse_qs, urlencode
 
 import msgspec
 
-from ..errors import ServiceError
+from ..errors import BadRequest, ServiceError
+from .json_bodies import check_json_body
 from .problems import PROBLEM_JSON, problem_document
 
 JSON_TYPES = (b"application/json", b"application/problem+json")
@@ -204,6 +205,10 @@ class Translation:
         for change in changes:
             decoded = change.upgrade_request(operation, query, decoded, headers)
         if decoded is not given:
+            try:
+                check_json_body(body)
+            except BadRequest:  # a name twice: re-encoding would keep one unseen, so the app refuses it
+                return _replaying(body, receive)
             body = msgspec.json.encode(decoded)
         return _replaying(body, receive)
 

@@ -40,6 +40,7 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
+from service.http.versions import NEWEST, OLDEST
 from service.players.names import INVISIBLE_LETTERS, skeleton
 from service.store.players import DELETED_NAME
 from tests.support import assert_problem
@@ -842,6 +843,22 @@ def test_runaway_nesting_duplicate_names_and_no_body_are_400(table: Table, body:
     assert detail in response.json()["detail"], response.text
     assert_problem(response)
     assert table.logs() == before
+
+
+@pytest.mark.parametrize("version", [OLDEST.name, NEWEST.name])
+def test_a_name_twice_in_a_new_games_deal_is_400_in_every_version(table: Table, version: str) -> None:
+    """The oldest version's deal request is rewritten for the newest (tagged); a rewrite keeps one
+    of two equal names, so the body is checked before it, not only after."""
+    before, games = table.logs(), table.client.get(f"/players/{table.ann.id}/games").json()
+    response = table.client.post(
+        "/games", content=b'{"deal":{"seed":0,"seed":0}}',
+        headers={**table.ann.auth, "Content-Type": "application/json", "Api-Version": version},
+    )
+    assert response.status_code == 400, response.text
+    assert "'seed' twice" in response.json()["detail"], response.text
+    assert_problem(response)
+    assert table.logs() == before
+    assert table.client.get(f"/players/{table.ann.id}/games").json() == games
 
 
 def test_a_whole_number_written_as_a_float_is_that_integer(table: Table) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -35,7 +34,7 @@ from ..schemas import (
     RulesetId,
     UndoRequest,
 )
-from ..wording import RULES, choices, echo, either, explain, json_problem, quoted_list, shown
+from ..wording import RULES, choices, either, explain, quoted_list, shown
 
 _IF_MATCH = re.compile(r'[ \t]*(?:(?:W/)?"([0-9]{1,12})"|([0-9]{1,12}))[ \t]*')  # openapi.patterns.IF_MATCH
 _KEY = re.compile(r"[\x21-\x7e]{1,255}")  # openapi.patterns.IDEMPOTENCY_KEY
@@ -175,68 +174,6 @@ def _whole_numbers(value: object, depth: int = 0) -> object:
         if isinstance(value, list):
             return [_whole_numbers(item, depth + 1) for item in value]
     return value
-
-
-MAX_NESTING = 32
-"""Request bodies are at most three levels deep; anything past this is refused as nested too deeply."""
-
-
-class _DuplicateKey(Exception):
-    pass
-
-
-def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    found: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in found:
-            raise _DuplicateKey(key)
-        found[key] = value
-    return found
-
-
-def check_json_body(raw: bytes) -> Any:
-    """Refuse what a JSON parser would let through but a request must not carry.
-
-    * a name twice in one object (``{"type": "draw", "type": "resign"}``): parsers disagree on which
-      one wins (msgspec takes the last), so a proxy or log could read another request than this
-      service; RFC 7493 (I-JSON) forbids it;
-    * nesting deep enough to exhaust the parser's recursion (a 400, not a 500).
-
-    Malformed JSON gets a 400 that says where it breaks, in our words. Cheap on the hot path:
-    only a body with more ``:`` than object members is parsed a second time to look for the name.
-    Returns the decoded body (service.http.move_route uses it; Litestar decodes its own).
-    """
-    if not raw.strip():
-        raise BadRequest("the request needs a JSON body")
-    try:
-        data = msgspec.json.decode(raw)
-    except RecursionError:
-        raise BadRequest("the JSON body is nested too deeply") from None
-    except (msgspec.DecodeError, msgspec.ValidationError) as error:  # ValidationError: a number too large
-        raise BadRequest(json_problem(str(error))) from None
-    members = 0
-    pending: list[tuple[dict[str, Any] | list[Any], int]] = [(data, 1)] if isinstance(data, dict | list) else []
-    while pending:
-        item, depth = pending.pop()
-        if depth > MAX_NESTING:  # msgspec's own recursion limit differs between Python versions
-            raise BadRequest("the JSON body is nested too deeply")
-        if isinstance(item, dict):
-            members += len(item)
-            values: Any = item.values()
-        else:
-            values = item
-        pending.extend((value, depth + 1) for value in values if isinstance(value, dict | list))
-    if raw.count(b":") <= members:
-        return data  # every ':' separates a member: no name can repeat
-    try:
-        json.loads(raw, object_pairs_hook=_unique_keys)
-    except _DuplicateKey as duplicate:
-        raise BadRequest(f"the JSON body names {echo(str(duplicate.args[0]))} twice in one object") from None
-    except RecursionError:
-        raise BadRequest("the JSON body is nested too deeply") from None
-    except ValueError:
-        pass
-    return data
 
 
 _ONCE = frozenset({b"authorization", b"content-type", b"idempotency-key", b"if-match", b"last-event-id"})
