@@ -25,6 +25,7 @@ import signal
 import tempfile
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import psycopg
@@ -169,11 +170,19 @@ def _drop_leftover_test_databases(conn: psycopg.Connection) -> None:
 @pytest.fixture(scope="session")
 def database_url(postgres_server_url: str) -> Iterator[str]:
     """A fresh database for this session, with the migrations applied; its libpq URL."""
+    with psycopg.connect(postgres_server_url, autocommit=True) as admin:
+        _drop_leftover_test_databases(admin)
+    with fresh_database(postgres_server_url) as url:
+        yield url
+
+
+@contextmanager
+def fresh_database(postgres_server_url: str) -> Iterator[str]:
+    """A new database on the test server with the migrations applied (its libpq URL), dropped after."""
     from service.store.migrations import migrate
 
     name = f"{TEST_DB_PREFIX}{secrets.token_hex(6)}"
     with psycopg.connect(postgres_server_url, autocommit=True) as admin:
-        _drop_leftover_test_databases(admin)
         admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
     url = _with_database(postgres_server_url, name)
     # Held open for the session: marks the database as in use for other sessions' cleanup.

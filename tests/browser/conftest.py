@@ -30,6 +30,7 @@ import pytest
 
 from tests.live import ServerProcess
 
+from ..conftest import fresh_database
 from .pages import Page
 
 CHROMIUM = Path(os.environ.get("CHROMIUM", "/usr/bin/chromium"))
@@ -80,6 +81,14 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     if _skipped:
         terminalreporter.write_sep("!", f"{len(_skipped)} BROWSER TESTS SKIPPED: {MISSING}", red=True, bold=True)
+
+
+@pytest.fixture(scope="package")
+def database_url(postgres_server_url: str) -> Iterator[str]:
+    """The browser tests' own database (not the session's): their servers run no analysis job, and
+    a server of another test on the session's database would take a job the page must show queued."""
+    with fresh_database(postgres_server_url) as url:
+        yield url
 
 
 def start_server(database_url: str, log: Path, env: dict[str, str]) -> Iterator[ServerProcess]:
