@@ -17,7 +17,6 @@ from typing import Any
 from domain import (
     GameState,
     Ruleset,
-    command_to_api,
     deal,
     event_data,
     event_type,
@@ -45,7 +44,7 @@ from .access import GameAccess
 from .moves import Game, GameRepository
 from .past_states import Checkpoints
 from .views import cursor_of, game_list, parse_cursor, public_event, view_of, withheld
-from .wire import EventView, GameList, GameView
+from .wire import EventPage, EventView, GameList, GameView, LegalMoves, move_request
 
 JSON = dict[str, Any]
 EXPORT_PAGE = 500
@@ -135,19 +134,19 @@ class Games:
         withhold = await self.access.readable(game, token)
         return view_of(game, state, withhold)
 
-    async def legal_moves(self, game_id: uuid.UUID, token: str | None = None) -> JSON:
+    async def legal_moves(self, game_id: uuid.UUID, token: str | None = None) -> LegalMoves:
         game, state = await self.game_and_state(game_id)
         await self.access.readable(game, token)
-        return {"version": state.version, "moves": [command_to_api(m) for m in legal_moves(state)]}
+        return LegalMoves(version=state.version, moves=[move_request(m) for m in legal_moves(state)])
 
-    async def events(self, game_id: uuid.UUID, after: int, limit: int, token: str | None = None) -> JSON:
+    async def events(self, game_id: uuid.UUID, after: int, limit: int, token: str | None = None) -> EventPage:
         game = await self.stored_game(game_id)
         withhold = await self.access.readable(game, token)  # first: it may refuse
         reveal = game.finished_at is not None and not withhold
         rows = await self.store.read_events(game_id, after, limit)
         last = rows[-1].version if rows else after
         events = [public_event(r.version, r.type, r.data, r.recorded_at, reveal) for r in rows]
-        return {"items": events, "next": str(last) if last < game.version else None}
+        return EventPage(items=events, next=str(last) if last < game.version else None)
 
     async def event_export(
         self, game_id: uuid.UUID, after: int, token: str | None = None

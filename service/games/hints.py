@@ -10,9 +10,11 @@ queue (503); a refused or abandoned one records nothing.
 from __future__ import annotations
 
 import uuid
-from typing import Any
+from typing import Any, Literal, cast
 
-from domain import GameOver, UseSolverHint, command_to_api, hints
+import msgspec
+
+from domain import GameOver, UseSolverHint, hints
 from domain.codec import state_to_snapshot
 
 from ..deals.shared_deals import SharedDeals
@@ -22,8 +24,11 @@ from ..players.tokens import Scope
 from .games import Games
 from .moves import Moves
 from .solver_limits import SolverLimits
+from .wire import Hints as HintsReply
+from .wire import HintView, MoveRequest, SolverHint, move_request
 
 JSON = dict[str, Any]
+Verdict = Literal["won", "lost", "unknown"]
 
 
 class Hints:
@@ -37,14 +42,14 @@ class Hints:
         self.seconds = seconds  # SOLVER_HINT_MS: how long the solver may think
 
     async def hints(self, game_id: uuid.UUID, solver: bool = False, token: str | None = None,
-                    address: str = "?") -> JSON:
+                    address: str = "?") -> HintsReply:
         """Ranked heuristic hints; with ``solver`` also the solver's next move (``address``: the
         client's, for its budget)."""
         game, state = await self.games.game_and_state(game_id)
         await self.games.access.readable(game, token)  # a race game: its player only, while the race runs
-        ranked = [{"move": command_to_api(h.move), "reason": h.reason} for h in hints(state)]
+        ranked = [HintView(move=move_request(h.move), reason=h.reason) for h in hints(state)]
         if not solver:
-            return {"version": state.version, "hints": ranked}
+            return HintsReply(version=state.version, hints=ranked)
         if token is None:
             raise Unauthorized("solver hints mark the game assisted: they need the player's bearer token")
         if await self.games.access.player(token, Scope.PLAY) != game.player_id:
@@ -55,4 +60,6 @@ class Hints:
         self.limits.take(game.player_id, address)  # per player, whatever the token
         result, move = await self.solver.next_move(state_to_snapshot(state), self.seconds)
         played = await self.moves.play(game_id, token, UseSolverHint())
-        return {"version": played.version, "hints": ranked, "solver": {"result": result, "move": move}}
+        shown = None if move is None else msgspec.convert(move, MoveRequest)  # the worker's move, as sent
+        told = SolverHint(result=cast(Verdict, result), move=shown)
+        return HintsReply(version=played.version, hints=ranked, solver=told)

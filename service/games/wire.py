@@ -8,10 +8,13 @@ the move route and the streams encode them as they are."""
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, ClassVar, Literal, Union
+from typing import Annotated, ClassVar, Literal, Union, cast
 from uuid import UUID
 
 from msgspec import UNSET, Meta, Struct, UnsetType
+
+from domain import Command, Draw, MoveCard, Recycle, Resign, Undo
+from domain.cards import code
 
 from ..deals.wire import DealSource, LessonProgress
 from ..wire import Body, CardCode, Cards, Column, LessonId, Pile, PlayerRef, RequestBody, RulesetRef, Target, Version
@@ -54,6 +57,45 @@ class MoveCardRequest(RequestBody, tag_field="type", tag="move"):
 
 # A move as in API.md, tagged by ``type``; legal moves, hints and solver hints list moves in this form.
 MoveRequest = Union[DrawRequest, RecycleRequest, UndoRequest, ResignRequest, MoveCardRequest]  # noqa: UP007 (see Body)
+
+
+def move_request(command: Command) -> MoveRequest:
+    """A listed move (a legal move, a hint) as a client sends it back: the commands a player may
+    send for themselves (a solver hint and an abandonment are the service's own, never listed)."""
+    if isinstance(command, MoveCard):
+        return MoveCardRequest(card=code(command.card), to=cast(Target, command.to))
+    if isinstance(command, Draw):
+        return DrawRequest()
+    if isinstance(command, Recycle):
+        return RecycleRequest()
+    if isinstance(command, Undo):
+        return UndoRequest()
+    if isinstance(command, Resign):
+        return ResignRequest()
+    raise ValueError(f"{type(command).__name__} is not a move a client sends")
+
+
+class LegalMoves(Body):
+    version: Version
+    moves: Annotated[list[MoveRequest], Meta(description="every legal move now; each can be sent back as it is")]
+
+
+class HintView(Body):
+    move: MoveRequest
+    reason: str
+
+
+class SolverHint(Body):
+    result: Literal["won", "lost", "unknown"]
+    move: Annotated[
+        MoveRequest | None, Meta(description="the next move of a winning line from here; null unless result is won")
+    ]
+
+
+class Hints(Body, omit_defaults=True):
+    version: Version
+    hints: list[HintView]
+    solver: SolverHint | UnsetType = UNSET
 
 
 # ---------------------------------------------------------------- the view
@@ -305,6 +347,14 @@ EventView = Union[  # noqa: UP007 (see Body)
     GameAbandonedEvent,
     LessonCompletedEvent,
 ]
+
+
+class EventPage(Body):
+    items: Annotated[list[EventView], Meta(description="oldest first")]
+    next: Annotated[
+        str, Meta(description="pass as ?cursor= for the next page (the version of this page's last event); null "
+                  "at the end")
+    ] | None
 
 
 # ---------------------------------------------------------------- a move's reply

@@ -18,12 +18,24 @@ from typing import Any
 import msgspec
 import pytest
 
-from domain import GameState, Resign, Undo, apply, event_data, event_type, get_ruleset, initial_state, legal_moves
+from domain import (
+    GameState,
+    Resign,
+    Undo,
+    UseSolverHint,
+    apply,
+    command_to_api,
+    event_data,
+    event_type,
+    get_ruleset,
+    initial_state,
+    legal_moves,
+)
 from domain.lessons import LESSONS, lesson_deal
 from service.deals.deal_pools import decode_line, load_deal_pool, start_state
 from service.games.moves import Game
 from service.games.views import move_result
-from service.games.wire import MoveResult
+from service.games.wire import LegalMoves, MoveResult, move_request
 from service.store.game_records import NewEvent
 
 NOW = datetime(2026, 12, 1, 21, 0, tzinfo=UTC)
@@ -121,3 +133,26 @@ def test_a_won_game_is_what_its_schema_says() -> None:
     for command in commands:
         final, _ = apply(final, command)
     assert final.status.value == "won"
+
+
+@pytest.mark.parametrize("ruleset_id", ["classic", "draw-one", "open-runs"])
+def test_every_listed_move_is_its_schema_and_the_form_a_client_sends(ruleset_id: str) -> None:
+    """Legal moves and hints list moves as ``MoveRequest`` Structs (``move_request``): each passes
+    the union's own validation and encodes as the domain's API form of the command, and a command
+    no client sends is refused rather than listed."""
+    rng = random.Random(7)
+    state = start_state(get_ruleset(ruleset_id), rng.randrange(1000))
+    listed = 0
+    for _ in range(60):
+        moves = legal_moves(state)
+        if not moves:
+            break
+        shown = LegalMoves(version=state.version, moves=[move_request(m) for m in moves])
+        encoded = msgspec.json.encode(shown)
+        assert msgspec.json.decode(encoded, type=LegalMoves) == shown
+        assert msgspec.json.decode(encoded)["moves"] == [command_to_api(m) for m in moves]
+        listed += len(moves)
+        state, _ = apply(state, rng.choice([m for m in moves if not isinstance(m, Resign)] or moves))
+    assert listed > 60
+    with pytest.raises(ValueError, match="UseSolverHint"):
+        move_request(UseSolverHint())

@@ -22,7 +22,7 @@ from ..openapi.document import response_headers
 from ..openapi.patterns import NDJSON
 from ..problems import documented, with_codes
 from ..schemas import AccountSettingsRequest, Me, NewTokenRequest, TokenCreated, TokenList, TokenView
-from .common import bearer_token, export_line, parse_body
+from .common import bearer_token, parse_body
 
 _ME: list[dict[str, list[str]]] = [{"bearer": []}]
 
@@ -34,7 +34,7 @@ def token_view(row: TokenRow) -> TokenView:
 
 async def _encoded(lines: AsyncIterator[dict[str, Any]]) -> AsyncIterator[bytes]:
     async for line in lines:
-        yield msgspec.json.encode(export_line(line)) + b"\n"
+        yield msgspec.json.encode(line) + b"\n"
 
 
 async def _me(request: Request[Any, Any, Any], accounts: Accounts) -> Me:

@@ -22,8 +22,6 @@ from ..schemas import (
     RACE_DEAL_REQUESTS,
     DealRequest,
     DrawRequest,
-    EventView,
-    GameView,
     MoveCardRequest,
     NewGameRequest,
     NewRaceRequest,
@@ -259,30 +257,6 @@ def _declared_queries(request: Request[Any, Any, Any]) -> _Queries:
                     optional[key] = choices(field.annotation)
         found = _QUERIES[id(handler)] = _Queries(frozenset(names), frozenset(integers), optional)
     return found
-
-
-W = TypeVar("W")
-
-
-def to_wire(value: object, schema: type[W]) -> W:
-    """A reply the games feature still shapes as a dict (a game's legal moves, its hints, a page of
-    its events), read by its wire (camelCase) names, as the wire schema ``schema``; a Struct of
-    ``schema`` passes as it is (a games export line's view). Every other feature builds its replies
-    as its own Structs (its ``wire.py``). Not a named tuple: msgspec reads a tuple as an array."""
-    return msgspec.convert(value, schema, from_attributes=True)
-
-
-def export_line(line: dict[str, Any]) -> dict[str, Any]:
-    """A line of a games export on the wire: a game's view and events as their schemas show them."""
-    if line["type"] != "game":
-        return line
-    return {**line, "game": to_wire(line["game"], GameView), "events": [wire_event(e) for e in line["events"]]}
-
-
-def wire_event(event: dict[str, Any]) -> object:
-    """One event as its schema shows it (``EventView`` is a union of one Struct per event type)."""
-    wired: object = msgspec.convert(event, EventView)
-    return wired
 
 
 def bearer_token(request: Request[Any, Any, Any]) -> str | None:

@@ -29,7 +29,6 @@ from .common import (
     etag,
     optional_bearer,
     parse_new_game,
-    to_wire,
 )
 from .deals import DAILY_BUSY
 from .disconnect import unless_disconnected
@@ -117,7 +116,7 @@ class GameController(Controller):
     async def legal_moves(
         self, request: Request[Any, Any, Any], games: NamedDependency[Games], game_id: Annotated[UUID, _GAME_ID]
     ) -> Response[LegalMoves]:
-        body = to_wire(await games.legal_moves(game_id, optional_bearer(request)), LegalMoves)
+        body = await games.legal_moves(game_id, optional_bearer(request))
         return Response(body, headers={"ETag": etag(body.version)})
 
     @get(
@@ -156,7 +155,7 @@ class GameController(Controller):
         else:  # costly: dropped if the client goes away before the solver has answered
             address = request.client.host if request.client else "?"
             found = await unless_disconnected(request, hints.hints(game_id, True, bearer_token(request), address))
-        body = to_wire(found, Hints)
+        body = found
         return Response(body, headers={"ETag": etag(body.version)})
 
     @get(
@@ -180,7 +179,7 @@ class GameController(Controller):
         after = 0 if cursor is None else int(cursor)
         if _wants_ndjson(request):
             return await _export(request, games, game_id, after, limit_given(request), NDJSON)
-        page = to_wire(await games.events(game_id, after, limit, optional_bearer(request)), EventPage)
+        page = await games.events(game_id, after, limit, optional_bearer(request))
         return Response(page, headers=next_link(request, page.next, limit))
 
     @get(
@@ -246,7 +245,7 @@ async def _export(
     as the string it is on the wire (exportEvents) or as listEvents' other media type."""
     token = optional_bearer(request)
     if limit is not None:
-        page = to_wire(await games.events(game_id, after, limit, token), EventPage)
+        page = await games.events(game_id, after, limit, token)
         lines = b"".join(msgspec.json.encode(event) + b"\n" for event in page.items)
         return Response(lines, media_type=media_type, headers=next_link(request, page.next, limit))
     pages = await games.event_export(game_id, after, token)

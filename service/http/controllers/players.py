@@ -23,7 +23,7 @@ from ..openapi.patterns import NDJSON
 from ..pages import LIMIT_DEFAULT, Cursor, Limit, next_link
 from ..problems import documented, with_codes
 from ..schemas import GameList, NewPlayerRequest, Player, PlayerCreated
-from .common import export_line, parse_body
+from .common import parse_body
 
 
 class PlayerController(Controller):
@@ -154,4 +154,4 @@ async def _ndjson_lines(lines: AsyncIterator[dict[str, Any]], path: str, query: 
         shown = line
         if line["type"] == "next":
             shown = {**line, "href": f"{path}?{urlencode({**query, 'after': line['after']})}"}
-        yield msgspec.json.encode(export_line(shown)) + b"\n"
+        yield msgspec.json.encode(shown) + b"\n"
