@@ -218,9 +218,20 @@ def _tables_to_clean(database_url: str) -> list[str]:
 
 @pytest.fixture
 def clean_database(database_url: str, _tables_to_clean: list[str]) -> str:
-    """The session database, emptied (TRUNCATE ... RESTART IDENTITY CASCADE) before this test."""
+    """The session database, emptied (TRUNCATE ... RESTART IDENTITY CASCADE) before this test.
+
+    Only the tables holding rows are truncated (one query asks which): a TRUNCATE makes new files
+    for every table and index it names, about 40 ms for all of them against a few for the handful
+    a test fills, and the suite empties the database several hundred times. A table that only
+    refers to an emptied one is emptied by CASCADE; an empty one whose identity moved on keeps its
+    counter, which no test reads."""
     if _tables_to_clean:
         with psycopg.connect(database_url, autocommit=True) as conn:
             conn.execute("SET lock_timeout = '10s'")  # fail, not hang, if something holds a table
-            conn.execute(f"TRUNCATE {', '.join(_tables_to_clean)} RESTART IDENTITY CASCADE")
+            holding = " UNION ALL ".join(
+                f"SELECT {index} WHERE EXISTS (SELECT FROM {table})" for index, table in enumerate(_tables_to_clean)
+            )
+            filled = [_tables_to_clean[row[0]] for row in conn.execute(holding).fetchall()]
+            if filled:
+                conn.execute(f"TRUNCATE {', '.join(filled)} RESTART IDENTITY CASCADE")
     return database_url

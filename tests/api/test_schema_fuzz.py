@@ -67,7 +67,7 @@ from schemathesis.core.result import Ok
 
 from .conftest import Player, running_server, server_settings
 
-MAX_EXAMPLES = int(os.environ.get("CANFIELD_FUZZ_EXAMPLES", "40"))
+MAX_EXAMPLES = int(os.environ.get("CANFIELD_FUZZ_EXAMPLES", "25"))
 MAX_COVERAGE_CASES = 2 * MAX_EXAMPLES
 SEED = os.environ.get("CANFIELD_FUZZ_SEED")
 STATUSES: Counter[tuple[str, int]] = Counter()  # (operation, status) seen, for CANFIELD_FUZZ_REPORT

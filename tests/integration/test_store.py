@@ -43,8 +43,8 @@ async def test_a_move_appends_events_at_the_next_versions(services: Services, cl
 async def test_the_snapshot_equals_the_replay_of_the_events(services: Services, clean_database: str) -> None:
     token, game_id = await new_game(services, seed=5, ruleset="classic")
     for _ in range(25):
-        hints = (await services.hints.hints(game_id))["hints"]
-        await services.moves.play(game_id, token, parse_command(hints[0]["move"]))
+        hints = (await services.hints.hints(game_id)).hints
+        await services.moves.play(game_id, token, parse_command(msgspec.to_builtins(hints[0].move)))
     await services.moves.play(game_id, token, UNDO)
     log = stored(clean_database, [str(game_id)])[str(game_id)]
     replayed = replay(event_from_data(t, d) for _, t, d in log.events)
@@ -52,8 +52,8 @@ async def test_the_snapshot_equals_the_replay_of_the_events(services: Services, 
     assert snapshot_to_state(log.snapshot) == replayed
     undone_at = log.version
     for _ in range(SNAPSHOT_EVERY + 2):  # moves that write no snapshot until a multiple of SNAPSHOT_EVERY
-        hints = (await services.hints.hints(game_id))["hints"]
-        await services.moves.play(game_id, token, parse_command(hints[0]["move"]))
+        hints = (await services.hints.hints(game_id)).hints
+        await services.moves.play(game_id, token, parse_command(msgspec.to_builtins(hints[0].move)))
         log = stored(clean_database, [str(game_id)])[str(game_id)]
         if log.version // SNAPSHOT_EVERY == undone_at // SNAPSHOT_EVERY:
             assert log.snapshot_version == undone_at, "no snapshot written since the undo"
