@@ -35,9 +35,9 @@ the committed document (``test_openapi.py`` checks it is the live one, and
 ``test_the_fuzzed_operations_are_the_live_ones`` that none is left out), and each test loads the
 live document from the running server and uses schemathesis's public strategies and checks.
 
-Runtime: about half a minute on 2 cores (25 examples an operation). ``CANFIELD_FUZZ_EXAMPLES=500`` (and ``CANFIELD_FUZZ_SEED=<n>``
-for other examples than the fixed ones) digs deeper; ``CANFIELD_FUZZ_REPORT=1`` with ``-s`` prints
-the statuses each operation answered with.
+Runtime: about half a minute on 2 cores (25 examples an operation). ``CANFIELD_FUZZ_EXAMPLES=500``
+(and ``CANFIELD_FUZZ_SEED=<n>`` for other examples than the fixed ones) digs deeper;
+``CANFIELD_FUZZ_REPORT=1`` with ``-s`` prints the statuses each operation answered with.
 """
 
 from __future__ import annotations
